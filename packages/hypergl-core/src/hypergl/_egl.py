@@ -1,0 +1,25 @@
+"""Headless OpenGL through EGL, with glcontext as the loader."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import ContextError
+
+# Mesa, NVIDIA and AMD all return their newest core profile for a 3.3+ request.
+_REQUESTED_GL_VERSION = 330
+
+
+def create_headless_context() -> Any:
+    """A standalone EGL context, made current. Raises ContextError if none can be made."""
+    try:
+        from glcontext import egl
+    except ImportError as exc:  # pragma: no cover - glcontext is a hard dependency
+        raise ContextError(f"glcontext is not installed ({exc}); pip install glcontext") from exc
+    try:
+        return egl.create_context(mode="standalone", glversion=_REQUESTED_GL_VERSION)
+    except Exception as exc:
+        raise ContextError(
+            f"could not create a headless EGL context: {exc}. On Debian install "
+            "libegl1 libgl1-mesa-dri libegl-mesa0 (python3 tools/dev.py does it as root)."
+        ) from exc

@@ -1,0 +1,5 @@
+"""py-gpu: backend-agnostic frame buffers, batch contracts and rasterizers."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"

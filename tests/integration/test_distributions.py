@@ -1,0 +1,60 @@
+"""Each distribution's installed metadata and entry points are as declared."""
+
+from __future__ import annotations
+
+from importlib import metadata
+
+import pytest
+
+DISTRIBUTIONS = {
+    "hypergl-compiler": (">=3.10", set()),
+    "py-gpu": (">=3.10", set()),
+    "hypergl-core": (">=3.12", {"hypergl-compiler", "numpy", "glcontext"}),
+    "hypergl-culverin": (">=3.12", {"hypergl-core", "culverin", "numpy"}),
+}
+
+
+def runtime_requirements(dist: metadata.Distribution) -> dict[str, str]:
+    """Name -> specifier of the requirements that are not behind an extra."""
+    found = {}
+    for requirement in dist.requires or []:
+        if "extra ==" in requirement:
+            continue
+        name = requirement.split(";")[0].strip()
+        for separator in ("<", ">", "=", "!", "~", " "):
+            name = name.split(separator)[0]
+        found[name.lower()] = requirement[len(name) :].split(";")[0].strip()
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(DISTRIBUTIONS))
+def test_metadata_is_as_declared(name):
+    dist = metadata.distribution(name)
+    requires_python, runtime = DISTRIBUTIONS[name]
+    assert dist.metadata["Name"] == name
+    assert dist.version == "0.1.0"
+    assert dist.metadata["Requires-Python"] == requires_python
+    assert set(runtime_requirements(dist)) == runtime
+
+
+@pytest.mark.parametrize("name", ["hypergl-core", "hypergl-culverin"])
+def test_sibling_dependencies_are_version_ranges(name):
+    requirements = runtime_requirements(metadata.distribution(name))
+    for sibling in ("hypergl-compiler", "hypergl-core"):
+        if sibling in requirements:
+            assert ">=" in requirements[sibling] and "<" in requirements[sibling]
+
+
+def test_py_gpu_backends_group_is_registered():
+    names = {ep.name for ep in metadata.entry_points(group="py_gpu.backends")}
+    assert {"cpu", "numpy", "numba", "moderngl", "hypergl"} <= names
+
+
+def test_hypergl_bridges_group_is_registered():
+    names = {ep.name for ep in metadata.entry_points(group="hypergl.bridges")}
+    assert "culverin" in names
+
+
+def test_console_scripts_are_registered():
+    names = {ep.name for ep in metadata.entry_points(group="console_scripts")}
+    assert {"hgb", "hypergl"} <= names

@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""HyperGL's developer entry: installs what is missing, then runs the job.
+
+    python3 tools/dev.py demo    # the main job (hypergl demo)
+    python3 tools/dev.py test    # the whole test suite
+    python3 tools/dev.py bench   # every benchmark, one table and a chart
+    python3 tools/dev.py lint    # ruff
+    python3 tools/dev.py info    # what this machine's OpenGL can do
+
+Standard library only, so it runs on any Python 3 before anything is installed.
+It wraps Hatch, the environment manager: the development environment is `.venv`
+on the newest CPython >= 3.12 found (PATH first, then ~/.pyenv/versions), with
+the four distributions installed editable with their test extras. A second run
+with nothing changed takes seconds: Hatch skips an environment that is in sync,
+and the C++ extension is rebuilt only when its sources change.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+TOOLS = ROOT / ".tools"
+HATCH_VENV = TOOLS / "hatch"
+HATCH_REQUIREMENT = "hatch>=1.16"
+CORE = ROOT / "packages" / "hypergl-core"
+CORE_STAMP = VENV / ".hypergl-core-sources.sha256"
+MIN_PYTHON = (3, 12)
+
+# Debian packages: EGL with Mesa's llvmpipe, and a virtual display for windows.
+SYSTEM_PACKAGES = ["libegl1", "libgl1-mesa-dri", "libegl-mesa0", "libgles2", "xvfb", "xauth"]
+
+
+def say(message: str) -> None:
+    print(f"[dev] {message}", flush=True)
+
+
+def fail(message: str) -> None:
+    print(f"[dev] error: {message}", file=sys.stderr, flush=True)
+    sys.exit(1)
+
+
+def run(command: list[str], **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run(command, check=False, **kwargs)
+
+
+def ensure_system_packages() -> None:
+    """Install Debian's EGL/Mesa and Xvfb packages when missing (as root)."""
+    if shutil.which("dpkg-query") is None:
+        say("not a Debian system: make sure EGL (Mesa) and Xvfb are installed")
+        return
+    missing = [
+        name
+        for name in SYSTEM_PACKAGES
+        if "install ok installed"
+        not in run(
+            ["dpkg-query", "-W", "-f=${Status}", name], capture_output=True, text=True
+        ).stdout
+    ]
+    if not missing:
+        return
+    if os.geteuid() != 0:
+        fail(
+            "missing Debian packages: " + " ".join(missing) + "\n"
+            "        install them with: sudo apt-get install -y " + " ".join(missing)
+        )
+    say("installing Debian packages: " + " ".join(missing))
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    if run(["apt-get", "update", "-q"], env=env).returncode != 0:
+        fail("apt-get update failed")
+    install = ["apt-get", "install", "-y", "-q", "--no-install-recommends", *missing]
+    if run(install, env=env).returncode != 0:
+        fail("apt-get install failed for: " + " ".join(missing))
+
+
+def python_version(executable: str) -> tuple[int, int, int] | None:
+    """(major, minor, micro) of a regular (GIL) CPython, or None."""
+    probe = (
+        "import sys, sysconfig; "
+        "print(*sys.version_info[:3], sys.implementation.name, "
+        "int(bool(sysconfig.get_config_var('Py_GIL_DISABLED'))))"
+    )
+    try:
+        out = run([executable, "-c", probe], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    fields = out.stdout.split()
+    if out.returncode != 0 or len(fields) != 5 or fields[3] != "cpython" or fields[4] != "0":
+        return None
+    return int(fields[0]), int(fields[1]), int(fields[2])
+
+
+def find_python() -> str:
+    """The newest CPython >= 3.12: PATH first, then ~/.pyenv/versions."""
+    candidates: list[str] = []
+    for minor in range(20, MIN_PYTHON[1] - 1, -1):
+        found = shutil.which(f"python3.{minor}")
+        if found:
+            candidates.append(found)
+    for name in ("python3", "python"):
+        found = shutil.which(name)
+        if found:
+            candidates.append(found)
+    pyenv_root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    candidates += sorted(glob.glob(str(pyenv_root / "versions" / "*" / "bin" / "python3")))
+    best: tuple[tuple[int, int, int], str] | None = None
+    for candidate in candidates:
+        version = python_version(candidate)
+        if version and version[:2] >= MIN_PYTHON and (best is None or version > best[0]):
+            best = (version, candidate)
+    if best is None:
+        fail(
+            "no CPython >= 3.12 found on PATH or under ~/.pyenv/versions; "
+            "install one (Debian 13: apt-get install python3; elsewhere: pyenv install 3.12)"
+        )
+    say(f"using Python {'.'.join(map(str, best[0]))} at {best[1]}")
+    return best[1]
+
+
+def ensure_hatch(python: str) -> Path:
+    """Hatch in its own small virtual environment under .tools/."""
+    hatch = HATCH_VENV / "bin" / "hatch"
+    if hatch.exists() and python_version(str(HATCH_VENV / "bin" / "python")):
+        return hatch
+    say("installing Hatch into .tools/hatch")
+    shutil.rmtree(HATCH_VENV, ignore_errors=True)
+    if run([python, "-m", "venv", str(HATCH_VENV)]).returncode != 0:
+        fail(f"{python} -m venv failed (on Debian: apt-get install python3-venv)")
+    pip = [str(HATCH_VENV / "bin" / "python"), "-m", "pip", "install", "-q"]
+    if run([*pip, HATCH_REQUIREMENT]).returncode != 0:
+        fail("pip could not install Hatch")
+    return hatch
+
+
+def hatch_env() -> dict[str, str]:
+    env = dict(os.environ)
+    # CI builds the C++ with -Werror (see packages/hypergl-core/CMakeLists.txt).
+    if os.environ.get("CI"):
+        env.setdefault("HYPERGL_WERROR", "ON")
+    env.pop("VIRTUAL_ENV", None)
+    return env
+
+
+def core_sources_digest() -> str:
+    digest = hashlib.sha256()
+    files = [CORE / "CMakeLists.txt", CORE / "pyproject.toml"]
+    files += sorted(p for p in (CORE / "cpp").rglob("*") if p.is_file())
+    for path in files:
+        digest.update(str(path.relative_to(CORE)).encode())
+        digest.update(path.read_bytes())
+    digest.update(hatch_env().get("HYPERGL_WERROR", "OFF").encode())
+    return digest.hexdigest()
+
+
+def ensure_environment() -> Path:
+    """System packages, Python, Hatch, .venv in sync, extension up to date."""
+    ensure_system_packages()
+    hatch = ensure_hatch(find_python())
+    fresh = not (VENV / "bin" / "python").exists()
+    if fresh:
+        say("creating .venv with every distribution editable (first run builds the C++)")
+    # `hatch env create` creates the environment or, when it exists, does nothing;
+    # `hatch run true` then brings its dependencies in sync with pyproject.toml.
+    if run([str(hatch), "env", "create"], cwd=ROOT, env=hatch_env()).returncode != 0:
+        fail("hatch env create failed (see above)")
+    if run([str(hatch), "run", "true"], cwd=ROOT, env=hatch_env()).returncode != 0:
+        fail("hatch could not sync .venv (see above)")
+    digest = core_sources_digest()
+    if fresh:
+        CORE_STAMP.write_text(digest)
+    elif not CORE_STAMP.exists() or CORE_STAMP.read_text() != digest:
+        say("C++ sources changed: rebuilding hypergl._core incrementally")
+        rebuild = [
+            str(VENV / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps",
+            "--no-build-isolation", "-e", str(CORE),
+        ]
+        if run(rebuild, cwd=ROOT, env=hatch_env()).returncode != 0:
+            fail("building hypergl-core failed (see the compiler output above)")
+        CORE_STAMP.write_text(digest)
+    return VENV / "bin" / "python"
+
+
+def virtual_display_command(command: list[str]) -> list[str]:
+    """Run under Xvfb when there is no display, so window tests can run."""
+    if os.environ.get("DISPLAY") or shutil.which("xvfb-run") is None:
+        return command
+    return ["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", *command]
+
+
+def command_test(python: Path, args: list[str]) -> int:
+    pytest = [str(python), "-m", "pytest", *args]
+    code = run(virtual_display_command(pytest), cwd=ROOT).returncode
+    if code == 5:  # pytest: no tests collected
+        say("pytest collected no tests")
+    return code
+
+
+def command_demo(python: Path, args: list[str]) -> int:
+    demo = [str(python), "-m", "hypergl", "demo", *args]
+    if run([str(python), "-c", "import hypergl.demo"], capture_output=True).returncode != 0:
+        demo = [str(python), "-m", "hypergl", "info"]
+    return run(demo, cwd=ROOT).returncode
+
+
+def command_bench(python: Path, args: list[str]) -> int:
+    script = ROOT / "benchmarks" / "run_all.py"
+    if not script.exists():
+        fail("no benchmarks yet")
+    return run([str(python), str(script), *args], cwd=ROOT).returncode
+
+
+def command_lint(python: Path, args: list[str]) -> int:
+    return run([str(python), "-m", "ruff", "check", *(args or ["."])], cwd=ROOT).returncode
+
+
+def command_info(python: Path, args: list[str]) -> int:
+    return run([str(python), "-m", "hypergl", "info", *args], cwd=ROOT).returncode
+
+
+COMMANDS = {
+    "demo": command_demo,
+    "test": command_test,
+    "bench": command_bench,
+    "lint": command_lint,
+    "info": command_info,
+}
+
+
+def main() -> int:
+    if len(sys.argv) < 2 or sys.argv[1] not in (*COMMANDS, "setup"):
+        print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
+        return 2
+    name, args = sys.argv[1], sys.argv[2:]
+    python = ensure_environment()
+    if name == "setup":
+        return 0
+    return COMMANDS[name](python, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
