@@ -178,8 +178,15 @@ def ensure_environment() -> Path:
     elif not CORE_STAMP.exists() or CORE_STAMP.read_text() != digest:
         say("C++ sources changed: rebuilding hypergl._core incrementally")
         rebuild = [
-            str(VENV / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps",
-            "--no-build-isolation", "-e", str(CORE),
+            str(VENV / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "-e",
+            str(CORE),
         ]
         if run(rebuild, cwd=ROOT, env=hatch_env()).returncode != 0:
             fail("building hypergl-core failed (see the compiler output above)")
