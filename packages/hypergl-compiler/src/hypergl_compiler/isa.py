@@ -159,7 +159,7 @@ class Op:
         return dict(self.max).get(field, FIELD_MAX[field])
 
 
-R, U, I, F = Operand.REG, Operand.U32, Operand.I32, Operand.F32
+R, U, SI, F = Operand.REG, Operand.U32, Operand.I32, Operand.F32
 T, K, S = Operand.TARGET, Operand.CONST, Operand.SUB
 BUF, TEX, PIPE, FB = Operand.BUFFER, Operand.TEXTURE, Operand.PIPELINE, Operand.FRAMEBUFFER
 FEN, RB, EXT = Operand.FENCE, Operand.READBACK, Operand.EXTERNAL
@@ -190,9 +190,10 @@ OPS: tuple[Op, ...] = (
     Op(0x13, "iadd", a=R, b=R, c=R, meaning="r[a] = r[b] + r[c]"),
     Op(0x14, "isub", a=R, b=R, c=R, meaning="r[a] = r[b] - r[c]"),
     Op(0x15, "imul", a=R, b=R, c=R, meaning="r[a] = r[b] * r[c]"),
-    Op(0x16, "idiv", a=R, b=R, c=R, meaning="r[a] = r[b] / r[c], signed, toward zero; error if r[c] == 0"),
+    Op(0x16, "idiv", a=R, b=R, c=R, 
+       meaning="r[a] = r[b] / r[c], signed, toward zero; error if r[c] == 0"),
     Op(0x17, "irem", a=R, b=R, c=R, meaning="r[a] = r[b] % r[c], signed; error if r[c] == 0"),
-    Op(0x18, "iaddi", a=R, b=R, c=I, meaning="r[a] = r[b] + c"),
+    Op(0x18, "iaddi", a=R, b=R, c=SI, meaning="r[a] = r[b] + c"),
     Op(0x19, "ineg", a=R, b=R, meaning="r[a] = -r[b]"),
     # --- ALU: bits -------------------------------------------------------------
     Op(0x1A, "and", a=R, b=R, c=R, meaning="r[a] = r[b] & r[c]"),
@@ -266,7 +267,8 @@ OPS: tuple[Op, ...] = (
     Op(0x4B, "viewport_reg", a=R,
        meaning="viewport from registers a..a+3 (x, y, width, height)",
        rule=Rule.REG_RANGE4, flags=GL),
-    Op(0x4C, "uniform_i", a=R, b=U, meaning="int uniform at location b of the bound pipeline = r[a]",
+    Op(0x4C, "uniform_i", a=R, b=U,
+       meaning="int uniform at location b of the bound pipeline = r[a]",
        flags=GL),
     Op(0x4D, "uniform_f", a=R, b=U,
        meaning="float uniform at location b of the bound pipeline = r[a]", flags=GL),
@@ -302,7 +304,8 @@ OPS: tuple[Op, ...] = (
        meaning="up to d indexed draws (type a) from offset b; count at offset c of the "
                "parameter buffer",
        flags=DRAW | GL, max=(("a", 1),)),
-    Op(0x59, "dispatch", b=U, c=U, d=U, meaning="run the bound compute pipeline on b x c x d groups",
+    Op(0x59, "dispatch", b=U, c=U, d=U,
+       meaning="run the bound compute pipeline on b x c x d groups",
        flags=GL),
     Op(0x5A, "dispatch_indirect", b=U,
        meaning="run the bound compute pipeline with group counts at offset b of the indirect "
