@@ -190,7 +190,7 @@ OPS: tuple[Op, ...] = (
     Op(0x13, "iadd", a=R, b=R, c=R, meaning="r[a] = r[b] + r[c]"),
     Op(0x14, "isub", a=R, b=R, c=R, meaning="r[a] = r[b] - r[c]"),
     Op(0x15, "imul", a=R, b=R, c=R, meaning="r[a] = r[b] * r[c]"),
-    Op(0x16, "idiv", a=R, b=R, c=R, 
+    Op(0x16, "idiv", a=R, b=R, c=R,
        meaning="r[a] = r[b] / r[c], signed, toward zero; error if r[c] == 0"),
     Op(0x17, "irem", a=R, b=R, c=R, meaning="r[a] = r[b] % r[c], signed; error if r[c] == 0"),
     Op(0x18, "iaddi", a=R, b=R, c=SI, meaning="r[a] = r[b] + c"),
