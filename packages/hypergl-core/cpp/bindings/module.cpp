@@ -1,46 +1,10 @@
 // hypergl._core: thin nanobind bindings over the engine library.
-#include <nanobind/nanobind.h>
-#include <nanobind/stl/map.h>
-#include <nanobind/stl/string.h>
-#include <nanobind/stl/vector.h>
-
-#include "hypergl/gl_api.hpp"
-#include "hypergl/probe.hpp"
-
-namespace nb = nanobind;
-
-namespace {
-
-// Adapts a Python callable `name -> int address` (glcontext's
-// load_opengl_function) to the engine's loader type. Runs with the GIL held.
-hypergl::GLLoader python_loader(nb::callable load) {
-    return [load](const char *name) -> void * {
-        nb::object address = load(name);
-        return reinterpret_cast<void *>(nb::cast<std::uintptr_t>(address));
-    };
-}
-
-nb::dict probe(nb::callable load) {
-    hypergl::GLApi api;
-    hypergl::load_gl_api(api, python_loader(std::move(load)));
-    hypergl::ProbeResult result = hypergl::probe_context(api);
-    nb::dict out;
-    out["version"] = result.version;
-    out["renderer"] = result.renderer;
-    out["vendor"] = result.vendor;
-    out["glsl_version"] = result.glsl_version;
-    out["major"] = result.major;
-    out["minor"] = result.minor;
-    out["core_profile"] = result.core_profile;
-    out["extensions"] = result.extensions;
-    out["limits"] = result.limits;
-    return out;
-}
-
-}  // namespace
+#include "bindings.hpp"
 
 NB_MODULE(_core, m) {
     m.doc() = "HyperGL engine: GL loader, capability probe, verifier and VM.";
-    m.def("probe", &probe, nb::arg("load"),
-          "Probe the current GL context. `load(name) -> int` resolves entry points.");
+    register_probe(m);
+    register_program(m);
+    register_context(m);
+    register_gl(m);
 }

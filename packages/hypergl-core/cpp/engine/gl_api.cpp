@@ -16,4 +16,6 @@ void load_gl_api(GLApi &api, const GLLoader &loader) {
 #undef HYPERGL_GL_LOAD
 }
 
+void *load_optional(const GLLoader &loader, const char *name) { return loader(name); }
+
 }  // namespace hypergl

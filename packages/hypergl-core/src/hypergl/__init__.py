@@ -2,10 +2,47 @@
 
 from __future__ import annotations
 
+from hypergl_compiler import (
+    CompileError,
+    Program,
+    SceneCompiler,
+    VerifyError,
+    subroutine,
+)
+
+from ._native import verify
 from .capabilities import Capabilities
-from .errors import ContextError, HyperGLError
+from .command_buffer import CommandBuffer, SubmitStats
+from .context import Context, TraceLog, context
+from .errors import ContextError, HyperGLError, ResourceError, VMError
 from .probe import probe
+from .resources import Buffer, Fence, Framebuffer, Pipeline, Readback, Texture
 
 __version__ = "0.1.0"
 
-__all__ = ["Capabilities", "ContextError", "HyperGLError", "__version__", "probe"]
+__all__ = [
+    "Buffer",
+    "Capabilities",
+    "CommandBuffer",
+    "CompileError",
+    "Context",
+    "ContextError",
+    "Fence",
+    "Framebuffer",
+    "HyperGLError",
+    "Pipeline",
+    "Program",
+    "Readback",
+    "ResourceError",
+    "SceneCompiler",
+    "SubmitStats",
+    "Texture",
+    "TraceLog",
+    "VMError",
+    "VerifyError",
+    "__version__",
+    "context",
+    "probe",
+    "subroutine",
+    "verify",
+]

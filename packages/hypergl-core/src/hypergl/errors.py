@@ -1,6 +1,12 @@
-"""Exceptions raised by HyperGL. Each message names the value that was wrong."""
+"""Exceptions raised by HyperGL. Each message names the value that was wrong.
+
+`VerifyError` is hypergl_compiler's: the C++ verifier raises the same class as
+the Python one, so a program is rejected the same way whichever checked it.
+"""
 
 from __future__ import annotations
+
+from hypergl_compiler import VerifyError
 
 
 class HyperGLError(Exception):
@@ -9,3 +15,28 @@ class HyperGLError(Exception):
 
 class ContextError(HyperGLError):
     """No OpenGL context could be created, or the context is gone."""
+
+
+class ResourceError(HyperGLError, ValueError):
+    """A resource cannot be used as asked: released, foreign, wrong kind or too small."""
+
+
+class VMError(HyperGLError):
+    """A verified program failed while running.
+
+    ``index`` and ``mnemonic`` name the instruction; ``reason`` says what went
+    wrong (a dynamic bounds check, stack or call depth, division by zero, the
+    instruction budget, a device failure).
+    """
+
+    def __init__(self, index: int, mnemonic: str, reason: str) -> None:
+        self.index = index
+        self.mnemonic = mnemonic
+        self.reason = reason
+        super().__init__(f"instruction {index} ({mnemonic}): {reason}")
+
+    def __reduce__(self):
+        return (type(self), (self.index, self.mnemonic, self.reason))
+
+
+__all__ = ["ContextError", "HyperGLError", "ResourceError", "VMError", "VerifyError"]

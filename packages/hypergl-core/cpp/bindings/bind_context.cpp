@@ -1,0 +1,167 @@
+// hypergl._core.Context and its resources: create, map, release, submit.
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <optional>
+
+#include "bindings.hpp"
+#include "errors.hpp"
+#include "hypergl/context.hpp"
+#include "hypergl/null_device.hpp"
+#include "hypergl/trace_device.hpp"
+
+namespace nb = nanobind;
+using namespace hypergl;
+
+namespace {
+
+std::unique_ptr<Device> make_device(const std::string &name) {
+    if (name == "null") return std::make_unique<NullDevice>();
+    if (name == "trace") return std::make_unique<TraceDevice>();
+    throw nb::value_error(("unknown device '" + name + "': expected 'trace' or 'null'").c_str());
+}
+
+void check_usable(const Resource &resource) {
+    if (resource.released())
+        throw nb::value_error((std::string(resource_kind_name(resource.kind())) + " '" +
+                               resource.name() + "' has been released")
+                                  .c_str());
+}
+
+// A writable 1-D uint8 NumPy array over the buffer's memory, without a copy.
+// The array shares ownership of the memory, so it stays valid after release.
+nb::object buffer_view(Buffer &buffer) {
+    check_usable(buffer);
+    auto *holder = new std::shared_ptr<Memory>(buffer.memory());
+    nb::capsule owner(holder, [](void *p) noexcept {
+        delete static_cast<std::shared_ptr<Memory> *>(p);
+    });
+    const size_t shape[1] = {static_cast<size_t>(buffer.size())};
+    return nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(buffer.data(), 1, shape, owner).cast();
+}
+
+nb::list trace_entries(Context &context) {
+    auto *trace = dynamic_cast<TraceDevice *>(&context.device());
+    nb::list out;
+    if (!trace) return out;
+    for (const TraceEntry &entry : trace->entries()) {
+        nb::list items;
+        items.append(entry.call);
+        for (const TraceArg &arg : entry.args)
+            std::visit([&](const auto &value) { items.append(value); }, arg);
+        out.append(nb::tuple(items));
+    }
+    return out;
+}
+
+void clear_trace(Context &context) {
+    if (auto *trace = dynamic_cast<TraceDevice *>(&context.device())) trace->clear_entries();
+}
+
+nb::dict stats_dict(const RunStats &stats) {
+    nb::dict out;
+    out["instructions"] = stats.instructions;
+    out["draws"] = stats.draws;
+    out["dispatches"] = stats.dispatches;
+    out["binds_issued"] = stats.binds_issued;
+    out["binds_skipped"] = stats.binds_skipped;
+    out["device_calls"] = stats.device_calls;
+    return out;
+}
+
+// Runs `program` with the GIL released. Ctrl+C: every ~10 ms the run takes
+// the GIL to let Python check its signals; a raised KeyboardInterrupt stops
+// the run and is re-raised here.
+nb::tuple submit(Context &context, const ProgramImage &program,
+                 const std::vector<std::shared_ptr<Resource>> &resources,
+                 std::vector<uint32_t> registers, std::optional<uint64_t> budget) {
+    if (registers.size() != isa::kNumRegisters)
+        throw nb::value_error(("registers must be 8 values, got " +
+                               std::to_string(registers.size()))
+                                  .c_str());
+    std::optional<nb::python_error> interrupt;
+    RunOptions options;
+    options.budget = budget.value_or(UINT64_MAX);
+    options.should_stop = [&interrupt]() {
+        nb::gil_scoped_acquire acquire;
+        if (PyErr_CheckSignals() == 0) return false;
+        interrupt.emplace();  // takes the pending Python exception
+        return true;
+    };
+    RunStats stats;
+    try {
+        nb::gil_scoped_release unlocked;
+        std::lock_guard<std::mutex> lock(context.mutex());
+        stats = context.run(program, resources, registers.data(), options);
+    } catch (const Interrupted &) {
+        interrupt->restore();
+        throw nb::python_error();
+    }
+    nb::list final_registers;
+    for (uint32_t value : registers) final_registers.append(value);
+    return nb::make_tuple(stats_dict(stats), final_registers);
+}
+
+// Runs `action` on the context with the GIL released and its lock held.
+template <typename F>
+auto locked(Context &context, F action) {
+    nb::gil_scoped_release unlocked;
+    std::lock_guard<std::mutex> lock(context.mutex());
+    return action();
+}
+
+}  // namespace
+
+void register_context(nb::module_ &m) {
+    register_instruction_error<VMFailure>(m, "VMFailure");
+    register_message_error<BindingError>(m, "BindingError", PyExc_ValueError);
+
+    nb::class_<Resource>(m, "Resource", "A GPU resource owned by a context.")
+        .def_prop_ro("kind", [](const Resource &r) { return static_cast<int>(r.kind()); })
+        .def_prop_ro("name", &Resource::name)
+        .def_prop_ro("released", &Resource::released);
+
+    nb::class_<Buffer, Resource>(m, "Buffer")
+        .def_prop_ro("size", &Buffer::size)
+        .def("view", &buffer_view,
+             "A writable uint8 NumPy array over the buffer's memory (no copy).");
+
+    nb::class_<Context>(m, "Context", "A device, its resources and the lock around submits.")
+        .def(nb::new_([](const std::string &device) {
+                 return std::make_shared<Context>(make_device(device));
+             }),
+             nb::arg("device"))
+        .def_prop_ro("device_name", [](Context &c) { return std::string(c.device().name()); })
+        .def(
+            "buffer",
+            [](Context &c, const std::string &name, uint64_t size) {
+                return locked(c, [&] { return c.create_host_buffer(name, size); });
+            },
+            nb::arg("name"), nb::arg("size"))
+        .def(
+            "resource",
+            [](Context &c, int kind, const std::string &name) {
+                if (kind < 0 || kind >= static_cast<int>(isa::kNumResourceKinds) ||
+                    kind == static_cast<int>(isa::ResourceKind::BUFFER) ||
+                    kind == static_cast<int>(isa::ResourceKind::EXTERNAL))
+                    throw nb::value_error(
+                        ("resource kind " + std::to_string(kind) + " cannot be created plain")
+                            .c_str());
+                return locked(c, [&] {
+                    return c.create_plain(static_cast<isa::ResourceKind>(kind), name);
+                });
+            },
+            nb::arg("kind"), nb::arg("name"))
+        .def(
+            "release", [](Context &c, Resource &r) { locked(c, [&] { c.release(r); }); },
+            nb::arg("resource"))
+        .def("release_all", [](Context &c) { locked(c, [&] { c.release_all(); }); })
+        .def("live_objects", [](Context &c) { return locked(c, [&] { return c.live_objects(); }); })
+        .def("submit", &submit, nb::arg("program"), nb::arg("resources"), nb::arg("registers"),
+             nb::arg("budget").none())
+        .def("trace_entries", &trace_entries)
+        .def("clear_trace", &clear_trace);
+}

@@ -1,0 +1,271 @@
+// The gl device's part of hypergl._core: creating a GL context's device and
+// the GL objects behind buffers, textures, pipelines, framebuffers, fences
+// and readback rings; reading pixels into caller-owned arrays.
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include "bindings.hpp"
+#include "errors.hpp"
+#include "hypergl/context.hpp"
+#include "hypergl/gl_device.hpp"
+
+namespace nb = nanobind;
+using namespace hypergl;
+
+namespace {
+
+using Bytes = nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+using Output = nb::ndarray<uint8_t, nb::c_contig, nb::device::cpu>;
+// (location, binding, components, GL type, normalized, integer, offset)
+using AttributePart = std::tuple<uint32_t, uint32_t, int, uint32_t, bool, bool, uint32_t>;
+// (binding, stride, divisor)
+using BindingPart = std::tuple<uint32_t, int, uint32_t>;
+
+GLDevice &gl_device(Context &context) {
+    auto *device = dynamic_cast<GLDevice *>(&context.device());
+    if (!device) throw nb::type_error("this context has no OpenGL device");
+    return *device;
+}
+
+TextureFormat format_of(const std::string &name) {
+    auto format = texture_format(name);
+    if (!format) throw nb::value_error(("unknown texture format '" + name + "'").c_str());
+    return *format;
+}
+
+template <typename F>
+auto locked(Context &context, F action) {
+    nb::gil_scoped_release unlocked;
+    std::lock_guard<std::mutex> lock(context.mutex());
+    return action();
+}
+
+template <typename T>
+std::shared_ptr<T> adopted(Context &context, std::shared_ptr<T> resource) {
+    context.adopt(resource);
+    return resource;
+}
+
+std::shared_ptr<Context> make_gl_context(nb::callable load, bool indirect_count,
+                                         bool indirect_count_arb, bool bindless) {
+    hypergl::GLLoader loader = [load](const char *name) -> void * {
+        nb::object address = load(name);
+        return reinterpret_cast<void *>(nb::cast<std::uintptr_t>(address));
+    };
+    GLFeatures features;
+    features.indirect_count = indirect_count;
+    features.indirect_count_arb = indirect_count_arb;
+    features.bindless_textures = bindless;
+    return std::make_shared<Context>(std::make_unique<GLDevice>(loader, features));
+}
+
+PipelineState pipeline_state(uint32_t topology, bool depth_test, bool depth_write,
+                             uint32_t depth_func, bool blend, uint32_t cull, uint32_t front_face,
+                             const std::vector<AttributePart> &attributes,
+                             const std::vector<BindingPart> &bindings) {
+    PipelineState state;
+    state.topology = topology;
+    state.depth_test = depth_test;
+    state.depth_write = depth_write;
+    state.depth_func = depth_func;
+    state.blend = blend;
+    state.cull = cull;
+    state.front_face = front_face;
+    for (const auto &[location, binding, components, type, normalized, integer, offset] :
+         attributes)
+        state.attributes.push_back(
+            VertexAttribute{location, binding, components, type, normalized, integer, offset});
+    for (const auto &[binding, stride, divisor] : bindings)
+        state.bindings.push_back(VertexBinding{binding, stride, divisor});
+    return state;
+}
+
+}  // namespace
+
+void register_gl(nb::module_ &m) {
+    register_message_error<ShaderError>(m, "ShaderError", PyExc_ValueError);
+
+    nb::class_<GLTexture, Resource>(m, "GLTexture")
+        .def_prop_ro("width", &GLTexture::width)
+        .def_prop_ro("height", &GLTexture::height)
+        .def_prop_ro("layers", &GLTexture::layers)
+        .def_prop_ro("bindless", [](const GLTexture &t) { return bool(t.handle_buffer); });
+    nb::class_<GLPipeline, Resource>(m, "GLPipeline")
+        .def_prop_ro("compute", &GLPipeline::compute);
+    nb::class_<GLFramebuffer, Resource>(m, "GLFramebuffer")
+        .def_prop_ro("width", &GLFramebuffer::width)
+        .def_prop_ro("height", &GLFramebuffer::height)
+        .def_prop_ro("color_count", [](const GLFramebuffer &f) { return f.colors().size(); })
+        .def_prop_ro("has_depth", [](const GLFramebuffer &f) { return bool(f.depth()); })
+        .def("resize", &GLFramebuffer::resize);
+    nb::class_<GLFence, Resource>(m, "GLFence");
+    nb::class_<GLReadback, Resource>(m, "GLReadback")
+        .def_prop_ro("frames_written", &GLReadback::frames_written)
+        .def_prop_ro("frame_bytes", &GLReadback::frame_bytes)
+        .def_prop_ro("depth", &GLReadback::depth);
+
+    nb::class_<Context> context = nb::borrow<nb::class_<Context>>(m.attr("Context"));
+    context
+        .def_static("gl", &make_gl_context, nb::arg("load"), nb::arg("indirect_count"),
+                    nb::arg("indirect_count_arb"), nb::arg("bindless"),
+                    "A context on the current GL context; `load(name) -> int` resolves "
+                    "entry points.")
+        .def_prop_ro("bindless_textures",
+                     [](Context &c) { return gl_device(c).features().bindless_textures; })
+        .def_prop_ro("indirect_count",
+                     [](Context &c) { return gl_device(c).features().indirect_count; })
+        .def(
+            "gl_buffer",
+            [](Context &c, const std::string &name, uint64_t size, std::optional<Bytes> data) {
+                const uint8_t *bytes = data ? data->data() : nullptr;
+                const uint64_t count = data ? data->size() : 0;
+                return locked(c, [&] {
+                    return adopted(c, gl_device(c).create_buffer(name, size, bytes, count));
+                });
+            },
+            nb::arg("name"), nb::arg("size"), nb::arg("data").none())
+        .def(
+            "gl_texture",
+            [](Context &c, const std::string &name, int width, int height, int layers,
+               const std::string &format, std::optional<Bytes> pixels, bool linear,
+               uint32_t wrap) {
+                const TextureFormat f = format_of(format);
+                const uint8_t *bytes = pixels ? pixels->data() : nullptr;
+                const uint64_t count = pixels ? pixels->size() : 0;
+                return locked(c, [&] {
+                    return adopted(c, gl_device(c).create_texture(name, width, height, layers, f,
+                                                                  bytes, count, linear, wrap));
+                });
+            },
+            nb::arg("name"), nb::arg("width"), nb::arg("height"), nb::arg("layers"),
+            nb::arg("format"), nb::arg("pixels").none(), nb::arg("linear"), nb::arg("wrap"))
+        .def(
+            "gl_texture_set",
+            [](Context &c, const std::string &name, int width, int height, int count,
+               const std::string &format, Bytes pixels, bool linear, uint32_t wrap) {
+                const TextureFormat f = format_of(format);
+                const uint64_t needed =
+                    uint64_t(width) * uint64_t(height) * uint64_t(count) * f.bytes_per_pixel;
+                if (pixels.size() != needed)
+                    throw nb::value_error(("texture set needs " + std::to_string(needed) +
+                                           " bytes of pixels, got " +
+                                           std::to_string(pixels.size()))
+                                              .c_str());
+                return locked(c, [&] {
+                    return adopted(c, gl_device(c).create_texture_set(
+                                          name, width, height, count, f, pixels.data(), linear,
+                                          wrap));
+                });
+            },
+            nb::arg("name"), nb::arg("width"), nb::arg("height"), nb::arg("count"),
+            nb::arg("format"), nb::arg("pixels"), nb::arg("linear"), nb::arg("wrap"))
+        .def(
+            "gl_pipeline",
+            [](Context &c, const std::string &name, const std::string &vs, const std::string &fs,
+               const std::string &cs, uint32_t topology, bool depth_test, bool depth_write,
+               uint32_t depth_func, bool blend, uint32_t cull, uint32_t front_face,
+               const std::vector<AttributePart> &attributes,
+               const std::vector<BindingPart> &bindings) {
+                PipelineState state =
+                    pipeline_state(topology, depth_test, depth_write, depth_func, blend, cull,
+                                   front_face, attributes, bindings);
+                return locked(c, [&] {
+                    return adopted(c, gl_device(c).create_pipeline(name, vs, fs, cs,
+                                                                   std::move(state)));
+                });
+            },
+            nb::arg("name"), nb::arg("vertex_shader"), nb::arg("fragment_shader"),
+            nb::arg("compute_shader"), nb::arg("topology"), nb::arg("depth_test"),
+            nb::arg("depth_write"), nb::arg("depth_func"), nb::arg("blend"), nb::arg("cull"),
+            nb::arg("front_face"), nb::arg("attributes"), nb::arg("bindings"))
+        .def(
+            "gl_framebuffer",
+            [](Context &c, const std::string &name, int width, int height,
+               const std::vector<std::string> &colors, std::optional<std::string> depth) {
+                std::vector<TextureFormat> color_formats;
+                for (const std::string &color : colors) color_formats.push_back(format_of(color));
+                std::optional<TextureFormat> depth_format;
+                if (depth) depth_format = format_of(*depth);
+                return locked(c, [&] {
+                    return adopted(c, gl_device(c).create_framebuffer(name, width, height,
+                                                                      color_formats, depth_format));
+                });
+            },
+            nb::arg("name"), nb::arg("width"), nb::arg("height"), nb::arg("colors"),
+            nb::arg("depth").none())
+        .def(
+            "gl_default_framebuffer",
+            [](Context &c, const std::string &name, int width, int height) {
+                return locked(c, [&] {
+                    return adopted(c, gl_device(c).create_default_framebuffer(name, width, height));
+                });
+            },
+            nb::arg("name"), nb::arg("width"), nb::arg("height"))
+        .def(
+            "gl_fence",
+            [](Context &c, const std::string &name) {
+                return locked(c, [&] { return adopted(c, gl_device(c).create_fence(name)); });
+            },
+            nb::arg("name"))
+        .def(
+            "gl_readback",
+            [](Context &c, const std::string &name, int width, int height, int components,
+               uint32_t attachment, int depth) {
+                return locked(c, [&] {
+                    return adopted(c, gl_device(c).create_readback(name, width, height,
+                                                                   components, attachment, depth));
+                });
+            },
+            nb::arg("name"), nb::arg("width"), nb::arg("height"), nb::arg("components"),
+            nb::arg("attachment"), nb::arg("depth"))
+        .def("finish", [](Context &c) { locked(c, [&] { gl_device(c).finish(); }); })
+        .def("collect", [](Context &c) { locked(c, [&] { gl_device(c).collect(); }); })
+        .def(
+            "fence_wait",
+            [](Context &c, GLFence &fence, uint64_t timeout_ns) {
+                return locked(c, [&] { return fence.wait(timeout_ns); });
+            },
+            nb::arg("fence"), nb::arg("timeout_ns"))
+        .def(
+            "read_pixels",
+            [](Context &c, GLFramebuffer &framebuffer, uint32_t attachment, int components,
+               bool float_pixels, Output out) {
+                if (framebuffer.released())
+                    throw nb::value_error(("framebuffer '" + framebuffer.name() +
+                                           "' has been released")
+                                              .c_str());
+                uint8_t *data = out.data();
+                const uint64_t size = out.nbytes();
+                locked(c, [&] {
+                    read_pixels(gl_device(c).api(), framebuffer, attachment, components,
+                                float_pixels, data, size);
+                    gl_device(c).check_errors("reading pixels");
+                });
+            },
+            nb::arg("framebuffer"), nb::arg("attachment"), nb::arg("components"),
+            nb::arg("float_pixels"), nb::arg("out"))
+        .def(
+            "readback_frame",
+            [](Context &c, GLReadback &readback, uint64_t frame, uint64_t timeout_ns,
+               Output out) {
+                if (readback.released())
+                    throw nb::value_error(("readback '" + readback.name() +
+                                           "' has been released")
+                                              .c_str());
+                if (out.nbytes() != readback.frame_bytes())
+                    throw nb::value_error(("the output holds " + std::to_string(out.nbytes()) +
+                                           " bytes, a frame of readback '" + readback.name() +
+                                           "' has " + std::to_string(readback.frame_bytes()))
+                                              .c_str());
+                uint8_t *data = out.data();
+                locked(c, [&] {
+                    const uint8_t *frame_bytes = readback.frame(frame, timeout_ns);
+                    std::memcpy(data, frame_bytes, readback.frame_bytes());
+                });
+            },
+            nb::arg("readback"), nb::arg("frame"), nb::arg("timeout_ns"), nb::arg("out"));
+}

@@ -1,0 +1,103 @@
+#include "hypergl/context.hpp"
+
+#include <algorithm>
+
+#include "hypergl/errors.hpp"
+
+namespace hypergl {
+
+const char *resource_kind_name(isa::ResourceKind kind) {
+    switch (kind) {
+        case isa::ResourceKind::BUFFER: return "buffer";
+        case isa::ResourceKind::TEXTURE: return "texture";
+        case isa::ResourceKind::PIPELINE: return "pipeline";
+        case isa::ResourceKind::FRAMEBUFFER: return "framebuffer";
+        case isa::ResourceKind::FENCE: return "fence";
+        case isa::ResourceKind::READBACK: return "readback";
+        case isa::ResourceKind::EXTERNAL: return "external source";
+    }
+    return "resource";
+}
+
+void Context::adopt(const std::shared_ptr<Resource> &resource) {
+    resource->set_owner(this);
+    resources_.push_back(resource);
+}
+
+std::shared_ptr<Buffer> Context::create_host_buffer(const std::string &name, uint64_t size) {
+    auto buffer = std::make_shared<Buffer>(name, std::make_shared<HostMemory>(size));
+    adopt(buffer);
+    return buffer;
+}
+
+std::shared_ptr<Resource> Context::create_plain(isa::ResourceKind kind, const std::string &name) {
+    auto resource = std::make_shared<PlainResource>(kind, name);
+    adopt(resource);
+    return resource;
+}
+
+void Context::release(Resource &resource) {
+    if (!owns(resource)) return;  // released already
+    auto found = std::find_if(resources_.begin(), resources_.end(),
+                              [&](const auto &held) { return held.get() == &resource; });
+    resource.release();
+    resources_.erase(found);
+}
+
+void Context::release_all() {
+    // Newest first: framebuffers before the textures they render into.
+    for (auto it = resources_.rbegin(); it != resources_.rend(); ++it) (*it)->release();
+    resources_.clear();
+}
+
+std::vector<std::shared_ptr<Resource>> Context::live_objects() const { return resources_; }
+
+bool Context::owns(const Resource &resource) const { return resource.owner() == this; }
+
+void Context::check_bindings(const ProgramImage &program,
+                             const std::vector<std::shared_ptr<Resource>> &resources) const {
+    if (resources.size() != program.slots.size())
+        throw BindingError("the program has " + std::to_string(program.slots.size()) +
+                           " resource slots but " + std::to_string(resources.size()) +
+                           " resources were bound");
+    for (size_t i = 0; i < resources.size(); ++i) {
+        const Slot &slot = program.slots[i];
+        const std::string where = "slot " + std::to_string(i) + " '" + slot.name + "'";
+        const Resource *resource = resources[i].get();
+        if (!resource) throw BindingError(where + " has no resource bound");
+        if (resource->released())
+            throw BindingError(where + ": " + resource_kind_name(resource->kind()) + " '" +
+                               resource->name() + "' has been released");
+        if (!owns(*resource))
+            throw BindingError(where + ": '" + resource->name() +
+                               "' belongs to another context");
+        if (resource->kind() != slot.kind)
+            throw BindingError(where + " needs a " + resource_kind_name(slot.kind) + ", got " +
+                               resource_kind_name(resource->kind()) + " '" + resource->name() +
+                               "'");
+        if (slot.kind == isa::ResourceKind::BUFFER) {
+            const auto &buffer = static_cast<const Buffer &>(*resource);
+            if (buffer.size() < slot.size)
+                throw BindingError(where + " needs " + std::to_string(slot.size) +
+                                   " bytes, buffer '" + buffer.name() + "' has " +
+                                   std::to_string(buffer.size()));
+        }
+    }
+}
+
+RunStats Context::run(const ProgramImage &program,
+                      const std::vector<std::shared_ptr<Resource>> &resources,
+                      uint32_t registers[isa::kNumRegisters], const RunOptions &options) {
+    check_bindings(program, resources);
+    std::vector<Resource *> slots(resources.size());
+    for (size_t i = 0; i < resources.size(); ++i) slots[i] = resources[i].get();
+    RunStats stats = run_program(program, slots.data(), *device_, registers, options);
+    try {
+        device_->check_after_run();
+    } catch (const std::exception &error) {
+        throw VMFailure(-1, "", error.what());
+    }
+    return stats;
+}
+
+}  // namespace hypergl

@@ -1,0 +1,521 @@
+#include "hypergl/interpreter.hpp"
+
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "hypergl/errors.hpp"
+
+namespace hypergl {
+namespace {
+
+constexpr uint32_t kPollInterval = 1024;  // instructions between clock checks
+constexpr auto kPollPeriod = std::chrono::milliseconds(10);
+constexpr uint32_t kDrawCommandSize = 16;         // DrawArraysIndirectCommand
+constexpr uint32_t kIndexedCommandSize = 20;      // DrawElementsIndirectCommand
+constexpr uint32_t kDispatchCommandSize = 12;     // DispatchIndirectCommand
+constexpr uint32_t kBindings = isa::kMaxBindingIndex + 1;
+
+float as_float(uint32_t bits) {
+    float value;
+    std::memcpy(&value, &bits, 4);
+    return value;
+}
+uint32_t as_bits(float value) {
+    uint32_t bits;
+    std::memcpy(&bits, &value, 4);
+    return bits;
+}
+int32_t as_int(uint32_t bits) { return static_cast<int32_t>(bits); }
+
+uint32_t read_u32(const uint8_t *base, uint64_t offset) {
+    uint32_t value;
+    std::memcpy(&value, base + offset, 4);
+    return value;
+}
+
+// What is bound right now, to skip identical consecutive binds.
+struct BoundState {
+    Resource *pipeline = nullptr;
+    Resource *framebuffer = nullptr;
+    Buffer *index = nullptr;
+    Buffer *indirect = nullptr;
+    Buffer *parameter = nullptr;
+    Buffer *vertex[kBindings] = {};
+    Buffer *uniform[kBindings] = {};
+    Buffer *storage[kBindings] = {};
+    Resource *texture[kBindings] = {};
+};
+
+class Interpreter {
+  public:
+    Interpreter(const ProgramImage &program, Resource *const *slots, Device &device,
+                uint32_t *registers, const RunOptions &options)
+        : p_(program), slots_(slots), dev_(device), r_(registers), options_(options) {}
+
+    RunStats run();
+
+  private:
+    [[noreturn]] void fail(const std::string &reason) const {
+        throw VMFailure(pc_, mnemonic_of(p_.code[pc_].op), reason);
+    }
+    Buffer &buffer(uint32_t slot) const { return static_cast<Buffer &>(*slots_[slot]); }
+    Resource &resource(uint32_t slot) const { return *slots_[slot]; }
+
+    // Binds `value` into `current` unless it is already there.
+    template <typename T, typename Call>
+    void bind(T *&current, T *value, Call call) {
+        if (current == value) {
+            ++stats_.binds_skipped;
+            return;
+        }
+        current = value;
+        ++stats_.binds_issued;
+        ++stats_.device_calls;
+        call();
+    }
+
+    void need_pipeline() const {
+        if (!bound_.pipeline) fail("no pipeline is bound");
+    }
+    void need_indexed(uint32_t index_type, uint64_t first, uint64_t count) const;
+    void need_indirect(uint64_t offset, uint64_t count, uint64_t stride, uint32_t size) const;
+    void need_parameter(uint32_t count_offset) const;
+    // Refills the countdown from the budget (failing when it is spent) and
+    // polls for signals about every 10 ms. Returns the new countdown.
+    uint32_t poll_or_exhaust();
+
+    const ProgramImage &p_;
+    Resource *const *slots_;
+    Device &dev_;
+    uint32_t *r_;
+    const RunOptions &options_;
+    uint32_t pc_ = 0;
+    RunStats stats_;
+    BoundState bound_;
+    uint32_t data_stack_[isa::kDataStackDepth];
+    uint32_t data_depth_ = 0;
+    uint32_t call_stack_[isa::kCallStackDepth];
+    uint32_t call_depth_ = 0;
+    uint64_t remaining_ = 0;  // budget left beyond the current countdown
+    std::chrono::steady_clock::time_point last_poll_;
+};
+
+void Interpreter::need_indexed(uint32_t index_type, uint64_t first, uint64_t count) const {
+    if (!bound_.index) fail("no index buffer is bound");
+    const uint64_t size = isa::kIndexTypeSize[index_type];
+    if ((first + count) * size > bound_.index->size())
+        fail("indices " + std::to_string(first) + ".." + std::to_string(first + count) +
+             " run past index buffer '" + bound_.index->name() + "' of " +
+             std::to_string(bound_.index->size()) + " bytes");
+}
+
+void Interpreter::need_indirect(uint64_t offset, uint64_t count, uint64_t stride,
+                                uint32_t size) const {
+    if (!bound_.indirect) fail("no indirect buffer is bound");
+    if (offset % 4 != 0) fail("indirect offset " + std::to_string(offset) + " is not a multiple of 4");
+    if (stride != 0 && (stride % 4 != 0 || stride < size))
+        fail("indirect stride " + std::to_string(stride) + " must be 0 or a multiple of 4 >= " +
+             std::to_string(size));
+    if (count == 0) return;
+    const uint64_t step = stride ? stride : size;
+    const uint64_t end = offset + (count - 1) * step + size;
+    if (end > bound_.indirect->size())
+        fail(std::to_string(count) + " indirect command(s) from offset " + std::to_string(offset) +
+             " run past indirect buffer '" + bound_.indirect->name() + "' of " +
+             std::to_string(bound_.indirect->size()) + " bytes");
+}
+
+void Interpreter::need_parameter(uint32_t count_offset) const {
+    if (!bound_.parameter) fail("no parameter buffer is bound");
+    if (count_offset % 4 != 0 || uint64_t(count_offset) + 4 > bound_.parameter->size())
+        fail("draw count offset " + std::to_string(count_offset) +
+             " is not a 4-byte-aligned u32 inside parameter buffer '" + bound_.parameter->name() +
+             "'");
+}
+
+uint32_t Interpreter::poll_or_exhaust() {
+    if (remaining_ == 0)
+        fail("instruction budget of " + std::to_string(options_.budget) + " exhausted");
+    const auto countdown =
+        static_cast<uint32_t>(remaining_ < kPollInterval ? remaining_ : kPollInterval);
+    remaining_ -= countdown;
+    if (options_.should_stop) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last_poll_ >= kPollPeriod) {
+            last_poll_ = now;
+            if (options_.should_stop()) throw Interrupted();
+        }
+    }
+    return countdown;
+}
+
+RunStats Interpreter::run() {
+    const Instruction *code = p_.code.data();
+    remaining_ = options_.budget;
+    last_poll_ = std::chrono::steady_clock::now();
+    dev_.begin_run();
+
+// Switch dispatch behind macros, so computed goto can replace it later.
+#define HGL_OP(name) case isa::Opcode::name:
+#define HGL_NEXT() break
+
+    // Instructions executed = budget spent = what left `remaining_` and the countdown.
+    uint32_t countdown = 0;
+    const auto account = [&] { stats_.instructions = options_.budget - remaining_ - countdown; };
+    try {
+        for (;;) {
+            if (countdown == 0) countdown = poll_or_exhaust();
+            --countdown;
+            const Instruction &in = code[pc_];
+            uint32_t next = pc_ + 1;
+            switch (static_cast<isa::Opcode>(in.op)) {
+                HGL_OP(NOP) HGL_NEXT();
+                HGL_OP(HALT) goto done;
+                HGL_OP(GOTO) next = in.b; HGL_NEXT();
+                HGL_OP(CALL)
+                    if (call_depth_ == isa::kCallStackDepth)
+                        fail("call depth limit of " + std::to_string(isa::kCallStackDepth) +
+                             " exceeded");
+                    call_stack_[call_depth_++] = next;
+                    next = p_.subroutine_entries[in.b];
+                    HGL_NEXT();
+                HGL_OP(RET)
+                    if (call_depth_ == 0) fail("ret with an empty call stack");
+                    next = call_stack_[--call_depth_];
+                    HGL_NEXT();
+                HGL_OP(JZ) if (r_[in.a] == 0) next = in.b; HGL_NEXT();
+                HGL_OP(JNZ) if (r_[in.a] != 0) next = in.b; HGL_NEXT();
+                HGL_OP(LOOP) if (--r_[in.a] != 0) next = in.b; HGL_NEXT();
+                HGL_OP(JUMP_TABLE) {
+                    const Constant &table = p_.constants[in.b];
+                    const uint32_t index = r_[in.a];
+                    next = index < table.data.size() / 4 ? read_u32(table.data.data(), 4ull * index)
+                                                         : in.c;
+                    HGL_NEXT();
+                }
+                HGL_OP(PUSH)
+                    if (data_depth_ == isa::kDataStackDepth)
+                        fail("data stack overflow (depth " +
+                             std::to_string(isa::kDataStackDepth) + ")");
+                    data_stack_[data_depth_++] = r_[in.a];
+                    HGL_NEXT();
+                HGL_OP(POP)
+                    if (data_depth_ == 0) fail("data stack underflow");
+                    r_[in.a] = data_stack_[--data_depth_];
+                    HGL_NEXT();
+
+                HGL_OP(LI) r_[in.a] = in.b; HGL_NEXT();
+                HGL_OP(LF) r_[in.a] = in.b; HGL_NEXT();
+                HGL_OP(MOV) r_[in.a] = r_[in.b]; HGL_NEXT();
+                HGL_OP(IADD) r_[in.a] = r_[in.b] + r_[in.c]; HGL_NEXT();
+                HGL_OP(ISUB) r_[in.a] = r_[in.b] - r_[in.c]; HGL_NEXT();
+                HGL_OP(IMUL) r_[in.a] = r_[in.b] * r_[in.c]; HGL_NEXT();
+                HGL_OP(IDIV) {
+                    const int32_t x = as_int(r_[in.b]), y = as_int(r_[in.c]);
+                    if (y == 0) fail("integer division by zero (r" + std::to_string(in.c) + ")");
+                    r_[in.a] = (x == INT32_MIN && y == -1) ? r_[in.b]
+                                                           : static_cast<uint32_t>(x / y);
+                    HGL_NEXT();
+                }
+                HGL_OP(IREM) {
+                    const int32_t x = as_int(r_[in.b]), y = as_int(r_[in.c]);
+                    if (y == 0) fail("integer remainder by zero (r" + std::to_string(in.c) + ")");
+                    r_[in.a] = (y == -1) ? 0u : static_cast<uint32_t>(x % y);
+                    HGL_NEXT();
+                }
+                HGL_OP(IADDI) r_[in.a] = r_[in.b] + in.c; HGL_NEXT();
+                HGL_OP(INEG) r_[in.a] = 0u - r_[in.b]; HGL_NEXT();
+                HGL_OP(AND) r_[in.a] = r_[in.b] & r_[in.c]; HGL_NEXT();
+                HGL_OP(OR) r_[in.a] = r_[in.b] | r_[in.c]; HGL_NEXT();
+                HGL_OP(XOR) r_[in.a] = r_[in.b] ^ r_[in.c]; HGL_NEXT();
+                HGL_OP(NOT) r_[in.a] = ~r_[in.b]; HGL_NEXT();
+                HGL_OP(SHL) r_[in.a] = r_[in.b] << (r_[in.c] & 31); HGL_NEXT();
+                HGL_OP(SHR) r_[in.a] = r_[in.b] >> (r_[in.c] & 31); HGL_NEXT();
+                HGL_OP(SAR)
+                    r_[in.a] = static_cast<uint32_t>(as_int(r_[in.b]) >> (r_[in.c] & 31));
+                    HGL_NEXT();
+                HGL_OP(FADD) r_[in.a] = as_bits(as_float(r_[in.b]) + as_float(r_[in.c])); HGL_NEXT();
+                HGL_OP(FSUB) r_[in.a] = as_bits(as_float(r_[in.b]) - as_float(r_[in.c])); HGL_NEXT();
+                HGL_OP(FMUL) r_[in.a] = as_bits(as_float(r_[in.b]) * as_float(r_[in.c])); HGL_NEXT();
+                HGL_OP(FDIV) r_[in.a] = as_bits(as_float(r_[in.b]) / as_float(r_[in.c])); HGL_NEXT();
+                HGL_OP(ITOF) r_[in.a] = as_bits(static_cast<float>(as_int(r_[in.b]))); HGL_NEXT();
+                HGL_OP(FTOI) {
+                    const float x = as_float(r_[in.b]);
+                    int32_t value;
+                    if (std::isnan(x)) value = 0;
+                    else if (x >= 2147483648.0f) value = INT32_MAX;
+                    else if (x <= -2147483648.0f) value = INT32_MIN;
+                    else value = static_cast<int32_t>(x);
+                    r_[in.a] = static_cast<uint32_t>(value);
+                    HGL_NEXT();
+                }
+                HGL_OP(IEQ) r_[in.a] = r_[in.b] == r_[in.c]; HGL_NEXT();
+                HGL_OP(INE) r_[in.a] = r_[in.b] != r_[in.c]; HGL_NEXT();
+                HGL_OP(ILT) r_[in.a] = as_int(r_[in.b]) < as_int(r_[in.c]); HGL_NEXT();
+                HGL_OP(ILE) r_[in.a] = as_int(r_[in.b]) <= as_int(r_[in.c]); HGL_NEXT();
+                HGL_OP(ULT) r_[in.a] = r_[in.b] < r_[in.c]; HGL_NEXT();
+                HGL_OP(FEQ) r_[in.a] = as_float(r_[in.b]) == as_float(r_[in.c]); HGL_NEXT();
+                HGL_OP(FLT) r_[in.a] = as_float(r_[in.b]) < as_float(r_[in.c]); HGL_NEXT();
+                HGL_OP(FLE) r_[in.a] = as_float(r_[in.b]) <= as_float(r_[in.c]); HGL_NEXT();
+
+                HGL_OP(LOAD) {
+                    Buffer &b = buffer(in.b);
+                    dev_.prepare_cpu_read(b);
+                    r_[in.a] = read_u32(b.data(), in.c);
+                    HGL_NEXT();
+                }
+                HGL_OP(STORE) {
+                    Buffer &b = buffer(in.b);
+                    std::memcpy(b.data() + in.c, &r_[in.a], 4);
+                    HGL_NEXT();
+                }
+                HGL_OP(LOAD_INDEXED)
+                HGL_OP(STORE_INDEXED) {
+                    Buffer &b = buffer(in.b);
+                    const uint64_t offset = uint64_t(in.d) + 4ull * r_[in.c];
+                    if (offset + 4 > b.size())
+                        fail("offset " + std::to_string(in.d) + " + 4 * r" +
+                             std::to_string(in.c) + " (" + std::to_string(r_[in.c]) +
+                             ") is outside buffer '" + b.name() + "' of " +
+                             std::to_string(b.size()) + " bytes");
+                    if (in.op == static_cast<uint16_t>(isa::Opcode::LOAD_INDEXED)) {
+                        dev_.prepare_cpu_read(b);
+                        r_[in.a] = read_u32(b.data(), offset);
+                    } else {
+                        std::memcpy(b.data() + offset, &r_[in.a], 4);
+                    }
+                    HGL_NEXT();
+                }
+                HGL_OP(SKIP_IF_ZERO)
+                HGL_OP(SKIP_IF_NOT_ZERO)
+                HGL_OP(JUMP_IF_ZERO)
+                HGL_OP(JUMP_IF_NOT_ZERO) {
+                    Buffer &b = buffer(in.b);
+                    dev_.prepare_cpu_read(b);
+                    const bool zero = read_u32(b.data(), in.c) == 0;
+                    const auto op = static_cast<isa::Opcode>(in.op);
+                    const bool when_zero =
+                        op == isa::Opcode::SKIP_IF_ZERO || op == isa::Opcode::JUMP_IF_ZERO;
+                    const bool is_skip =
+                        op == isa::Opcode::SKIP_IF_ZERO || op == isa::Opcode::SKIP_IF_NOT_ZERO;
+                    if (zero == when_zero) next = is_skip ? pc_ + 2 : in.d;
+                    HGL_NEXT();
+                }
+
+                HGL_OP(CLEAR) {
+                    float values[5];
+                    std::memcpy(values, p_.constants[in.b].data.data(), sizeof values);
+                    ++stats_.device_calls;
+                    dev_.clear(values, in.c, in.d);
+                    HGL_NEXT();
+                }
+                HGL_OP(BIND_PIPELINE)
+                    bind(bound_.pipeline, &resource(in.b),
+                         [&] { dev_.bind_pipeline(resource(in.b)); });
+                    HGL_NEXT();
+                HGL_OP(BIND_FRAMEBUFFER)
+                    bind(bound_.framebuffer, &resource(in.b),
+                         [&] { dev_.bind_framebuffer(resource(in.b)); });
+                    HGL_NEXT();
+                HGL_OP(BIND_VERTEX_BUFFER)
+                    bind(bound_.vertex[in.c], &buffer(in.b),
+                         [&] { dev_.bind_vertex_buffer(in.c, buffer(in.b)); });
+                    HGL_NEXT();
+                HGL_OP(BIND_INDEX_BUFFER)
+                    bind(bound_.index, &buffer(in.b), [&] { dev_.bind_index_buffer(buffer(in.b)); });
+                    HGL_NEXT();
+                HGL_OP(BIND_UNIFORM_BUFFER)
+                    bind(bound_.uniform[in.c], &buffer(in.b),
+                         [&] { dev_.bind_uniform_buffer(in.c, buffer(in.b)); });
+                    HGL_NEXT();
+                HGL_OP(BIND_STORAGE_BUFFER)
+                    bind(bound_.storage[in.c], &buffer(in.b),
+                         [&] { dev_.bind_storage_buffer(in.c, buffer(in.b)); });
+                    HGL_NEXT();
+                HGL_OP(BIND_INDIRECT_BUFFER)
+                    bind(bound_.indirect, &buffer(in.b),
+                         [&] { dev_.bind_indirect_buffer(buffer(in.b)); });
+                    HGL_NEXT();
+                HGL_OP(BIND_PARAMETER_BUFFER)
+                    bind(bound_.parameter, &buffer(in.b),
+                         [&] { dev_.bind_parameter_buffer(buffer(in.b)); });
+                    HGL_NEXT();
+                HGL_OP(BIND_TEXTURE)
+                    bind(bound_.texture[in.c], &resource(in.b),
+                         [&] { dev_.bind_texture(in.c, resource(in.b)); });
+                    HGL_NEXT();
+                HGL_OP(VIEWPORT) {
+                    int32_t v[4];
+                    std::memcpy(v, p_.constants[in.b].data.data(), sizeof v);
+                    if (v[2] < 0 || v[3] < 0) fail("viewport width and height must be >= 0");
+                    ++stats_.device_calls;
+                    dev_.viewport(v[0], v[1], v[2], v[3]);
+                    HGL_NEXT();
+                }
+                HGL_OP(VIEWPORT_REG) {
+                    const int32_t w = as_int(r_[in.a + 2]), h = as_int(r_[in.a + 3]);
+                    if (w < 0 || h < 0) fail("viewport width and height must be >= 0");
+                    ++stats_.device_calls;
+                    dev_.viewport(as_int(r_[in.a]), as_int(r_[in.a + 1]), w, h);
+                    HGL_NEXT();
+                }
+                HGL_OP(UNIFORM_I)
+                    need_pipeline();
+                    ++stats_.device_calls;
+                    dev_.uniform(in.b, 5, &r_[in.a]);
+                    HGL_NEXT();
+                HGL_OP(UNIFORM_F)
+                    need_pipeline();
+                    ++stats_.device_calls;
+                    dev_.uniform(in.b, 0, &r_[in.a]);
+                    HGL_NEXT();
+                HGL_OP(UNIFORM_CONST) {
+                    need_pipeline();
+                    const Constant &value = p_.constants[in.c];
+                    const uint64_t needed = 4ull * isa::kUniformComponents[in.d];
+                    if (value.data.size() != needed)
+                        fail("constant " + std::to_string(in.c) + " has " +
+                             std::to_string(value.data.size()) + " bytes; uniform type " +
+                             std::to_string(in.d) + " needs " + std::to_string(needed));
+                    ++stats_.device_calls;
+                    dev_.uniform(in.b, in.d, value.data.data());
+                    HGL_NEXT();
+                }
+
+                HGL_OP(DRAW)
+                    need_pipeline();
+                    ++stats_.draws;
+                    ++stats_.device_calls;
+                    dev_.draw(in.b, in.c, in.d);
+                    HGL_NEXT();
+                HGL_OP(DRAW_INDEXED)
+                    need_pipeline();
+                    need_indexed(in.a, in.c, in.b);
+                    ++stats_.draws;
+                    ++stats_.device_calls;
+                    dev_.draw_indexed(in.a, in.b, in.c, in.d);
+                    HGL_NEXT();
+                HGL_OP(DRAW_REG)
+                    need_pipeline();
+                    ++stats_.draws;
+                    ++stats_.device_calls;
+                    dev_.draw(r_[in.a], r_[in.b], r_[in.c]);
+                    HGL_NEXT();
+                HGL_OP(DRAW_INDIRECT)
+                    need_pipeline();
+                    need_indirect(in.b, 1, 0, kDrawCommandSize);
+                    ++stats_.draws;
+                    ++stats_.device_calls;
+                    dev_.draw_indirect(in.b);
+                    HGL_NEXT();
+                HGL_OP(DRAW_INDEXED_INDIRECT)
+                    need_pipeline();
+                    need_indexed(in.a, 0, 0);
+                    need_indirect(in.b, 1, 0, kIndexedCommandSize);
+                    ++stats_.draws;
+                    ++stats_.device_calls;
+                    dev_.draw_indexed_indirect(in.a, in.b);
+                    HGL_NEXT();
+                HGL_OP(MULTI_DRAW_INDIRECT)
+                    need_pipeline();
+                    need_indirect(in.b, in.c, in.d, kDrawCommandSize);
+                    ++stats_.draws;
+                    ++stats_.device_calls;
+                    dev_.multi_draw_indirect(in.b, in.c, in.d);
+                    HGL_NEXT();
+                HGL_OP(MULTI_DRAW_INDEXED_INDIRECT)
+                    need_pipeline();
+                    need_indexed(in.a, 0, 0);
+                    need_indirect(in.b, in.c, in.d, kIndexedCommandSize);
+                    ++stats_.draws;
+                    ++stats_.device_calls;
+                    dev_.multi_draw_indexed_indirect(in.a, in.b, in.c, in.d);
+                    HGL_NEXT();
+                HGL_OP(MULTI_DRAW_INDIRECT_COUNT)
+                    need_pipeline();
+                    need_indirect(in.b, in.d, 0, kDrawCommandSize);
+                    need_parameter(in.c);
+                    ++stats_.draws;
+                    ++stats_.device_calls;
+                    dev_.multi_draw_indirect_count(in.b, in.c, in.d);
+                    HGL_NEXT();
+                HGL_OP(MULTI_DRAW_INDEXED_INDIRECT_COUNT)
+                    need_pipeline();
+                    need_indexed(in.a, 0, 0);
+                    need_indirect(in.b, in.d, 0, kIndexedCommandSize);
+                    need_parameter(in.c);
+                    ++stats_.draws;
+                    ++stats_.device_calls;
+                    dev_.multi_draw_indexed_indirect_count(in.a, in.b, in.c, in.d);
+                    HGL_NEXT();
+                HGL_OP(DISPATCH)
+                    need_pipeline();
+                    ++stats_.dispatches;
+                    ++stats_.device_calls;
+                    dev_.dispatch(in.b, in.c, in.d);
+                    HGL_NEXT();
+                HGL_OP(DISPATCH_INDIRECT)
+                    need_pipeline();
+                    need_indirect(in.b, 1, 0, kDispatchCommandSize);
+                    ++stats_.dispatches;
+                    ++stats_.device_calls;
+                    dev_.dispatch_indirect(in.b);
+                    HGL_NEXT();
+                HGL_OP(BARRIER) ++stats_.device_calls; dev_.barrier(in.b); HGL_NEXT();
+
+                HGL_OP(COPY_BUFFER) {
+                    const uint8_t *range = p_.constants[in.d].data.data();
+                    ++stats_.device_calls;
+                    dev_.copy_buffer(buffer(in.b), buffer(in.c), read_u32(range, 0),
+                                     read_u32(range, 4), read_u32(range, 8));
+                    HGL_NEXT();
+                }
+                HGL_OP(FENCE_SIGNAL) ++stats_.device_calls; dev_.fence_signal(resource(in.b)); HGL_NEXT();
+                HGL_OP(FENCE_WAIT)
+                    ++stats_.device_calls;
+                    if (!dev_.fence_wait(resource(in.b), in.c))
+                        fail("fence '" + resource(in.b).name() + "' not signalled within " +
+                             std::to_string(in.c) + " us");
+                    HGL_NEXT();
+                HGL_OP(READ_FRAMEBUFFER)
+                    ++stats_.device_calls;
+                    dev_.read_framebuffer(in.a, resource(in.b), resource(in.c));
+                    HGL_NEXT();
+                HGL_OP(UPLOAD)
+                    ++stats_.device_calls;
+                    dev_.upload(static_cast<ExternalSource &>(resource(in.b)), buffer(in.c));
+                    HGL_NEXT();
+                default: fail("opcode not implemented by the interpreter");
+            }
+            pc_ = next;
+        }
+    } catch (const VMFailure &) {
+        dev_.end_run();
+        throw;
+    } catch (const Interrupted &) {
+        dev_.end_run();
+        throw;
+    } catch (const std::exception &error) {
+        dev_.end_run();
+        throw VMFailure(pc_, mnemonic_of(p_.code[pc_].op), error.what());
+    }
+done:
+#undef HGL_OP
+#undef HGL_NEXT
+    account();
+    dev_.end_run();
+    return stats_;
+}
+
+}  // namespace
+
+RunStats run_program(const ProgramImage &program, Resource *const *slots, Device &device,
+                     uint32_t registers[isa::kNumRegisters], const RunOptions &options) {
+    return Interpreter(program, slots, device, registers, options).run();
+}
+
+}  // namespace hypergl

@@ -1,0 +1,221 @@
+#include "hypergl/verifier.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "hypergl/errors.hpp"
+
+namespace hypergl {
+namespace {
+
+constexpr const char *kFieldNames[4] = {"a", "b", "c", "d"};
+
+const char *kind_name(isa::ResourceKind kind) {
+    switch (kind) {
+        case isa::ResourceKind::BUFFER: return "buffer";
+        case isa::ResourceKind::TEXTURE: return "texture";
+        case isa::ResourceKind::PIPELINE: return "pipeline";
+        case isa::ResourceKind::FRAMEBUFFER: return "framebuffer";
+        case isa::ResourceKind::FENCE: return "fence";
+        case isa::ResourceKind::READBACK: return "readback";
+        case isa::ResourceKind::EXTERNAL: return "external source";
+    }
+    return "unknown";
+}
+
+const char *const_kind_name(isa::ConstKind kind) {
+    switch (kind) {
+        case isa::ConstKind::BYTES: return "bytes";
+        case isa::ConstKind::U32: return "u32";
+        case isa::ConstKind::I32: return "i32";
+        case isa::ConstKind::F32: return "f32";
+        case isa::ConstKind::UTF8: return "utf8";
+    }
+    return "unknown";
+}
+
+uint32_t element_size(isa::ConstKind kind) {
+    switch (kind) {
+        case isa::ConstKind::U32:
+        case isa::ConstKind::I32:
+        case isa::ConstKind::F32: return 4;
+        default: return 1;
+    }
+}
+
+bool slot_kind_of(isa::Operand operand, isa::ResourceKind &kind) {
+    switch (operand) {
+        case isa::Operand::BUFFER: kind = isa::ResourceKind::BUFFER; return true;
+        case isa::Operand::TEXTURE: kind = isa::ResourceKind::TEXTURE; return true;
+        case isa::Operand::PIPELINE: kind = isa::ResourceKind::PIPELINE; return true;
+        case isa::Operand::FRAMEBUFFER: kind = isa::ResourceKind::FRAMEBUFFER; return true;
+        case isa::Operand::FENCE: kind = isa::ResourceKind::FENCE; return true;
+        case isa::Operand::READBACK: kind = isa::ResourceKind::READBACK; return true;
+        case isa::Operand::EXTERNAL: kind = isa::ResourceKind::EXTERNAL; return true;
+        default: return false;
+    }
+}
+
+uint32_t read_u32(const std::vector<uint8_t> &data, size_t index) {
+    uint32_t value;
+    std::memcpy(&value, data.data() + 4 * index, 4);
+    return value;
+}
+
+class Verifier {
+  public:
+    explicit Verifier(const ProgramImage &program)
+        : p_(program), n_(program.instruction_count()) {}
+
+    void run() {
+        for (size_t s = 0; s < p_.subroutine_entries.size(); ++s) {
+            if (p_.subroutine_entries[s] >= n_)
+                throw VerifyFailure(-1, "call",
+                                    "subroutine " + std::to_string(s) + " '" +
+                                        p_.subroutine_names[s] + "' enters at " +
+                                        std::to_string(p_.subroutine_entries[s]) +
+                                        ", outside the code (0.." + std::to_string(n_) + ")");
+        }
+        for (uint32_t i = 0; i < n_; ++i) instruction(i);
+    }
+
+  private:
+    [[noreturn]] void fail(uint32_t index, const char *mnemonic, const std::string &reason) const {
+        throw VerifyFailure(index, mnemonic, reason);
+    }
+
+    uint64_t buffer_size(uint32_t slot) const { return p_.slots[slot].size; }
+
+    std::string slot_label(uint32_t slot) const {
+        return "slot " + std::to_string(slot) + " '" + p_.slots[slot].name + "'";
+    }
+
+    void instruction(uint32_t i) const {
+        const Instruction &ins = p_.code[i];
+        const isa::OpInfo *info = isa::op_info(ins.op);
+        if (!info) {
+            char hex[16];
+            std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned>(ins.op));
+            fail(i, "?", std::string("unknown opcode ") + hex);
+        }
+        const uint32_t fields[4] = {ins.a, ins.b, ins.c, ins.d};
+        for (int f = 0; f < 4; ++f) field(i, *info, f, fields[f]);
+        rules(i, *info, ins);
+    }
+
+    void field(uint32_t i, const isa::OpInfo &info, int f, uint32_t value) const {
+        const char *m = info.mnemonic;
+        const std::string name = kFieldNames[f];
+        const std::string shown = std::to_string(value);
+        isa::ResourceKind wanted;
+        switch (info.operands[f]) {
+            case isa::Operand::NONE:
+                if (value != 0) fail(i, m, "unused field " + name + " must be 0, got " + shown);
+                return;
+            case isa::Operand::REG:
+                if (value >= isa::kNumRegisters)
+                    fail(i, m, "register r" + shown + " in field " + name + " is outside r0..r7");
+                return;
+            case isa::Operand::U32:
+                if (value > info.max[f])
+                    fail(i, m, "field " + name + " = " + shown + " exceeds its maximum " +
+                                   std::to_string(info.max[f]));
+                return;
+            case isa::Operand::I32:
+            case isa::Operand::F32: return;
+            case isa::Operand::TARGET:
+                if (value > n_)
+                    fail(i, m, "jump target " + shown + " is outside the code (0.." +
+                                   std::to_string(n_) + ")");
+                return;
+            case isa::Operand::CONST: constant(i, info, f, value); return;
+            case isa::Operand::SUB:
+                if (value >= p_.subroutine_entries.size())
+                    fail(i, m, "subroutine " + shown + " does not exist (" +
+                                   std::to_string(p_.subroutine_entries.size()) +
+                                   " subroutines)");
+                return;
+            default:
+                if (!slot_kind_of(info.operands[f], wanted)) fail(i, m, "bad operand kind");
+                if (value >= p_.slots.size())
+                    fail(i, m, "slot " + shown + " is out of range (" +
+                                   std::to_string(p_.slots.size()) + " resources)");
+                if (p_.slots[value].kind != wanted)
+                    fail(i, m, slot_label(value) + " is a " + kind_name(p_.slots[value].kind) +
+                                   ", not a " + kind_name(wanted));
+                return;
+        }
+    }
+
+    void constant(uint32_t i, const isa::OpInfo &info, int f, uint32_t value) const {
+        const char *m = info.mnemonic;
+        if (value >= p_.constants.size())
+            fail(i, m, "constant " + std::to_string(value) + " is out of range (" +
+                           std::to_string(p_.constants.size()) + " constants)");
+        if (info.const_field != f) return;
+        const Constant &k = p_.constants[value];
+        if (info.const_kind != isa::ConstKind::BYTES && k.kind != info.const_kind)
+            fail(i, m, "constant " + std::to_string(value) + " holds " + const_kind_name(k.kind) +
+                           ", expected " + const_kind_name(info.const_kind));
+        const uint32_t size = element_size(k.kind);
+        if (k.data.size() % size != 0)
+            fail(i, m, "constant " + std::to_string(value) + " has " +
+                           std::to_string(k.data.size()) + " bytes, not a whole number of " +
+                           const_kind_name(k.kind));
+        const size_t count = k.data.size() / size;
+        if (info.const_count ? count != info.const_count : count == 0)
+            fail(i, m, "constant " + std::to_string(value) + " has " + std::to_string(count) +
+                           " elements, expected " +
+                           (info.const_count ? std::to_string(info.const_count) : "at least 1"));
+    }
+
+    void rules(uint32_t i, const isa::OpInfo &info, const Instruction &ins) const {
+        const char *m = info.mnemonic;
+        if (info.rules & isa::rule::MEM_U32) {
+            if (ins.c % 4 != 0)
+                fail(i, m, "offset " + std::to_string(ins.c) + " is not a multiple of 4");
+            if (uint64_t(ins.c) + 4 > buffer_size(ins.b))
+                fail(i, m, "offset " + std::to_string(ins.c) + " + 4 bytes is outside " +
+                               slot_label(ins.b) + " of " + std::to_string(buffer_size(ins.b)) +
+                               " bytes");
+        }
+        if (info.rules & isa::rule::JUMP_TABLE) {
+            const Constant &table = p_.constants[ins.b];
+            for (size_t e = 0; e < table.data.size() / 4; ++e) {
+                const uint32_t target = read_u32(table.data, e);
+                if (target > n_)
+                    fail(i, m, "jump table entry " + std::to_string(e) + " = " +
+                                   std::to_string(target) + " is outside the code (0.." +
+                                   std::to_string(n_) + ")");
+            }
+        }
+        if (info.rules & isa::rule::COPY_RANGE) {
+            const Constant &range = p_.constants[ins.d];
+            const uint64_t src = read_u32(range.data, 0), dst = read_u32(range.data, 1),
+                           size = read_u32(range.data, 2);
+            if (src + size > buffer_size(ins.b))
+                fail(i, m, "source range " + std::to_string(src) + "+" + std::to_string(size) +
+                               " is outside " + slot_label(ins.b) + " of " +
+                               std::to_string(buffer_size(ins.b)) + " bytes");
+            if (dst + size > buffer_size(ins.c))
+                fail(i, m, "destination range " + std::to_string(dst) + "+" +
+                               std::to_string(size) + " is outside " + slot_label(ins.c) +
+                               " of " + std::to_string(buffer_size(ins.c)) + " bytes");
+        }
+        if ((info.rules & isa::rule::REG_RANGE4) && ins.a > isa::kNumRegisters - 4)
+            fail(i, m, "registers r" + std::to_string(ins.a) + "..r" + std::to_string(ins.a + 3) +
+                           " go past r7");
+        if ((info.rules & isa::rule::SKIP_NEXT) && i + 1 >= n_)
+            fail(i, m, "there is no next instruction to skip");
+    }
+
+    const ProgramImage &p_;
+    const uint32_t n_;
+};
+
+}  // namespace
+
+void verify(const ProgramImage &program) { Verifier(program).run(); }
+
+}  // namespace hypergl

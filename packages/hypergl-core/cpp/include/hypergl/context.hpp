@@ -1,0 +1,62 @@
+// A context owns one device, every resource created on it, and the lock that
+// serialises submits and releases (the GIL is released while a program runs,
+// and free-threaded Python has no GIL at all).
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "hypergl/device.hpp"
+#include "hypergl/interpreter.hpp"
+#include "hypergl/program.hpp"
+#include "hypergl/resources.hpp"
+
+namespace hypergl {
+
+// A resource that cannot be used as asked: released, of another context, of
+// the wrong kind or too small for the slot it is bound to.
+class BindingError : public std::invalid_argument {
+    using std::invalid_argument::invalid_argument;
+};
+
+class Context {
+  public:
+    explicit Context(std::unique_ptr<Device> device) : device_(std::move(device)) {}
+
+    Device &device() { return *device_; }
+    std::mutex &mutex() { return mutex_; }
+
+    // Registers a resource created by a device-specific factory.
+    void adopt(const std::shared_ptr<Resource> &resource);
+    std::shared_ptr<Buffer> create_host_buffer(const std::string &name, uint64_t size);
+    std::shared_ptr<Resource> create_plain(isa::ResourceKind kind, const std::string &name);
+
+    // Releases one resource (idempotent) or every live one.
+    void release(Resource &resource);
+    void release_all();
+    std::vector<std::shared_ptr<Resource>> live_objects() const;
+    bool owns(const Resource &resource) const;
+
+    // Checks `resources` against the program's slot table; throws BindingError
+    // naming the slot and the resource.
+    void check_bindings(const ProgramImage &program,
+                        const std::vector<std::shared_ptr<Resource>> &resources) const;
+
+    // Runs a verified program with checked bindings. The caller holds mutex().
+    RunStats run(const ProgramImage &program,
+                 const std::vector<std::shared_ptr<Resource>> &resources,
+                 uint32_t registers[isa::kNumRegisters], const RunOptions &options);
+
+  private:
+    std::unique_ptr<Device> device_;
+    std::vector<std::shared_ptr<Resource>> resources_;
+    std::mutex mutex_;
+};
+
+// "buffer", "texture", ... for messages.
+const char *resource_kind_name(isa::ResourceKind kind);
+
+}  // namespace hypergl

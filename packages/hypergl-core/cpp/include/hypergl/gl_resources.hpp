@@ -1,0 +1,210 @@
+// OpenGL objects behind the engine's resources. Created through GLDevice's
+// factories on the context's thread; released there too. Buffer memory is a
+// persistent, coherent mapping shared with NumPy arrays: when the last array
+// dies after a release, the GL buffer is queued and deleted on the next call
+// into the device, on the right thread.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "hypergl/gl_api.hpp"
+#include "hypergl/resources.hpp"
+
+namespace hypergl {
+
+// What the device and the memory blocks that may outlive a release share.
+struct GLShared {
+    GLApi api;
+    std::mutex mutex;
+    bool alive = true;
+    std::vector<GLuint> doomed_buffers;
+    // Deletes queued buffers; call with the context current.
+    void collect();
+};
+
+class GLMemory final : public Memory {
+  public:
+    GLMemory(std::shared_ptr<GLShared> shared, GLuint name, uint8_t *mapped, uint64_t size);
+    ~GLMemory() override;
+    GLuint gl() const { return name_; }
+
+  private:
+    std::shared_ptr<GLShared> shared_;
+    GLuint name_;
+};
+
+// The GL name of a live buffer (its memory is a GLMemory on the gl device).
+GLuint gl_buffer_name(const Buffer &buffer);
+
+struct TextureFormat {
+    GLenum internal;
+    GLenum format;
+    GLenum type;
+    uint32_t bytes_per_pixel;
+    bool depth;
+};
+
+class GLTexture final : public Resource {
+  public:
+    GLTexture(std::string name, std::shared_ptr<GLShared> shared, GLuint gl, GLenum target,
+              TextureFormat format, int width, int height, int layers)
+        : Resource(isa::ResourceKind::TEXTURE, std::move(name)), shared_(std::move(shared)),
+          gl_(gl), target_(target), format_(format), width_(width), height_(height),
+          layers_(layers) {}
+    void release() override;
+    GLuint gl() const { return gl_; }
+    GLenum target() const { return target_; }
+    const TextureFormat &format() const { return format_; }
+    int width() const { return width_; }
+    int height() const { return height_; }
+    int layers() const { return layers_; }
+
+    // Bindless handle storage (texture sets on drivers with ARB_bindless_texture).
+    std::vector<GLuint64> resident_handles;
+    std::vector<GLuint> member_textures;
+    std::shared_ptr<Buffer> handle_buffer;
+
+  private:
+    std::shared_ptr<GLShared> shared_;
+    GLuint gl_;
+    GLenum target_;
+    TextureFormat format_;
+    int width_, height_, layers_;
+};
+
+struct VertexAttribute {
+    GLuint location;
+    GLuint binding;
+    GLint components;
+    GLenum type;
+    bool normalized;
+    bool integer;
+    GLuint offset;
+};
+
+struct VertexBinding {
+    GLuint binding;
+    GLsizei stride;
+    GLuint divisor;
+};
+
+struct PipelineState {
+    GLenum topology = 0x0004;
+    bool depth_test = false;
+    bool depth_write = true;
+    GLenum depth_func = 0x0201;
+    bool blend = false;
+    GLenum cull = 0;  // 0: none, else GL_FRONT / GL_BACK
+    GLenum front_face = 0x0901;
+    std::vector<VertexAttribute> attributes;
+    std::vector<VertexBinding> bindings;
+};
+
+class GLPipeline final : public Resource {
+  public:
+    GLPipeline(std::string name, std::shared_ptr<GLShared> shared, GLuint program,
+               bool compute, PipelineState state)
+        : Resource(isa::ResourceKind::PIPELINE, std::move(name)), shared_(std::move(shared)),
+          program_(program), compute_(compute), state_(std::move(state)) {}
+    void release() override;
+    GLuint program() const { return program_; }
+    bool compute() const { return compute_; }
+    const PipelineState &state() const { return state_; }
+    // Stride of vertex buffer `binding` in this pipeline's layout (0 if unused).
+    GLsizei stride_of(GLuint binding) const;
+
+  private:
+    std::shared_ptr<GLShared> shared_;
+    GLuint program_;
+    bool compute_;
+    PipelineState state_;
+};
+
+class GLFramebuffer final : public Resource {
+  public:
+    GLFramebuffer(std::string name, std::shared_ptr<GLShared> shared, GLuint fbo, int width,
+                  int height, std::vector<std::shared_ptr<GLTexture>> colors,
+                  std::shared_ptr<GLTexture> depth)
+        : Resource(isa::ResourceKind::FRAMEBUFFER, std::move(name)), shared_(std::move(shared)),
+          fbo_(fbo), width_(width), height_(height), colors_(std::move(colors)),
+          depth_(std::move(depth)) {}
+    void release() override;
+    GLuint fbo() const { return fbo_; }
+    int width() const { return width_; }
+    int height() const { return height_; }
+    const std::vector<std::shared_ptr<GLTexture>> &colors() const { return colors_; }
+    const std::shared_ptr<GLTexture> &depth() const { return depth_; }
+    // Reports the default framebuffer's size after a window resize.
+    void resize(int width, int height) {
+        width_ = width;
+        height_ = height;
+    }
+
+  private:
+    std::shared_ptr<GLShared> shared_;
+    GLuint fbo_;  // 0: the window's default framebuffer
+    int width_, height_;
+    std::vector<std::shared_ptr<GLTexture>> colors_;
+    std::shared_ptr<GLTexture> depth_;
+};
+
+class GLFence final : public Resource {
+  public:
+    GLFence(std::string name, std::shared_ptr<GLShared> shared)
+        : Resource(isa::ResourceKind::FENCE, std::move(name)), shared_(std::move(shared)) {}
+    void release() override;
+    void signal();
+    // True when signalled within `timeout_ns` (also when never signalled).
+    bool wait(uint64_t timeout_ns);
+
+  private:
+    std::shared_ptr<GLShared> shared_;
+    GLsync sync_ = nullptr;
+};
+
+// A ring of persistently mapped pixel-pack buffers: read_framebuffer writes
+// frame k into slot k % depth with a fence; the CPU reads a frame once its
+// fence has passed, one or more frames later, without stalling the GPU.
+class GLReadback final : public Resource {
+  public:
+    GLReadback(std::string name, std::shared_ptr<GLShared> shared, int width, int height,
+               int components, uint32_t attachment, int depth);
+    void release() override;
+    int width() const { return width_; }
+    int height() const { return height_; }
+    int components() const { return components_; }
+    uint32_t attachment() const { return attachment_; }
+    uint64_t frame_bytes() const { return frame_bytes_; }
+    uint64_t frames_written() const { return written_; }
+    int depth() const { return static_cast<int>(slots_.size()); }
+
+    // Issues the read of `framebuffer` into the next ring slot.
+    void capture(GLFramebuffer &framebuffer);
+    // Waits for frame `frame` (< frames_written, not yet overwritten) and
+    // returns its mapped bytes (rows bottom-up, as GL stores them).
+    const uint8_t *frame(uint64_t frame, uint64_t timeout_ns);
+
+  private:
+    struct Slot {
+        GLuint pbo = 0;
+        uint8_t *mapped = nullptr;
+        GLsync fence = nullptr;
+    };
+    std::shared_ptr<GLShared> shared_;
+    int width_, height_, components_;
+    uint32_t attachment_;
+    uint64_t frame_bytes_;
+    uint64_t written_ = 0;
+    std::vector<Slot> slots_;
+};
+
+// Reads attachment `attachment` (0..3 colour, 4 depth) of `framebuffer` into
+// caller memory: `components` 1..4 of uint8 (colour) or float32 depth, rows
+// bottom-up. `size` is checked against what the read writes.
+void read_pixels(const GLApi &api, GLFramebuffer &framebuffer, uint32_t attachment,
+                 int components, bool float_pixels, uint8_t *out, uint64_t size);
+
+}  // namespace hypergl

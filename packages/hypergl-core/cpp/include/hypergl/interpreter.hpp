@@ -1,0 +1,38 @@
+// Runs a verified program against a device. Static operands are trusted (the
+// verifier has checked them); dynamic ones (register-computed offsets, stack
+// and call depth, division by zero, bound state of draws) are checked here and
+// raise VMFailure with the instruction's index and mnemonic.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "hypergl/device.hpp"
+#include "hypergl/program.hpp"
+
+namespace hypergl {
+
+struct RunStats {
+    uint64_t instructions = 0;
+    uint64_t draws = 0;
+    uint64_t dispatches = 0;
+    uint64_t binds_issued = 0;
+    uint64_t binds_skipped = 0;
+    uint64_t device_calls = 0;
+};
+
+struct RunOptions {
+    // Instructions allowed before the run fails with "budget exhausted".
+    uint64_t budget = UINT64_MAX;
+    // Called about every 10 ms of running (checked each 1024 instructions);
+    // returning true stops the run by throwing Interrupted.
+    std::function<bool()> should_stop;
+};
+
+// `slots[i]` is the live resource bound to slot i; the caller has checked that
+// each is of the slot's kind, not released, and (buffers) large enough.
+// `registers` holds the initial values and receives the final ones.
+RunStats run_program(const ProgramImage &program, Resource *const *slots, Device &device,
+                     uint32_t registers[isa::kNumRegisters], const RunOptions &options);
+
+}  // namespace hypergl

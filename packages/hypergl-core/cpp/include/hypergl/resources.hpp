@@ -1,0 +1,96 @@
+// GPU resources as the engine sees them. Each belongs to one context, has a
+// name (for traces and errors) and can be released; a released resource keeps
+// its C++ object alive for whoever still refers to it, but every use raises.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hypergl/isa_generated.hpp"
+
+namespace hypergl {
+
+class Buffer;
+
+class Resource {
+  public:
+    Resource(isa::ResourceKind kind, std::string name) : kind_(kind), name_(std::move(name)) {}
+    virtual ~Resource() = default;
+    Resource(const Resource &) = delete;
+    Resource &operator=(const Resource &) = delete;
+
+    isa::ResourceKind kind() const { return kind_; }
+    const std::string &name() const { return name_; }
+    bool released() const { return released_; }
+    // The context that created this resource (nullptr once released).
+    const void *owner() const { return owner_; }
+    void set_owner(const void *owner) { owner_ = owner; }
+    // Frees what the resource holds; called by its context, once.
+    virtual void release() {
+        released_ = true;
+        owner_ = nullptr;
+    }
+
+  private:
+    isa::ResourceKind kind_;
+    std::string name_;
+    bool released_ = false;
+    const void *owner_ = nullptr;
+};
+
+// Bytes the CPU can address: host memory (trace and null devices) or a
+// persistent mapping of a GL buffer. Shared with every NumPy array that views
+// it, so an array outlives a released buffer without dangling.
+class Memory {
+  public:
+    virtual ~Memory() = default;
+    uint8_t *data() const { return data_; }
+    uint64_t size() const { return size_; }
+
+  protected:
+    uint8_t *data_ = nullptr;
+    uint64_t size_ = 0;
+};
+
+class HostMemory final : public Memory {
+  public:
+    explicit HostMemory(uint64_t size);
+    ~HostMemory() override;
+};
+
+class Buffer : public Resource {
+  public:
+    Buffer(std::string name, std::shared_ptr<Memory> memory)
+        : Resource(isa::ResourceKind::BUFFER, std::move(name)), memory_(std::move(memory)) {}
+    uint64_t size() const { return memory_ ? memory_->size() : 0; }
+    uint8_t *data() const { return memory_ ? memory_->data() : nullptr; }
+    const std::shared_ptr<Memory> &memory() const { return memory_; }
+    void release() override {
+        Resource::release();
+        memory_.reset();
+    }
+
+  private:
+    std::shared_ptr<Memory> memory_;
+};
+
+// Resources whose contents the engine does not touch on the trace and null
+// devices: textures, pipelines, framebuffers, fences, readback slots.
+class PlainResource : public Resource {
+  public:
+    using Resource::Resource;
+};
+
+// Something outside HyperGL that can write itself into a buffer, e.g. a
+// physics world (see hypergl-culverin). upload() runs with the GIL released.
+class ExternalSource : public Resource {
+  public:
+    explicit ExternalSource(std::string name)
+        : Resource(isa::ResourceKind::EXTERNAL, std::move(name)) {}
+    // Copies the source into `destination`; throws std::runtime_error on failure.
+    virtual void upload(Buffer &destination) = 0;
+};
+
+}  // namespace hypergl

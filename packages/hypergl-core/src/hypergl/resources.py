@@ -1,0 +1,164 @@
+"""Python handles of the GPU resources a context owns.
+
+Each handle wraps the engine's object and the description that a
+self-contained .hgb file stores for it. Using a released handle raises
+ResourceError; it never touches freed memory.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from hypergl_compiler.isa import ResourceKind
+
+from .errors import ResourceError
+
+if TYPE_CHECKING:
+    from .context import Context
+
+BUFFER_USAGES = ("vertex", "index", "uniform", "storage", "indirect", "parameter", "readback")
+
+
+class GPUResource:
+    """Common behaviour: a name, a kind, an owning context, release."""
+
+    kind: ResourceKind
+
+    def __init__(self, context: Context, native: Any, desc: dict[str, Any]) -> None:
+        self._context = context
+        self._native = native
+        self._desc = desc
+
+    @property
+    def name(self) -> str:
+        return self._native.name
+
+    @property
+    def context(self) -> Context:
+        return self._context
+
+    @property
+    def released(self) -> bool:
+        return self._native.released
+
+    def describe(self) -> dict[str, Any]:
+        """What a self-contained .hgb file records to recreate this resource."""
+        return dict(self._desc)
+
+    def release(self) -> None:
+        self._context.release(self)
+
+    def _check_live(self) -> None:
+        if self._native.released:
+            raise ResourceError(f"{self.kind.name.lower()} '{self.name}' has been released")
+
+    def __repr__(self) -> str:
+        state = " released" if self.released else ""
+        return f"<{type(self).__name__} '{self.name}'{state}>"
+
+
+class Buffer(GPUResource):
+    """A block of GPU memory that the CPU can also address (mapped, no copy)."""
+
+    kind = ResourceKind.BUFFER
+
+    @property
+    def size(self) -> int:
+        return self._native.size
+
+    @property
+    def usage(self) -> str:
+        return self._desc["usage"]
+
+    def map(self, dtype: Any = np.uint8, shape: int | tuple[int, ...] | None = None) -> np.ndarray:
+        """A writable NumPy array aliasing the buffer's memory: no copy.
+
+        The array stays valid (pointing at memory the array itself keeps alive)
+        even after the buffer is released.
+        """
+        self._check_live()
+        try:
+            dtype = np.dtype(dtype)
+        except TypeError as exc:
+            raise TypeError(f"map: {dtype!r} is not a NumPy dtype") from exc
+        if dtype.hasobject or dtype.itemsize == 0:
+            raise TypeError(f"map: dtype {dtype} cannot alias GPU memory")
+        raw = self._native.view()
+        if shape is None:
+            if self.size % dtype.itemsize:
+                raise ValueError(
+                    f"map: buffer '{self.name}' of {self.size} bytes is not a whole number "
+                    f"of {dtype} ({dtype.itemsize} bytes)"
+                )
+            return raw.view(dtype)
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        if any(not isinstance(n, (int, np.integer)) or n < 0 for n in shape):
+            raise ValueError(f"map: shape {shape} must be non-negative integers")
+        needed = math.prod(shape) * dtype.itemsize
+        if needed > self.size:
+            raise ValueError(
+                f"map: shape {shape} of {dtype} needs {needed} bytes, buffer '{self.name}' "
+                f"has {self.size}"
+            )
+        return raw[:needed].view(dtype).reshape(shape)
+
+    def write(self, data: Any, offset: int = 0) -> None:
+        """Copy `data` (bytes-like or NumPy array) into the buffer at byte `offset`."""
+        self._check_live()
+        raw = _as_bytes(data, "write")
+        if not isinstance(offset, int) or offset < 0 or offset + raw.nbytes > self.size:
+            raise ValueError(
+                f"write: {raw.nbytes} bytes at offset {offset} do not fit buffer "
+                f"'{self.name}' of {self.size} bytes"
+            )
+        self._native.view()[offset : offset + raw.nbytes] = raw
+
+    def read(self, dtype: Any = np.uint8) -> np.ndarray:
+        """A copy of the buffer's contents."""
+        return self.map(dtype).copy()
+
+
+class Texture(GPUResource):
+    kind = ResourceKind.TEXTURE
+
+
+class Pipeline(GPUResource):
+    kind = ResourceKind.PIPELINE
+
+
+class Framebuffer(GPUResource):
+    kind = ResourceKind.FRAMEBUFFER
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return (self._desc["width"], self._desc["height"])
+
+
+class Fence(GPUResource):
+    kind = ResourceKind.FENCE
+
+
+class Readback(GPUResource):
+    kind = ResourceKind.READBACK
+
+
+def _as_bytes(data: Any, what: str) -> np.ndarray:
+    """`data` as a flat uint8 array without copying where possible."""
+    if isinstance(data, np.ndarray):
+        if data.dtype.hasobject:
+            raise TypeError(f"{what}: arrays of Python objects cannot be uploaded")
+        return np.ascontiguousarray(data).reshape(-1).view(np.uint8)
+    try:
+        return np.frombuffer(memoryview(data).cast("B"), dtype=np.uint8)
+    except TypeError as exc:
+        raise TypeError(
+            f"{what}: expected bytes or a NumPy array, got {type(data).__name__}"
+        ) from exc
+
+
+RESOURCE_CLASSES = {
+    cls.kind: cls for cls in (Buffer, Texture, Pipeline, Framebuffer, Fence, Readback)
+}
