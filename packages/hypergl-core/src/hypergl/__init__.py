@@ -13,10 +13,10 @@ from hypergl_compiler import (
 from ._native import verify
 from .capabilities import Capabilities
 from .command_buffer import CommandBuffer, SubmitStats
-from .context import Context, TraceLog, context
+from .context import Context, ShaderError, TraceLog, context
 from .errors import ContextError, HyperGLError, ResourceError, VMError
 from .probe import probe
-from .resources import Buffer, Fence, Framebuffer, Pipeline, Readback, Texture
+from .resources import Buffer, Fence, Framebuffer, Pipeline, Readback, Texture, TextureSet
 
 __version__ = "0.1.0"
 
@@ -35,8 +35,10 @@ __all__ = [
     "Readback",
     "ResourceError",
     "SceneCompiler",
+    "ShaderError",
     "SubmitStats",
     "Texture",
+    "TextureSet",
     "TraceLog",
     "VMError",
     "VerifyError",

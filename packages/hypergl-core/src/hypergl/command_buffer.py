@@ -146,6 +146,7 @@ class CommandBuffer(hypergl_compiler.CommandBuffer):
         Ctrl+C stops a running program with KeyboardInterrupt.
         """
         program = self.program
+        self._context._enter()
         native = self._native(program)
         if budget is not None and (
             isinstance(budget, bool) or not isinstance(budget, int) or budget < 0

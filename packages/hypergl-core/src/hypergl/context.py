@@ -1,25 +1,28 @@
 """`hypergl.context()`: a device, the resources created on it, and submits.
 
-Devices: ``trace`` records every GL-level call (``ctx.trace``), ``null`` does
-nothing (measures the interpreter alone). Both need no GPU and run the same
-programs as the real OpenGL device.
+Devices: ``gl`` (real OpenGL: headless EGL by default, or a GLFW / SDL2 window),
+``trace`` (records every GL-level call, ``ctx.trace``) and ``null`` (does
+nothing: measures the interpreter alone). The same programs run on all three.
 """
 
 from __future__ import annotations
 
 import itertools
+import threading
 from typing import Any
 
 import numpy as np
 
 from hypergl_compiler.isa import ResourceKind
 
-from . import _core
+from . import _core, texture_set
 from ._native import translated_errors
-from .errors import ContextError, ResourceError
+from .capabilities import Capabilities
+from .errors import ContextError, HyperGLError, ResourceError
+from .pipeline_state import PipelineStateError, pipeline_state
 from .resources import (
+    ATTACHMENTS,
     BUFFER_USAGES,
-    RESOURCE_CLASSES,
     Buffer,
     Fence,
     Framebuffer,
@@ -27,10 +30,29 @@ from .resources import (
     Pipeline,
     Readback,
     Texture,
-    _as_bytes,
+    TextureSet,
+    as_bytes,
 )
 
 DEVICES = ("gl", "trace", "null")
+# format -> (NumPy dtype of its pixels, channels); depth formats take no pixels.
+TEXTURE_FORMATS = {
+    "rgba8": (np.uint8, 4),
+    "r32f": (np.float32, 1),
+    "rgba32f": (np.float32, 4),
+    "rgba16f": (np.float16, 4),
+    "r32ui": (np.uint32, 1),
+    "depth24": (None, 1),
+    "depth32f": (None, 1),
+}
+COLOR_FORMATS = ("rgba8", "r32f", "rgba32f", "rgba16f", "r32ui")
+DEPTH_FORMATS = ("depth24", "depth32f")
+WRAP_MODES = {"repeat": 0x2901, "clamp": 0x812F, "mirror": 0x8370}
+FILTERS = ("linear", "nearest")
+
+
+class ShaderError(HyperGLError, ValueError):
+    """A shader did not compile or a pipeline did not link; the message holds the log."""
 
 
 class TraceLog(list):
@@ -40,7 +62,7 @@ class TraceLog(list):
     context's log.
     """
 
-    def __init__(self, entries: list, native: _core.Context) -> None:
+    def __init__(self, entries: list, native: Any) -> None:
         super().__init__(entries)
         self._native = native
 
@@ -53,15 +75,53 @@ class TraceLog(list):
         return [entry[0] for entry in self]
 
 
+class _HeadlessHost:
+    """A standalone EGL context through glcontext."""
+
+    def __init__(self) -> None:
+        from ._egl import create_headless_context
+
+        self._egl = create_headless_context()
+
+    def make_current(self) -> None:
+        self._egl.__enter__()
+
+    def load(self, name: str) -> int:
+        return self._egl.load_opengl_function(name)
+
+    def close(self) -> None:
+        self._egl.release()
+
+
 class Context:
     """A device plus every resource created on it. Create with `hypergl.context()`."""
 
-    def __init__(self, device: str) -> None:
+    def __init__(self, device: str, host: Any = None) -> None:
         self._device = device
-        with translated_errors():
-            self._native = _core.Context(device)
+        self._host = host
+        self._closed = False
+        self._thread = threading.get_ident()
         self._handles: dict[int, GPUResource] = {}
         self._counter = itertools.count()
+        self._screen: Framebuffer | None = None
+        self.capabilities: Capabilities | None = None
+        with translated_errors():
+            if host is None:
+                self._native = _core.Context(device)
+            else:
+                self.capabilities = Capabilities.from_probe(_core.probe(host.load))
+                if not self.capabilities.at_least(4, 3):
+                    raise ContextError(
+                        f"HyperGL needs OpenGL 4.3 or newer, this driver has "
+                        f"{self.capabilities.version}"
+                    )
+                indirect_arb = not self.capabilities.at_least(4, 6)
+                self._native = _core.Context.gl(
+                    host.load,
+                    self.capabilities.indirect_count,
+                    indirect_arb,
+                    self.capabilities.bindless_textures,
+                )
 
     # --- what the context is -------------------------------------------------
     @property
@@ -77,7 +137,19 @@ class Context:
     def __repr__(self) -> str:
         return f"<hypergl.Context device='{self._device}' live={len(self._handles)}>"
 
-    # --- resources -----------------------------------------------------------------
+    def _enter(self) -> None:
+        """Check the context is open and current on this thread."""
+        if self._closed:
+            raise ContextError("this context has been closed")
+        if self._host is not None and threading.get_ident() != self._thread:
+            self._host.make_current()
+            self._thread = threading.get_ident()
+
+    @property
+    def _gl(self) -> bool:
+        return self._host is not None
+
+    # --- naming and tracking ------------------------------------------------------------
     def _name(self, name: str | None, kind: str) -> str:
         if name is None:
             return f"{kind}{next(self._counter)}"
@@ -85,10 +157,26 @@ class Context:
             raise TypeError(f"name must be a non-empty string, got {name!r}")
         return name
 
-    def _track(self, handle: GPUResource) -> GPUResource:
+    def _track(self, handle: GPUResource) -> Any:
         self._handles[id(handle._native)] = handle
         return handle
 
+    def _make(self, cls: type[GPUResource], name: str, desc: dict, gl_factory=None) -> Any:
+        """Create the native object: through `gl_factory` on gl, a plain one elsewhere."""
+        self._enter()
+        with translated_errors():
+            try:
+                if self._gl:
+                    native = gl_factory(name)
+                elif cls.kind is ResourceKind.BUFFER:
+                    native = self._native.buffer(name, desc["size"])
+                else:
+                    native = self._native.resource(int(cls.kind), name)
+            except _core.ShaderError as exc:
+                raise ShaderError(str(exc)) from None
+        return self._track(cls(self, native, desc))
+
+    # --- buffers -----------------------------------------------------------------------
     def buffer(
         self,
         data: Any = None,
@@ -97,31 +185,132 @@ class Context:
         usage: str = "storage",
         name: str | None = None,
     ) -> Buffer:
-        """A buffer of `size` bytes, or holding `data` (bytes-like or NumPy array)."""
+        """A buffer of `size` bytes, or holding `data` (bytes-like or NumPy array).
+
+        Its memory is mapped for reading and writing for its whole life:
+        ``buf.map(dtype, shape)`` gives a NumPy array over it without a copy.
+        """
         if usage not in BUFFER_USAGES:
             raise ValueError(f"unknown buffer usage {usage!r}; expected one of {BUFFER_USAGES}")
-        raw = None if data is None else _as_bytes(data, "buffer")
+        raw = None if data is None else as_bytes(data, "buffer")
         if size is None:
             if raw is None:
                 raise ValueError("buffer needs data or size")
             size = raw.nbytes
         if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
             raise TypeError(f"buffer size must be an int, got {size!r}")
-        if size <= 0:
-            raise ValueError(f"buffer size must be positive, got {size}")
+        if not 0 < size < 1 << 32:
+            raise ValueError(f"buffer size must be in 1..2**32-1 bytes, got {size}")
         if raw is not None and raw.nbytes > size:
             raise ValueError(f"buffer data of {raw.nbytes} bytes exceeds size {size}")
-        native = self._native.buffer(self._name(name, "buffer"), int(size))
-        handle = Buffer(self, native, {"size": int(size), "usage": usage})
-        if raw is not None:
+        size = int(size)
+        name = self._name(name, "buffer")
+        handle = self._make(
+            Buffer,
+            name,
+            {"size": size, "usage": usage},
+            lambda n: self._native.gl_buffer(n, size, raw),
+        )
+        if raw is not None and not self._gl:
             handle.write(raw)
-        return self._track(handle)
+        return handle
 
-    def _plain(self, cls: type[GPUResource], name: str | None, desc: dict) -> GPUResource:
-        kind_name = cls.kind.name.lower()
-        native = self._native.resource(int(cls.kind), self._name(name, kind_name))
-        return self._track(cls(self, native, desc))
+    # --- textures ----------------------------------------------------------------------
+    def texture(
+        self,
+        data: Any = None,
+        *,
+        size: tuple[int, int] | None = None,
+        format: str = "rgba8",
+        layers: int = 0,
+        filter: str = "linear",
+        wrap: str = "repeat",
+        name: str | None = None,
+    ) -> Texture:
+        """A 2D texture (or 2D array with `layers`), from a NumPy array or empty.
 
+        `data` is ``(H, W, C)`` (or ``(layers, H, W, C)``) of the format's dtype:
+        rgba8 uint8 x4, r32f float32 x1, rgba32f float32 x4, rgba16f float16 x4,
+        r32ui uint32 x1. Depth formats (depth24, depth32f) take no data.
+        """
+        if format not in TEXTURE_FORMATS:
+            raise ValueError(f"unknown texture format {format!r}; expected one of "
+                             f"{sorted(TEXTURE_FORMATS)}")  # fmt: skip
+        if filter not in FILTERS:
+            raise ValueError(f"unknown filter {filter!r}; expected one of {FILTERS}")
+        if wrap not in WRAP_MODES:
+            raise ValueError(f"unknown wrap mode {wrap!r}; expected one of {sorted(WRAP_MODES)}")
+        layers = _count(layers, "layers", minimum=0)
+        pixels = None
+        if data is not None:
+            pixels, (width, height) = _pixels(data, format, layers)
+            if size is not None and tuple(size) != (width, height):
+                raise ValueError(f"texture size {size!r} disagrees with data of {width}x{height}")
+        elif size is None:
+            raise ValueError("texture needs data or size")
+        else:
+            width, height = _positive_size(size, "texture size")
+        self._check_texture_size(width, height, layers)
+        name = self._name(name, "texture")
+        desc = {"width": width, "height": height, "format": format, "layers": layers,
+                "filter": filter, "wrap": wrap}  # fmt: skip
+        return self._make(
+            Texture,
+            name,
+            desc,
+            lambda n: self._native.gl_texture(
+                n, width, height, layers, format, pixels, filter == "linear", WRAP_MODES[wrap]
+            ),
+        )
+
+    def texture_set(
+        self,
+        images: Any,
+        *,
+        filter: str = "linear",
+        wrap: str = "repeat",
+        name: str | None = None,
+    ) -> TextureSet:
+        """N same-sized rgba8 images ``(N, H, W, 4)`` that shaders sample by index.
+
+        Bind with ``cmd.bind_texture(texture_set, unit)`` and make the pipeline
+        with ``texture_set_unit=unit``: GLSL then has ``hgl_texture(index, uv)``.
+        Bindless textures back it where the driver has them, a texture array
+        elsewhere; the program and the image are the same.
+        """
+        if filter not in FILTERS:
+            raise ValueError(f"unknown filter {filter!r}; expected one of {FILTERS}")
+        if wrap not in WRAP_MODES:
+            raise ValueError(f"unknown wrap mode {wrap!r}; expected one of {sorted(WRAP_MODES)}")
+        images = np.asarray(images)
+        if images.ndim != 4 or images.shape[0] < 1:
+            raise ValueError(f"texture_set needs images of shape (N, H, W, 4), got {images.shape}")
+        pixels, (width, height) = _pixels(images, "rgba8", images.shape[0])
+        count = images.shape[0]
+        self._check_texture_size(width, height, count)
+        name = self._name(name, "texture_set")
+        desc = {"width": width, "height": height, "format": "rgba8", "layers": count,
+                "filter": filter, "wrap": wrap, "texture_set": True}  # fmt: skip
+        return self._make(
+            TextureSet,
+            name,
+            desc,
+            lambda n: self._native.gl_texture_set(
+                n, width, height, count, "rgba8", pixels, filter == "linear", WRAP_MODES[wrap]
+            ),
+        )
+
+    def _check_texture_size(self, width: int, height: int, layers: int) -> None:
+        if self.capabilities is None:
+            return
+        limit = self.capabilities.limits.get("max_texture_size", 0)
+        if width > limit or height > limit:
+            raise ValueError(f"texture of {width}x{height} exceeds this GPU's limit of {limit}")
+        layer_limit = self.capabilities.limits.get("max_array_texture_layers", 0)
+        if layers > layer_limit:
+            raise ValueError(f"{layers} layers exceed this GPU's limit of {layer_limit}")
+
+    # --- pipelines ---------------------------------------------------------------------
     def pipeline(
         self,
         *,
@@ -131,53 +320,247 @@ class Context:
         name: str | None = None,
         **state: Any,
     ) -> Pipeline:
-        """A pipeline: shaders plus fixed-function state, immutable once made."""
-        if compute_shader is None and vertex_shader is None:
-            raise ValueError(
-                "pipeline needs a vertex_shader (with a fragment_shader) or a compute_shader"
-            )
+        """An immutable pipeline: shaders plus state, all validated here.
+
+        State keywords: vertex_layout, topology, depth_test, depth_write,
+        depth_func, blend ('none' | 'alpha'), cull ('none' | 'front' | 'back'),
+        front_face, texture_set_unit. Compile and link errors raise ShaderError
+        with the driver's log.
+        """
         for label, source in (
             ("vertex_shader", vertex_shader),
             ("fragment_shader", fragment_shader),
             ("compute_shader", compute_shader),
         ):
-            if source is not None and not isinstance(source, str):
-                raise TypeError(f"{label} must be GLSL source text, got {type(source).__name__}")
-        desc = {
-            "vertex_shader": vertex_shader,
-            "fragment_shader": fragment_shader,
-            "compute_shader": compute_shader,
-            **state,
-        }
-        return self._plain(Pipeline, name, desc)
+            if source is not None and (not isinstance(source, str) or not source.strip()):
+                raise TypeError(f"{label} must be GLSL source text, got {source!r}")
+        if compute_shader is not None and (vertex_shader or fragment_shader):
+            raise ValueError("a pipeline is either compute (compute_shader) or graphics "
+                             "(vertex_shader, fragment_shader), not both")  # fmt: skip
+        if compute_shader is None and vertex_shader is None:
+            raise ValueError("pipeline needs a vertex_shader or a compute_shader")
+        try:
+            parsed = pipeline_state(state)
+        except PipelineStateError as exc:
+            raise ValueError(str(exc)) from None
+        name = self._name(name, "pipeline")
+        desc = {"vertex_shader": vertex_shader, "fragment_shader": fragment_shader,
+                "compute_shader": compute_shader, **parsed.describe()}  # fmt: skip
 
-    def texture(
-        self, size: tuple[int, int], *, format: str = "rgba8", layers: int = 0,
+        def gl_factory(n: str) -> Any:
+            sources = [vertex_shader or "", fragment_shader or "", compute_shader or ""]
+            unit = parsed.texture_set_unit
+            if unit is not None:
+                bindless = self._native.bindless_textures
+                sources = [
+                    texture_set.inject(s, bindless, unit) if "hgl_texture" in s else s
+                    for s in sources
+                ]
+            return self._native.gl_pipeline(n, *sources, **parsed.native())
+
+        return self._make(Pipeline, name, desc, gl_factory)
+
+    # --- framebuffers, fences, readback ---------------------------------------------------
+    def framebuffer(
+        self,
+        size: tuple[int, int],
+        *,
+        color: tuple[str, ...] | list[str] = ("rgba8",),
+        depth: str | None = "depth24",
         name: str | None = None,
-    ) -> Texture:  # fmt: skip
-        width, height = _positive_size(size, "texture size")
-        return self._plain(
-            Texture, name, {"width": width, "height": height, "format": format, "layers": layers}
+    ) -> Framebuffer:
+        """Colour attachments of the given formats plus an optional depth attachment."""
+        width, height = _positive_size(size, "framebuffer size")
+        if isinstance(color, str):
+            color = (color,)
+        color = list(color)
+        if len(color) > 4:
+            raise ValueError(f"at most 4 colour attachments, got {len(color)}")
+        for fmt in color:
+            if fmt not in COLOR_FORMATS:
+                raise ValueError(f"unknown colour format {fmt!r}; expected one of {COLOR_FORMATS}")
+        if depth is not None and depth not in DEPTH_FORMATS:
+            raise ValueError(f"unknown depth format {depth!r}; expected one of {DEPTH_FORMATS}")
+        if not color and depth is None:
+            raise ValueError("a framebuffer needs a colour or a depth attachment")
+        if self.capabilities is not None:
+            limit = self.capabilities.limits.get("max_renderbuffer_size", 0)
+            if width > limit or height > limit:
+                raise ValueError(f"framebuffer of {width}x{height} exceeds the limit {limit}")
+        name = self._name(name, "framebuffer")
+        desc = {"width": width, "height": height, "color": color, "depth": depth}
+        return self._make(
+            Framebuffer,
+            name,
+            desc,
+            lambda n: self._native.gl_framebuffer(n, width, height, color, depth),
         )
 
-    def framebuffer(
-        self, size: tuple[int, int], *, color: tuple[str, ...] = ("rgba8",),
-        depth: str | None = "depth24", name: str | None = None,
-    ) -> Framebuffer:  # fmt: skip
-        width, height = _positive_size(size, "framebuffer size")
-        desc = {"width": width, "height": height, "color": list(color), "depth": depth}
-        return self._plain(Framebuffer, name, desc)
-
     def fence(self, *, name: str | None = None) -> Fence:
-        return self._plain(Fence, name, {})
+        """A fence that ``fence_signal`` sets in a program and the CPU waits on."""
+        return self._make(Fence, self._name(name, "fence"), {}, self._native_fence)
 
-    def readback(self, *, name: str | None = None) -> Readback:
-        return self._plain(Readback, name, {})
+    def _native_fence(self, name: str) -> Any:
+        return self._native.gl_fence(name)
+
+    def readback(
+        self,
+        framebuffer: Framebuffer,
+        *,
+        attachment: str = "color0",
+        components: int = 4,
+        depth: int = 3,
+        name: str | None = None,
+    ) -> Readback:
+        """A ring of `depth` pixel-pack buffers for asynchronous reads of `framebuffer`.
+
+        ``cmd.read_framebuffer(readback, framebuffer)`` captures a frame inside a
+        program; ``readback.read(lag=1)`` returns it a frame later without a stall.
+        """
+        if not isinstance(framebuffer, Framebuffer):
+            raise TypeError(f"readback needs a Framebuffer, got {framebuffer!r}")
+        if attachment not in ATTACHMENTS:
+            raise ValueError(f"unknown attachment {attachment!r}; expected one of "
+                             f"{sorted(ATTACHMENTS)}")  # fmt: skip
+        if components not in (1, 3, 4) or (attachment == "depth" and components != 1):
+            raise ValueError(f"components must be 1, 3 or 4 (1 for depth), got {components!r}")
+        depth = _count(depth, "depth", minimum=1)
+        if depth > 16:
+            raise ValueError(f"readback depth {depth} is more than 16 frames")
+        width, height = framebuffer.size
+        index = ATTACHMENTS[attachment]
+        name = self._name(name, "readback")
+        desc = {"width": width, "height": height, "components": components,
+                "attachment": attachment, "depth": depth}  # fmt: skip
+        return self._make(
+            Readback,
+            name,
+            desc,
+            lambda n: self._native.gl_readback(n, width, height, components, index, depth),
+        )
+
+    @property
+    def screen(self) -> Framebuffer:
+        """The window's own framebuffer (window contexts only)."""
+        if not hasattr(self._host, "framebuffer_size"):
+            raise ContextError("ctx.screen needs a window: hypergl.context(window=(w, h))")
+        if self._screen is None or self._screen.released:
+            width, height = self._host.framebuffer_size()
+            self._screen = self._make(
+                Framebuffer,
+                "screen",
+                {"width": width, "height": height, "color": ["rgba8"], "depth": "depth24"},
+                lambda n: self._native.gl_default_framebuffer(n, width, height),
+            )
+        return self._screen
+
+    # --- windows -------------------------------------------------------------------------
+    def _window(self) -> Any:
+        if not hasattr(self._host, "swap"):
+            raise ContextError("this context has no window: hypergl.context(window=(w, h))")
+        return self._host
+
+    def swap(self) -> None:
+        """Show the frame rendered into ``ctx.screen``."""
+        self._enter()
+        self._window().swap()
+
+    def poll(self) -> None:
+        """Process window events (resizes update ``ctx.screen``)."""
+        window = self._window()
+        window.poll()
+        if self._screen is not None and not self._screen.released:
+            self._screen._native.resize(*window.framebuffer_size())
+
+    @property
+    def should_close(self) -> bool:
+        return self._window().should_close
+
+    # --- reading back ----------------------------------------------------------------------
+    def finish(self) -> None:
+        """Wait until the GPU has done everything submitted; its writes are then visible."""
+        self._enter()
+        if self._gl:
+            self._native.finish()
+
+    def _need_gl(self, what: str) -> None:
+        if not self._gl:
+            raise ContextError(f"{what} needs the gl device, this context is '{self._device}'")
+
+    def _read_pixels(
+        self, framebuffer: Framebuffer, into: Any, attachment: str, components: int, origin: str
+    ) -> np.ndarray:
+        self._need_gl("reading pixels")
+        self._enter()
+        if attachment not in ATTACHMENTS:
+            raise ValueError(f"unknown attachment {attachment!r}; expected one of "
+                             f"{sorted(ATTACHMENTS)}")  # fmt: skip
+        index = ATTACHMENTS[attachment]
+        width, height = framebuffer.size
+        if index == 4:
+            if not framebuffer._native.has_depth:
+                raise ValueError(f"framebuffer '{framebuffer.name}' has no depth attachment")
+            shape, dtype = (height, width), np.dtype(np.float32)
+        else:
+            if index >= max(framebuffer._native.color_count, 1):
+                raise ValueError(f"framebuffer '{framebuffer.name}' has no {attachment}")
+            if components not in (1, 3, 4):
+                raise ValueError(f"components must be 1, 3 or 4, got {components!r}")
+            shape, dtype = (height, width, components), np.dtype(np.uint8)
+        if origin not in ("top", "bottom"):
+            raise ValueError(f"origin must be 'top' or 'bottom', got {origin!r}")
+        out = _output(into, shape, dtype, f"framebuffer '{framebuffer.name}'")
+        with translated_errors():
+            self._native.read_pixels(
+                framebuffer._native, index, components, False, out.reshape(-1).view(np.uint8)
+            )
+        if origin == "top":
+            out[:] = out[::-1]
+        return out
+
+    def _readback_frame(self, readback: Readback, lag: Any, into: Any, origin: str) -> np.ndarray:
+        self._need_gl("reading a readback ring")
+        self._enter()
+        desc = readback._desc
+        if isinstance(lag, bool) or not isinstance(lag, int) or not 0 <= lag < desc["depth"]:
+            raise ValueError(f"lag must be an int in 0..{desc['depth'] - 1}, got {lag!r}")
+        written = readback.frames_written
+        if written <= lag:
+            raise ResourceError(
+                f"readback '{readback.name}' has captured {written} frame(s); lag {lag} "
+                f"needs at least {lag + 1}"
+            )
+        if desc["attachment"] == "depth":
+            shape, dtype = (desc["height"], desc["width"]), np.dtype(np.float32)
+        else:
+            shape = (desc["height"], desc["width"], desc["components"])
+            dtype = np.dtype(np.uint8)
+        if origin not in ("top", "bottom"):
+            raise ValueError(f"origin must be 'top' or 'bottom', got {origin!r}")
+        out = _output(into, shape, dtype, f"readback '{readback.name}'")
+        with translated_errors():
+            self._native.readback_frame(
+                readback._native, written - 1 - lag, 10_000_000_000, out.reshape(-1).view(np.uint8)
+            )
+        if origin == "top":
+            out[:] = out[::-1]
+        return out
+
+    def _fence_wait(self, fence: Fence, timeout: float) -> bool:
+        if not self._gl:
+            return True
+        self._enter()
+        if not isinstance(timeout, (int, float)) or timeout < 0:
+            raise ValueError(f"timeout must be a non-negative number of seconds, got {timeout!r}")
+        return self._native.fence_wait(fence._native, int(timeout * 1e9))
 
     # --- lifetime --------------------------------------------------------------------
     def release(self, obj: GPUResource | str) -> None:
         """Free one resource, or every live one with ``release('all')``."""
-        if obj == "all":
+        if isinstance(obj, str):
+            if obj != "all":
+                raise ValueError(f"release expects a resource or 'all', got {obj!r}")
+            self._enter()
             self._native.release_all()
             self._handles.clear()
             return
@@ -185,6 +568,7 @@ class Context:
             raise TypeError(f"release expects a HyperGL resource or 'all', got {obj!r}")
         if obj._context is not self:
             raise ResourceError(f"'{obj.name}' belongs to another context")
+        self._enter()
         self._native.release(obj._native)
         self._handles.pop(id(obj._native), None)
 
@@ -192,12 +576,33 @@ class Context:
         """Every resource created on this context and not yet released, oldest first."""
         return [self._handles[id(native)] for native in self._native.live_objects()]
 
+    def close(self) -> None:
+        """Release everything and destroy the GL context (and window)."""
+        if self._closed:
+            return
+        self.release("all")
+        self._closed = True
+        if self._host is not None:
+            self._host.close()
+
+    def __enter__(self) -> Context:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     # --- programs --------------------------------------------------------------------
     def command_buffer(self, name: str = "program"):
         """A command buffer whose resource operands are this context's live objects."""
         from .command_buffer import CommandBuffer
 
         return CommandBuffer(self, name=name)
+
+
+def _count(value: Any, what: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{what} must be an int >= {minimum}, got {value!r}")
+    return int(value)
 
 
 def _positive_size(size: Any, what: str) -> tuple[int, int]:
@@ -213,15 +618,79 @@ def _positive_size(size: Any, what: str) -> tuple[int, int]:
     return int(width), int(height)
 
 
-def context(device: str = "gl", **options: Any) -> Context:
-    """Create a context: ``device='gl'`` (headless EGL), ``'trace'`` or ``'null'``."""
+def _pixels(data: Any, format: str, layers: int) -> tuple[np.ndarray, tuple[int, int]]:
+    """Validate texture pixels; returns them as flat bytes and (width, height)."""
+    dtype, channels = TEXTURE_FORMATS[format]
+    if dtype is None:
+        raise ValueError(f"depth format {format!r} takes no pixel data")
+    array = np.asarray(data)
+    if array.dtype != dtype:
+        raise TypeError(f"{format} pixels must be {np.dtype(dtype)}, got {array.dtype}")
+    expected_ndim = 4 if layers else 3
+    if array.ndim == expected_ndim - 1 and channels == 1:
+        array = array[..., None]
+    if array.ndim != expected_ndim or array.shape[-1] != channels:
+        want = "(layers, H, W, C)" if layers else "(H, W, C)"
+        raise ValueError(f"{format} pixels must have shape {want} with C={channels}, "
+                         f"got {array.shape}")  # fmt: skip
+    if layers and array.shape[0] != layers:
+        raise ValueError(f"data has {array.shape[0]} layers, expected {layers}")
+    height, width = array.shape[-3], array.shape[-2]
+    if width == 0 or height == 0:
+        raise ValueError(f"texture data of shape {array.shape} is empty")
+    if np.issubdtype(array.dtype, np.floating) and not np.isfinite(array).all():
+        raise ValueError("texture data contains NaN or infinity")
+    return np.ascontiguousarray(array).reshape(-1).view(np.uint8), (int(width), int(height))
+
+
+def _output(into: Any, shape: tuple[int, ...], dtype: np.dtype, what: str) -> np.ndarray:
+    """`into` checked to receive pixels of `shape`/`dtype` in place, or a new array."""
+    if into is None:
+        return np.empty(shape, dtype)
+    if not isinstance(into, np.ndarray):
+        raise TypeError(f"into must be a NumPy array, got {type(into).__name__}")
+    if into.dtype != dtype or into.shape != shape:
+        raise ValueError(f"{what} reads into a {dtype} array of shape {shape}, "
+                         f"got {into.dtype} {into.shape}")  # fmt: skip
+    if not into.flags.c_contiguous or not into.flags.writeable:
+        raise ValueError("into must be a writable C-contiguous array")
+    return into
+
+
+def context(
+    device: str = "gl",
+    *,
+    window: tuple[int, int] | None = None,
+    title: str = "HyperGL",
+    backend: str = "glfw",
+    vsync: bool = False,
+    visible: bool = True,
+) -> Context:
+    """Create a context.
+
+    ``hypergl.context()`` is headless OpenGL through EGL; ``window=(w, h)`` opens
+    a GLFW window (``backend='sdl'`` for SDL2) with ``ctx.screen``, ``swap()``,
+    ``poll()`` and ``should_close``; ``device='trace'`` or ``'null'`` need no GPU.
+    """
     if device not in DEVICES:
         raise ValueError(f"unknown device {device!r}; expected one of {DEVICES}")
-    if device == "gl":
-        raise ContextError("the OpenGL device is not built yet; use device='trace' or 'null'")
-    if options:
-        raise TypeError(f"device {device!r} takes no options, got {sorted(options)}")
-    return Context(device)
+    if device != "gl":
+        if window is not None:
+            raise ValueError(f"device {device!r} cannot open a window")
+        return Context(device)
+    if window is None:
+        return Context("gl", _HeadlessHost())
+    from .windows import WINDOW_BACKENDS
 
-
-assert set(RESOURCE_CLASSES) == set(ResourceKind) - {ResourceKind.EXTERNAL}
+    if backend not in WINDOW_BACKENDS:
+        raise ValueError(f"unknown window backend {backend!r}; expected one of "
+                         f"{sorted(WINDOW_BACKENDS)}")  # fmt: skip
+    size = _positive_size(window, "window")
+    if not isinstance(title, str):
+        raise TypeError(f"title must be a string, got {title!r}")
+    host = WINDOW_BACKENDS[backend](size, title, bool(vsync), bool(visible))
+    try:
+        return Context("gl", host)
+    except BaseException:
+        host.close()
+        raise

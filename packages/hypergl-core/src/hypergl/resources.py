@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .context import Context
 
 BUFFER_USAGES = ("vertex", "index", "uniform", "storage", "indirect", "parameter", "readback")
+ATTACHMENTS = {"color0": 0, "color1": 1, "color2": 2, "color3": 3, "depth": 4}
 
 
 class GPUResource:
@@ -61,7 +62,7 @@ class GPUResource:
 
 
 class Buffer(GPUResource):
-    """A block of GPU memory that the CPU can also address (mapped, no copy)."""
+    """A block of GPU memory that the CPU also addresses: mapped, no copy."""
 
     kind = ResourceKind.BUFFER
 
@@ -76,8 +77,10 @@ class Buffer(GPUResource):
     def map(self, dtype: Any = np.uint8, shape: int | tuple[int, ...] | None = None) -> np.ndarray:
         """A writable NumPy array aliasing the buffer's memory: no copy.
 
-        The array stays valid (pointing at memory the array itself keeps alive)
-        even after the buffer is released.
+        On the gl device the memory is a persistent, coherent mapping: writes are
+        seen by the next submit; GPU writes are seen after ``ctx.finish()`` (or
+        inside a program, by the VM's own barrier before a memory instruction).
+        The array stays valid even after the buffer is released.
         """
         self._check_live()
         try:
@@ -94,8 +97,8 @@ class Buffer(GPUResource):
                     f"of {dtype} ({dtype.itemsize} bytes)"
                 )
             return raw.view(dtype)
-        shape = (shape,) if isinstance(shape, int) else tuple(shape)
-        if any(not isinstance(n, (int, np.integer)) or n < 0 for n in shape):
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        if any(isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0 for n in shape):
             raise ValueError(f"map: shape {shape} must be non-negative integers")
         needed = math.prod(shape) * dtype.itemsize
         if needed > self.size:
@@ -108,44 +111,117 @@ class Buffer(GPUResource):
     def write(self, data: Any, offset: int = 0) -> None:
         """Copy `data` (bytes-like or NumPy array) into the buffer at byte `offset`."""
         self._check_live()
-        raw = _as_bytes(data, "write")
-        if not isinstance(offset, int) or offset < 0 or offset + raw.nbytes > self.size:
+        raw = as_bytes(data, "write")
+        if (
+            isinstance(offset, bool)
+            or not isinstance(offset, int)
+            or offset < 0
+            or offset + raw.nbytes > self.size
+        ):
             raise ValueError(
-                f"write: {raw.nbytes} bytes at offset {offset} do not fit buffer "
+                f"write: {raw.nbytes} bytes at offset {offset!r} do not fit buffer "
                 f"'{self.name}' of {self.size} bytes"
             )
         self._native.view()[offset : offset + raw.nbytes] = raw
 
     def read(self, dtype: Any = np.uint8) -> np.ndarray:
-        """A copy of the buffer's contents."""
+        """A copy of the buffer's contents, after the GPU's writes so far."""
+        self._context.finish()
         return self.map(dtype).copy()
 
 
 class Texture(GPUResource):
+    """A 2D or 2D-array texture with its sampler state."""
+
     kind = ResourceKind.TEXTURE
-
-
-class Pipeline(GPUResource):
-    kind = ResourceKind.PIPELINE
-
-
-class Framebuffer(GPUResource):
-    kind = ResourceKind.FRAMEBUFFER
 
     @property
     def size(self) -> tuple[int, int]:
         return (self._desc["width"], self._desc["height"])
 
+    @property
+    def layers(self) -> int:
+        return self._desc.get("layers") or 0
+
+
+class TextureSet(Texture):
+    """N same-sized images sampled by index with ``hgl_texture(index, uv)`` in GLSL."""
+
+    @property
+    def count(self) -> int:
+        return self._desc["layers"]
+
+    @property
+    def bindless(self) -> bool:
+        """True when the driver's bindless handles back the set (else a texture array)."""
+        return bool(getattr(self._native, "bindless", False))
+
+
+class Pipeline(GPUResource):
+    """Shaders plus fixed-function state; immutable."""
+
+    kind = ResourceKind.PIPELINE
+
+
+class Framebuffer(GPUResource):
+    """Colour attachments and an optional depth attachment to render into."""
+
+    kind = ResourceKind.FRAMEBUFFER
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return (self._native.width, self._native.height) if hasattr(
+            self._native, "width"
+        ) else (self._desc["width"], self._desc["height"])  # fmt: skip
+
+    def read(
+        self,
+        into: np.ndarray | None = None,
+        *,
+        attachment: str = "color0",
+        components: int = 4,
+        origin: str = "top",
+    ) -> np.ndarray:
+        """Read pixels straight into `into` (or a new array) and return it.
+
+        Colour attachments give uint8 ``(H, W, components)``; ``attachment='depth'``
+        gives float32 ``(H, W)`` depth in 0..1. ``origin='top'`` puts the top row
+        first (an image); ``'bottom'`` keeps OpenGL's row order and skips the flip.
+        """
+        self._check_live()
+        return self._context._read_pixels(self, into, attachment, components, origin)
+
 
 class Fence(GPUResource):
+    """A point in the GPU's command stream that the CPU can wait for."""
+
     kind = ResourceKind.FENCE
+
+    def wait(self, timeout: float = 10.0) -> bool:
+        """Wait up to `timeout` seconds; True when the fence has passed."""
+        self._check_live()
+        return self._context._fence_wait(self, timeout)
 
 
 class Readback(GPUResource):
+    """A ring of pixel-pack buffers that `read_framebuffer` fills asynchronously."""
+
     kind = ResourceKind.READBACK
 
+    @property
+    def frames_written(self) -> int:
+        return self._native.frames_written if hasattr(self._native, "frames_written") else 0
 
-def _as_bytes(data: Any, what: str) -> np.ndarray:
+    def read(self, lag: int = 1, into: np.ndarray | None = None, *, origin: str = "top"):
+        """The frame captured `lag` captures ago (0: the newest, which may wait for the GPU).
+
+        lag=1 gives one frame of latency: the GPU had a whole frame to finish it.
+        """
+        self._check_live()
+        return self._context._readback_frame(self, lag, into, origin)
+
+
+def as_bytes(data: Any, what: str) -> np.ndarray:
     """`data` as a flat uint8 array without copying where possible."""
     if isinstance(data, np.ndarray):
         if data.dtype.hasobject:
@@ -157,8 +233,3 @@ def _as_bytes(data: Any, what: str) -> np.ndarray:
         raise TypeError(
             f"{what}: expected bytes or a NumPy array, got {type(data).__name__}"
         ) from exc
-
-
-RESOURCE_CLASSES = {
-    cls.kind: cls for cls in (Buffer, Texture, Pipeline, Framebuffer, Fence, Readback)
-}

@@ -1,0 +1,132 @@
+"""Windows with an OpenGL 4.x core context: GLFW (default) and SDL2 (optional extra).
+
+A window is only the OS side: its GL context, loader, swap and events. The
+HyperGL context drives it through the same device as headless EGL.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import ContextError
+
+
+class GLFWWindow:
+    """A GLFW window and its GL 4.3+ core context (needs a display, e.g. Xvfb)."""
+
+    def __init__(self, size: tuple[int, int], title: str, vsync: bool, visible: bool) -> None:
+        try:
+            import glfw
+        except ImportError as exc:
+            raise ContextError(f"windows need glfw: pip install glfw ({exc})") from exc
+        self._glfw = glfw
+        if not glfw.init():
+            raise ContextError(
+                "GLFW could not initialise: no display? (set DISPLAY, or run under xvfb-run)"
+            )
+        glfw.window_hint(glfw.CONTEXT_VERSION_MAJOR, 4)
+        glfw.window_hint(glfw.CONTEXT_VERSION_MINOR, 3)
+        glfw.window_hint(glfw.OPENGL_PROFILE, glfw.OPENGL_CORE_PROFILE)
+        glfw.window_hint(glfw.OPENGL_FORWARD_COMPAT, True)
+        glfw.window_hint(glfw.VISIBLE, visible)
+        self._window = glfw.create_window(size[0], size[1], title, None, None)
+        if not self._window:
+            glfw.terminate()
+            raise ContextError("GLFW could not create a window with an OpenGL 4.3 core context")
+        glfw.make_context_current(self._window)
+        glfw.swap_interval(1 if vsync else 0)
+
+    def make_current(self) -> None:
+        self._glfw.make_context_current(self._window)
+
+    def load(self, name: str) -> int:
+        address = self._glfw.get_proc_address(name)
+        return int(address or 0)
+
+    def framebuffer_size(self) -> tuple[int, int]:
+        return tuple(self._glfw.get_framebuffer_size(self._window))
+
+    def swap(self) -> None:
+        self._glfw.swap_buffers(self._window)
+
+    def poll(self) -> None:
+        self._glfw.poll_events()
+
+    @property
+    def should_close(self) -> bool:
+        return bool(self._glfw.window_should_close(self._window))
+
+    def close(self) -> None:
+        if self._window:
+            self._glfw.destroy_window(self._window)
+            self._window = None
+
+
+class SDLWindow:
+    """An SDL2 window (pip install "hypergl-core[sdl]")."""
+
+    def __init__(self, size: tuple[int, int], title: str, vsync: bool, visible: bool) -> None:
+        try:
+            import sdl2
+            import sdl2.video
+        except ImportError as exc:
+            raise ContextError(
+                f"SDL windows need PySDL2: pip install 'hypergl-core[sdl]' ({exc})"
+            ) from exc
+        self._sdl = sdl2
+        if sdl2.SDL_Init(sdl2.SDL_INIT_VIDEO) != 0:
+            raise ContextError(f"SDL could not initialise: {sdl2.SDL_GetError().decode()}")
+        video = sdl2.video
+        video.SDL_GL_SetAttribute(video.SDL_GL_CONTEXT_MAJOR_VERSION, 4)
+        video.SDL_GL_SetAttribute(video.SDL_GL_CONTEXT_MINOR_VERSION, 3)
+        video.SDL_GL_SetAttribute(video.SDL_GL_CONTEXT_PROFILE_MASK,
+                                  video.SDL_GL_CONTEXT_PROFILE_CORE)  # fmt: skip
+        flags = video.SDL_WINDOW_OPENGL | (
+            video.SDL_WINDOW_SHOWN if visible else video.SDL_WINDOW_HIDDEN
+        )
+        self._window = video.SDL_CreateWindow(title.encode(), 0, 0, size[0], size[1], flags)
+        if not self._window:
+            raise ContextError(f"SDL could not create a window: {sdl2.SDL_GetError().decode()}")
+        self._gl = video.SDL_GL_CreateContext(self._window)
+        if not self._gl:
+            raise ContextError(f"SDL could not create a GL context: {sdl2.SDL_GetError().decode()}")
+        video.SDL_GL_SetSwapInterval(1 if vsync else 0)
+        self._closed = False
+
+    def make_current(self) -> None:
+        self._sdl.video.SDL_GL_MakeCurrent(self._window, self._gl)
+
+    def load(self, name: str) -> int:
+        import ctypes
+
+        address = self._sdl.video.SDL_GL_GetProcAddress(name.encode())
+        return int(ctypes.cast(address, ctypes.c_void_p).value or 0)
+
+    def framebuffer_size(self) -> tuple[int, int]:
+        import ctypes
+
+        w, h = ctypes.c_int(), ctypes.c_int()
+        self._sdl.video.SDL_GL_GetDrawableSize(self._window, ctypes.byref(w), ctypes.byref(h))
+        return (w.value, h.value)
+
+    def swap(self) -> None:
+        self._sdl.video.SDL_GL_SwapWindow(self._window)
+
+    def poll(self) -> None:
+        event = self._sdl.SDL_Event()
+        while self._sdl.SDL_PollEvent(event):
+            if event.type == self._sdl.SDL_QUIT:
+                self._closed = True
+
+    @property
+    def should_close(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        if self._window:
+            self._sdl.video.SDL_GL_DeleteContext(self._gl)
+            self._sdl.video.SDL_DestroyWindow(self._window)
+            self._window = None
+
+
+WINDOW_BACKENDS: dict[str, Any] = {"glfw": GLFWWindow, "sdl": SDLWindow}
