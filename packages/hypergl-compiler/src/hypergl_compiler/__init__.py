@@ -1,5 +1,64 @@
-"""hypergl-compiler: record, store, inspect and verify HyperGL bytecode. Pure Python."""
+"""hypergl-compiler: record, store, inspect and verify HyperGL bytecode. Pure Python.
+
+Record with :class:`CommandBuffer` (and :class:`SceneCompiler` for loops,
+conditions, switches and ``@subroutine``), store with :mod:`.hgb`, check with
+:func:`verify`, read with :func:`dis` and write text back with :func:`asm`.
+"""
 
 from __future__ import annotations
 
+from . import hgb, isa
+from .builder import (
+    REGISTERS,
+    CommandBuffer,
+    Label,
+    Reg,
+    ResourceHandle,
+    r0,
+    r1,
+    r2,
+    r3,
+    r4,
+    r5,
+    r6,
+    r7,
+)
+from .disasm import asm, dis
+from .dsl import SceneCompiler, Switch, subroutine
+from .errors import CompileError, HGBError, VerifyError
+from .program import Constant, Program, Resource, Subroutine
+from .verify import verify, verify_parts
+
 __version__ = "0.1.0"
+
+__all__ = [
+    "REGISTERS",
+    "CommandBuffer",
+    "CompileError",
+    "Constant",
+    "HGBError",
+    "Label",
+    "Program",
+    "Reg",
+    "Resource",
+    "ResourceHandle",
+    "SceneCompiler",
+    "Subroutine",
+    "Switch",
+    "VerifyError",
+    "asm",
+    "dis",
+    "hgb",
+    "isa",
+    "r0",
+    "r1",
+    "r2",
+    "r3",
+    "r4",
+    "r5",
+    "r6",
+    "r7",
+    "subroutine",
+    "verify",
+    "verify_parts",
+]

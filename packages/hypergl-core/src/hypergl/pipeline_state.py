@@ -228,7 +228,8 @@ def pipeline_state(state: Mapping[str, Any]) -> PipelineState:
     unknown = set(state) - set(PIPELINE_STATE_KEYS)
     if unknown:
         raise PipelineStateError(
-            f"unknown pipeline state {sorted(unknown)}; expected some of {list(PIPELINE_STATE_KEYS)}"
+            f"unknown pipeline state {sorted(unknown)}; "
+            f"expected some of {list(PIPELINE_STATE_KEYS)}"
         )
     attributes, bindings = _layout(state.get("vertex_layout"))
     unit = state.get("texture_set_unit")
