@@ -17,6 +17,7 @@ from .context import Context, ShaderError, TraceLog, context
 from .errors import ContextError, HyperGLError, ResourceError, VMError
 from .probe import probe
 from .resources import Buffer, Fence, Framebuffer, Pipeline, Readback, Texture, TextureSet
+from .scene import Scene, save
 
 __version__ = "0.1.0"
 
@@ -34,6 +35,7 @@ __all__ = [
     "Program",
     "Readback",
     "ResourceError",
+    "Scene",
     "SceneCompiler",
     "ShaderError",
     "SubmitStats",
@@ -45,6 +47,7 @@ __all__ = [
     "__version__",
     "context",
     "probe",
+    "save",
     "subroutine",
     "verify",
 ]

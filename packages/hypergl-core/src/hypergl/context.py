@@ -254,6 +254,8 @@ class Context:
         name = self._name(name, "texture")
         desc = {"width": width, "height": height, "format": format, "layers": layers,
                 "filter": filter, "wrap": wrap}  # fmt: skip
+        if pixels is not None:
+            desc["data"] = pixels.tobytes()
         return self._make(
             Texture,
             name,
@@ -290,7 +292,8 @@ class Context:
         self._check_texture_size(width, height, count)
         name = self._name(name, "texture_set")
         desc = {"width": width, "height": height, "format": "rgba8", "layers": count,
-                "filter": filter, "wrap": wrap, "texture_set": True}  # fmt: skip
+                "filter": filter, "wrap": wrap, "texture_set": True,
+                "data": pixels.tobytes()}  # fmt: skip
         return self._make(
             TextureSet,
             name,
@@ -405,7 +408,7 @@ class Context:
 
     def readback(
         self,
-        framebuffer: Framebuffer,
+        framebuffer: Framebuffer | tuple[int, int],
         *,
         attachment: str = "color0",
         components: int = 4,
@@ -417,8 +420,10 @@ class Context:
         ``cmd.read_framebuffer(readback, framebuffer)`` captures a frame inside a
         program; ``readback.read(lag=1)`` returns it a frame later without a stall.
         """
-        if not isinstance(framebuffer, Framebuffer):
-            raise TypeError(f"readback needs a Framebuffer, got {framebuffer!r}")
+        if isinstance(framebuffer, Framebuffer):
+            width, height = framebuffer.size
+        else:
+            width, height = _positive_size(framebuffer, "readback size")
         if attachment not in ATTACHMENTS:
             raise ValueError(f"unknown attachment {attachment!r}; expected one of "
                              f"{sorted(ATTACHMENTS)}")  # fmt: skip
@@ -427,7 +432,6 @@ class Context:
         depth = _count(depth, "depth", minimum=1)
         if depth > 16:
             raise ValueError(f"readback depth {depth} is more than 16 frames")
-        width, height = framebuffer.size
         index = ATTACHMENTS[attachment]
         name = self._name(name, "readback")
         desc = {"width": width, "height": height, "components": components,
@@ -597,6 +601,16 @@ class Context:
         from .command_buffer import CommandBuffer
 
         return CommandBuffer(self, name=name)
+
+    def load(self, source: Any, *, bindings: dict[str, GPUResource] | None = None):
+        """Inflate a .hgb file (path or bytes) into live resources and a verified program.
+
+        Self-contained files create every resource they describe; linked files
+        name resources that `bindings` supplies. Returns a Scene to submit.
+        """
+        from .scene import load_scene
+
+        return load_scene(self, source, bindings or {})
 
 
 def _count(value: Any, what: str, minimum: int) -> int:

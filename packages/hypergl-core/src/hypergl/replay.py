@@ -1,0 +1,133 @@
+"""Replaying a verified program against a context's live objects.
+
+Shared by command buffers (recorded in Python) and scenes (loaded from .hgb):
+verify once with the C++ verifier, then each submit binds the live objects to
+the program's slots and runs it in one call with the GIL released.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hypergl_compiler import Program
+from hypergl_compiler.isa import NUM_REGISTERS
+
+from ._native import native_program, translated_errors
+from .errors import ResourceError
+from .resources import GPUResource
+
+if TYPE_CHECKING:
+    from .context import Context
+
+
+@dataclass(frozen=True)
+class SubmitStats:
+    """What one submit did. `registers` are the final register values (u32 bits)."""
+
+    instructions: int
+    draws: int
+    dispatches: int
+    binds_issued: int
+    binds_skipped: int
+    device_calls: int
+    registers: tuple[int, ...]
+
+    def signed(self, reg: int) -> int:
+        """Register `reg` read as a signed 32-bit integer."""
+        value = self.registers[reg]
+        return value - (1 << 32) if value >= 1 << 31 else value
+
+    def float(self, reg: int) -> float:
+        """Register `reg` read as a 32-bit float."""
+        return struct.unpack("<f", struct.pack("<I", self.registers[reg]))[0]
+
+
+def register_values(registers: Sequence[Any] | Mapping[int, Any] | None) -> list[int]:
+    """Initial registers as eight u32 values. Ints (signed or unsigned 32-bit) or floats."""
+    values = [0] * NUM_REGISTERS
+    if registers is None:
+        return values
+    if isinstance(registers, Mapping):
+        items = list(registers.items())
+    elif isinstance(registers, (list, tuple)):
+        if len(registers) > NUM_REGISTERS:
+            raise ValueError(f"registers: {len(registers)} values given, there are 8 registers")
+        items = list(enumerate(registers))
+    else:
+        raise TypeError(
+            f"registers must be a sequence or a mapping, got {type(registers).__name__}"
+        )
+    for index, value in items:
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < NUM_REGISTERS:
+            raise ValueError(f"registers: register index {index!r} is outside 0..7")
+        if isinstance(value, bool):
+            raise TypeError(f"registers: r{index} = {value!r} is a bool, not a number")
+        if isinstance(value, int):
+            if not -(1 << 31) <= value < 1 << 32:
+                raise ValueError(f"registers: r{index} = {value} does not fit in 32 bits")
+            values[index] = value & 0xFFFFFFFF
+        elif isinstance(value, float):
+            values[index] = struct.unpack("<I", struct.pack("<f", value))[0]
+        else:
+            raise TypeError(f"registers: r{index} = {value!r} is not an int or a float")
+    return values
+
+
+class Replayer:
+    """Submits one program at a time; caches its verified native image."""
+
+    def __init__(self, context: Context) -> None:
+        self.context = context
+        self._compiled: tuple[Program, Any] | None = None
+
+    def _native(self, program: Program) -> Any:
+        if self._compiled is None or self._compiled[0] is not program:
+            self._compiled = (program, native_program(program))
+        return self._compiled[1]
+
+    def submit(
+        self,
+        program: Program,
+        live: Sequence[GPUResource | None],
+        registers: Sequence[Any] | Mapping[int, Any] | None,
+        budget: int | None,
+        bindings: Mapping[str, GPUResource] | None,
+    ) -> SubmitStats:
+        """Run `program` once with `live[slot]` (or `bindings[name]`) in each slot."""
+        self.context._enter()
+        native = self._native(program)
+        if budget is not None and (
+            isinstance(budget, bool) or not isinstance(budget, int) or budget < 0
+        ):
+            raise ValueError(f"budget must be a non-negative int or None, got {budget!r}")
+        values = register_values(registers)
+        resources = bound_resources(program, live, bindings or {})
+        with translated_errors():
+            stats, final = self.context._native.submit(native, resources, values, budget)
+        return SubmitStats(registers=tuple(final), **stats)
+
+
+def bound_resources(
+    program: Program, live: Sequence[GPUResource | None], bindings: Mapping[str, Any]
+) -> list[Any]:
+    """The native object for each slot: a binding by name, else the recorded object."""
+    if not isinstance(bindings, Mapping):
+        raise TypeError(f"bindings must map resource names to objects, got {bindings!r}")
+    unknown = set(bindings) - {resource.name for resource in program.resources}
+    if unknown:
+        raise ResourceError(f"bindings name unknown resources: {sorted(unknown)}")
+    natives = []
+    for slot, resource in enumerate(program.resources):
+        obj = bindings.get(resource.name, live[slot] if slot < len(live) else None)
+        if obj is None:
+            raise ResourceError(
+                f"resource '{resource.name}' has no object bound: pass "
+                f"bindings={{'{resource.name}': obj}} to submit()"
+            )
+        if not isinstance(obj, GPUResource):
+            raise TypeError(f"binding for '{resource.name}' is not a HyperGL resource: {obj!r}")
+        natives.append(obj._native)
+    return natives

@@ -1,0 +1,165 @@
+"""Scenes: programs saved as .hgb and loaded back into live resources.
+
+`hypergl.save(cmd, path)` stores a recorded program with full descriptions of
+the resources it uses (buffer contents as they are now, texture pixels,
+pipeline sources and state), so `ctx.load(path)` needs no Python set-up; a
+resource saved as linked is supplied by the caller at load.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from hypergl_compiler import Program, hgb
+from hypergl_compiler import Resource as ResourceEntry
+from hypergl_compiler.isa import ResourceKind
+
+from .errors import ResourceError
+from .pipeline_state import PIPELINE_STATE_KEYS
+from .replay import Replayer, SubmitStats
+from .resources import Buffer, GPUResource
+
+if TYPE_CHECKING:
+    from .command_buffer import CommandBuffer
+    from .context import Context
+
+
+def save(cmd: CommandBuffer, path: str | os.PathLike, *, linked: Iterable[str] | bool = ()) -> None:
+    """Save an ended command buffer as a .hgb file (self-contained unless `linked`)."""
+    program = cmd.program
+    resources = []
+    for slot, entry in enumerate(program.resources):
+        live = cmd._live[slot] if slot < len(cmd._live) else None
+        if isinstance(live, Buffer) and not live.released:
+            entry = ResourceEntry(
+                entry.kind, entry.name, {**entry.desc, "data": live.read().tobytes()}
+            )
+        resources.append(entry)
+    hgb.save(dataclasses.replace(program, resources=tuple(resources)), path, linked=linked)
+
+
+class Scene:
+    """A loaded program and the resources made for it; `submit()` replays it."""
+
+    def __init__(self, context: Context, program: Program, objects: Sequence[GPUResource | None]):
+        self.program = program
+        self._objects = list(objects)
+        self._replayer = Replayer(context)
+        self._replayer._native(program)  # the C++ verifier runs at load
+
+    @property
+    def objects(self) -> dict[str, GPUResource]:
+        """The resources made for the scene, by their names in the file."""
+        return {
+            entry.name: obj
+            for entry, obj in zip(self.program.resources, self._objects, strict=True)
+            if obj is not None
+        }
+
+    def __getitem__(self, name: str) -> GPUResource:
+        try:
+            return self.objects[name]
+        except KeyError:
+            known = sorted(self.objects)
+            raise KeyError(f"the scene has no resource {name!r}; it has {known}") from None
+
+    def submit(
+        self,
+        *,
+        registers: Sequence[Any] | Mapping[int, Any] | None = None,
+        budget: int | None = None,
+        bindings: Mapping[str, GPUResource] | None = None,
+    ) -> SubmitStats:
+        """Replay the scene's program once (see CommandBuffer.submit)."""
+        return self._replayer.submit(self.program, self._objects, registers, budget, bindings)
+
+
+def load_scene(context: Context, source: Any, bindings: Mapping[str, GPUResource]) -> Scene:
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        program = hgb.loads(source)
+    else:
+        program = hgb.load(source)
+    if not isinstance(bindings, Mapping):
+        raise TypeError(f"bindings must map resource names to objects, got {bindings!r}")
+    unknown = set(bindings) - {entry.name for entry in program.resources}
+    if unknown:
+        raise ResourceError(f"bindings name resources the file lacks: {sorted(unknown)}")
+    objects: list[GPUResource | None] = []
+    try:
+        for entry in program.resources:
+            if entry.name in bindings:
+                objects.append(bindings[entry.name])
+            elif entry.linked:
+                raise ResourceError(
+                    f"resource '{entry.name}' is linked: pass bindings={{'{entry.name}': obj}}"
+                )
+            else:
+                objects.append(_inflate(context, entry))
+        return Scene(context, program, objects)
+    except BaseException:
+        for obj in objects:
+            if obj is not None and obj.name not in bindings and not obj.released:
+                obj.release()
+        raise
+
+
+def _inflate(context: Context, entry: ResourceEntry) -> GPUResource:
+    """Create the live resource a self-contained description asks for."""
+    d = entry.desc
+    try:
+        if entry.kind is ResourceKind.BUFFER:
+            return context.buffer(d.get("data"), size=d["size"], usage=d.get("usage") or "storage")
+        if entry.kind is ResourceKind.TEXTURE:
+            return _inflate_texture(context, d)
+        if entry.kind is ResourceKind.PIPELINE:
+            state = {key: d[key] for key in PIPELINE_STATE_KEYS if key in d}
+            return context.pipeline(
+                vertex_shader=d.get("vertex_shader"),
+                fragment_shader=d.get("fragment_shader"),
+                compute_shader=d.get("compute_shader"),
+                **state,
+            )
+        if entry.kind is ResourceKind.FRAMEBUFFER:
+            return context.framebuffer(
+                (d["width"], d["height"]), color=d.get("color") or (), depth=d.get("depth")
+            )
+        if entry.kind is ResourceKind.FENCE:
+            return context.fence()
+        if entry.kind is ResourceKind.READBACK:
+            return context.readback(
+                (d["width"], d["height"]),
+                attachment=d.get("attachment", "color0"),
+                components=d.get("components", 4),
+                depth=d.get("depth", 3),
+            )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ResourceError(
+            f"resource '{entry.name}' cannot be made from its description: {exc}"
+        ) from None
+    raise ResourceError(
+        f"resource '{entry.name}' ({entry.kind.name.lower()}) must be bound by the caller"
+    )
+
+
+def _inflate_texture(context: Context, d: Mapping[str, Any]) -> GPUResource:
+    from .context import TEXTURE_FORMATS
+
+    width, height, layers = d["width"], d["height"], d.get("layers") or 0
+    data = d.get("data")
+    options = {"filter": d.get("filter", "linear"), "wrap": d.get("wrap", "repeat")}
+    if d.get("texture_set"):
+        images = np.frombuffer(data, np.uint8).reshape(layers, height, width, 4)
+        return context.texture_set(images, **options)
+    pixels = None
+    if data is not None:
+        dtype, channels = TEXTURE_FORMATS[d["format"]]
+        shape = ((layers,) if layers else ()) + (height, width, channels)
+        pixels = np.frombuffer(data, dtype).reshape(shape)
+    return context.texture(
+        pixels, size=(width, height), format=d["format"], layers=layers, **options
+    )
