@@ -77,7 +77,8 @@ nb::dict stats_dict(const RunStats &stats) {
 // the run and is re-raised here.
 nb::tuple submit(Context &context, const ProgramImage &program,
                  const std::vector<std::shared_ptr<Resource>> &resources,
-                 std::vector<uint32_t> registers, std::optional<uint64_t> budget) {
+                 std::vector<uint32_t> registers, std::optional<uint64_t> budget,
+                 bool debug) {
     if (registers.size() != isa::kNumRegisters)
         throw nb::value_error(("registers must be 8 values, got " +
                                std::to_string(registers.size()))
@@ -85,6 +86,7 @@ nb::tuple submit(Context &context, const ProgramImage &program,
     std::optional<nb::python_error> interrupt;
     RunOptions options;
     options.budget = budget.value_or(UINT64_MAX);
+    options.check_each_instruction = debug;
     options.should_stop = [&interrupt]() {
         nb::gil_scoped_acquire acquire;
         if (PyErr_CheckSignals() == 0) return false;
@@ -161,7 +163,7 @@ void register_context(nb::module_ &m) {
         .def("release_all", [](Context &c) { locked(c, [&] { c.release_all(); }); })
         .def("live_objects", [](Context &c) { return locked(c, [&] { return c.live_objects(); }); })
         .def("submit", &submit, nb::arg("program"), nb::arg("resources"), nb::arg("registers"),
-             nb::arg("budget").none())
+             nb::arg("budget").none(), nb::arg("debug") = false)
         .def("trace_entries", &trace_entries)
         .def("clear_trace", &clear_trace);
 }

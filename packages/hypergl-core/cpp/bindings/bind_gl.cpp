@@ -224,6 +224,8 @@ void register_gl(nb::module_ &m) {
             nb::arg("attachment"), nb::arg("depth"))
         .def("finish", [](Context &c) { locked(c, [&] { gl_device(c).finish(); }); })
         .def("collect", [](Context &c) { locked(c, [&] { gl_device(c).collect(); }); })
+        .def("check_errors",
+             [](Context &c) { locked(c, [&] { gl_device(c).check_errors("(checked)"); }); })
         .def(
             "fence_wait",
             [](Context &c, GLFence &fence, uint64_t timeout_ns) {

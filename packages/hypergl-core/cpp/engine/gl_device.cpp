@@ -152,8 +152,12 @@ std::shared_ptr<GLTexture> GLDevice::create_texture(const std::string &name, int
                                         " bytes of pixels, got " + std::to_string(pixels_size));
         }
         api.glPixelStorei(gl::UNPACK_ALIGNMENT, 1);
-        api.glTextureSubImage3D(texture, 0, 0, 0, 0, width, height, layers > 0 ? layers : 1,
-                                format.format, format.type, pixels);
+        if (layers > 0)
+            api.glTextureSubImage3D(texture, 0, 0, 0, 0, width, height, layers, format.format,
+                                    format.type, pixels);
+        else
+            api.glTextureSubImage2D(texture, 0, 0, 0, width, height, format.format, format.type,
+                                    pixels);
     }
     check_errors("creating a texture");
     return std::make_shared<GLTexture>(name, shared_, texture, target, format, width, height,

@@ -87,6 +87,8 @@ class Interpreter {
     // Refills the countdown from the budget (failing when it is spent) and
     // polls for signals about every 10 ms. Returns the new countdown.
     uint32_t poll_or_exhaust();
+    // Reports a device error at the instruction executed last.
+    void check_previous();
 
     const ProgramImage &p_;
     Resource *const *slots_;
@@ -94,6 +96,7 @@ class Interpreter {
     uint32_t *r_;
     const RunOptions &options_;
     uint32_t pc_ = 0;
+    uint32_t previous_ = 0;
     RunStats stats_;
     BoundState bound_;
     uint32_t data_stack_[isa::kDataStackDepth];
@@ -153,6 +156,14 @@ uint32_t Interpreter::poll_or_exhaust() {
     return countdown;
 }
 
+void Interpreter::check_previous() {
+    try {
+        dev_.check_after_run();
+    } catch (const std::exception &error) {
+        throw VMFailure(previous_, mnemonic_of(p_.code[previous_].op), error.what());
+    }
+}
+
 RunStats Interpreter::run() {
     const Instruction *code = p_.code.data();
     remaining_ = options_.budget;
@@ -170,6 +181,7 @@ RunStats Interpreter::run() {
         for (;;) {
             if (countdown == 0) countdown = poll_or_exhaust();
             --countdown;
+            if (options_.check_each_instruction && pc_ != 0) check_previous();
             const Instruction &in = code[pc_];
             uint32_t next = pc_ + 1;
             switch (static_cast<isa::Opcode>(in.op)) {
@@ -491,6 +503,7 @@ RunStats Interpreter::run() {
                     HGL_NEXT();
                 default: fail("opcode not implemented by the interpreter");
             }
+            previous_ = pc_;
             pc_ = next;
         }
     } catch (const VMFailure &) {

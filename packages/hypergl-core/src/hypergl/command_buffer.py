@@ -77,12 +77,15 @@ class CommandBuffer(hypergl_compiler.CommandBuffer):
         registers: Sequence[Any] | Mapping[int, Any] | None = None,
         budget: int | None = None,
         bindings: Mapping[str, GPUResource] | None = None,
+        debug: bool = False,
     ) -> SubmitStats:
         """Replay the ended program once.
 
         `registers` sets initial values (the final ones are in the result);
         `budget` caps the instructions executed (VMError when exhausted);
-        `bindings` supplies live objects for resources declared by name.
+        `bindings` supplies live objects for resources declared by name;
+        `debug` checks for GL errors after every instruction and names the one
+        that caused it (slower).
         Ctrl+C stops a running program with KeyboardInterrupt.
         """
-        return self._replayer.submit(self.program, self._live, registers, budget, bindings)
+        return self._replayer.submit(self.program, self._live, registers, budget, bindings, debug)

@@ -487,6 +487,15 @@ class Context:
         if self._gl:
             self._native.finish()
 
+    def check_errors(self) -> None:
+        """Raise HyperGLError if OpenGL has recorded an error (gl device)."""
+        self._enter()
+        if self._gl:
+            try:
+                self._native.check_errors()
+            except RuntimeError as exc:
+                raise HyperGLError(str(exc)) from None
+
     def _need_gl(self, what: str) -> None:
         if not self._gl:
             raise ContextError(f"{what} needs the gl device, this context is '{self._device}'")

@@ -33,7 +33,8 @@ class VMError(HyperGLError):
         self.index = index
         self.mnemonic = mnemonic
         self.reason = reason
-        super().__init__(f"instruction {index} ({mnemonic}): {reason}")
+        where = f"instruction {index} ({mnemonic})" if index >= 0 else "program"
+        super().__init__(f"{where}: {reason}")
 
     def __reduce__(self):
         return (type(self), (self.index, self.mnemonic, self.reason))

@@ -95,6 +95,7 @@ class Replayer:
         registers: Sequence[Any] | Mapping[int, Any] | None,
         budget: int | None,
         bindings: Mapping[str, GPUResource] | None,
+        debug: bool = False,
     ) -> SubmitStats:
         """Run `program` once with `live[slot]` (or `bindings[name]`) in each slot."""
         self.context._enter()
@@ -106,7 +107,9 @@ class Replayer:
         values = register_values(registers)
         resources = bound_resources(program, live, bindings or {})
         with translated_errors():
-            stats, final = self.context._native.submit(native, resources, values, budget)
+            stats, final = self.context._native.submit(
+                native, resources, values, budget, bool(debug)
+            )
         return SubmitStats(registers=tuple(final), **stats)
 
 

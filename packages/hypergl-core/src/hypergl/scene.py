@@ -74,9 +74,12 @@ class Scene:
         registers: Sequence[Any] | Mapping[int, Any] | None = None,
         budget: int | None = None,
         bindings: Mapping[str, GPUResource] | None = None,
+        debug: bool = False,
     ) -> SubmitStats:
         """Replay the scene's program once (see CommandBuffer.submit)."""
-        return self._replayer.submit(self.program, self._objects, registers, budget, bindings)
+        return self._replayer.submit(
+            self.program, self._objects, registers, budget, bindings, debug
+        )
 
 
 def load_scene(context: Context, source: Any, bindings: Mapping[str, GPUResource]) -> Scene:

@@ -143,6 +143,9 @@ constexpr GLbitfield CLIENT_MAPPED_BUFFER_BARRIER_BIT = 0x00004000,
       (GLuint texture, GLsizei levels, GLenum format, GLsizei w, GLsizei h))                 \
     X(void, glTextureStorage3D,                                                              \
       (GLuint texture, GLsizei levels, GLenum format, GLsizei w, GLsizei h, GLsizei d))      \
+    X(void, glTextureSubImage2D,                                                             \
+      (GLuint texture, GLint level, GLint x, GLint y, GLsizei w, GLsizei h, GLenum format,   \
+       GLenum type, const void *pixels))                                                     \
     X(void, glTextureSubImage3D,                                                             \
       (GLuint texture, GLint level, GLint x, GLint y, GLint z, GLsizei w, GLsizei h,         \
        GLsizei d, GLenum format, GLenum type, const void *pixels))                           \

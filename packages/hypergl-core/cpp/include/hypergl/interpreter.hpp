@@ -27,6 +27,9 @@ struct RunOptions {
     // Called about every 10 ms of running (checked each 1024 instructions);
     // returning true stops the run by throwing Interrupted.
     std::function<bool()> should_stop;
+    // Ask the device for errors after every instruction, so that an error is
+    // reported at the instruction that caused it (slow: for debugging).
+    bool check_each_instruction = false;
 };
 
 // `slots[i]` is the live resource bound to slot i; the caller has checked that
