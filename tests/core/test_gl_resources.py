@@ -170,7 +170,7 @@ def test_framebuffer_and_read_bad_input(gl_ctx):
 def test_buffer_bad_input(gl_ctx):
     with pytest.raises(ValueError, match="needs data or size"):
         gl_ctx.buffer()
-    with pytest.raises(ValueError, match="must be in 1..2"):
+    with pytest.raises(ValueError, match=r"must be in 1\.\.2"):
         gl_ctx.buffer(size=0)
     with pytest.raises(TypeError, match="size must be an int"):
         gl_ctx.buffer(size=4.5)

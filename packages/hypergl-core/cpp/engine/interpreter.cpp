@@ -176,12 +176,13 @@ RunStats Interpreter::run() {
 
     // Instructions executed = budget spent = what left `remaining_` and the countdown.
     uint32_t countdown = 0;
+    const bool check_each = options_.check_each_instruction;
     const auto account = [&] { stats_.instructions = options_.budget - remaining_ - countdown; };
     try {
         for (;;) {
             if (countdown == 0) countdown = poll_or_exhaust();
             --countdown;
-            if (options_.check_each_instruction && pc_ != 0) check_previous();
+            if (check_each && pc_ != 0) check_previous();
             const Instruction &in = code[pc_];
             uint32_t next = pc_ + 1;
             switch (static_cast<isa::Opcode>(in.op)) {
