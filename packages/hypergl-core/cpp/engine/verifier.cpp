@@ -104,42 +104,44 @@ class Verifier {
         rules(i, *info, ins);
     }
 
+    // The success path allocates nothing: messages are built only to fail.
     void field(uint32_t i, const isa::OpInfo &info, int f, uint32_t value) const {
         const char *m = info.mnemonic;
-        const std::string name = kFieldNames[f];
-        const std::string shown = std::to_string(value);
+        const auto name = [f] { return std::string(kFieldNames[f]); };
+        const auto shown = [value] { return std::to_string(value); };
         isa::ResourceKind wanted;
         switch (info.operands[f]) {
             case isa::Operand::NONE:
-                if (value != 0) fail(i, m, "unused field " + name + " must be 0, got " + shown);
+                if (value != 0) fail(i, m, "unused field " + name() + " must be 0, got " + shown());
                 return;
             case isa::Operand::REG:
                 if (value >= isa::kNumRegisters)
-                    fail(i, m, "register r" + shown + " in field " + name + " is outside r0..r7");
+                    fail(i, m,
+                         "register r" + shown() + " in field " + name() + " is outside r0..r7");
                 return;
             case isa::Operand::U32:
                 if (value > info.max[f])
-                    fail(i, m, "field " + name + " = " + shown + " exceeds its maximum " +
+                    fail(i, m, "field " + name() + " = " + shown() + " exceeds its maximum " +
                                    std::to_string(info.max[f]));
                 return;
             case isa::Operand::I32:
             case isa::Operand::F32: return;
             case isa::Operand::TARGET:
                 if (value > n_)
-                    fail(i, m, "jump target " + shown + " is outside the code (0.." +
+                    fail(i, m, "jump target " + shown() + " is outside the code (0.." +
                                    std::to_string(n_) + ")");
                 return;
             case isa::Operand::CONST: constant(i, info, f, value); return;
             case isa::Operand::SUB:
                 if (value >= p_.subroutine_entries.size())
-                    fail(i, m, "subroutine " + shown + " does not exist (" +
+                    fail(i, m, "subroutine " + shown() + " does not exist (" +
                                    std::to_string(p_.subroutine_entries.size()) +
                                    " subroutines)");
                 return;
             default:
                 if (!slot_kind_of(info.operands[f], wanted)) fail(i, m, "bad operand kind");
                 if (value >= p_.slots.size())
-                    fail(i, m, "slot " + shown + " is out of range (" +
+                    fail(i, m, "slot " + shown() + " is out of range (" +
                                    std::to_string(p_.slots.size()) + " resources)");
                 if (p_.slots[value].kind != wanted)
                     fail(i, m, slot_label(value) + " is a " + kind_name(p_.slots[value].kind) +

@@ -1,0 +1,47 @@
+"""The three exceptions of hypergl-compiler.
+
+All derive from ValueError: each one means "this input is wrong", and callers
+that do not care which stage rejected it can catch ValueError. hypergl-core's
+C++ verifier raises the same :class:`VerifyError` so that tests and users see
+one error type whichever verifier ran.
+"""
+
+from __future__ import annotations
+
+
+class CompileError(ValueError):
+    """A recording (or assembly) mistake; the message names the bad value."""
+
+
+class VerifyError(ValueError):
+    """A program breaks a static rule of the ISA.
+
+    ``index`` is the instruction index (-1 for whole-program checks), ``mnemonic``
+    the op's name (``"?"`` for an unknown opcode, ``""`` for the code length) and
+    ``reason`` says what is wrong.
+    """
+
+    def __init__(self, index: int, mnemonic: str, reason: str) -> None:
+        self.index = index
+        self.mnemonic = mnemonic
+        self.reason = reason
+        if index < 0:
+            where = f"program ({mnemonic})" if mnemonic else "program"
+        else:
+            where = f"instruction {index} ({mnemonic})"
+        super().__init__(f"{where}: {reason}")
+
+    def __reduce__(self):  # keep the attributes through pickling (multiprocessing)
+        return (type(self), (self.index, self.mnemonic, self.reason))
+
+
+class HGBError(ValueError):
+    """A malformed .hgb file; ``offset`` is the byte offset of the bad field."""
+
+    def __init__(self, reason: str, offset: int) -> None:
+        self.reason = reason
+        self.offset = offset
+        super().__init__(f"at byte {offset}: {reason}")
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.offset))
