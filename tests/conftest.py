@@ -18,6 +18,9 @@ def egl_unavailable_reason() -> str | None:
         context = egl.create_context(mode="standalone", glversion=330)
     except Exception as exc:
         return f"no headless EGL context on this machine: {exc}"
+    # Unbind before releasing: a current EGL context breaks later GLX windows.
+    context.__enter__()
+    context.__exit__(None, None, None)
     context.release()
     return None
 

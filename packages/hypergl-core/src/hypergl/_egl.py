@@ -23,3 +23,14 @@ def create_headless_context() -> Any:
             f"could not create a headless EGL context: {exc}. On Debian install "
             "libegl1 libgl1-mesa-dri libegl-mesa0 (python3 tools/dev.py does it as root)."
         ) from exc
+
+
+def release_headless_context(context: Any) -> None:
+    """Unbind and destroy a context from `create_headless_context`.
+
+    Unbinding first matters: a released-but-current EGL context makes a later
+    GLX context (a GLFW window) fail with BadAccess on glXMakeCurrent.
+    """
+    context.__enter__()
+    context.__exit__(None, None, None)
+    context.release()

@@ -90,7 +90,9 @@ class _HeadlessHost:
         return self._egl.load_opengl_function(name)
 
     def close(self) -> None:
-        self._egl.release()
+        from ._egl import release_headless_context
+
+        release_headless_context(self._egl)
 
 
 class Context:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import _core
-from ._egl import create_headless_context
+from ._egl import create_headless_context, release_headless_context
 from .capabilities import Capabilities
 
 
@@ -13,4 +13,4 @@ def probe() -> Capabilities:
     try:
         return Capabilities.from_probe(_core.probe(context.load_opengl_function))
     finally:
-        context.release()
+        release_headless_context(context)
