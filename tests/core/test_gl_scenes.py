@@ -77,7 +77,7 @@ def test_self_contained_hgb_loads_into_a_fresh_context(gl_ctx, tmp_path):
 
 
 def test_linked_hgb_takes_bindings(gl_ctx, tmp_path):
-    cmd, fb, _visibility = forest_program(gl_ctx)
+    cmd, _fb, _visibility = forest_program(gl_ctx)
     path = tmp_path / "linked.hgb"
     hypergl.save(cmd, path, linked=["target", "visibility"])
     with pytest.raises(ResourceError, match="'target' is linked"):

@@ -157,9 +157,9 @@ def test_random_instruction_streams_only_raise_verify_error():
         raw = bytearray()
         for _ in range(count):
             op = rng.choice([*isa.BY_CODE, rng.randrange(0x10000)])
-            raw += FORMAT.pack(op, rng.randrange(0x10000) if rng.random() < 0.1 else rng.randrange(8),
-                               *(rng.choice([0, 1, 2, 4, 8, rng.randrange(1 << 32)])
-                                 for _ in range(3)))  # fmt: skip
+            a = rng.randrange(0x10000) if rng.random() < 0.1 else rng.randrange(8)
+            rest = (rng.choice([0, 1, 2, 4, 8, rng.randrange(1 << 32)]) for _ in range(3))
+            raw += FORMAT.pack(op, a, *rest)
         verdict = native_verdict(bytes(raw), constants, resources, [Subroutine("s", 0)])
         accepted += verdict is None
     assert accepted > 0
