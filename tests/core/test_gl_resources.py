@@ -225,3 +225,16 @@ def test_numba_writes_into_a_mapped_buffer(gl_ctx):
     buf = gl_ctx.buffer(size=64)
     fill(buf.map(np.uint32))
     assert buf.read(np.uint32).tolist() == [i * 2 for i in range(16)]
+
+
+def test_read_a_rectangle(gl_ctx):
+    fb = gl_ctx.framebuffer((8, 8))
+    cmd, _ = colour_program(gl_ctx, fb)
+    cmd.end()
+    cmd.submit()
+    part = fb.read(rect=(2, 1, 3, 4), components=3)
+    assert part.shape == (4, 3, 3) and (part == 255).all()
+    with pytest.raises(ValueError, match="not inside the 8x8 framebuffer"):
+        fb.read(rect=(6, 0, 3, 1))
+    with pytest.raises(TypeError, match="rect must be"):
+        fb.read(rect=(1, 2))

@@ -235,7 +235,7 @@ void register_gl(nb::module_ &m) {
         .def(
             "read_pixels",
             [](Context &c, GLFramebuffer &framebuffer, uint32_t attachment, int components,
-               bool float_pixels, Output out) {
+               bool float_pixels, std::tuple<int, int, int, int> rect, Output out) {
                 if (framebuffer.released())
                     throw nb::value_error(("framebuffer '" + framebuffer.name() +
                                            "' has been released")
@@ -243,13 +243,14 @@ void register_gl(nb::module_ &m) {
                 uint8_t *data = out.data();
                 const uint64_t size = out.nbytes();
                 locked(c, [&] {
+                    const auto [x, y, w, h] = rect;
                     read_pixels(gl_device(c).api(), framebuffer, attachment, components,
-                                float_pixels, data, size);
+                                float_pixels, PixelRect{x, y, w, h}, data, size);
                     gl_device(c).check_errors("reading pixels");
                 });
             },
             nb::arg("framebuffer"), nb::arg("attachment"), nb::arg("components"),
-            nb::arg("float_pixels"), nb::arg("out"))
+            nb::arg("float_pixels"), nb::arg("rect"), nb::arg("out"))
         .def(
             "readback_frame",
             [](Context &c, GLReadback &readback, uint64_t frame, uint64_t timeout_ns,

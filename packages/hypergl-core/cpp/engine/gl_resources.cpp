@@ -187,16 +187,23 @@ const uint8_t *GLReadback::frame(uint64_t frame, uint64_t timeout_ns) {
 }
 
 void read_pixels(const GLApi &api, GLFramebuffer &framebuffer, uint32_t attachment,
-                 int components, bool float_pixels, uint8_t *out, uint64_t size) {
+                 int components, bool float_pixels, PixelRect rect, uint8_t *out, uint64_t size) {
+    if (rect.x < 0 || rect.y < 0 || rect.width <= 0 || rect.height <= 0 ||
+        rect.x + rect.width > framebuffer.width() || rect.y + rect.height > framebuffer.height())
+        throw std::invalid_argument(
+            "rectangle (" + std::to_string(rect.x) + ", " + std::to_string(rect.y) + ", " +
+            std::to_string(rect.width) + ", " + std::to_string(rect.height) +
+            ") is not inside framebuffer '" + framebuffer.name() + "' of " +
+            std::to_string(framebuffer.width()) + "x" + std::to_string(framebuffer.height()));
     const uint64_t element = (attachment == 4 || float_pixels) ? 4 : 1;
-    const uint64_t needed = uint64_t(framebuffer.width()) * uint64_t(framebuffer.height()) *
+    const uint64_t needed = uint64_t(rect.width) * uint64_t(rect.height) *
                             uint64_t(attachment == 4 ? 1 : components) * element;
     if (size < needed)
         throw std::invalid_argument("the output holds " + std::to_string(size) +
                                     " bytes, the read needs " + std::to_string(needed));
     auto [format, type] = prepare_read(api, framebuffer, attachment, components, float_pixels);
     api.glPixelStorei(gl::PACK_ALIGNMENT, 1);
-    api.glReadPixels(0, 0, framebuffer.width(), framebuffer.height(), format, type, out);
+    api.glReadPixels(rect.x, rect.y, rect.width, rect.height, format, type, out);
 }
 
 }  // namespace hypergl

@@ -504,7 +504,13 @@ class Context:
             raise ContextError(f"{what} needs the gl device, this context is '{self._device}'")
 
     def _read_pixels(
-        self, framebuffer: Framebuffer, into: Any, attachment: str, components: int, origin: str
+        self,
+        framebuffer: Framebuffer,
+        into: Any,
+        attachment: str,
+        components: int,
+        origin: str,
+        rect: Any = None,
     ) -> np.ndarray:
         self._need_gl("reading pixels")
         self._enter()
@@ -512,7 +518,9 @@ class Context:
             raise ValueError(f"unknown attachment {attachment!r}; expected one of "
                              f"{sorted(ATTACHMENTS)}")  # fmt: skip
         index = ATTACHMENTS[attachment]
-        width, height = framebuffer.size
+        full_width, full_height = framebuffer.size
+        rect = _rect(rect, full_width, full_height)
+        width, height = rect[2], rect[3]
         if index == 4:
             if not framebuffer._native.has_depth:
                 raise ValueError(f"framebuffer '{framebuffer.name}' has no depth attachment")
@@ -528,7 +536,7 @@ class Context:
         out = _output(into, shape, dtype, f"framebuffer '{framebuffer.name}'")
         with translated_errors():
             self._native.read_pixels(
-                framebuffer._native, index, components, False, out.reshape(-1).view(np.uint8)
+                framebuffer._native, index, components, False, rect, out.reshape(-1).view(np.uint8)
             )
         if origin == "top":
             out[:] = out[::-1]
@@ -642,6 +650,22 @@ def _positive_size(size: Any, what: str) -> tuple[int, int]:
         if value <= 0:
             raise ValueError(f"{what} must be positive, got {size!r}")
     return int(width), int(height)
+
+
+def _rect(rect: Any, width: int, height: int) -> tuple[int, int, int, int]:
+    """A read rectangle checked against a width x height framebuffer."""
+    if rect is None:
+        return (0, 0, width, height)
+    try:
+        x, y, w, h = rect
+    except (TypeError, ValueError):
+        raise TypeError(f"rect must be (x, y, width, height), got {rect!r}") from None
+    values = (x, y, w, h)
+    if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in values):
+        raise TypeError(f"rect must be integers, got {rect!r}")
+    if x < 0 or y < 0 or w <= 0 or h <= 0 or x + w > width or y + h > height:
+        raise ValueError(f"rect {rect!r} is not inside the {width}x{height} framebuffer")
+    return (int(x), int(y), int(w), int(h))
 
 
 def _pixels(data: Any, format: str, layers: int) -> tuple[np.ndarray, tuple[int, int]]:

@@ -181,15 +181,18 @@ class Framebuffer(GPUResource):
         attachment: str = "color0",
         components: int = 4,
         origin: str = "top",
+        rect: tuple[int, int, int, int] | None = None,
     ) -> np.ndarray:
         """Read pixels straight into `into` (or a new array) and return it.
 
         Colour attachments give uint8 ``(H, W, components)``; ``attachment='depth'``
         gives float32 ``(H, W)`` depth in 0..1. ``origin='top'`` puts the top row
         first (an image); ``'bottom'`` keeps OpenGL's row order and skips the flip.
+        ``rect=(x, y, width, height)`` reads part of the framebuffer, in GL's
+        coordinates (x from the left, y from the bottom).
         """
         self._check_live()
-        return self._context._read_pixels(self, into, attachment, components, origin)
+        return self._context._read_pixels(self, into, attachment, components, origin, rect)
 
 
 class Fence(GPUResource):

@@ -201,10 +201,16 @@ class GLReadback final : public Resource {
     std::vector<Slot> slots_;
 };
 
-// Reads attachment `attachment` (0..3 colour, 4 depth) of `framebuffer` into
-// caller memory: `components` 1..4 of uint8 (colour) or float32 depth, rows
-// bottom-up. `size` is checked against what the read writes.
+// A rectangle of a framebuffer in GL's coordinates (origin bottom-left).
+struct PixelRect {
+    int x, y, width, height;
+};
+
+// Reads `rect` of attachment `attachment` (0..3 colour, 4 depth) of
+// `framebuffer` into caller memory: `components` 1..4 of uint8 (colour) or
+// float32 depth, rows bottom-up. Throws std::invalid_argument when the rect
+// leaves the framebuffer or `size` is smaller than the read.
 void read_pixels(const GLApi &api, GLFramebuffer &framebuffer, uint32_t attachment,
-                 int components, bool float_pixels, uint8_t *out, uint64_t size);
+                 int components, bool float_pixels, PixelRect rect, uint8_t *out, uint64_t size);
 
 }  // namespace hypergl
