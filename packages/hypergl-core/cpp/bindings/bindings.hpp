@@ -7,3 +7,4 @@ void register_probe(nanobind::module_ &m);
 void register_program(nanobind::module_ &m);
 void register_context(nanobind::module_ &m);
 void register_gl(nanobind::module_ &m);
+void register_external(nanobind::module_ &m);

@@ -7,4 +7,5 @@ NB_MODULE(_core, m) {
     register_program(m);
     register_context(m);
     register_gl(m);
+    register_external(m);
 }

@@ -16,7 +16,16 @@ from .command_buffer import CommandBuffer, SubmitStats
 from .context import Context, ShaderError, TraceLog, context
 from .errors import ContextError, HyperGLError, ResourceError, VMError
 from .probe import probe
-from .resources import Buffer, Fence, Framebuffer, Pipeline, Readback, Texture, TextureSet
+from .resources import (
+    Buffer,
+    ExternalSource,
+    Fence,
+    Framebuffer,
+    Pipeline,
+    Readback,
+    Texture,
+    TextureSet,
+)
 from .scene import Scene, save
 
 __version__ = "0.1.0"
@@ -28,6 +37,7 @@ __all__ = [
     "CompileError",
     "Context",
     "ContextError",
+    "ExternalSource",
     "Fence",
     "Framebuffer",
     "HyperGLError",

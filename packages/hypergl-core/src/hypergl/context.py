@@ -23,6 +23,7 @@ from .resources import (
     ATTACHMENTS,
     BUFFER_USAGES,
     Buffer,
+    ExternalSource,
     Fence,
     Framebuffer,
     GPUResource,
@@ -35,6 +36,9 @@ from .resources import (
 
 DEVICES = ("gl", "trace", "null")
 # format -> (NumPy dtype of its pixels, channels); depth formats take no pixels.
+# Scalar types of external-source fields (values as the engine numbers them).
+SCALAR_TYPES = {"f32": 0, "f64": 1, "u32": 2, "u64": 3, "i32": 4}
+SCALAR_SIZES = {"f32": 4, "f64": 8, "u32": 4, "u64": 8, "i32": 4}
 TEXTURE_FORMATS = {
     "rgba8": (np.uint8, 4),
     "r32f": (np.float32, 1),
@@ -446,6 +450,66 @@ class Context:
             lambda n: self._native.gl_readback(n, width, height, components, index, depth),
         )
 
+    # --- external sources ------------------------------------------------------------------
+    def external_source(
+        self,
+        acquire: Any,
+        fields: list[dict[str, Any]],
+        *,
+        record_size: int,
+        release: Any = None,
+        count: tuple[Buffer, int] | None = None,
+        name: str | None = None,
+    ) -> ExternalSource:
+        """Arrays outside HyperGL that ``upload`` converts into fixed-size records.
+
+        `acquire()` returns a sequence of buffer-protocol objects, fresh at each
+        upload; they are released right after the copy (then `release()` is
+        called, if given). Each field copies ``components`` scalars of type
+        ``type`` from ``source`` (index into that sequence) at ``offset`` in
+        rows of ``stride`` bytes, converting to ``to`` at byte ``at`` of each
+        ``record_size``-byte record. ``count=(buffer, offset)`` receives the row
+        count as a u32. The copy runs in C++ without the GIL: no per-row Python.
+        """
+        if not callable(acquire):
+            raise TypeError(f"acquire must be callable, got {acquire!r}")
+        if release is not None and not callable(release):
+            raise TypeError(f"release must be callable or None, got {release!r}")
+        record_size = _count(record_size, "record_size", minimum=1)
+        parts = [_field(field, record_size) for field in _field_list(fields)]
+        count_buffer, count_offset = None, 0
+        if count is not None:
+            try:
+                count_buffer, count_offset = count
+            except (TypeError, ValueError):
+                raise TypeError(f"count must be (buffer, offset), got {count!r}") from None
+            if not isinstance(count_buffer, Buffer) or count_buffer.context is not self:
+                raise TypeError(f"count needs a buffer of this context, got {count_buffer!r}")
+            count_offset = _count(count_offset, "count offset", minimum=0)
+            if count_offset % 4 or count_offset + 4 > count_buffer.size:
+                raise ValueError(f"count offset {count_offset} is not an aligned u32 inside "
+                                 f"buffer '{count_buffer.name}'")  # fmt: skip
+            count_buffer._check_live()
+        name = self._name(name, "external")
+        native = self._native.external_source(
+            name, acquire, release, parts, record_size,
+            None if count_buffer is None else count_buffer._native, count_offset,
+        )  # fmt: skip
+        return self._track(ExternalSource(self, native, {"record_size": record_size}))
+
+    def upload(self, source: ExternalSource, buffer: Buffer) -> None:
+        """Run `source`'s conversion into `buffer` now: the code path of the `upload` op."""
+        if not isinstance(source, ExternalSource):
+            raise TypeError(f"upload needs an ExternalSource, got {source!r}")
+        if not isinstance(buffer, Buffer):
+            raise TypeError(f"upload needs a Buffer, got {buffer!r}")
+        self._enter()
+        with translated_errors():
+            try:
+                self._native.upload(source._native, buffer._native)
+            except RuntimeError as exc:
+                raise HyperGLError(str(exc)) from None
+
     @property
     def screen(self) -> Framebuffer:
         """The window's own framebuffer (window contexts only)."""
@@ -637,6 +701,37 @@ def _count(value: Any, what: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValueError(f"{what} must be an int >= {minimum}, got {value!r}")
     return int(value)
+
+
+def _field_list(fields: Any) -> list:
+    if isinstance(fields, (str, bytes)) or not isinstance(fields, (list, tuple)) or not fields:
+        raise TypeError(f"fields must be a non-empty list of field dicts, got {fields!r}")
+    return list(fields)
+
+
+def _field(field: Any, record_size: int) -> tuple:
+    """One external-source field, validated, as the engine's tuple."""
+    if not isinstance(field, dict):
+        raise TypeError(f"field {field!r} is not a dict")
+    unknown = set(field) - {"source", "type", "stride", "offset", "components", "to", "at"}
+    if unknown:
+        raise ValueError(f"field has unknown keys {sorted(unknown)}")
+    from_type, to_type = field.get("type"), field.get("to", "f32")
+    for label, value in (("type", from_type), ("to", to_type)):
+        if value not in SCALAR_TYPES:
+            raise ValueError(f"field {label} {value!r} is not one of {sorted(SCALAR_TYPES)}")
+    source = _count(field.get("source", 0), "field source", minimum=0)
+    components = _count(field.get("components", 1), "field components", minimum=1)
+    offset = _count(field.get("offset", 0), "field offset", minimum=0)
+    stride = _count(field.get("stride"), "field stride", minimum=1)
+    at = _count(field.get("at", 0), "field at", minimum=0)
+    if offset + components * SCALAR_SIZES[from_type] > stride:
+        raise ValueError(f"field of {components} {from_type} at offset {offset} does not fit "
+                         f"a {stride}-byte source row")  # fmt: skip
+    if at + components * SCALAR_SIZES[to_type] > record_size:
+        raise ValueError(f"field of {components} {to_type} at byte {at} does not fit a "
+                         f"{record_size}-byte record")  # fmt: skip
+    return (source, SCALAR_TYPES[from_type], stride, offset, components, SCALAR_TYPES[to_type], at)
 
 
 def _positive_size(size: Any, what: str) -> tuple[int, int]:

@@ -224,6 +224,21 @@ class Readback(GPUResource):
         return self._context._readback_frame(self, lag, into, origin)
 
 
+class ExternalSource(GPUResource):
+    """Arrays outside HyperGL (e.g. a physics world) that ``upload`` converts into a buffer."""
+
+    kind = ResourceKind.EXTERNAL
+
+    @property
+    def rows_uploaded(self) -> int:
+        """Rows copied by the last upload."""
+        return self._native.rows_uploaded
+
+    @property
+    def record_size(self) -> int:
+        return self._native.record_size
+
+
 def as_bytes(data: Any, what: str) -> np.ndarray:
     """`data` as a flat uint8 array without copying where possible."""
     if isinstance(data, np.ndarray):

@@ -1,0 +1,143 @@
+// External sources whose arrays come from Python objects with the buffer
+// protocol (e.g. Culverin's position and rotation views). The views are
+// acquired under the GIL at each upload, converted in C++ without it, and
+// released right after: none is held between uploads.
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include "bindings.hpp"
+#include "hypergl/context.hpp"
+#include "hypergl/conversion_source.hpp"
+
+namespace nb = nanobind;
+using namespace hypergl;
+
+namespace {
+
+// (source, from type, stride, offset, components, to type, at)
+using FieldPart = std::tuple<uint32_t, int, uint32_t, uint32_t, uint32_t, int, uint32_t>;
+
+class PythonSource final : public ConversionSource {
+  public:
+    PythonSource(std::string name, std::vector<FieldCopy> fields, uint32_t record_size,
+                 std::shared_ptr<Buffer> count_buffer, uint32_t count_offset,
+                 nb::callable acquire_views, nb::object after)
+        : ConversionSource(std::move(name), std::move(fields), record_size,
+                           std::move(count_buffer), count_offset),
+          acquire_(std::move(acquire_views)), after_(std::move(after)) {}
+
+    ~PythonSource() override {
+        nb::gil_scoped_acquire gil;
+        acquire_.reset();
+        after_.reset();
+    }
+
+    void release() override {
+        Resource::release();
+        nb::gil_scoped_acquire gil;
+        acquire_.reset();
+        after_.reset();
+    }
+
+  protected:
+    std::vector<SourceView> acquire() override {
+        nb::gil_scoped_acquire gil;
+        if (!acquire_.is_valid()) throw std::runtime_error("external source has been released");
+        try {
+            nb::object result = acquire_();
+            nb::sequence items = nb::borrow<nb::sequence>(result);
+            std::vector<SourceView> views;
+            for (nb::handle item : items) {
+                Py_buffer buffer;
+                if (PyObject_GetBuffer(item.ptr(), &buffer, PyBUF_C_CONTIGUOUS) != 0)
+                    throw nb::python_error();
+                buffers_.push_back(buffer);
+                views.push_back(SourceView{static_cast<const uint8_t *>(buffer.buf),
+                                           static_cast<uint64_t>(buffer.len)});
+            }
+            return views;
+        } catch (const nb::python_error &error) {
+            drop_buffers();
+            throw std::runtime_error(std::string("acquiring the arrays of '") + name() +
+                                     "' failed: " + error.what());
+        } catch (const nb::cast_error &) {
+            drop_buffers();
+            throw std::runtime_error("the acquire function of '" + name() +
+                                     "' must return a sequence of buffer-protocol objects");
+        }
+    }
+
+    void release_views() noexcept override {
+        nb::gil_scoped_acquire gil;
+        drop_buffers();
+        if (after_.is_valid() && !after_.is_none()) {
+            try {
+                after_();
+            } catch (nb::python_error &error) {
+                error.discard_as_unraisable(nb::str("hypergl external source release"));
+            }
+        }
+    }
+
+  private:
+    void drop_buffers() noexcept {
+        for (Py_buffer &buffer : buffers_) PyBuffer_Release(&buffer);
+        buffers_.clear();
+    }
+
+    nb::callable acquire_;
+    nb::object after_;
+    std::vector<Py_buffer> buffers_;
+};
+
+template <typename F>
+auto locked(Context &context, F action) {
+    nb::gil_scoped_release unlocked;
+    std::lock_guard<std::mutex> lock(context.mutex());
+    return action();
+}
+
+}  // namespace
+
+void register_external(nb::module_ &m) {
+    nb::class_<ExternalSource, Resource>(m, "ExternalSource");
+    nb::class_<ConversionSource, ExternalSource>(m, "ConversionSource")
+        .def_prop_ro("rows_uploaded", &ConversionSource::rows_uploaded)
+        .def_prop_ro("record_size", &ConversionSource::record_size);
+
+    nb::class_<Context> context = nb::borrow<nb::class_<Context>>(m.attr("Context"));
+    context
+        .def(
+            "external_source",
+            [](Context &c, const std::string &name, nb::callable acquire_views, nb::object after,
+               const std::vector<FieldPart> &fields, uint32_t record_size,
+               std::shared_ptr<Buffer> count_buffer, uint32_t count_offset) {
+                std::vector<FieldCopy> copies;
+                for (const auto &[source, from, stride, offset, components, to, at] : fields)
+                    copies.push_back(FieldCopy{source, static_cast<ScalarType>(from), stride,
+                                               offset, components, static_cast<ScalarType>(to),
+                                               at});
+                auto source = std::make_shared<PythonSource>(
+                    name, std::move(copies), record_size, std::move(count_buffer), count_offset,
+                    std::move(acquire_views), std::move(after));
+                locked(c, [&] { c.adopt(source); });
+                return std::static_pointer_cast<ConversionSource>(source);
+            },
+            nb::arg("name"), nb::arg("acquire"), nb::arg("after").none(), nb::arg("fields"),
+            nb::arg("record_size"), nb::arg("count_buffer").none(), nb::arg("count_offset"))
+        .def(
+            "upload",
+            [](Context &c, ExternalSource &source, Buffer &destination) {
+                if (source.released() || destination.released())
+                    throw nb::value_error("upload: the source or the buffer has been released");
+                locked(c, [&] {
+                    if (!c.owns(source) || !c.owns(destination))
+                        throw BindingError("upload: the source and the buffer must belong to "
+                                           "this context");
+                    c.device().upload(source, destination);
+                });
+            },
+            nb::arg("source"), nb::arg("destination"));
+}

@@ -1,0 +1,63 @@
+// An external source made of strided arrays outside HyperGL (e.g. a physics
+// engine's position and rotation arrays): each upload acquires fresh views,
+// converts every row into fixed-size records of the destination buffer
+// (float64 -> float32 included) and releases the views, all in C++ with no
+// per-row Python. Optionally writes the row count as a u32 into another
+// buffer (e.g. the instance count of an indirect draw command).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hypergl/resources.hpp"
+
+namespace hypergl {
+
+enum class ScalarType : uint8_t { F32 = 0, F64 = 1, U32 = 2, U64 = 3, I32 = 4 };
+
+// Size in bytes of one scalar.
+uint32_t scalar_size(ScalarType type);
+
+struct FieldCopy {
+    uint32_t source;      // index of the view acquire() returns
+    ScalarType from;      // element type in the source
+    uint32_t stride;      // bytes between rows of the source
+    uint32_t offset;      // bytes from a row's start to the field
+    uint32_t components;  // scalars per row
+    ScalarType to;        // element type in the destination record
+    uint32_t at;          // bytes from a record's start to the field
+};
+
+struct SourceView {
+    const uint8_t *data = nullptr;
+    uint64_t size = 0;
+};
+
+class ConversionSource : public ExternalSource {
+  public:
+    ConversionSource(std::string name, std::vector<FieldCopy> fields, uint32_t record_size,
+                     std::shared_ptr<Buffer> count_buffer, uint32_t count_offset);
+
+    // Copies every row into `destination`; throws std::runtime_error when the
+    // sources disagree on their row count or the rows exceed its capacity.
+    void upload(Buffer &destination) override;
+    uint64_t rows_uploaded() const { return rows_; }
+    uint32_t record_size() const { return record_size_; }
+
+  protected:
+    // Fresh views of the sources, valid until release(); may block (e.g. while
+    // a physics step runs). Throw std::runtime_error on failure.
+    virtual std::vector<SourceView> acquire() = 0;
+    virtual void release_views() noexcept = 0;
+
+  private:
+    std::vector<FieldCopy> fields_;
+    uint32_t record_size_;
+    std::shared_ptr<Buffer> count_buffer_;
+    uint32_t count_offset_;
+    uint64_t rows_ = 0;
+};
+
+}  // namespace hypergl
