@@ -15,6 +15,7 @@ from .capabilities import Capabilities
 from .command_buffer import CommandBuffer, SubmitStats
 from .context import Context, ShaderError, TraceLog, context
 from .errors import ContextError, HyperGLError, ResourceError, VMError
+from .plugins import PluginError, installed_bridges
 from .probe import probe
 from .resources import (
     Buffer,
@@ -42,6 +43,7 @@ __all__ = [
     "Framebuffer",
     "HyperGLError",
     "Pipeline",
+    "PluginError",
     "Program",
     "Readback",
     "ResourceError",
@@ -56,6 +58,7 @@ __all__ = [
     "VerifyError",
     "__version__",
     "context",
+    "installed_bridges",
     "probe",
     "save",
     "subroutine",

@@ -686,6 +686,15 @@ class Context:
 
         return CommandBuffer(self, name=name)
 
+    def bridge(self, name: str, source: Any, **options: Any) -> Any:
+        """A bridge plugin (entry-point group ``hypergl.bridges``) feeding `source` to the GPU.
+
+        ``ctx.bridge("culverin", world)`` needs hypergl-culverin installed.
+        """
+        from .plugins import load_bridge
+
+        return load_bridge(name)(self, source, **options)
+
     def load(self, source: Any, *, bindings: dict[str, GPUResource] | None = None):
         """Inflate a .hgb file (path or bytes) into live resources and a verified program.
 

@@ -1,0 +1,18 @@
+"""Bridges are found through the hypergl.bridges entry-point group."""
+
+from __future__ import annotations
+
+import pytest
+
+import hypergl
+
+
+def test_installed_bridges_lists_culverin():
+    assert "culverin" in hypergl.installed_bridges()
+
+
+def test_an_unknown_bridge_lists_the_installed_ones(trace_ctx):
+    with pytest.raises(hypergl.PluginError, match=r"no bridge named 'teleport'.*culverin"):
+        trace_ctx.bridge("teleport", object())
+    with pytest.raises(TypeError, match="bridge name must be a string"):
+        trace_ctx.bridge(42, object())
