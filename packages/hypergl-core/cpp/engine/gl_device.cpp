@@ -484,6 +484,11 @@ void GLDevice::uniform(uint32_t location, uint32_t type, const void *data) {
 
 void GLDevice::draw(uint32_t count, uint32_t first, uint32_t instances) {
     gpu_wrote_ = true;
+    if (instances == 1) {  // the plain entry point: less validation in the driver
+        shared_->api.glDrawArrays(topology(), static_cast<GLint>(first),
+                                  static_cast<GLsizei>(count));
+        return;
+    }
     shared_->api.glDrawArraysInstancedBaseInstance(topology(), static_cast<GLint>(first),
                                                    static_cast<GLsizei>(count),
                                                    static_cast<GLsizei>(instances), 0);
@@ -491,6 +496,11 @@ void GLDevice::draw(uint32_t count, uint32_t first, uint32_t instances) {
 
 void GLDevice::draw_indexed(uint32_t type, uint32_t count, uint32_t first, uint32_t instances) {
     gpu_wrote_ = true;
+    if (instances == 1) {
+        shared_->api.glDrawElements(topology(), static_cast<GLsizei>(count), index_type(type),
+                                    byte_offset(uint64_t(first) * isa::kIndexTypeSize[type]));
+        return;
+    }
     shared_->api.glDrawElementsInstancedBaseVertexBaseInstance(
         topology(), static_cast<GLsizei>(count), index_type(type),
         byte_offset(uint64_t(first) * isa::kIndexTypeSize[type]),

@@ -206,6 +206,8 @@ constexpr GLbitfield CLIENT_MAPPED_BUFFER_BARRIER_BIT = 0x00004000,
     X(void, glVertexArrayVertexBuffer,                                                       \
       (GLuint vao, GLuint binding, GLuint buffer, GLintptr offset, GLsizei stride))          \
     X(void, glVertexArrayElementBuffer, (GLuint vao, GLuint buffer))                         \
+    X(void, glDrawArrays, (GLenum mode, GLint first, GLsizei count))                         \
+    X(void, glDrawElements, (GLenum mode, GLsizei count, GLenum type, const void *indices))  \
     X(void, glDrawArraysInstancedBaseInstance,                                               \
       (GLenum mode, GLint first, GLsizei count, GLsizei instances, GLuint base_instance))    \
     X(void, glDrawElementsInstancedBaseVertexBaseInstance,                                   \
