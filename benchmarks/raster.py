@@ -1,0 +1,345 @@
+"""Screen-space raster throughput: every py_gpu backend vs py-gpu 0.0.1 vs a hand-written floor.
+
+Fixtures: 1k, 10k and 100k seeded random triangles at 640x360 in the shape of py-gpu 0.0.1's
+``examples/benchmark_raster.py`` (centres uniform over the frame, sizes 8..48 px, depth 0.2..8);
+triangle size scales with sqrt(1000/N) so overdraw stays near the 1k fixture's (about 8).
+In the same run:
+
+* our backends (cpu on the 1k fixture only: it is the pure-Python reference),
+* py-gpu 0.0.1 from PyPI, installed in its own virtual environment
+  (``.bench-venvs/py-gpu-0.0.1``; ``--setup-seed`` creates it) and run in a subprocess worker,
+  its ModernGL backend forced onto headless EGL,
+* the **floor**: hand-written moderngl with a persistent vertex buffer, depth test and RGBA
+  readback of the same triangles.
+
+Each cell renders the same batch repeatedly (after a warm-up) and reports the median fps.
+
+    python benchmarks/raster.py [--repeat N] [--sizes 1000,10000,100000] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED_VENV = ROOT / ".bench-venvs" / "py-gpu-0.0.1"
+WIDTH, HEIGHT = 640, 360
+OUR_BACKENDS = ("hypergl", "moderngl", "numba", "numpy", "cpu")
+SEED_BACKENDS = ("moderngl", "numpy", "cpu")
+CPU_SIZES = (1000,)  # the pure-Python rasterizers are only run on the 1k fixture
+
+
+def fixture(count: int, seed: int = 7) -> tuple[np.ndarray, np.ndarray]:
+    """``(xyz (N, 3, 3) float64, rgb (N, 3) uint8)`` seeded random triangles.
+
+    The shape of py-gpu 0.0.1's ``examples/benchmark_raster.py``: an apex at ``(cx, cy - s)``
+    and a base from ``(cx - s, cy + s)`` to ``(cx + s, cy + s)`` with ``s`` uniform in 8..48
+    pixels (times sqrt(1000/N) here), centres uniform over the frame, a depth uniform in 0.2..8
+    per triangle with +-0.1 jitter on the base vertices, colours 40..254.
+    """
+    rng = np.random.default_rng(seed * 1_000_003 + count)
+    scale = math.sqrt(1000.0 / count)
+    cx = rng.uniform(0.0, WIDTH, count)
+    cy = rng.uniform(0.0, HEIGHT, count)
+    size = rng.uniform(8.0, 48.0, count) * scale
+    z = rng.uniform(0.2, 8.0, count)
+    jitter = rng.uniform(-0.1, 0.1, (count, 2))
+    xyz = np.empty((count, 3, 3))
+    xyz[:, 0] = np.stack([cx, cy - size, z], axis=1)
+    xyz[:, 1] = np.stack([cx - size, cy + size, z + jitter[:, 0]], axis=1)
+    xyz[:, 2] = np.stack([cx + size, cy + size, z + jitter[:, 1]], axis=1)
+    rgb = rng.integers(40, 255, (count, 3), dtype=np.uint8)
+    return xyz, rgb
+
+
+def measure(render, repeat: int, budget_s: float) -> dict:
+    """Median fps of ``render()`` over up to ``repeat`` frames (stops after ``budget_s``)."""
+    render()  # warm-up: JIT, shader compile, first upload
+    samples: list[float] = []
+    start = time.perf_counter()
+    while len(samples) < repeat and (not samples or time.perf_counter() - start < budget_s):
+        t0 = time.perf_counter()
+        render()
+        samples.append(time.perf_counter() - t0)
+    return {"fps": 1.0 / statistics.median(samples), "frames": len(samples)}
+
+
+# ----------------------------------------------------------------------------- floor
+
+FLOOR_VS = """
+#version 330
+in vec3 in_position;
+in vec4 in_color;
+out vec4 v_color;
+void main() {
+    gl_Position = vec4(in_position.x * (2.0 / 640.0) - 1.0, in_position.y * (2.0 / 360.0) - 1.0,
+                       in_position.z * 0.25 - 1.0, 1.0);
+    v_color = in_color;
+}
+"""
+FLOOR_FS = """
+#version 330
+in vec4 v_color;
+out vec4 frag_color;
+void main() { frag_color = v_color; }
+"""
+
+
+def floor_renderer(xyz: np.ndarray, rgb: np.ndarray):
+    """Hand-written moderngl: persistent VBO, depth test, RGBA readback."""
+    import moderngl
+
+    ctx = moderngl.create_standalone_context(require=330, backend="egl")
+    program = ctx.program(vertex_shader=FLOOR_VS, fragment_shader=FLOOR_FS)
+    data = np.empty(len(xyz) * 3, dtype=[("p", np.float32, 3), ("c", np.uint8, 4)])
+    data["p"] = xyz.reshape(-1, 3)
+    data["c"][:, :3] = np.repeat(rgb, 3, axis=0)
+    data["c"][:, 3] = 255
+    vbo = ctx.buffer(data.tobytes())
+    vao = ctx.vertex_array(program, [(vbo, "3f 4f1", "in_position", "in_color")])
+    fbo = ctx.framebuffer(
+        [ctx.renderbuffer((WIDTH, HEIGHT), 4)], ctx.depth_renderbuffer((WIDTH, HEIGHT))
+    )
+    ctx.enable(moderngl.DEPTH_TEST)
+
+    def render():
+        with ctx:
+            fbo.use()
+            fbo.clear(0.0, 0.0, 0.0, 1.0, depth=1.0)
+            vao.render()
+            return fbo.read(components=4)
+
+    return render, ctx
+
+
+# ----------------------------------------------------------------------------- seed worker
+
+SEED_WORKER = r"""
+import json, statistics, sys, time
+import numpy as np
+import moderngl
+
+_standalone = moderngl.create_standalone_context
+def _egl_standalone(*args, **kwargs):
+    kwargs["backend"] = "egl"
+    return _standalone(*args, **kwargs)
+moderngl.create_standalone_context = _egl_standalone
+_create = moderngl.create_context
+def _egl_create(*args, **kwargs):
+    kwargs.setdefault("standalone", True)
+    kwargs["backend"] = "egl"
+    return _create(*args, **kwargs)
+moderngl.create_context = _egl_create
+
+import py_gpu
+from py_gpu import RasterBatch, ScreenTriangle, ScreenVertex
+from py_gpu.raster import CPURasterBackend
+from py_gpu.numpy_raster import NumpyRasterBackend
+from py_gpu.moderngl_backend import ModernGLRasterBackend
+
+args = json.loads(sys.argv[1])
+classes = {"cpu": CPURasterBackend, "numpy": NumpyRasterBackend, "moderngl": ModernGLRasterBackend}
+out = {"version": getattr(py_gpu, "__version__", "0.0.1"), "fps": {}, "frames": {}, "errors": {}}
+for size in args["sizes"]:
+    data = np.load(args["fixtures"][str(size)])
+    xyz, rgb = data["xyz"].tolist(), data["rgb"].tolist()
+    batch = RasterBatch([
+        ScreenTriangle(ScreenVertex(*t[0]), ScreenVertex(*t[1]), ScreenVertex(*t[2]), tuple(c))
+        for t, c in zip(xyz, rgb)
+    ])
+    for name in args["backends"]:
+        if name == "cpu" and size not in args["cpu_sizes"]:
+            continue
+        try:
+            backend = classes[name]()
+            render = lambda: backend.render(batch, 640, 360)
+            render()
+            samples = []
+            start = time.perf_counter()
+            while len(samples) < args["repeat"] and (
+                not samples or time.perf_counter() - start < args["budget"]
+            ):
+                t0 = time.perf_counter()
+                render()
+                samples.append(time.perf_counter() - t0)
+            out["fps"].setdefault(name, {})[str(size)] = 1.0 / statistics.median(samples)
+            out["frames"].setdefault(name, {})[str(size)] = len(samples)
+        except Exception as exc:
+            out["errors"][name] = f"{type(exc).__name__}: {exc}"
+print("SEED-RESULT " + json.dumps(out))
+"""
+
+
+def setup_seed_venv() -> None:
+    base = getattr(sys, "_base_executable", sys.executable)
+    subprocess.run([base, "-m", "venv", str(SEED_VENV)], check=True)
+    pip = [str(SEED_VENV / "bin" / "python"), "-m", "pip", "install", "-q"]
+    subprocess.run([*pip, "py-gpu==0.0.1", "numpy", "moderngl", "glcontext"], check=True)
+
+
+def run_seed(fixtures: dict[int, Path], sizes, repeat: int, budget: float) -> dict:
+    python = SEED_VENV / "bin" / "python"
+    if not python.exists():
+        return {"error": f"no seed environment at {SEED_VENV} (run with --setup-seed)"}
+    args = {
+        "sizes": list(sizes),
+        "fixtures": {str(k): str(v) for k, v in fixtures.items()},
+        "backends": list(SEED_BACKENDS),
+        "cpu_sizes": list(CPU_SIZES),
+        "repeat": repeat,
+        "budget": budget,
+    }
+    result = subprocess.run(
+        [str(python), "-c", SEED_WORKER, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        cwd=tempfile.gettempdir(),  # never import the working tree's py_gpu
+    )
+    for line in result.stdout.splitlines():
+        if line.startswith("SEED-RESULT "):
+            return json.loads(line[len("SEED-RESULT ") :])
+    return {"error": f"seed worker failed: {result.stderr.strip()[-500:]}"}
+
+
+# ----------------------------------------------------------------------------- main
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--json", type=Path, help="write fps per backend and fixture plus ratios")
+    p.add_argument("--repeat", type=int, default=30, help="frames per cell (default %(default)s)")
+    p.add_argument("--budget", type=float, default=3.0, help="seconds per cell at most")
+    p.add_argument("--sizes", default="1000,10000,100000", help="triangle counts")
+    p.add_argument("--no-seed", action="store_true", help="skip py-gpu 0.0.1")
+    p.add_argument("--setup-seed", action="store_true", help="create the py-gpu 0.0.1 venv")
+    args = p.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    if args.setup_seed and not (SEED_VENV / "bin" / "python").exists():
+        setup_seed_venv()
+
+    import py_gpu
+
+    fixtures = {size: fixture(size) for size in sizes}
+    fps: dict[str, dict[str, float]] = {}
+    missing: dict[str, str] = {}
+    agreement: dict[str, float] = {}
+    notes = ["cpu backends (ours and 0.0.1's) run on the 1k fixture only: pure Python"]
+
+    reference_ids = {}
+    for name in OUR_BACKENDS:
+        try:
+            backend = py_gpu.select_backend(name)
+        except Exception as exc:
+            missing[name] = str(exc)
+            continue
+        for size in sizes:
+            if name == "cpu" and size not in CPU_SIZES:
+                continue
+            xyz, rgb = fixtures[size]
+            batch = py_gpu.RasterBatch.from_arrays(xyz, rgb)
+            result = measure(lambda b=backend, bt=batch: b.render(bt, WIDTH, HEIGHT), args.repeat,
+                             args.budget)  # fmt: skip
+            fps.setdefault(name, {})[str(size)] = result["fps"]
+            if size == sizes[0]:
+                frame = backend.render(batch, WIDTH, HEIGHT).to_numpy()
+                if "ref" not in reference_ids:
+                    ref = py_gpu.select_backend("numpy").render(batch, WIDTH, HEIGHT).to_numpy()
+                    reference_ids["ref"] = ref
+                agreement[name] = float((frame == reference_ids["ref"]).all(axis=2).mean())
+
+    for size in sizes:
+        render, ctx = floor_renderer(*fixtures[size])
+        fps.setdefault("floor", {})[str(size)] = measure(render, args.repeat, args.budget)["fps"]
+        ctx.release()
+
+    seed: dict = {}
+    if not args.no_seed:
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = {}
+            for size, (xyz, rgb) in fixtures.items():
+                paths[size] = Path(tmp) / f"fixture-{size}.npz"
+                np.savez(paths[size], xyz=xyz, rgb=rgb)
+            seed = run_seed(paths, sizes, args.repeat, args.budget)
+        if "error" in seed:
+            missing["seed"] = seed["error"]
+        else:
+            for name, cells in seed["fps"].items():
+                fps[f"seed_{name}"] = cells
+            for name, error in seed.get("errors", {}).items():
+                missing[f"seed_{name}"] = error
+
+    def ratio(a: str, b: str, size: int) -> float | None:
+        x, y = fps.get(a, {}).get(str(size)), fps.get(b, {}).get(str(size))
+        return None if x is None or y is None else x / y
+
+    ratios = {
+        "numpy_vs_seed_numpy_1k": ratio("numpy", "seed_numpy", 1000),
+        "numba_vs_seed_numpy_1k": ratio("numba", "seed_numpy", 1000),
+        "hypergl_vs_seed_moderngl_1k": ratio("hypergl", "seed_moderngl", 1000),
+        "hypergl_vs_floor_1k": ratio("hypergl", "floor", 1000),
+        "hypergl_vs_floor_100k": ratio("hypergl", "floor", 100000),
+        "moderngl_vs_seed_moderngl_1k": ratio("moderngl", "seed_moderngl", 1000),
+        "moderngl_vs_floor_1k": ratio("moderngl", "floor", 1000),
+        "cpu_vs_seed_cpu_1k": ratio("cpu", "seed_cpu", 1000),
+    }
+    targets = {
+        "numpy_vs_seed_numpy_1k": 2.0,
+        "numba_vs_seed_numpy_1k": 20.0,
+        "hypergl_vs_seed_moderngl_1k": 2.5,
+        "hypergl_vs_floor_1k": 0.9,
+        "hypergl_vs_floor_100k": 0.9,
+    }
+
+    columns = [str(s) for s in sizes]
+    print(f"\nraster benchmark, {WIDTH}x{HEIGHT}, median fps (frames <= {args.repeat})")
+    print(f"{'backend':<16}" + "".join(f"{int(c) // 1000:>10}k" for c in columns) + "  agree@1st")
+    order = [*OUR_BACKENDS, "floor", *(f"seed_{n}" for n in SEED_BACKENDS)]
+    for name in order:
+        if name not in fps:
+            continue
+        cells = "".join(
+            f"{fps[name][c]:>11.1f}" if c in fps[name] else f"{'-':>11}" for c in columns
+        )
+        agree = f"  {agreement[name] * 100:.3f}%" if name in agreement else ""
+        print(f"{name:<16}{cells}{agree}")
+    for name, reason in missing.items():
+        print(f"{name:<16}missing: {reason}")
+    print("\nratios (target)")
+    for key, value in ratios.items():
+        target = f" (>= {targets[key]})" if key in targets else ""
+        shown = f"{value:.2f}x" if value is not None else "n/a"
+        print(f"  {key:<30}{shown}{target}")
+    for note in notes:
+        print(f"note: {note}")
+
+    if args.json:
+        payload = {
+            "fps": fps,
+            **ratios,
+            "missing": missing,
+            "agreement_first_fixture": agreement,
+            "meta": {
+                "width": WIDTH,
+                "height": HEIGHT,
+                "sizes": sizes,
+                "repeat": args.repeat,
+                "seed_version": seed.get("version"),
+                "notes": notes,
+            },
+        }
+        args.json.write_text(json.dumps(payload, indent=2) + "\n")
+        print(f"wrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,308 @@
+"""Backend protocol, capabilities and discovery through the ``py_gpu.backends`` entry points.
+
+How a backend registers
+-----------------------
+A backend is a class (or zero-argument factory) exposed by an entry point in the
+``py_gpu.backends`` group of any installed distribution::
+
+    [project.entry-points."py_gpu.backends"]
+    mybackend = "my_package.module:MyBackend"
+
+The built-in ``cpu``, ``numpy``, ``numba`` and ``moderngl`` backends are registered exactly the same
+way by py-gpu's own ``pyproject.toml``; ``hypergl`` is declared by hypergl-core.  Discovery reads
+entry-point *metadata* once (cached) and imports only the backend that is asked for.
+
+The backend protocol
+--------------------
+``name: str``
+    The registry name (``"cpu"``, ``"hypergl"``...).
+``capabilities: BackendCapabilities``
+    What the backend supports.
+``render(batch, width, height, *, background=(0, 0, 0), target=None) -> FrameBuffer``
+    Draw a :class:`~py_gpu.RasterBatch` following :mod:`py_gpu.convention`, into ``target`` when
+    given (a :class:`~py_gpu.FrameBuffer` of exactly ``width`` x ``height``, else
+    :class:`~py_gpu.errors.TargetSizeError`) or into a new frame buffer.  ``width``/``height``
+    must be positive integers (:class:`~py_gpu.errors.InvalidSizeError`) and ``background`` a
+    valid colour (:class:`~py_gpu.errors.InvalidColorError`).  Use :func:`check_render_args`.
+``probe() -> str | None`` (classmethod, optional)
+    Cheap check whether the backend can start on this machine: ``None`` when it can, otherwise a
+    one-line human-readable reason.  Without ``probe`` the backend counts as available when its
+    class imports and constructs.  Construction itself may also raise to say it cannot start.
+
+Optional, used when present:
+
+``rasterize_ids(batch, width, height) -> (ids, depth)``
+    NumPy ``(height, width)`` arrays: the index of the triangle that covers each pixel (``-1`` for
+    none, int32) and its ``z`` (``inf`` for none).  :class:`~py_gpu.mesh.MeshRenderer` uses it for
+    world-space meshes, attachments and textures; backends without it get the NumPy rasteriser.
+``upload(batch) -> BatchHandle``
+    Keep a static batch resident (e.g. in GPU memory); ``render`` accepts the handle in place of
+    the batch and does not upload again.
+``close()``
+    Release resources.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib.metadata
+import threading
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from ..buffers import ColorLike, FrameBuffer, as_rgb, validate_size
+from ..errors import BackendUnavailableError, TargetSizeError, UnknownBackendError
+from ..geometry import RasterBatch
+
+ENTRY_POINT_GROUP = "py_gpu.backends"
+#: The order in which ``select_backend("auto")`` tries backends.
+AUTO_ORDER = ("hypergl", "moderngl", "numba", "numpy", "cpu")
+#: Names accepted by py_gpu 0.0.1 that mean a specific backend.
+ALIASES = {"opengl": "moderngl", "gpu": "moderngl"}
+
+
+@dataclass(frozen=True)
+class BackendCapabilities:
+    """What a backend supports (fields kept from py_gpu 0.0.1, new ones default to False)."""
+
+    name: str
+    accelerated: bool
+    supports_depth: bool = True
+    supports_textures: bool = False
+    supports_vertex_attributes: bool = False
+    supports_ids: bool = False
+    supports_persistent_batches: bool = False
+    headless: bool = True
+
+
+@runtime_checkable
+class RasterBackend(Protocol):
+    """Protocol for projected triangle raster backends (see the module documentation)."""
+
+    capabilities: BackendCapabilities
+
+    def render(
+        self,
+        batch: RasterBatch,
+        width: int,
+        height: int,
+        *,
+        background: ColorLike = (0, 0, 0),
+        target: FrameBuffer | None = None,
+    ) -> FrameBuffer: ...
+
+
+@dataclass
+class BatchHandle:
+    """A batch kept resident by a backend (see ``upload``); render it instead of the batch."""
+
+    batch: RasterBatch
+    backend: Any
+    resources: Any = None
+    released: bool = False
+
+    def __len__(self) -> int:
+        return len(self.batch)
+
+    def release(self) -> None:
+        if not self.released and hasattr(self.backend, "_release_handle"):
+            self.backend._release_handle(self)
+        self.released = True
+
+
+def check_render_args(
+    batch: object, width: object, height: object, background: object, target: object
+) -> tuple[RasterBatch, int, int, ColorLike]:
+    """Validate ``render`` arguments; returns ``(batch, width, height, background_rgb)``."""
+    if isinstance(batch, BatchHandle):
+        batch = batch.batch
+    if not isinstance(batch, RasterBatch):
+        raise TypeError(f"render() needs a RasterBatch, got {type(batch).__name__}")
+    w, h = validate_size(width, height)
+    rgb = as_rgb(background)  # type: ignore[arg-type]
+    if target is not None:
+        if not isinstance(target, FrameBuffer):
+            raise TargetSizeError(f"target must be a FrameBuffer, got {type(target).__name__}")
+        target.check_size(w, h)
+    return batch, w, h, rgb
+
+
+def deliver(payload, width: int, height: int, target: FrameBuffer | None) -> FrameBuffer:
+    """Wrap rendered RGB bytes (or a buffer) as a FrameBuffer, or copy them into ``target``."""
+    if target is not None:
+        target.pixels[:] = payload
+        return target
+    return FrameBuffer(width, height, bytearray(payload))
+
+
+# --------------------------------------------------------------------------- discovery
+
+
+@dataclass(frozen=True)
+class BackendStatus:
+    """Whether one installed backend works here, and why not when it does not."""
+
+    name: str
+    available: bool
+    reason: str | None
+    target: str
+
+    def __str__(self) -> str:
+        state = "available" if self.available else f"unavailable: {self.reason}"
+        return f"{self.name} ({self.target}): {state}"
+
+
+_lock = threading.RLock()
+_instances: dict[str, Any] = {}
+_failures: dict[str, str] = {}
+
+
+@functools.cache
+def _entry_points() -> dict[str, importlib.metadata.EntryPoint]:
+    found: dict[str, importlib.metadata.EntryPoint] = {}
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        found.setdefault(ep.name, ep)
+    return found
+
+
+def refresh() -> None:
+    """Forget cached entry points and backend instances (after installing a plugin)."""
+    with _lock:
+        for backend in _instances.values():
+            close = getattr(backend, "close", None)
+            if callable(close):
+                with contextlib.suppress(Exception):
+                    close()
+        _instances.clear()
+        _failures.clear()
+        _entry_points.cache_clear()
+
+
+def installed_backends() -> tuple[str, ...]:
+    """Names of every backend declared in the ``py_gpu.backends`` group, sorted."""
+    return tuple(sorted(_entry_points()))
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    first = text[0] if text else ""
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
+def _start(name: str) -> Any:
+    """Load, probe and construct backend ``name``; raise BackendUnavailableError with why not."""
+    with _lock:
+        if name in _instances:
+            return _instances[name]
+        if name in _failures:
+            raise BackendUnavailableError(f"backend {name!r} cannot start: {_failures[name]}")
+        ep = _entry_points()[name]
+        try:
+            factory = ep.load()
+            probe = getattr(factory, "probe", None)
+            reason = probe() if callable(probe) else None
+            if reason is None:
+                backend = factory()
+        except Exception as exc:
+            reason = _describe(exc)
+        if reason is not None:
+            _failures[name] = reason
+            raise BackendUnavailableError(f"backend {name!r} cannot start: {reason}")
+        if not hasattr(backend, "render"):
+            _failures[name] = f"{ep.value} has no render() method"
+            raise BackendUnavailableError(f"backend {name!r} cannot start: {_failures[name]}")
+        if not hasattr(backend, "name"):
+            with contextlib.suppress(Exception):
+                backend.name = name
+        _instances[name] = backend
+        return backend
+
+
+def select_backend(prefer: str = "auto") -> RasterBackend:
+    """Return a started backend.
+
+    ``"auto"`` tries ``hypergl -> moderngl -> numba -> numpy -> cpu`` and returns the first that
+    starts (``cpu`` needs nothing, so ``auto`` always succeeds).  Any other name loads that entry
+    point: :class:`UnknownBackendError` (listing the installed names) when none has that name,
+    :class:`BackendUnavailableError` (with the reason) when it cannot start here.  Backends are
+    started once per process and shared.
+    """
+    if not isinstance(prefer, str):
+        raise UnknownBackendError(f"backend name must be a string, got {prefer!r}")
+    name = ALIASES.get(prefer.lower(), prefer.lower())
+    if name == "auto":
+        reasons = []
+        for candidate in AUTO_ORDER:
+            if candidate not in _entry_points():
+                reasons.append(f"{candidate}: not installed")
+                continue
+            try:
+                return _start(candidate)
+            except BackendUnavailableError as exc:
+                reasons.append(str(exc))
+        raise BackendUnavailableError("no backend could start: " + "; ".join(reasons))
+    if name not in _entry_points():
+        installed = ", ".join(installed_backends()) or "none"
+        raise UnknownBackendError(
+            f"unknown backend {prefer!r}; installed backends: {installed} (or 'auto')"
+        )
+    return _start(name)
+
+
+def available_backends() -> dict[str, BackendStatus]:
+    """Every installed backend (plus ``hypergl`` when not installed), whether it works and why not.
+
+    This starts each backend that is not started yet (e.g. creates a GL context).
+    """
+    result: dict[str, BackendStatus] = {}
+    names = list(dict.fromkeys([*AUTO_ORDER, *installed_backends()]))
+    for name in names:
+        ep = _entry_points().get(name)
+        if ep is None:
+            if name == "hypergl":
+                result[name] = BackendStatus(
+                    name, False, "not installed (install hypergl-core to get it)", ""
+                )
+            continue
+        try:
+            _start(name)
+            result[name] = BackendStatus(name, True, None, ep.value)
+        except BackendUnavailableError:
+            result[name] = BackendStatus(name, False, _failures.get(name, "unknown"), ep.value)
+    return result
+
+
+def _lazy_classes() -> dict[str, tuple[str, str]]:
+    return {
+        "CpuBackend": ("cpu", "CpuBackend"),
+        "CPURasterBackend": ("cpu", "CpuBackend"),
+        "NumpyBackend": ("numpy_backend", "NumpyBackend"),
+        "NumbaBackend": ("numba_backend", "NumbaBackend"),
+        "ModernGLBackend": ("moderngl_backend", "ModernGLBackend"),
+    }
+
+
+def __getattr__(attr: str) -> Any:
+    target = _lazy_classes().get(attr)
+    if target is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
+    module = importlib.import_module(f"{__name__}.{target[0]}")
+    return getattr(module, target[1])
+
+
+__all__ = [
+    "ALIASES",
+    "AUTO_ORDER",
+    "ENTRY_POINT_GROUP",
+    "BackendCapabilities",
+    "BackendStatus",
+    "BatchHandle",
+    "RasterBackend",
+    "available_backends",
+    "check_render_args",
+    "deliver",
+    "installed_backends",
+    "refresh",
+    "select_backend",
+]

@@ -1,0 +1,253 @@
+"""ModernGL backend: offscreen OpenGL on a headless EGL context.
+
+Follows :mod:`py_gpu.convention`: pixel ``x`` maps to NDC with ``2 * x / W - 1`` (and ``y`` with
+``2 * y / H - 1``: GL's bottom row is read back as our top row, so no row flip is needed), vertex
+positions are pre-snapped to the 1/256 pixel grid GL rasterises on, and the fragment depth is the
+fixed monotonic map :data:`py_gpu.convention.GLSL_DEPTH` of the linearly interpolated ``z`` (no
+per-batch normalisation, no near/far clipping).  One vertex buffer persists across frames and is
+grown only when a batch does not fit; a batch rendered again is not uploaded again, and
+:meth:`ModernGLBackend.upload` keeps static batches resident.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from ..buffers import ColorLike, FrameBuffer
+from ..convention import GLSL_DEPTH, SUBPIXEL
+from ..errors import BackendUnavailableError
+from ..geometry import RasterBatch
+from . import BackendCapabilities, BatchHandle, check_render_args, deliver
+
+VERTEX_SHADER = """
+#version 330
+uniform vec2 u_scale;
+in vec3 in_position;
+in vec4 in_color;
+noperspective out float v_z;
+flat out vec4 v_color;
+void main() {
+    gl_Position = vec4(in_position.xy * u_scale - 1.0, 0.0, 1.0);
+    v_z = in_position.z;
+    v_color = in_color;
+}
+"""
+
+FRAGMENT_SHADER = f"""
+#version 330
+noperspective in float v_z;
+flat in vec4 v_color;
+out vec4 frag_color;
+void main() {{
+    float z = v_z;
+    gl_FragDepth = {GLSL_DEPTH};
+    frag_color = v_color;
+}}
+"""
+
+ID_FRAGMENT_SHADER = f"""
+#version 330
+noperspective in float v_z;
+flat in vec4 v_color;
+out float frag_id;
+void main() {{
+    float z = v_z;
+    gl_FragDepth = {GLSL_DEPTH};
+    frag_id = float(gl_PrimitiveID + 1);
+}}
+"""
+
+VERTEX_DTYPE = np.dtype([("position", np.float32, 3), ("color", np.uint8, 4)])
+
+
+def create_egl_context(require: int = 330):
+    """A standalone headless ModernGL context on EGL (no display needed)."""
+    import moderngl
+
+    return moderngl.create_standalone_context(require=require, backend="egl")
+
+
+def pack_vertices(batch: RasterBatch) -> bytes:
+    """Interleaved float32 ``x, y, z`` (x, y snapped to 1/256 px) + RGBA8 per vertex."""
+    xyz, rgb = batch.arrays()
+    data = np.empty(xyz.shape[0] * 3, dtype=VERTEX_DTYPE)
+    snapped = xyz.copy()
+    snapped[:, :, :2] = np.rint(snapped[:, :, :2] * SUBPIXEL) / SUBPIXEL
+    data["position"] = snapped.reshape(-1, 3)
+    data["color"][:, :3] = np.repeat(rgb, 3, axis=0)
+    data["color"][:, 3] = 255
+    return data.tobytes()
+
+
+class ModernGLBackend:
+    """GPU raster backend using an offscreen ModernGL context on headless EGL."""
+
+    name = "moderngl"
+    capabilities = BackendCapabilities(
+        name="ModernGL GPU rasterizer",
+        accelerated=True,
+        supports_depth=True,
+        supports_vertex_attributes=True,
+        supports_ids=True,
+        supports_persistent_batches=True,
+    )
+
+    @classmethod
+    def probe(cls) -> str | None:
+        try:
+            import glcontext  # noqa: F401
+            import moderngl  # noqa: F401
+        except ImportError as exc:
+            return f"moderngl is not installed ({exc}); pip install 'py-gpu[opengl]'"
+        return None
+
+    def __init__(self, context=None) -> None:
+        import moderngl
+
+        try:
+            self._ctx = context if context is not None else create_egl_context()
+        except Exception as exc:
+            raise BackendUnavailableError(f"no headless EGL OpenGL context: {exc}") from exc
+        self._moderngl = moderngl
+        ctx = self._ctx
+        self._program = ctx.program(vertex_shader=VERTEX_SHADER, fragment_shader=FRAGMENT_SHADER)
+        self._id_program = ctx.program(
+            vertex_shader=VERTEX_SHADER, fragment_shader=ID_FRAGMENT_SHADER
+        )
+        self._vbo = ctx.buffer(reserve=VERTEX_DTYPE.itemsize * 3 * 1024, dynamic=True)
+        self._vao = self._make_vao(self._program, self._vbo)
+        self._id_vao = self._make_vao(self._id_program, self._vbo)
+        self._resident: weakref.ref | None = None
+        self._resident_count = 0
+        self._targets: dict[tuple[int, int], tuple] = {}
+        self._id_targets: dict[tuple[int, int], tuple] = {}
+        #: Counters for tests and benchmarks: uploads and (re)allocations of the shared buffer.
+        self.stats = {"uploads": 0, "allocations": 1}
+
+    def _make_vao(self, program, vbo):
+        if "in_color" in program:
+            layout = (vbo, "3f 4f1", "in_position", "in_color")
+        else:  # the id program does not read colours
+            layout = (vbo, "3f 4x", "in_position")
+        return self._ctx.vertex_array(program, [layout], mode=self._moderngl.TRIANGLES)
+
+    # ------------------------------------------------------------------ resources
+    def _target(self, width: int, height: int, ids: bool = False):
+        cache = self._id_targets if ids else self._targets
+        key = (width, height)
+        if key not in cache:
+            ctx = self._ctx
+            if ids:
+                color = ctx.renderbuffer(key, components=1, dtype="f4")
+            else:
+                color = ctx.renderbuffer(key, components=4)
+            depth = ctx.depth_renderbuffer(key)
+            cache[key] = (ctx.framebuffer([color], depth), color, depth)
+        return cache[key][0]
+
+    def _shared_vao(self, batch: RasterBatch, vao):
+        """The shared VAO holding ``batch``, uploading it only when it is not resident."""
+        resident = self._resident() if self._resident is not None else None
+        if resident is not batch:
+            data = pack_vertices(batch)
+            if len(data) > self._vbo.size:
+                self._vbo.orphan(max(len(data), 2 * self._vbo.size))
+                self.stats["allocations"] += 1
+            if data:
+                self._vbo.write(data)
+            self.stats["uploads"] += 1
+            self._resident = weakref.ref(batch)
+            self._resident_count = len(batch) * 3
+        return vao, self._resident_count
+
+    def upload(self, batch: RasterBatch) -> BatchHandle:
+        """Keep ``batch`` in its own GPU buffer; render the returned handle many times."""
+        if not isinstance(batch, RasterBatch):
+            raise TypeError(f"upload() needs a RasterBatch, got {type(batch).__name__}")
+        data = pack_vertices(batch)
+        with self._ctx:
+            vbo = self._ctx.buffer(data if data else b"\0" * VERTEX_DTYPE.itemsize)
+            resources = {
+                "vbo": vbo,
+                "vao": self._make_vao(self._program, vbo),
+                "id_vao": self._make_vao(self._id_program, vbo),
+                "count": len(batch) * 3,
+            }
+        self.stats["uploads"] += 1
+        return BatchHandle(batch, self, resources)
+
+    def _release_handle(self, handle: BatchHandle) -> None:
+        with self._ctx:
+            for key in ("vao", "id_vao", "vbo"):
+                handle.resources[key].release()
+
+    def _draw(self, source, batch, width, height, ids: bool):
+        fbo = self._target(width, height, ids)
+        fbo.use()
+        ctx = self._ctx
+        ctx.viewport = (0, 0, width, height)
+        ctx.enable_only(self._moderngl.DEPTH_TEST)
+        ctx.depth_func = "<"
+        program = self._id_program if ids else self._program
+        program["u_scale"].value = (2.0 / width, 2.0 / height)
+        if isinstance(source, BatchHandle):
+            if source.released:
+                raise ValueError("this batch handle was released")
+            if source.backend is not self:
+                raise ValueError("this batch handle belongs to another backend")
+            vao = source.resources["id_vao" if ids else "vao"]
+            count = source.resources["count"]
+        else:
+            vao, count = self._shared_vao(batch, self._id_vao if ids else self._vao)
+        if count:
+            vao.render(vertices=count)
+        return fbo
+
+    # ------------------------------------------------------------------ protocol
+    def render(
+        self,
+        batch: RasterBatch | BatchHandle,
+        width: int,
+        height: int,
+        *,
+        background: ColorLike = (0, 0, 0),
+        target: FrameBuffer | None = None,
+    ) -> FrameBuffer:
+        source = batch
+        batch, width, height, bg = check_render_args(batch, width, height, background, target)
+        # Make our context current for the call (other GL users may share the thread).
+        with self._ctx:
+            fbo = self._target(width, height)
+            fbo.clear(bg[0] / 255.0, bg[1] / 255.0, bg[2] / 255.0, 1.0, depth=1.0)
+            self._draw(source, batch, width, height, ids=False)
+            data = fbo.read(components=3, alignment=1)
+        return deliver(data, width, height, target)
+
+    def rasterize_ids(self, batch: RasterBatch | BatchHandle, width: int, height: int):
+        """``(ids, depth)``: winning triangle per pixel from the GPU, ``z`` recomputed exactly."""
+        from ._setup import depth_for_ids
+
+        source = batch
+        batch, width, height, _ = check_render_args(batch, width, height, (0, 0, 0), None)
+        with self._ctx:
+            fbo = self._target(width, height, ids=True)
+            fbo.clear(0.0, 0.0, 0.0, 0.0, depth=1.0)
+            self._draw(source, batch, width, height, ids=True)
+            raw = np.frombuffer(fbo.read(components=1, dtype="f4"), dtype=np.float32)
+        ids = (raw.astype(np.int64) - 1).astype(np.int32).reshape(height, width)
+        return ids, depth_for_ids(batch.arrays()[0], ids)
+
+    def close(self) -> None:
+        self._ctx.__enter__()
+        for cache in (self._targets, self._id_targets):
+            for fbo, color, depth in cache.values():
+                fbo.release()
+                color.release()
+                depth.release()
+            cache.clear()
+        self._ctx.release()
+
+
+ModernGLRasterBackend = ModernGLBackend

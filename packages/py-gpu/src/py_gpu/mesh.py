@@ -1,0 +1,629 @@
+"""World-space meshes: camera/projection helpers, per-vertex (smooth) attributes, instancing,
+texture atlases and depth / normal / object-id attachments.  Needs NumPy.
+
+Pipeline (:class:`MeshRenderer`): instances are transformed to world space, projected with the
+camera, clipped against the near plane, mapped to screen space (y down, the
+:mod:`py_gpu.convention`), and rasterised by the chosen backend into a *visibility buffer*
+(which triangle covers each pixel, via the backend's ``rasterize_ids``).  Shading is deferred:
+per covered pixel the perspective-correct barycentric coordinates of its source triangle are
+solved in clip space and used to interpolate normals, UVs and vertex colours, sample the texture
+atlas and light the pixel.  Every backend therefore gets the same attributes and attachments.
+
+Conventions: right-handed world, the camera looks down its -Z axis, OpenGL clip space
+(NDC ``z`` in [-1, 1]); the screen ``z`` of a vertex is its NDC ``z`` (linear in screen space,
+smaller is nearer).  UV ``(0, 0)`` is the top-left of a texture image, ``u`` to the right, ``v``
+down (as in glTF); UVs repeat.  Colours are 0..255.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .buffers import ColorLike, FrameBuffer, as_rgb, validate_size
+from .errors import InvalidGeometryError, InvalidSizeError
+
+# --------------------------------------------------------------------------- matrices
+
+
+def _vec3(value, label: str) -> np.ndarray:
+    array = np.asarray(value, dtype=np.float64)
+    if array.shape != (3,) or not np.isfinite(array).all():
+        raise InvalidGeometryError(f"{label} must be three finite numbers, got {value!r}")
+    return array
+
+
+def look_at(eye, target, up=(0.0, 1.0, 0.0)) -> np.ndarray:
+    """World-to-view 4x4 matrix of a camera at ``eye`` looking at ``target``."""
+    eye, target, up = _vec3(eye, "eye"), _vec3(target, "target"), _vec3(up, "up")
+    forward = target - eye
+    if np.linalg.norm(forward) == 0:
+        raise InvalidGeometryError("camera eye and target must differ")
+    forward = forward / np.linalg.norm(forward)
+    right = np.cross(forward, up)
+    if np.linalg.norm(right) < 1e-12:
+        raise InvalidGeometryError(f"camera up {tuple(up)} is parallel to the view direction")
+    right /= np.linalg.norm(right)
+    true_up = np.cross(right, forward)
+    view = np.eye(4)
+    view[0, :3], view[1, :3], view[2, :3] = right, true_up, -forward
+    view[:3, 3] = -view[:3, :3] @ eye
+    return view
+
+
+def _check_planes(near: float, far: float) -> None:
+    if not (math.isfinite(near) and math.isfinite(far)) or near <= 0 or far <= near:
+        raise InvalidGeometryError(f"need 0 < near < far, got near={near!r}, far={far!r}")
+
+
+def perspective(fov_y_degrees: float, aspect: float, near: float, far: float) -> np.ndarray:
+    """OpenGL-style perspective projection (NDC z in [-1, 1])."""
+    _check_planes(near, far)
+    if not (0 < fov_y_degrees < 180) or not (aspect > 0 and math.isfinite(aspect)):
+        raise InvalidGeometryError(
+            f"need 0 < fov_y < 180 and aspect > 0, got {fov_y_degrees!r}, {aspect!r}"
+        )
+    f = 1.0 / math.tan(math.radians(fov_y_degrees) / 2.0)
+    m = np.zeros((4, 4))
+    m[0, 0], m[1, 1] = f / aspect, f
+    m[2, 2], m[2, 3] = (far + near) / (near - far), 2 * far * near / (near - far)
+    m[3, 2] = -1.0
+    return m
+
+
+def orthographic(height: float, aspect: float, near: float, far: float) -> np.ndarray:
+    """OpenGL-style orthographic projection of a view ``height`` world units tall."""
+    _check_planes(near, far)
+    if not (height > 0 and aspect > 0):
+        raise InvalidGeometryError(f"need height > 0 and aspect > 0, got {height!r}, {aspect!r}")
+    m = np.eye(4)
+    m[0, 0], m[1, 1] = 2.0 / (height * aspect), 2.0 / height
+    m[2, 2], m[2, 3] = -2.0 / (far - near), -(far + near) / (far - near)
+    return m
+
+
+@dataclass
+class Camera:
+    """A look-at camera with a perspective (default) or orthographic projection."""
+
+    position: Sequence[float] = (0.0, 0.0, 5.0)
+    target: Sequence[float] = (0.0, 0.0, 0.0)
+    up: Sequence[float] = (0.0, 1.0, 0.0)
+    fov_y: float = 60.0
+    near: float = 0.1
+    far: float = 100.0
+    orthographic: bool = False
+    ortho_height: float = 2.0
+
+    def view_matrix(self) -> np.ndarray:
+        return look_at(self.position, self.target, self.up)
+
+    def projection_matrix(self, aspect: float) -> np.ndarray:
+        if self.orthographic:
+            return orthographic(self.ortho_height, aspect, self.near, self.far)
+        return perspective(self.fov_y, aspect, self.near, self.far)
+
+    def view_projection(self, width: int, height: int) -> np.ndarray:
+        width, height = validate_size(width, height)
+        return self.projection_matrix(width / height) @ self.view_matrix()
+
+
+# --------------------------------------------------------------------------- scene data
+
+
+@dataclass(frozen=True)
+class Material:
+    """Base colour (0..255) and optionally the index of an image in the :class:`TextureAtlas`."""
+
+    color: ColorLike = (255, 255, 255)
+    texture: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "color", as_rgb(self.color))
+        if self.texture is not None and (not isinstance(self.texture, int) or self.texture < 0):
+            raise InvalidGeometryError(f"material texture must be an index >= 0: {self.texture!r}")
+
+
+@dataclass(frozen=True)
+class DirectionalLight:
+    """Light travelling along ``direction`` with an RGB ``color`` in 0..1 and ``intensity``."""
+
+    direction: Sequence[float] = (-0.4, -1.0, -0.6)
+    color: Sequence[float] = (1.0, 1.0, 1.0)
+    intensity: float = 1.0
+
+
+class TextureAtlas:
+    """Several RGB images packed into one (shelf packing); sampled per material.
+
+    ``regions[i]`` is ``(x, y, width, height)`` of image ``i`` in :attr:`pixels`.  Sampling never
+    reads outside an image's region, so neighbours do not bleed into each other.
+    """
+
+    def __init__(self, images: Sequence, *, max_width: int | None = None) -> None:
+        arrays = []
+        for index, image in enumerate(images):
+            array = np.asarray(image)
+            if array.ndim != 3 or array.shape[2] not in (3, 4) or 0 in array.shape[:2]:
+                raise InvalidSizeError(
+                    f"atlas image {index} must be (height, width, 3|4), got {array.shape}"
+                )
+            arrays.append(np.ascontiguousarray(array[:, :, :3], dtype=np.uint8))
+        if not arrays:
+            raise InvalidSizeError("a texture atlas needs at least one image")
+        widest = max(a.shape[1] for a in arrays)
+        total = sum(a.shape[0] * a.shape[1] for a in arrays)
+        limit = max(widest, max_width or math.ceil(math.sqrt(total) * 1.25))
+        order = sorted(range(len(arrays)), key=lambda i: -arrays[i].shape[0])
+        regions = np.zeros((len(arrays), 4), dtype=np.int64)
+        x = y = shelf = 0
+        for i in order:
+            h, w = arrays[i].shape[:2]
+            if x + w > limit:
+                x, y, shelf = 0, y + shelf, 0
+            regions[i] = (x, y, w, h)
+            x, shelf = x + w, max(shelf, h)
+        width = int((regions[:, 0] + regions[:, 2]).max())
+        height = int((regions[:, 1] + regions[:, 3]).max())
+        self.pixels = np.zeros((height, width, 3), dtype=np.uint8)
+        for i, array in enumerate(arrays):
+            rx, ry, rw, rh = regions[i]
+            self.pixels[ry : ry + rh, rx : rx + rw] = array
+        self.regions = regions
+
+    def __len__(self) -> int:
+        return len(self.regions)
+
+    def sample(self, texture: np.ndarray, uv: np.ndarray, *, filter: str = "nearest") -> np.ndarray:
+        """RGB float64 ``(n, 3)`` of image ``texture[i]`` at ``uv[i]`` (repeat wrapping)."""
+        texture = np.asarray(texture, dtype=np.int64)
+        if texture.size and (texture.min() < 0 or texture.max() >= len(self.regions)):
+            raise InvalidGeometryError(
+                f"texture index out of range 0..{len(self.regions) - 1}: {texture.max()}"
+            )
+        rx, ry, rw, rh = (self.regions[texture, k] for k in range(4))
+        u = np.mod(uv[:, 0], 1.0) * rw
+        v = np.mod(uv[:, 1], 1.0) * rh
+        if filter == "nearest":
+            ix = np.minimum(u.astype(np.int64), rw - 1)
+            iy = np.minimum(v.astype(np.int64), rh - 1)
+            return self.pixels[ry + iy, rx + ix].astype(np.float64)
+        if filter != "bilinear":
+            raise ValueError(f"filter must be 'nearest' or 'bilinear', got {filter!r}")
+        fx, fy = u - 0.5, v - 0.5
+        x0, y0 = np.floor(fx).astype(np.int64), np.floor(fy).astype(np.int64)
+        tx, ty = (fx - x0)[:, None], (fy - y0)[:, None]
+
+        def texel(ix, iy):
+            return self.pixels[ry + np.mod(iy, rh), rx + np.mod(ix, rw)].astype(np.float64)
+
+        top = texel(x0, y0) * (1 - tx) + texel(x0 + 1, y0) * tx
+        bottom = texel(x0, y0 + 1) * (1 - tx) + texel(x0 + 1, y0 + 1) * tx
+        return top * (1 - ty) + bottom * ty
+
+
+def _array(value, shape_tail: tuple, label: str, dtype=np.float64, rows: int | None = None):
+    if value is None:
+        return None
+    array = np.asarray(value, dtype=dtype)
+    if array.ndim == 1 and len(shape_tail) == 1 and array.size % shape_tail[0] == 0:
+        array = array.reshape(-1, *shape_tail)
+    if array.shape[1:] != shape_tail or (rows is not None and array.shape[0] != rows):
+        want = f"({rows if rows is not None else 'N'}, {', '.join(map(str, shape_tail))})"
+        raise InvalidGeometryError(f"{label} must have shape {want}, got {array.shape}")
+    if dtype == np.float64 and not np.isfinite(array).all():
+        raise InvalidGeometryError(f"{label} must be finite")
+    return np.ascontiguousarray(array)
+
+
+@dataclass
+class MeshBatch:
+    """Indexed triangles in world (model) space with optional per-vertex attributes.
+
+    ``positions`` ``(V, 3)``; ``indices`` ``(T, 3)`` (default: consecutive triples);
+    ``normals`` ``(V, 3)`` (smooth shading; without them faces are shaded flat); ``uvs`` ``(V, 2)``;
+    ``colors`` ``(V, 3)`` per-vertex colours 0..255 (interpolated); ``material_ids`` ``(T,)``
+    indices into the renderer's material list.
+    """
+
+    positions: np.ndarray
+    indices: np.ndarray | None = None
+    normals: np.ndarray | None = None
+    uvs: np.ndarray | None = None
+    colors: np.ndarray | None = None
+    material_ids: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        self.positions = _array(self.positions, (3,), "positions")
+        count = len(self.positions)
+        if self.indices is None:
+            if count % 3:
+                raise InvalidGeometryError(f"without indices, need 3N positions, got {count}")
+            self.indices = np.arange(count, dtype=np.int64).reshape(-1, 3)
+        indices = np.asarray(self.indices)
+        if indices.dtype.kind not in "iu":
+            raise InvalidGeometryError(f"indices must be integers, got {indices.dtype}")
+        self.indices = _array(indices, (3,), "indices", dtype=np.int64)
+        if self.indices.size and (self.indices.min() < 0 or self.indices.max() >= count):
+            raise InvalidGeometryError(
+                f"indices must lie in 0..{count - 1}, "
+                f"got {self.indices.min()}..{self.indices.max()}"
+            )
+        self.normals = _array(self.normals, (3,), "normals", rows=count)
+        self.uvs = _array(self.uvs, (2,), "uvs", rows=count)
+        self.colors = _array(self.colors, (3,), "colors", rows=count)
+        if self.colors is not None and ((self.colors < 0).any() or (self.colors > 255).any()):
+            from .errors import InvalidColorError
+
+            raise InvalidColorError("vertex colours must lie in 0..255")
+        if self.material_ids is not None:
+            ids = np.asarray(self.material_ids)
+            if ids.dtype.kind not in "iu" or ids.shape != (len(self.indices),) or (ids < 0).any():
+                raise InvalidGeometryError(
+                    f"material_ids must be ({len(self.indices)},) non-negative integers"
+                )
+            self.material_ids = ids.astype(np.int64)
+
+    @property
+    def triangle_count(self) -> int:
+        return len(self.indices)
+
+    def with_smooth_normals(self) -> MeshBatch:
+        """A copy with area-weighted per-vertex normals."""
+        p = self.positions[self.indices]
+        face = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
+        normals = np.zeros_like(self.positions)
+        for k in range(3):
+            np.add.at(normals, self.indices[:, k], face)
+        length = np.linalg.norm(normals, axis=1, keepdims=True)
+        normals = np.divide(normals, length, out=np.zeros_like(normals), where=length > 0)
+        return MeshBatch(
+            self.positions, self.indices, normals, self.uvs, self.colors, self.material_ids
+        )
+
+    @classmethod
+    def cube(cls, size: float = 1.0) -> MeshBatch:
+        """A cube centred at the origin with flat normals and per-face UVs (24 vertices)."""
+        h = size / 2.0
+        faces = [  # normal, u axis, v axis (v down the image)
+            ((0, 0, 1), (1, 0, 0), (0, -1, 0)),
+            ((0, 0, -1), (-1, 0, 0), (0, -1, 0)),
+            ((1, 0, 0), (0, 0, -1), (0, -1, 0)),
+            ((-1, 0, 0), (0, 0, 1), (0, -1, 0)),
+            ((0, 1, 0), (1, 0, 0), (0, 0, 1)),
+            ((0, -1, 0), (1, 0, 0), (0, 0, -1)),
+        ]
+        positions, normals, uvs, indices = [], [], [], []
+        for n, u, v in faces:
+            n, u, v = np.array(n, float), np.array(u, float), np.array(v, float)
+            base = len(positions)
+            for su, sv in ((0, 0), (1, 0), (1, 1), (0, 1)):
+                positions.append(h * n + h * (2 * su - 1) * u + h * (2 * sv - 1) * v)
+                normals.append(n)
+                uvs.append((su, sv))
+            indices += [(base, base + 1, base + 2), (base, base + 2, base + 3)]
+        return cls(np.array(positions), np.array(indices), np.array(normals), np.array(uvs))
+
+
+@dataclass
+class Instances:
+    """``K`` copies of one mesh: ``transforms`` ``(K, 4, 4)`` model matrices, per-instance
+    ``object_ids`` (default ``0..K-1``) and optional RGB ``tints`` in 0..1."""
+
+    transforms: np.ndarray
+    object_ids: np.ndarray | None = None
+    tints: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        t = np.asarray(self.transforms, dtype=np.float64)
+        if t.shape == (4, 4):
+            t = t[None]
+        if t.ndim != 3 or t.shape[1:] != (4, 4) or not np.isfinite(t).all():
+            raise InvalidGeometryError(f"transforms must be finite (K, 4, 4), got {t.shape}")
+        self.transforms = t
+        k = len(t)
+        if self.object_ids is None:
+            self.object_ids = np.arange(k, dtype=np.int32)
+        ids = np.asarray(self.object_ids)
+        if ids.shape != (k,) or ids.dtype.kind not in "iu":
+            raise InvalidGeometryError(f"object_ids must be ({k},) integers, got {ids.shape}")
+        self.object_ids = ids.astype(np.int32)
+        if self.tints is not None:
+            self.tints = _array(self.tints, (3,), "tints", rows=k)
+
+    @classmethod
+    def translations(cls, offsets, object_ids=None, tints=None) -> Instances:
+        offsets = _array(offsets, (3,), "offsets")
+        transforms = np.repeat(np.eye(4)[None], len(offsets), axis=0)
+        transforms[:, :3, 3] = offsets
+        return cls(transforms, object_ids, tints)
+
+
+@dataclass
+class MeshHandle:
+    """A mesh validated and prepared once; render it every frame without re-processing."""
+
+    mesh: MeshBatch
+    object_id: int = 0
+    face_normals: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        p = self.mesh.positions[self.mesh.indices]
+        face = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
+        length = np.linalg.norm(face, axis=1, keepdims=True)
+        self.face_normals = np.divide(face, length, out=np.zeros_like(face), where=length > 0)
+
+
+@dataclass
+class RenderResult:
+    """Colour plus attachments as NumPy arrays (row 0 at the top).
+
+    ``depth``: view-space distance along the camera axis (``inf`` on background), float32
+    ``(H, W)``; ``normal``: unit world-space normals, float32 ``(H, W, 3)`` (zero on background);
+    ``object_id``: int32 ``(H, W)`` (``-1`` on background); ``triangle_id``: int32 index of the
+    triangle in draw order (instances expanded; ``-1`` on background).
+    """
+
+    color: FrameBuffer
+    depth: np.ndarray
+    normal: np.ndarray
+    object_id: np.ndarray
+    triangle_id: np.ndarray
+
+
+# --------------------------------------------------------------------------- renderer
+
+
+def _clip_near(clip: np.ndarray):
+    """Clip ``(T, 3, 4)`` clip-space triangles against the near plane ``z >= -w``.
+
+    Returns ``(triangles (M, 3, 4), source (M,))`` keeping the winding.
+    """
+    d = clip[:, :, 2] + clip[:, :, 3]
+    inside = d >= 0
+    n_in = inside.sum(axis=1)
+    out_tris = [clip[n_in == 3]]
+    out_src = [np.flatnonzero(n_in == 3)]
+    for count in (1, 2):
+        rows = np.flatnonzero(n_in == count)
+        if rows.size == 0:
+            continue
+        # Rotate so that the odd vertex (the inside one for 1, the outside one for 2) is first.
+        odd = inside[rows] if count == 1 else ~inside[rows]
+        first = np.argmax(odd, axis=1)
+        order = (first[:, None] + np.arange(3)[None, :]) % 3
+        tri = np.take_along_axis(clip[rows], order[:, :, None], axis=1)
+        dd = np.take_along_axis(d[rows], order, axis=1)
+        v0, v1, v2 = tri[:, 0], tri[:, 1], tri[:, 2]
+        t01 = (dd[:, 0] / (dd[:, 0] - dd[:, 1]))[:, None]
+        t02 = (dd[:, 0] / (dd[:, 0] - dd[:, 2]))[:, None]
+        p01 = v0 + t01 * (v1 - v0)
+        p02 = v0 + t02 * (v2 - v0)
+        if count == 1:
+            out_tris.append(np.stack([v0, p01, p02], axis=1))
+            out_src.append(rows)
+        else:
+            out_tris.append(np.stack([p01, v1, v2], axis=1))
+            out_tris.append(np.stack([p01, v2, p02], axis=1))
+            out_src += [rows, rows]
+    return np.concatenate(out_tris), np.concatenate(out_src)
+
+
+class MeshRenderer:
+    """Renders world-space meshes through any backend (see the module documentation)."""
+
+    def __init__(
+        self,
+        backend="auto",
+        *,
+        materials: Sequence[Material] = (Material(),),
+        atlas: TextureAtlas | None = None,
+        texture_filter: str = "nearest",
+    ) -> None:
+        from .backends import select_backend
+
+        self.backend = select_backend(backend) if isinstance(backend, str) else backend
+        if getattr(self.backend, "rasterize_ids", None) is None:
+            from .backends.numpy_backend import NumpyBackend
+
+            self._raster = NumpyBackend()
+        else:
+            self._raster = self.backend
+        self.materials = tuple(materials)
+        if not self.materials or not all(isinstance(m, Material) for m in self.materials):
+            raise InvalidGeometryError("materials must be a non-empty sequence of Material")
+        for m in self.materials:
+            if m.texture is not None and (atlas is None or m.texture >= len(atlas)):
+                raise InvalidGeometryError(f"material texture {m.texture} is not in the atlas")
+        self.atlas = atlas
+        self.texture_filter = texture_filter
+        self._material_colors = np.array([m.color for m in self.materials], dtype=np.float64)
+        self._material_textures = np.array(
+            [-1 if m.texture is None else m.texture for m in self.materials], dtype=np.int64
+        )
+
+    def upload(self, mesh: MeshBatch, *, object_id: int = 0) -> MeshHandle:
+        if not isinstance(mesh, MeshBatch):
+            raise TypeError(f"upload() needs a MeshBatch, got {type(mesh).__name__}")
+        ids = mesh.material_ids
+        if ids is not None and ids.size and ids.max() >= len(self.materials):
+            raise InvalidGeometryError(
+                f"material id {ids.max()} but only {len(self.materials)} materials"
+            )
+        return MeshHandle(mesh, object_id)
+
+    def render(
+        self,
+        items,
+        camera: Camera,
+        width: int,
+        height: int,
+        *,
+        lights: Iterable[DirectionalLight] = (DirectionalLight(),),
+        ambient: float = 0.25,
+        background: ColorLike = (0, 0, 0),
+        shading: str = "smooth",
+        target: FrameBuffer | None = None,
+    ) -> RenderResult:
+        """Render ``items``: a :class:`MeshHandle`/:class:`MeshBatch`, a ``(handle, Instances)``
+        pair, or a list of those.  ``shading``: ``"smooth"`` (interpolated vertex normals),
+        ``"flat"`` (face normals) or ``"unlit"``."""
+        width, height = validate_size(width, height)
+        bg = np.array(as_rgb(background), dtype=np.uint8)
+        if target is not None:
+            target.check_size(width, height)
+        if shading not in ("smooth", "flat", "unlit"):
+            raise ValueError(f"shading must be 'smooth', 'flat' or 'unlit', got {shading!r}")
+        view = camera.view_matrix()
+        view_proj = camera.projection_matrix(width / height) @ view
+        parts = self._gather(items)
+        # Concatenate every instance's triangles (world space) in draw order.
+        world, normals, face_n, uvs, vcolors, mats, objs, tints = ([] for _ in range(8))
+        for handle, inst in parts:
+            mesh = handle.mesh
+            tri_world = mesh.positions[mesh.indices]  # (T, 3, 3)
+            for k in range(len(inst.transforms)):
+                m = inst.transforms[k]
+                world.append(tri_world @ m[:3, :3].T + m[:3, 3])
+                normal_matrix = np.linalg.inv(m[:3, :3]).T
+                face = handle.face_normals @ normal_matrix.T
+                face_n.append(face)
+                if mesh.normals is not None and shading == "smooth":
+                    normals.append(mesh.normals[mesh.indices] @ normal_matrix.T)
+                else:
+                    normals.append(np.repeat(face[:, None, :], 3, axis=1))
+                t = mesh.triangle_count
+                uvs.append(mesh.uvs[mesh.indices] if mesh.uvs is not None else np.zeros((t, 3, 2)))
+                vcolors.append(
+                    mesh.colors[mesh.indices]
+                    if mesh.colors is not None
+                    else np.full((t, 3, 3), 255.0)
+                )
+                mats.append(
+                    mesh.material_ids if mesh.material_ids is not None else np.zeros(t, np.int64)
+                )
+                objs.append(np.full(t, inst.object_ids[k], dtype=np.int32))
+                tint = inst.tints[k] if inst.tints is not None else np.ones(3)
+                tints.append(np.broadcast_to(tint, (t, 3)))
+        if not world:
+            return self._empty(width, height, bg, target)
+        world_a = np.concatenate(world)
+        count = len(world_a)
+        homo = np.concatenate([world_a, np.ones((count, 3, 1))], axis=2)
+        clip = homo @ view_proj.T  # (T, 3, 4)
+        view_depth = -(homo @ view.T)[:, :, 2]  # distance along the view axis per vertex
+        tris, source = _clip_near(clip)
+        # Drop triangles entirely beyond the far plane or outside the supported screen range.
+        far_out = (tris[:, :, 2] > tris[:, :, 3]).all(axis=1)
+        ndc = tris[:, :, :3] / tris[:, :, 3:4]
+        screen = np.empty_like(ndc)
+        screen[:, :, 0] = (ndc[:, :, 0] + 1.0) * (width / 2.0)
+        screen[:, :, 1] = (1.0 - ndc[:, :, 1]) * (height / 2.0)
+        screen[:, :, 2] = ndc[:, :, 2]
+        from .convention import MAX_SCREEN_COORD
+        from .geometry import RasterBatch
+
+        ok = ~far_out & np.isfinite(screen).all(axis=(1, 2))
+        ok &= (np.abs(screen[:, :, :2]) <= MAX_SCREEN_COORD).all(axis=(1, 2))
+        screen, source = screen[ok], source[ok]
+        batch = RasterBatch.from_arrays(screen)
+        ids, _ = self._raster.rasterize_ids(batch, width, height)
+        ys, xs = np.nonzero(ids >= 0)
+        src = source[ids[ys, xs]]
+        # Perspective-correct barycentrics of each pixel in its source triangle.
+        m = np.stack([clip[:, :, 0], clip[:, :, 1], clip[:, :, 3]], axis=1)  # (T, 3 rows, 3 verts)
+        used = np.unique(src)
+        inv = np.zeros_like(m)
+        det = np.linalg.det(m[used])
+        good = np.abs(det) > 1e-300
+        inv[used[good]] = np.linalg.inv(m[used[good]])
+        px = (xs + 0.5) * (2.0 / width) - 1.0
+        py = 1.0 - (ys + 0.5) * (2.0 / height)
+        lam = np.einsum("nij,nj->ni", inv[src], np.stack([px, py, np.ones_like(px)], axis=1))
+        total = lam.sum(axis=1, keepdims=True)
+        lam = np.divide(lam, total, out=np.full_like(lam, 1.0 / 3.0), where=total != 0)
+
+        def interp(values):
+            return np.einsum("ni,nij->nj", lam, np.concatenate(values)[src])
+
+        depth_px = np.einsum("ni,ni->n", lam, view_depth[src])
+        normal_px = interp(normals)
+        length = np.linalg.norm(normal_px, axis=1, keepdims=True)
+        normal_px = np.divide(normal_px, length, out=np.zeros_like(normal_px), where=length > 0)
+        mat = np.concatenate(mats)[src]
+        base = self._material_colors[mat] * (interp(vcolors) / 255.0)
+        texture = self._material_textures[mat]
+        textured = texture >= 0
+        if textured.any():
+            uv_px = interp(uvs)[textured]
+            sample = self.atlas.sample(texture[textured], uv_px, filter=self.texture_filter)
+            base[textured] *= sample / 255.0
+        base *= np.concatenate(tints)[src]
+        if shading == "unlit":
+            light = np.ones((len(src), 3))
+        else:
+            shade_n = normal_px if shading == "smooth" else np.concatenate(face_n)[src]
+            eye = np.asarray(camera.position, dtype=np.float64)
+            world_px = np.einsum("ni,nij->nj", lam, world_a[src])
+            facing = np.einsum("nj,nj->n", shade_n, eye - world_px)
+            shade_n = np.where((facing < 0)[:, None], -shade_n, shade_n)  # two-sided lighting
+            light = np.full((len(src), 3), float(ambient))
+            for lt in lights:
+                direction = _vec3(lt.direction, "light direction")
+                direction = -direction / np.linalg.norm(direction)
+                lambert = np.clip(shade_n @ direction, 0.0, None) * float(lt.intensity)
+                light += lambert[:, None] * np.asarray(lt.color, dtype=np.float64)
+        rgb = np.clip(np.rint(base * light), 0, 255).astype(np.uint8)
+        color = np.empty((height, width, 3), dtype=np.uint8)
+        color[:] = bg
+        color[ys, xs] = rgb
+        depth = np.full((height, width), np.inf, dtype=np.float32)
+        depth[ys, xs] = depth_px
+        normal = np.zeros((height, width, 3), dtype=np.float32)
+        normal[ys, xs] = normal_px
+        object_id = np.full((height, width), -1, dtype=np.int32)
+        object_id[ys, xs] = np.concatenate(objs)[src]
+        triangle_id = np.full((height, width), -1, dtype=np.int32)
+        triangle_id[ys, xs] = src
+        frame = self._frame(color, target)
+        return RenderResult(frame, depth, normal, object_id, triangle_id)
+
+    @staticmethod
+    def _frame(color: np.ndarray, target: FrameBuffer | None) -> FrameBuffer:
+        if target is not None:
+            target.pixels[:] = color.tobytes()
+            return target
+        return FrameBuffer.from_numpy(color)
+
+    def _empty(self, width, height, bg, target) -> RenderResult:
+        color = np.empty((height, width, 3), dtype=np.uint8)
+        color[:] = bg
+        return RenderResult(
+            self._frame(color, target),
+            np.full((height, width), np.inf, dtype=np.float32),
+            np.zeros((height, width, 3), dtype=np.float32),
+            np.full((height, width), -1, dtype=np.int32),
+            np.full((height, width), -1, dtype=np.int32),
+        )
+
+    def _gather(self, items) -> list[tuple[MeshHandle, Instances]]:
+        if isinstance(items, (MeshHandle, MeshBatch, tuple)):
+            items = [items]
+        parts = []
+        for item in items:
+            inst = None
+            if isinstance(item, tuple):
+                if len(item) != 2 or not isinstance(item[1], Instances):
+                    raise TypeError("an instanced item is a (mesh or handle, Instances) pair")
+                item, inst = item
+            if isinstance(item, MeshBatch):
+                item = self.upload(item)
+            if not isinstance(item, MeshHandle):
+                raise TypeError(f"cannot render {type(item).__name__}; expected a MeshHandle")
+            if inst is None:
+                inst = Instances(np.eye(4), np.array([item.object_id], dtype=np.int32))
+            parts.append((item, inst))
+        return parts

@@ -1,0 +1,68 @@
+"""Fixtures for the py_gpu tests: the backends that work on this machine."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import py_gpu
+from py_gpu.geometry import RasterBatch
+
+#: Backends that draw through OpenGL (their tests carry the ``gl`` marker).
+GL_BACKENDS = {"moderngl", "hypergl"}
+#: Backends that must reproduce the CPU reference bit for bit.
+EXACT_BACKENDS = {"cpu", "numpy", "numba"}
+
+
+def _backend_params():
+    params = []
+    for name, status in py_gpu.available_backends().items():
+        marks = [pytest.mark.gl] if name in GL_BACKENDS else []
+        if not status.available:
+            marks.append(pytest.mark.skip(reason=f"backend {name} unavailable: {status.reason}"))
+        params.append(pytest.param(name, marks=marks, id=name))
+    return params
+
+
+BACKEND_PARAMS = _backend_params()
+
+
+@pytest.fixture(params=BACKEND_PARAMS)
+def backend(request):
+    """Every installed backend that starts here (hypergl joins automatically)."""
+    return py_gpu.select_backend(request.param)
+
+
+@pytest.fixture(scope="session")
+def reference():
+    return py_gpu.select_backend("cpu")
+
+
+def random_batch(
+    rng: np.random.Generator,
+    count: int,
+    width: int,
+    height: int,
+    *,
+    radius: float = 12.0,
+    grid: float | None = None,
+) -> RasterBatch:
+    """Seeded random triangles: centres uniform over the frame, depth 0.2..8."""
+    centres = rng.uniform([0, 0], [width, height], (count, 1, 2))
+    xy = centres + rng.uniform(-radius, radius, (count, 3, 2))
+    if grid is not None:
+        xy = np.round(xy / grid) * grid
+    z = rng.uniform(0.2, 8.0, (count, 3, 1))
+    colors = rng.integers(0, 256, (count, 3))
+    return RasterBatch.from_arrays(np.concatenate([xy, z], axis=2), colors)
+
+
+@pytest.fixture
+def make_batch():
+    """``make_batch(rng, count, width, height, radius=, grid=)`` -> RasterBatch."""
+    return random_batch
+
+
+@pytest.fixture
+def exact_backends():
+    return EXACT_BACKENDS
