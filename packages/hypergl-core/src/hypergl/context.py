@@ -575,6 +575,7 @@ class Context:
         components: int,
         origin: str,
         rect: Any = None,
+        dtype: Any = np.uint8,
     ) -> np.ndarray:
         self._need_gl("reading pixels")
         self._enter()
@@ -594,14 +595,18 @@ class Context:
                 raise ValueError(f"framebuffer '{framebuffer.name}' has no {attachment}")
             if components not in (1, 3, 4):
                 raise ValueError(f"components must be 1, 3 or 4, got {components!r}")
-            shape, dtype = (height, width, components), np.dtype(np.uint8)
+            if np.dtype(dtype) not in (np.dtype(np.uint8), np.dtype(np.float32)):
+                raise ValueError(f"colour reads are uint8 or float32, got {np.dtype(dtype)}")
+            shape, dtype = (height, width, components), np.dtype(dtype)
         if origin not in ("top", "bottom"):
             raise ValueError(f"origin must be 'top' or 'bottom', got {origin!r}")
         out = _output(into, shape, dtype, f"framebuffer '{framebuffer.name}'")
         with translated_errors():
+            float_pixels = index < 4 and dtype == np.float32
             self._native.read_pixels(
-                framebuffer._native, index, components, False, rect, out.reshape(-1).view(np.uint8)
-            )
+                framebuffer._native, index, components, float_pixels, rect,
+                out.reshape(-1).view(np.uint8),
+            )  # fmt: skip
         if origin == "top":
             out[:] = out[::-1]
         return out

@@ -182,6 +182,7 @@ class Framebuffer(GPUResource):
         components: int = 4,
         origin: str = "top",
         rect: tuple[int, int, int, int] | None = None,
+        dtype: Any = np.uint8,
     ) -> np.ndarray:
         """Read pixels straight into `into` (or a new array) and return it.
 
@@ -189,10 +190,11 @@ class Framebuffer(GPUResource):
         gives float32 ``(H, W)`` depth in 0..1. ``origin='top'`` puts the top row
         first (an image); ``'bottom'`` keeps OpenGL's row order and skips the flip.
         ``rect=(x, y, width, height)`` reads part of the framebuffer, in GL's
-        coordinates (x from the left, y from the bottom).
+        coordinates (x from the left, y from the bottom). ``dtype=np.float32``
+        reads colour as floats (float attachments such as r32f).
         """
         self._check_live()
-        return self._context._read_pixels(self, into, attachment, components, origin, rect)
+        return self._context._read_pixels(self, into, attachment, components, origin, rect, dtype)
 
 
 class Fence(GPUResource):
