@@ -1,5 +1,32 @@
-"""hypergl-culverin: Culverin (Jolt Physics) body state into HyperGL storage buffers."""
+"""hypergl-culverin: Culverin (Jolt Physics) body state into HyperGL storage buffers.
+
+``ctx.bridge("culverin", world)`` returns a :class:`CulverinBridge`; :class:`BodyRenderer`
+draws its bodies as instanced boxes and spheres.
+"""
 
 from __future__ import annotations
 
+from .bridge import CulverinBridge
+from .errors import (
+    BridgeError,
+    BridgeReleasedError,
+    CapacityError,
+    EmptyWorldError,
+    NotAWorldError,
+)
+from .layout import RecordLayout
+from .renderer import BodyRenderer
+
 __version__ = "0.1.0"
+
+__all__ = [
+    "BodyRenderer",
+    "BridgeError",
+    "BridgeReleasedError",
+    "CapacityError",
+    "CulverinBridge",
+    "EmptyWorldError",
+    "NotAWorldError",
+    "RecordLayout",
+    "__version__",
+]

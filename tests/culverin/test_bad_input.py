@@ -1,0 +1,116 @@
+"""Bad input to the bridge: each case raises its own exception and names the bad value."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import hypergl
+from hypergl import ContextError, VMError
+from hypergl_culverin import (
+    BridgeReleasedError,
+    CapacityError,
+    EmptyWorldError,
+    NotAWorldError,
+)
+
+pytestmark = pytest.mark.culverin
+
+
+@pytest.mark.parametrize("source", [None, 42, np.zeros((4, 4)), "world"])
+def test_not_a_world(ctx, source):
+    with pytest.raises(NotAWorldError, match=r"culverin\.PhysicsWorld") as info:
+        ctx.bridge("culverin", source)
+    assert isinstance(info.value, TypeError)
+
+
+def test_empty_world(ctx, make_world):
+    world = make_world(floor=False)
+    with pytest.raises(EmptyWorldError, match="no bodies"):
+        ctx.bridge("culverin", world)
+    bridge = ctx.bridge("culverin", world, capacity=8)  # an explicit capacity is fine
+    assert bridge.sync() == 0
+    assert bridge.counter.read(np.uint32)[0] == 0
+    world.create_body(pos=(0, 1, 0), size=0.5, shape=1)
+    assert bridge.sync() == 1
+
+
+def test_world_grown_past_capacity(ctx, make_world):
+    world = make_world()
+    bridge = ctx.bridge("culverin", world, capacity=3)
+    for i in range(2):
+        world.create_body(pos=(i, 1, 0), size=0.5, shape=1)
+    assert bridge.sync() == 3
+    world.create_body(pos=(5, 1, 0), size=0.5, shape=1)
+    with pytest.raises(CapacityError, match="4 bodies, more than the bridge's capacity of 3"):
+        bridge.sync()
+    cmd = ctx.command_buffer()
+    bridge.record(cmd)
+    cmd.end()
+    with pytest.raises(VMError, match="capacity of 3") as info:
+        cmd.submit()
+    assert info.value.mnemonic == "upload"
+    with pytest.raises(CapacityError, match="smaller than the world's 4 bodies"):
+        ctx.bridge("culverin", world, capacity=2)
+    # The lock was given back after each failure: stepping still works.
+    bridge.step(1 / 60)
+
+
+def test_released_context(make_world):
+    world = make_world()
+    ctx = hypergl.context(device="trace")
+    bridge = ctx.bridge("culverin", world)
+    ctx.close()
+    with pytest.raises(ContextError, match="closed"):
+        bridge.sync()
+    with pytest.raises(ContextError, match="closed"):
+        ctx.bridge("culverin", world)
+
+
+def test_released_bridge(ctx, make_world):
+    bridge = ctx.bridge("culverin", make_world())
+    bridge.release()
+    assert bridge.released
+    with pytest.raises(BridgeReleasedError, match="released"):
+        bridge.sync()
+    with pytest.raises(BridgeReleasedError):
+        bridge.record(ctx.command_buffer())
+    bridge2 = ctx.bridge("culverin", make_world())
+    ctx.release("all")
+    with pytest.raises(BridgeReleasedError):
+        bridge2.sync()
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "match"),
+    [
+        ({"precision": "f16"}, ValueError, "precision"),
+        ({"capacity": 0}, ValueError, "capacity must be at least 1"),
+        ({"capacity": 2.5}, TypeError, "capacity must be an int"),
+        ({"velocities": "yes"}, TypeError, "velocities"),
+        ({"binding": -1}, ValueError, "binding"),
+        ({"colour": "red"}, TypeError, "colour"),
+    ],
+)
+def test_bad_options(ctx, make_world, options, error, match):
+    with pytest.raises(error, match=match):
+        ctx.bridge("culverin", make_world(), **options)
+
+
+def test_f64_needs_gpu_fp64(ctx, make_world, monkeypatch):
+    monkeypatch.setattr(ctx, "capabilities", SimpleNamespace(fp64=False))
+    with pytest.raises(ValueError, match="needs a GPU with fp64"):
+        ctx.bridge("culverin", make_world(), precision="f64")
+    assert ctx.bridge("culverin", make_world(), precision="auto").precision == "f32"
+
+
+def test_record_into_another_contexts_program(ctx, make_world):
+    bridge = ctx.bridge("culverin", make_world())
+    other = hypergl.context(device="null")
+    try:
+        with pytest.raises(ValueError, match="command buffer of the bridge's context"):
+            bridge.record(other.command_buffer())
+    finally:
+        other.close()

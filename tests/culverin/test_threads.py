@@ -1,0 +1,95 @@
+"""Physics on one thread, rendering on another: the handshake keeps every frame whole."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import hypergl
+from hypergl_culverin import BodyRenderer
+
+pytestmark = pytest.mark.culverin
+
+
+def falling_world(make_world, bridge_options, ctx, bodies=64):
+    """Bodies in free fall from one height: in any whole frame all their y are equal."""
+    world = make_world(floor=False)
+    for i in range(bodies):
+        world.create_body(pos=(3.0 * (i % 8), 100.0, 3.0 * (i // 8)), size=0.5,
+                          shape=i % 2, user_data=i + 1)  # fmt: skip
+    return world, ctx.bridge("culverin", world, **bridge_options)
+
+
+@pytest.mark.gl
+def test_physics_thread_and_render_thread_see_no_torn_frame(gl_ctx, make_world):
+    _world, bridge = falling_world(make_world, {"capacity": 128}, gl_ctx)
+    renderer = BodyRenderer(bridge)
+    fb = gl_ctx.framebuffer((32, 32))
+    cmd = gl_ctx.command_buffer()
+    cmd.bind_framebuffer(fb)
+    cmd.clear()
+    renderer.record(cmd)  # upload inside submit(), then the instanced draws
+    cmd.end()
+    steps, errors = 400, []
+
+    def physics():
+        try:
+            for _ in range(steps):
+                bridge.step(1 / 240)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    thread = threading.Thread(target=physics)
+    frames = []
+    thread.start()
+    try:
+        while thread.is_alive() or not frames:
+            cmd.submit()
+            y = bridge.records()["position"][:, 1]
+            assert len(y) == 64
+            assert (y == y[0]).all(), f"torn frame: {np.unique(y)}"
+            frames.append(float(y[0]))
+    finally:
+        thread.join()
+    assert not errors
+    assert frames == sorted(frames, reverse=True)  # time only moves forward
+    assert len(set(frames)) > 1  # physics really advanced between renders
+    cmd.submit()
+    assert bridge.records()["position"][0, 1] < frames[0]
+
+
+def test_sync_waits_while_a_step_holds_the_lock(make_world):
+    """The handshake itself: a sync started during ``stepping()`` completes only after it."""
+    ctx = hypergl.context(device="trace")
+    try:
+        world, bridge = falling_world(make_world, {"capacity": 128}, ctx, bodies=4)
+        done = threading.Event()
+
+        def render():
+            bridge.sync()
+            done.set()
+
+        worker = threading.Thread(target=render)
+        with bridge.stepping():
+            worker.start()
+            assert not done.wait(0.2)  # blocked on the lock, not finished
+            world.step(1 / 60)
+        worker.join(10)
+        assert done.is_set()
+        y = np.frombuffer(world.positions, np.float64).reshape(-1, 4)[:, 1]
+        assert np.array_equal(bridge.records()["position"][:, 1], y.astype(np.float32))
+    finally:
+        ctx.close()
+
+
+def test_sync_inside_stepping_on_the_same_thread_does_not_deadlock(make_world):
+    ctx = hypergl.context(device="trace")
+    try:
+        world, bridge = falling_world(make_world, {"capacity": 8}, ctx, bodies=4)
+        with bridge.stepping():
+            world.step(1 / 60)
+            assert bridge.sync() == 4
+    finally:
+        ctx.close()
