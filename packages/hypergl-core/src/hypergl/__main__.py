@@ -33,6 +33,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--version", action="version", version=f"hypergl {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("info", help="print the OpenGL version, features and limits")
+    commands.add_parser("demo", help="the physics-to-render demo (see: hypergl demo --help)",
+                        add_help=False)  # fmt: skip
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["demo"]:  # the demo parses its own options
+        from .demo import main as demo_main
+
+        return demo_main(argv[1:])
     args = parser.parse_args(argv)
     handlers = {"info": _info}
     try:

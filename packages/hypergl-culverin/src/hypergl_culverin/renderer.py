@@ -85,6 +85,7 @@ class BodyRenderer:
         looks_binding: int | None = None,
         camera_binding: int = 0,
         depth_test: bool = True,
+        sphere_detail: tuple[int, int] = (12, 16),
     ) -> None:
         if not isinstance(bridge, CulverinBridge):
             raise TypeError(f"BodyRenderer needs a CulverinBridge, got {bridge!r}")
@@ -94,7 +95,18 @@ class BodyRenderer:
         self._bridge = bridge
         self._looks_binding = bridge.binding + 2 if looks_binding is None else looks_binding
         self._camera_binding = camera_binding
-        box, sphere = meshes.box(), meshes.sphere()
+        try:
+            stacks, slices = sphere_detail
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"sphere_detail must be (stacks, slices), got {sphere_detail!r}"
+            ) from None
+        for value in (stacks, slices):
+            if isinstance(value, bool) or not isinstance(value, int) or not 3 <= value <= 256:
+                raise ValueError(
+                    f"sphere_detail values must be ints in 3..256, got {sphere_detail!r}"
+                )
+        box, sphere = meshes.box(), meshes.sphere(stacks, slices)
         self.box_vertices, self.sphere_vertices = len(box), len(sphere)
         self.vertices = ctx.buffer(np.concatenate([box, sphere]), usage="vertex")
         self.looks = ctx.buffer(size=max_ids * LOOK_DTYPE.itemsize)

@@ -1,0 +1,66 @@
+"""A perspective camera whose matrices live in a uniform buffer mapped into NumPy.
+
+The program binds the buffer once; moving the camera is a write into the
+mapped array before the next submit: nothing is re-recorded.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# std140 block: mat4 view_proj; vec4 eye; vec4 light_direction.
+CAMERA_GLSL = """
+layout(std140, binding = 0) uniform Camera {
+    mat4 view_proj;
+    vec4 eye;
+    vec4 light_direction;
+};
+"""
+CAMERA_BYTES = 64 + 16 + 16
+
+
+def perspective(fov_y: float, aspect: float, near: float, far: float) -> np.ndarray:
+    f = 1.0 / np.tan(fov_y / 2)
+    return np.array(
+        [
+            [f / aspect, 0, 0, 0],
+            [0, f, 0, 0],
+            [0, 0, (far + near) / (near - far), 2 * far * near / (near - far)],
+            [0, 0, -1, 0],
+        ]
+    )
+
+
+def look_at(eye, target, up=(0.0, 1.0, 0.0)) -> np.ndarray:
+    eye, target, up = (np.asarray(v, float) for v in (eye, target, up))
+    forward = target - eye
+    forward /= np.linalg.norm(forward)
+    side = np.cross(forward, up)
+    side /= np.linalg.norm(side)
+    true_up = np.cross(side, forward)
+    view = np.identity(4)
+    view[0, :3], view[1, :3], view[2, :3] = side, true_up, -forward
+    view[:3, 3] = -view[:3, :3] @ eye
+    return view
+
+
+class Camera:
+    """Orbits `target` at `distance` and `height`; `update(angle)` writes the buffer."""
+
+    def __init__(self, ctx, size: tuple[int, int], target=(0.0, 2.0, 0.0), distance=34.0,
+                 height=18.0) -> None:  # fmt: skip
+        self.buffer = ctx.buffer(size=CAMERA_BYTES, usage="uniform", name="camera")
+        self._data = self.buffer.map(np.float32, (24,))
+        self._projection = perspective(np.radians(50), size[0] / size[1], 0.5, 400.0)
+        self.target, self.distance, self.height = np.asarray(target, float), distance, height
+
+    def update(self, angle: float) -> np.ndarray:
+        eye = self.target + np.array(
+            [self.distance * np.sin(angle), self.height, self.distance * np.cos(angle)]
+        )
+        view_proj = self._projection @ look_at(eye, self.target)
+        light = np.array([0.4, 1.0, 0.3])
+        self._data[:16] = view_proj.T.ravel()  # GLSL reads matrices column by column
+        self._data[16:19], self._data[19] = eye, 1.0
+        self._data[20:23], self._data[23] = light / np.linalg.norm(light), 0.0
+        return view_proj

@@ -1,0 +1,33 @@
+"""A one-line progress bar on stderr (stdlib only)."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+
+class Progress:
+    def __init__(self, total: int, label: str, stream=None) -> None:
+        self.total, self.label = max(total, 1), label
+        self.stream = stream or sys.stderr
+        self.started = time.perf_counter()
+        self.interactive = self.stream.isatty()
+        self._last_printed = -1
+
+    def update(self, done: int) -> None:
+        fraction = min(done / self.total, 1.0)
+        percent = int(fraction * 100)
+        if not self.interactive and percent // 10 == self._last_printed // 10 and done < self.total:
+            return  # in logs: a line every 10 %
+        self._last_printed = percent
+        elapsed = time.perf_counter() - self.started
+        rate = done / elapsed if elapsed > 0 else 0.0
+        bar = "#" * int(fraction * 30)
+        line = f"{self.label} [{bar:<30}] {done}/{self.total} {rate:6.1f}/s"
+        if self.interactive:
+            self.stream.write("\r" + line)
+            if done >= self.total:
+                self.stream.write("\n")
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()

@@ -1,0 +1,67 @@
+"""The main job, small: a few frames of the demo, and the files it writes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytestmark = [pytest.mark.gl, pytest.mark.culverin]
+Image = pytest.importorskip("PIL.Image")
+pytest.importorskip("culverin")
+
+
+def saturated_fraction(image: np.ndarray) -> float:
+    """Pixels in the bodies' saturated colours (trees are green, ground and sky pale)."""
+    rgb = image[..., :3].astype(int)
+    spread = rgb.max(axis=-1) - rgb.min(axis=-1)
+    return float(((spread > 100) & (rgb[..., 1] < rgb.max(axis=-1))).mean())
+
+
+def test_demo_writes_a_video_and_a_final_image_with_the_bodies(tmp_path):
+    out = tmp_path / "demo"
+    result = subprocess.run(
+        [sys.executable, "-m", "hypergl", "demo", "--frames", "12", "--bodies", "400",
+         "--size", "192x108", "--out", str(out)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "frames/s" in result.stdout and "VM per frame" in result.stdout
+    final = np.asarray(Image.open(out / "final.png"))
+    assert final.shape == (108, 192, 3)
+    assert saturated_fraction(final) > 0.01, "no bodies visible in the final frame"
+    videos = list(out.glob("demo.*"))
+    assert videos and videos[0].stat().st_size > 1000
+    if videos[0].suffix == ".gif":
+        assert Image.open(videos[0]).n_frames >= 10
+
+
+def test_more_bodies_cover_more_of_the_frame(tmp_path):
+    from hypergl.demo import DemoOptions, run
+
+    seen = []
+    for bodies in (1, 600):
+        options = DemoOptions(frames=3, bodies=bodies, size=(96, 54), out=tmp_path / str(bodies))
+        result = run(options, stream=sys.stderr)
+        assert result["frames"] == 3 and result["bodies"] == bodies
+        seen.append(saturated_fraction(np.asarray(Image.open(result["image"]))))
+    assert seen[1] > 5 * seen[0] + 0.01
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (["--frames", "0"], "frames must be in 1..100000"),
+        (["--bodies", "many"], "bodies must be an integer"),
+        (["--size", "64by64"], "size must look like 640x360"),
+        (["--size", "8x8"], "size must be 16..4096"),
+    ],
+)
+def test_bad_options_get_a_one_line_error(arguments, message):
+    result = subprocess.run([sys.executable, "-m", "hypergl", "demo", *arguments],
+                            capture_output=True, text=True)  # fmt: skip
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
