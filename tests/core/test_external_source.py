@@ -117,3 +117,29 @@ def test_released_sources_cannot_upload(ctx):
     source.release()
     with pytest.raises(ValueError, match="released"):
         ctx.upload(source, records)
+
+
+def test_every_type_pair_and_wide_fields_convert(ctx):
+    types = {"f32": np.float32, "f64": np.float64, "u32": np.uint32, "u64": np.uint64,
+             "i32": np.int32}  # fmt: skip
+    for components in (1, 3, 6):  # 6 takes the generic path
+        for source_name, source_type in types.items():
+            for target_name, target_type in types.items():
+                values = (np.arange(4 * components) % 7 + 1).astype(source_type)
+                values = values.reshape(4, components)
+                stride = values.itemsize * components
+                size = np.dtype(target_type).itemsize * components
+                source = ctx.external_source(
+                    lambda v=values: (v,),
+                    [{"source": 0, "type": source_name, "stride": stride,
+                      "components": components, "to": target_name}],
+                    record_size=size,
+                )  # fmt: skip
+                out = ctx.buffer(size=4 * size)
+                ctx.upload(source, out)
+                got = out.map(target_type, (4, components))
+                assert np.array_equal(got, values.astype(target_type)), (
+                    source_name,
+                    target_name,
+                    components,
+                )

@@ -7,68 +7,111 @@
 namespace hypergl {
 namespace {
 
+// Converts `rows` rows of N scalars, From -> To. N is a template argument so
+// that the inner loop and its copies unroll into plain loads and stores (a
+// run-time size would call memcpy for every row).
+template <typename From, typename To, uint32_t N>
+void convert_rows(const uint8_t *in, uint64_t stride, uint8_t *out, uint64_t record_size,
+                  uint64_t rows) {
+    for (uint64_t row = 0; row < rows; ++row, in += stride, out += record_size) {
+        From values[N];
+        To converted[N];
+        std::memcpy(values, in, sizeof values);
+        for (uint32_t c = 0; c < N; ++c) converted[c] = static_cast<To>(values[c]);
+        std::memcpy(out, converted, sizeof converted);
+    }
+}
+
+using RowsConverter = void (*)(const uint8_t *, uint64_t, uint8_t *, uint64_t, uint64_t);
+
 template <typename From, typename To>
-void convert_rows(const uint8_t *source, uint64_t stride, uint8_t *destination,
-                  uint64_t record_size, uint64_t rows, uint32_t components) {
-    for (uint64_t row = 0; row < rows; ++row) {
-        const uint8_t *in = source + row * stride;
-        uint8_t *out = destination + row * record_size;
-        for (uint32_t c = 0; c < components; ++c) {
-            From value;
-            std::memcpy(&value, in + c * sizeof(From), sizeof(From));
-            const To converted = static_cast<To>(value);
-            std::memcpy(out + c * sizeof(To), &converted, sizeof(To));
-        }
+RowsConverter with_components(uint32_t components) {
+    switch (components) {
+        case 1: return &convert_rows<From, To, 1>;
+        case 2: return &convert_rows<From, To, 2>;
+        case 3: return &convert_rows<From, To, 3>;
+        case 4: return &convert_rows<From, To, 4>;
+        default: return nullptr;
     }
 }
 
 template <typename From>
-void convert_from(ScalarType to, const uint8_t *source, uint64_t stride, uint8_t *destination,
-                  uint64_t record_size, uint64_t rows, uint32_t components) {
+RowsConverter converter_to(ScalarType to, uint32_t components) {
     switch (to) {
-        case ScalarType::F32:
-            convert_rows<From, float>(source, stride, destination, record_size, rows, components);
-            break;
-        case ScalarType::F64:
-            convert_rows<From, double>(source, stride, destination, record_size, rows, components);
-            break;
-        case ScalarType::U32:
-            convert_rows<From, uint32_t>(source, stride, destination, record_size, rows,
-                                         components);
-            break;
-        case ScalarType::U64:
-            convert_rows<From, uint64_t>(source, stride, destination, record_size, rows,
-                                         components);
-            break;
-        case ScalarType::I32:
-            convert_rows<From, int32_t>(source, stride, destination, record_size, rows,
-                                        components);
-            break;
+        case ScalarType::F32: return with_components<From, float>(components);
+        case ScalarType::F64: return with_components<From, double>(components);
+        case ScalarType::U32: return with_components<From, uint32_t>(components);
+        case ScalarType::U64: return with_components<From, uint64_t>(components);
+        case ScalarType::I32: return with_components<From, int32_t>(components);
+    }
+    return nullptr;
+}
+
+// The typed loop of a field with 1..4 components (nullptr: use the generic one).
+RowsConverter converter(ScalarType from, ScalarType to, uint32_t components) {
+    switch (from) {
+        case ScalarType::F32: return converter_to<float>(to, components);
+        case ScalarType::F64: return converter_to<double>(to, components);
+        case ScalarType::U32: return converter_to<uint32_t>(to, components);
+        case ScalarType::U64: return converter_to<uint64_t>(to, components);
+        case ScalarType::I32: return converter_to<int32_t>(to, components);
+    }
+    return nullptr;
+}
+
+// A scalar widened for the generic path: reals as double, integers as int64.
+struct Wide {
+    bool real;
+    double d;
+    int64_t i;
+};
+
+template <typename T>
+T load_as(const uint8_t *p) {
+    T value;
+    std::memcpy(&value, p, sizeof(T));
+    return value;
+}
+
+template <typename T>
+void store_as(uint8_t *p, T value) {
+    std::memcpy(p, &value, sizeof(T));
+}
+
+Wide load(ScalarType type, const uint8_t *p) {
+    switch (type) {
+        case ScalarType::F32: return {true, load_as<float>(p), 0};
+        case ScalarType::F64: return {true, load_as<double>(p), 0};
+        case ScalarType::U32: return {false, 0, load_as<uint32_t>(p)};
+        case ScalarType::U64: return {false, 0, static_cast<int64_t>(load_as<uint64_t>(p))};
+        case ScalarType::I32: return {false, 0, load_as<int32_t>(p)};
+    }
+    return {false, 0, 0};
+}
+
+void store(ScalarType type, uint8_t *p, Wide w) {
+    const double d = w.real ? w.d : static_cast<double>(w.i);
+    const int64_t i = w.real ? static_cast<int64_t>(w.d) : w.i;
+    switch (type) {
+        case ScalarType::F32: store_as(p, static_cast<float>(d)); break;
+        case ScalarType::F64: store_as(p, d); break;
+        case ScalarType::U32: store_as(p, static_cast<uint32_t>(i)); break;
+        case ScalarType::U64: store_as(p, static_cast<uint64_t>(i)); break;
+        case ScalarType::I32: store_as(p, static_cast<int32_t>(i)); break;
     }
 }
 
-void convert(const FieldCopy &f, const uint8_t *source, uint8_t *destination,
-             uint64_t record_size, uint64_t rows) {
-    const uint8_t *in = source + f.offset;
-    uint8_t *out = destination + f.at;
-    switch (f.from) {
-        case ScalarType::F32:
-            convert_from<float>(f.to, in, f.stride, out, record_size, rows, f.components);
-            break;
-        case ScalarType::F64:
-            convert_from<double>(f.to, in, f.stride, out, record_size, rows, f.components);
-            break;
-        case ScalarType::U32:
-            convert_from<uint32_t>(f.to, in, f.stride, out, record_size, rows, f.components);
-            break;
-        case ScalarType::U64:
-            convert_from<uint64_t>(f.to, in, f.stride, out, record_size, rows, f.components);
-            break;
-        case ScalarType::I32:
-            convert_from<int32_t>(f.to, in, f.stride, out, record_size, rows, f.components);
-            break;
-    }
+// Any field (more than 4 components): element by element, through Wide.
+void convert_generic(const FieldCopy &f, const uint8_t *in, uint8_t *out, uint64_t record_size,
+                     uint64_t rows) {
+    const uint32_t from_size = scalar_size(f.from), to_size = scalar_size(f.to);
+    for (uint64_t row = 0; row < rows; ++row, in += f.stride, out += record_size)
+        for (uint32_t c = 0; c < f.components; ++c)
+            store(f.to, out + c * to_size, load(f.from, in + c * from_size));
 }
+
+// Rows per block: every field of a block is written while its records are in cache.
+constexpr uint64_t kBlockRows = 512;
 
 // Releases the views however upload() leaves.
 struct ViewGuard {
@@ -123,8 +166,19 @@ void ConversionSource::upload(Buffer &destination) {
         throw std::runtime_error("external source '" + name() + "' has " + std::to_string(rows) +
                                  " rows, more than the " + std::to_string(capacity) +
                                  " records buffer '" + destination.name() + "' holds");
-    for (const FieldCopy &f : fields_)
-        convert(f, views[f.source].data, destination.data(), record_size_, rows);
+    // Blocks of rows, field by field within a block: tight typed loops, and
+    // each block of records is still in cache when its next field is written.
+    for (uint64_t first = 0; first < rows; first += kBlockRows) {
+        const uint64_t count = rows - first < kBlockRows ? rows - first : kBlockRows;
+        uint8_t *out = destination.data() + first * record_size_;
+        for (const FieldCopy &f : fields_) {
+            const uint8_t *in = views[f.source].data + f.offset + first * f.stride;
+            if (RowsConverter convert = converter(f.from, f.to, f.components))
+                convert(in, f.stride, out + f.at, record_size_, count);
+            else
+                convert_generic(f, in, out + f.at, record_size_, count);
+        }
+    }
     if (count_buffer_) {
         if (count_buffer_->released())
             throw std::runtime_error("the count buffer of '" + name() + "' has been released");

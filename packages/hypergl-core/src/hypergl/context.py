@@ -7,7 +7,10 @@ nothing: measures the interpreter alone). The same programs run on all three.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import itertools
+import weakref
 from typing import Any
 
 import numpy as np
@@ -52,6 +55,19 @@ COLOR_FORMATS = ("rgba8", "r32f", "rgba32f", "rgba16f", "r32ui")
 DEPTH_FORMATS = ("depth24", "depth32f")
 WRAP_MODES = {"repeat": 0x2901, "clamp": 0x812F, "mirror": 0x8370}
 FILTERS = ("linear", "nearest")
+
+
+# Contexts still open at exit are closed then, in order: an external source's
+# callback can reach its own context (a cycle through C++ that Python's
+# collector cannot see), and GL objects must go before their GL context.
+_open_contexts: weakref.WeakSet = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open_contexts() -> None:
+    for ctx in list(_open_contexts):
+        with contextlib.suppress(Exception):  # best effort: the process is ending anyway
+            ctx.close()
 
 
 class ShaderError(HyperGLError, ValueError):
@@ -109,6 +125,7 @@ class Context:
         self._counter = itertools.count()
         self._screen: Framebuffer | None = None
         self.capabilities: Capabilities | None = None
+        _open_contexts.add(self)
         with translated_errors():
             if host is None:
                 self._native = _core.Context(device)
@@ -669,12 +686,17 @@ class Context:
         """Every resource created on this context and not yet released, oldest first."""
         return [self._handles[id(native)] for native in self._native.live_objects()]
 
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     def close(self) -> None:
         """Release everything and destroy the GL context (and window)."""
         if self._closed:
             return
         self.release("all")
         self._closed = True
+        _open_contexts.discard(self)
         if self._host is not None:
             self._host.close()
 
