@@ -114,3 +114,19 @@ def test_record_into_another_contexts_program(ctx, make_world):
             bridge.record(other.command_buffer())
     finally:
         other.close()
+
+
+@pytest.mark.parametrize(
+    ("detail", "error", "match"),
+    [
+        ((2, 8), ValueError, "sphere_detail values must be ints in 3..256"),
+        ((8,), TypeError, "sphere_detail must be"),
+        ((8.0, 8), ValueError, "sphere_detail values"),
+    ],
+)
+def test_bad_sphere_detail(ctx, make_world, detail, error, match):
+    from hypergl_culverin import BodyRenderer
+
+    bridge = ctx.bridge("culverin", make_world())
+    with pytest.raises(error, match=match):
+        BodyRenderer(bridge, sphere_detail=detail)
