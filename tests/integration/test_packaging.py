@@ -1,0 +1,91 @@
+"""Each distribution builds a wheel and an sdist; the pure-Python ones install alone.
+
+Builds run without isolation, with the build backends of the test environment
+(hatchling, scikit-build-core), so the test needs no network.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tarfile
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ROOT / "packages"
+PURE = {"hypergl-compiler": "hypergl_compiler", "py-gpu": "py_gpu"}
+
+pytestmark = pytest.mark.slow
+
+
+def build(kind: str, package: str, out: Path) -> Path:
+    """`pip wheel` for wheels; the PEP 517 hook for sdists (pip cannot make those)."""
+    source = PACKAGES / package
+    if kind == "wheel":
+        subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+             "-w", str(out), str(source)],
+            check=True,
+        )  # fmt: skip
+        pattern = "*.whl"
+    else:
+        backend = {"hypergl-core": "scikit_build_core.build"}.get(package, "hatchling.build")
+        code = (
+            "import importlib, sys, os; os.chdir(sys.argv[1]); "
+            f"print(importlib.import_module('{backend}').build_sdist(sys.argv[2]))"
+        )
+        subprocess.run([sys.executable, "-c", code, str(source), str(out)], check=True)
+        pattern = "*.tar.gz"
+    (built,) = out.glob(pattern)
+    return built
+
+
+@pytest.mark.parametrize("package", sorted(PURE))
+def test_pure_distribution_installs_alone_into_a_bare_venv(package, tmp_path):
+    wheel = build("wheel", package, tmp_path / "dist")
+    env = tmp_path / "env"
+    venv.create(env, with_pip=False)
+    python = env / "bin" / "python"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps",
+         "--no-index", str(wheel)],
+        check=True,
+    )  # fmt: skip
+    module = PURE[package]
+    listing = subprocess.run(
+        [str(python), "-c", f"import {module}, sys; print({module}.__version__); "
+         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'moderngl')))"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    version, third_party = listing.stdout.splitlines()
+    assert version == "0.1.0" and third_party == "[]"
+    if package == "hypergl-compiler":
+        usage = subprocess.run([str(env / "bin" / "hgb")], capture_output=True, text=True)
+        assert usage.returncode == 2 and "usage" in usage.stderr.lower()
+
+
+@pytest.mark.parametrize("package", ["hypergl-compiler", "py-gpu", "hypergl-core",
+                                     "hypergl-culverin"])  # fmt: skip
+def test_every_distribution_builds_an_sdist(package, tmp_path):
+    sdist = build("sdist", package, tmp_path)
+    with tarfile.open(sdist) as archive:
+        names = archive.getnames()
+    assert any(name.endswith("pyproject.toml") for name in names)
+    assert any(name.endswith("py.typed") for name in names)
+    if package == "hypergl-core":  # the C++ sources travel with it
+        assert any(name.endswith("cpp/engine/interpreter.cpp") for name in names)
+        assert any(name.endswith("CMakeLists.txt") for name in names)
+
+
+def test_culverin_wheel_declares_its_entry_point(tmp_path):
+    wheel = build("wheel", "hypergl-culverin", tmp_path)
+    with zipfile.ZipFile(wheel) as archive:
+        (entry_points,) = [n for n in archive.namelist() if n.endswith("entry_points.txt")]
+        text = archive.read(entry_points).decode()
+    assert (
+        "[hypergl.bridges]" in text and "culverin = hypergl_culverin.bridge:CulverinBridge" in text
+    )
