@@ -319,6 +319,7 @@ std::shared_ptr<GLReadback> GLDevice::create_readback(const std::string &name, i
 void GLDevice::begin_run() {
     collect();
     pipeline_ = nullptr;
+    parameter_ = nullptr;
     framebuffer_ = nullptr;
     std::fill(std::begin(vertex_buffers_), std::end(vertex_buffers_), nullptr);
     shared_->api.glBindVertexArray(vao_);
@@ -327,6 +328,7 @@ void GLDevice::begin_run() {
 void GLDevice::end_run() {
     // Resources may be released before the next run: forget raw pointers now.
     pipeline_ = nullptr;
+    parameter_ = nullptr;
     framebuffer_ = nullptr;
     std::fill(std::begin(vertex_buffers_), std::end(vertex_buffers_), nullptr);
 }
@@ -449,7 +451,10 @@ void GLDevice::bind_indirect_buffer(Buffer &buffer) {
 }
 
 void GLDevice::bind_parameter_buffer(Buffer &buffer) {
-    shared_->api.glBindBuffer(gl::PARAMETER_BUFFER, gl_buffer_name(buffer));
+    // Bound to GL only around indirect-count draws: Mesa (22.3, llvmpipe) reads
+    // the draw count of plain multi-draw-indirect calls from a bound parameter
+    // buffer too (seen here: two commands, one drawn).
+    parameter_ = &buffer;
 }
 
 void GLDevice::bind_texture(uint32_t unit, Resource &resource) {
@@ -537,8 +542,11 @@ void GLDevice::multi_draw_indirect_count(uint32_t offset, uint32_t count_offset,
     if (!features_.indirect_count)
         throw std::runtime_error("indirect-count draws need GL 4.6 or ARB_indirect_parameters");
     gpu_wrote_ = true;
-    shared_->api.glMultiDrawArraysIndirectCount(topology(), byte_offset(offset), count_offset,
-                                                static_cast<GLsizei>(max_count), 0);
+    const GLApi &api = shared_->api;
+    api.glBindBuffer(gl::PARAMETER_BUFFER, gl_buffer_name(*parameter_));
+    api.glMultiDrawArraysIndirectCount(topology(), byte_offset(offset), count_offset,
+                                       static_cast<GLsizei>(max_count), 0);
+    api.glBindBuffer(gl::PARAMETER_BUFFER, 0);
 }
 
 void GLDevice::multi_draw_indexed_indirect_count(uint32_t type, uint32_t offset,
@@ -546,9 +554,11 @@ void GLDevice::multi_draw_indexed_indirect_count(uint32_t type, uint32_t offset,
     if (!features_.indirect_count)
         throw std::runtime_error("indirect-count draws need GL 4.6 or ARB_indirect_parameters");
     gpu_wrote_ = true;
-    shared_->api.glMultiDrawElementsIndirectCount(topology(), index_type(type),
-                                                  byte_offset(offset), count_offset,
-                                                  static_cast<GLsizei>(max_count), 0);
+    const GLApi &api = shared_->api;
+    api.glBindBuffer(gl::PARAMETER_BUFFER, gl_buffer_name(*parameter_));
+    api.glMultiDrawElementsIndirectCount(topology(), index_type(type), byte_offset(offset),
+                                         count_offset, static_cast<GLsizei>(max_count), 0);
+    api.glBindBuffer(gl::PARAMETER_BUFFER, 0);
 }
 
 void GLDevice::dispatch(uint32_t x, uint32_t y, uint32_t z) {

@@ -124,6 +124,7 @@ class GLDevice final : public Device {
     // Current state, as the device last set it.
     GLPipeline *pipeline_ = nullptr;
     GLFramebuffer *framebuffer_ = nullptr;
+    Buffer *parameter_ = nullptr;  // the interpreter checks one is bound before count draws
     Buffer *vertex_buffers_[isa::kMaxBindingIndex + 1] = {};
     uint64_t enabled_attributes_ = 0;
     bool gpu_wrote_ = false;  // draws or dispatches since the CPU last synchronised
