@@ -43,11 +43,21 @@ nb::object buffer_view(Buffer &buffer) {
     return nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(buffer.data(), 1, shape, owner).cast();
 }
 
+// Runs `action` on the context with the GIL released and its lock held.
+template <typename F>
+auto locked(Context &context, F action) {
+    nb::gil_scoped_release unlocked;
+    std::lock_guard<std::mutex> lock(context.mutex());
+    return action();
+}
+
 nb::list trace_entries(Context &context) {
     auto *trace = dynamic_cast<TraceDevice *>(&context.device());
     nb::list out;
     if (!trace) return out;
-    for (const TraceEntry &entry : trace->entries()) {
+    // A copy taken under the lock: another thread may be submitting.
+    const std::vector<TraceEntry> entries = locked(context, [&] { return trace->entries(); });
+    for (const TraceEntry &entry : entries) {
         nb::list items;
         items.append(entry.call);
         for (const TraceArg &arg : entry.args)
@@ -58,7 +68,8 @@ nb::list trace_entries(Context &context) {
 }
 
 void clear_trace(Context &context) {
-    if (auto *trace = dynamic_cast<TraceDevice *>(&context.device())) trace->clear_entries();
+    if (auto *trace = dynamic_cast<TraceDevice *>(&context.device()))
+        locked(context, [&] { trace->clear_entries(); });
 }
 
 nb::dict stats_dict(const RunStats &stats) {
@@ -105,14 +116,6 @@ nb::tuple submit(Context &context, const ProgramImage &program,
     nb::list final_registers;
     for (uint32_t value : registers) final_registers.append(value);
     return nb::make_tuple(stats_dict(stats), final_registers);
-}
-
-// Runs `action` on the context with the GIL released and its lock held.
-template <typename F>
-auto locked(Context &context, F action) {
-    nb::gil_scoped_release unlocked;
-    std::lock_guard<std::mutex> lock(context.mutex());
-    return action();
 }
 
 }  // namespace
