@@ -238,3 +238,40 @@ def test_read_a_rectangle(gl_ctx):
         fb.read(rect=(6, 0, 3, 1))
     with pytest.raises(TypeError, match="rect must be"):
         fb.read(rect=(1, 2))
+
+
+def test_texture_write_replaces_the_pixels(gl_ctx):
+    texture = gl_ctx.texture(np.zeros((2, 2, 4), np.uint8), filter="nearest")
+    texture.write(np.full((2, 2, 4), 200, np.uint8))
+    with pytest.raises(ValueError, match="is 2x2, the data is 3x2"):
+        texture.write(np.zeros((2, 3, 4), np.uint8))
+    with pytest.raises(TypeError, match="uint8"):
+        texture.write(np.zeros((2, 2, 4), np.float32))
+    pixels = np.array([np.full((2, 2, 4), 9, np.uint8)])
+    with pytest.raises(ResourceError, match="cannot be rewritten"):
+        gl_ctx.texture_set(pixels).write(pixels[0])
+    texture.release()
+    with pytest.raises(ResourceError, match="released"):
+        texture.write(np.zeros((2, 2, 4), np.uint8))
+
+
+def test_prepared_submit_and_pixel_reader(gl_ctx):
+    fb = gl_ctx.framebuffer((8, 8))
+    cmd, tint = colour_program(gl_ctx, fb)
+    cmd.end()
+    prepared = cmd.prepare()
+    assert prepared.stats is None
+    out = np.zeros((8, 8, 4), np.uint8)
+    reader = fb.reader(out)
+    colour = tint.map(np.float32, (6,))
+    for grey in (0.0, 1.0):
+        colour[2:5] = grey
+        prepared.submit()
+        assert reader.read() is out
+        assert out[0, 0, 0] == round(grey * 255)
+    assert prepared.stats.draws == 1
+    with pytest.raises(ValueError, match="shape"):
+        fb.reader(np.zeros((4, 4, 4), np.uint8))
+    tint.release()
+    with pytest.raises(ResourceError, match="released"):
+        prepared.submit()

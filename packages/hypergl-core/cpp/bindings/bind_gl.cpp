@@ -144,6 +144,14 @@ void register_gl(nb::module_ &m) {
             nb::arg("name"), nb::arg("width"), nb::arg("height"), nb::arg("layers"),
             nb::arg("format"), nb::arg("pixels").none(), nb::arg("linear"), nb::arg("wrap"))
         .def(
+            "gl_texture_write",
+            [](Context &c, GLTexture &texture, Bytes pixels) {
+                const uint8_t *bytes = pixels.data();
+                const uint64_t count = pixels.size();
+                locked(c, [&] { gl_device(c).write_texture(texture, bytes, count); });
+            },
+            nb::arg("texture"), nb::arg("pixels"))
+        .def(
             "gl_texture_set",
             [](Context &c, const std::string &name, int width, int height, int count,
                const std::string &format, Bytes pixels, bool linear, uint32_t wrap) {

@@ -164,6 +164,30 @@ std::shared_ptr<GLTexture> GLDevice::create_texture(const std::string &name, int
                                        layers);
 }
 
+void GLDevice::write_texture(GLTexture &texture, const uint8_t *pixels, uint64_t size) {
+    if (texture.released())
+        throw std::invalid_argument("texture '" + texture.name() + "' has been released");
+    if (texture.handle_buffer)
+        throw std::invalid_argument("texture set '" + texture.name() + "' cannot be rewritten");
+    const TextureFormat &format = texture.format();
+    const int layers = texture.layers();
+    const uint64_t needed = uint64_t(texture.width()) * uint64_t(texture.height()) *
+                            uint64_t(layers > 0 ? layers : 1) * format.bytes_per_pixel;
+    if (size != needed)
+        throw std::invalid_argument("texture '" + texture.name() + "' needs " +
+                                    std::to_string(needed) + " bytes of pixels, got " +
+                                    std::to_string(size));
+    const GLApi &api = shared_->api;
+    api.glPixelStorei(gl::UNPACK_ALIGNMENT, 1);
+    if (layers > 0)
+        api.glTextureSubImage3D(texture.gl(), 0, 0, 0, 0, texture.width(), texture.height(),
+                                layers, format.format, format.type, pixels);
+    else
+        api.glTextureSubImage2D(texture.gl(), 0, 0, 0, texture.width(), texture.height(),
+                                format.format, format.type, pixels);
+    check_errors("writing a texture");
+}
+
 std::shared_ptr<GLTexture> GLDevice::create_texture_set(const std::string &name, int width,
                                                         int height, int count,
                                                         const TextureFormat &format,

@@ -10,18 +10,26 @@ from hypergl_compiler import Program, VerifyError
 from . import _core
 from .errors import ResourceError, VMError
 
+# The extension's exception types, and what each becomes in the public API.
+NATIVE_ERRORS = (_core.VerifyFailure, _core.VMFailure, _core.BindingError)
+
+
+def translate(exc: BaseException) -> Exception:
+    """The public exception for one of NATIVE_ERRORS."""
+    if isinstance(exc, _core.VerifyFailure):
+        return VerifyError(*exc.args)
+    if isinstance(exc, _core.VMFailure):
+        return VMError(*exc.args)
+    return ResourceError(str(exc))
+
 
 @contextlib.contextmanager
 def translated_errors() -> Iterator[None]:
     """Turn the extension's exception types into the public ones."""
     try:
         yield
-    except _core.VerifyFailure as exc:
-        raise VerifyError(*exc.args) from None
-    except _core.VMFailure as exc:
-        raise VMError(*exc.args) from None
-    except _core.BindingError as exc:
-        raise ResourceError(str(exc)) from None
+    except NATIVE_ERRORS as exc:
+        raise translate(exc) from None
 
 
 def native_program(program: Program) -> _core.Program:

@@ -16,7 +16,7 @@ from hypergl_compiler import CompileError
 from hypergl_compiler.isa import ResourceKind
 
 from .errors import ResourceError
-from .replay import Replayer, SubmitStats
+from .replay import PreparedSubmit, Replayer, SubmitStats
 from .resources import GPUResource
 
 if TYPE_CHECKING:
@@ -89,3 +89,17 @@ class CommandBuffer(hypergl_compiler.CommandBuffer):
         Ctrl+C stops a running program with KeyboardInterrupt.
         """
         return self._replayer.submit(self.program, self._live, registers, budget, bindings, debug)
+
+    def prepare(
+        self,
+        *,
+        registers: Sequence[Any] | Mapping[int, Any] | None = None,
+        budget: int | None = None,
+        bindings: Mapping[str, GPUResource] | None = None,
+        debug: bool = False,
+    ) -> PreparedSubmit:
+        """The ended program with its arguments checked once, for hot loops.
+
+        ``prepared.submit()`` then replays it with the least Python per call.
+        """
+        return self._replayer.prepare(self.program, self._live, registers, budget, bindings, debug)

@@ -18,7 +18,7 @@ import numpy as np
 from hypergl_compiler.isa import ResourceKind
 
 from . import _core, texture_set
-from ._native import translated_errors
+from ._native import NATIVE_ERRORS, translate, translated_errors
 from .capabilities import Capabilities
 from .errors import ContextError, HyperGLError, ResourceError
 from .pipeline_state import PipelineStateError, pipeline_state
@@ -72,6 +72,26 @@ def _close_open_contexts() -> None:
 
 class ShaderError(HyperGLError, ValueError):
     """A shader did not compile or a pipeline did not link; the message holds the log."""
+
+
+class PixelReader:
+    """A framebuffer read checked once, into one array: ``reader.read()`` per frame.
+
+    Rows come in OpenGL's order (bottom row first). Made by ``fb.reader(into)``.
+    """
+
+    def __init__(self, context: Context, out: np.ndarray, call: tuple) -> None:
+        self._context = context
+        self.out = out
+        self._call = call
+
+    def read(self) -> np.ndarray:
+        self._context._enter()
+        try:  # not a context manager: this is the hot path
+            self._context._native.read_pixels(*self._call)
+        except NATIVE_ERRORS as exc:
+            raise translate(exc) from None
+        return self.out
 
 
 class TraceLog(list):
@@ -326,6 +346,22 @@ class Context:
                 n, width, height, count, "rgba8", pixels, filter == "linear", WRAP_MODES[wrap]
             ),
         )
+
+    def _write_texture(self, texture: Texture, data: Any) -> None:
+        desc = texture._desc
+        if desc.get("texture_set"):
+            raise ResourceError(f"texture set '{texture.name}' cannot be rewritten")
+        if desc["format"] in DEPTH_FORMATS:
+            raise ValueError(f"depth texture '{texture.name}' takes no pixel data")
+        pixels, size = _pixels(data, desc["format"], desc["layers"])
+        if size != (desc["width"], desc["height"]):
+            raise ValueError(f"texture '{texture.name}' is {desc['width']}x{desc['height']}, "
+                             f"the data is {size[0]}x{size[1]}")  # fmt: skip
+        self._enter()
+        if self._gl:
+            with translated_errors():
+                self._native.gl_texture_write(texture._native, pixels)
+        desc["data"] = pixels.tobytes()
 
     def _check_texture_size(self, width: int, height: int, layers: int) -> None:
         if self.capabilities is None:
@@ -584,18 +620,17 @@ class Context:
         if not self._gl:
             raise ContextError(f"{what} needs the gl device, this context is '{self._device}'")
 
-    def _read_pixels(
+    def _pixel_reader(
         self,
         framebuffer: Framebuffer,
         into: Any,
         attachment: str,
         components: int,
-        origin: str,
-        rect: Any = None,
-        dtype: Any = np.uint8,
-    ) -> np.ndarray:
+        rect: Any,
+        dtype: Any,
+    ) -> PixelReader:
+        """Check a read once: attachment, rectangle, components and the output array."""
         self._need_gl("reading pixels")
-        self._enter()
         if attachment not in ATTACHMENTS:
             raise ValueError(f"unknown attachment {attachment!r}; expected one of "
                              f"{sorted(ATTACHMENTS)}")  # fmt: skip
@@ -615,15 +650,25 @@ class Context:
             if np.dtype(dtype) not in (np.dtype(np.uint8), np.dtype(np.float32)):
                 raise ValueError(f"colour reads are uint8 or float32, got {np.dtype(dtype)}")
             shape, dtype = (height, width, components), np.dtype(dtype)
+        out = _output(into, shape, dtype, f"framebuffer '{framebuffer.name}'")
+        float_pixels = index < 4 and dtype == np.float32
+        call = (framebuffer._native, index, components, float_pixels, rect,
+                out.reshape(-1).view(np.uint8))  # fmt: skip
+        return PixelReader(self, out, call)
+
+    def _read_pixels(
+        self,
+        framebuffer: Framebuffer,
+        into: Any,
+        attachment: str,
+        components: int,
+        origin: str,
+        rect: Any = None,
+        dtype: Any = np.uint8,
+    ) -> np.ndarray:
         if origin not in ("top", "bottom"):
             raise ValueError(f"origin must be 'top' or 'bottom', got {origin!r}")
-        out = _output(into, shape, dtype, f"framebuffer '{framebuffer.name}'")
-        with translated_errors():
-            float_pixels = index < 4 and dtype == np.float32
-            self._native.read_pixels(
-                framebuffer._native, index, components, float_pixels, rect,
-                out.reshape(-1).view(np.uint8),
-            )  # fmt: skip
+        out = self._pixel_reader(framebuffer, into, attachment, components, rect, dtype).read()
         if origin == "top":
             out[:] = out[::-1]
         return out

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from hypergl_compiler import Program
 from hypergl_compiler.isa import NUM_REGISTERS
 
-from ._native import native_program, translated_errors
+from ._native import NATIVE_ERRORS, native_program, translate
 from .errors import ResourceError
 from .resources import GPUResource
 
@@ -88,6 +88,26 @@ class Replayer:
             self._compiled = (program, native_program(program))
         return self._compiled[1]
 
+    def prepare(
+        self,
+        program: Program,
+        live: Sequence[GPUResource | None],
+        registers: Sequence[Any] | Mapping[int, Any] | None,
+        budget: int | None,
+        bindings: Mapping[str, GPUResource] | None,
+        debug: bool = False,
+    ) -> PreparedSubmit:
+        """Check everything a submit of `program` needs, once."""
+        self.context._enter()
+        native = self._native(program)
+        if budget is not None and (
+            isinstance(budget, bool) or not isinstance(budget, int) or budget < 0
+        ):
+            raise ValueError(f"budget must be a non-negative int or None, got {budget!r}")
+        values = register_values(registers)
+        resources = bound_resources(program, live, bindings or {})
+        return PreparedSubmit(self.context, native, resources, values, budget, bool(debug))
+
     def submit(
         self,
         program: Program,
@@ -98,18 +118,38 @@ class Replayer:
         debug: bool = False,
     ) -> SubmitStats:
         """Run `program` once with `live[slot]` (or `bindings[name]`) in each slot."""
-        self.context._enter()
-        native = self._native(program)
-        if budget is not None and (
-            isinstance(budget, bool) or not isinstance(budget, int) or budget < 0
-        ):
-            raise ValueError(f"budget must be a non-negative int or None, got {budget!r}")
-        values = register_values(registers)
-        resources = bound_resources(program, live, bindings or {})
-        with translated_errors():
-            stats, final = self.context._native.submit(
-                native, resources, values, budget, bool(debug)
-            )
+        prepared = self.prepare(program, live, registers, budget, bindings, debug)
+        prepared.submit()
+        return prepared.stats
+
+
+class PreparedSubmit:
+    """A program with its resources, registers and options resolved once.
+
+    For hot loops (e.g. thousands of RL steps a second): `submit()` skips the
+    per-call argument checks of ``cmd.submit`` (the engine still checks each
+    resource is alive and of the right kind). Made by ``cmd.prepare()``.
+    """
+
+    def __init__(self, context: Context, native: Any, resources: list, registers: list,
+                 budget: int | None, debug: bool) -> None:  # fmt: skip
+        self._context = context
+        self._call = (native, resources, registers, budget, debug)
+        self._last: tuple | None = None
+
+    def submit(self) -> None:
+        """Replay once; the statistics of the last run are in `stats`."""
+        self._context._enter()
+        try:  # not a context manager: this is the hot path
+            self._last = self._context._native.submit(*self._call)
+        except NATIVE_ERRORS as exc:
+            raise translate(exc) from None
+
+    @property
+    def stats(self) -> SubmitStats | None:
+        if self._last is None:
+            return None
+        stats, final = self._last
         return SubmitStats(registers=tuple(final), **stats)
 
 

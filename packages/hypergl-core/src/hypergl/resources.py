@@ -143,6 +143,11 @@ class Texture(GPUResource):
     def layers(self) -> int:
         return self._desc.get("layers") or 0
 
+    def write(self, data: Any) -> None:
+        """Replace every pixel (same shape and dtype as at creation); seen by the next submit."""
+        self._check_live()
+        self._context._write_texture(self, data)
+
 
 class TextureSet(Texture):
     """N same-sized images sampled by index with ``hgl_texture(index, uv)`` in GLSL."""
@@ -195,6 +200,22 @@ class Framebuffer(GPUResource):
         """
         self._check_live()
         return self._context._read_pixels(self, into, attachment, components, origin, rect, dtype)
+
+    def reader(
+        self,
+        into: np.ndarray,
+        *,
+        attachment: str = "color0",
+        components: int = 4,
+        rect: tuple[int, int, int, int] | None = None,
+    ):
+        """A reader into `into`, checked once: ``reader.read()`` is then the cheapest read.
+
+        For hot loops; rows come in OpenGL's order (bottom row first).
+        """
+        self._check_live()
+        dtype = into.dtype if isinstance(into, np.ndarray) else np.uint8
+        return self._context._pixel_reader(self, into, attachment, components, rect, dtype)
 
 
 class Fence(GPUResource):

@@ -47,6 +47,8 @@ class GLDevice final : public Device {
                                               bool linear, GLenum wrap);
     // N same-sized images sampled by index: bindless handles in a storage
     // buffer where the driver has them, a 2D array texture otherwise.
+    // Replaces every pixel of `texture` (all layers); `size` is checked.
+    void write_texture(GLTexture &texture, const uint8_t *pixels, uint64_t size);
     std::shared_ptr<GLTexture> create_texture_set(const std::string &name, int width, int height,
                                                   int count, const TextureFormat &format,
                                                   const uint8_t *pixels, bool linear,
