@@ -6,19 +6,6 @@
 
 namespace hypergl {
 
-const char *resource_kind_name(isa::ResourceKind kind) {
-    switch (kind) {
-        case isa::ResourceKind::BUFFER: return "buffer";
-        case isa::ResourceKind::TEXTURE: return "texture";
-        case isa::ResourceKind::PIPELINE: return "pipeline";
-        case isa::ResourceKind::FRAMEBUFFER: return "framebuffer";
-        case isa::ResourceKind::FENCE: return "fence";
-        case isa::ResourceKind::READBACK: return "readback";
-        case isa::ResourceKind::EXTERNAL: return "external source";
-    }
-    return "resource";
-}
-
 void Context::adopt(const std::shared_ptr<Resource> &resource) {
     resource->set_owner(this);
     resources_.push_back(resource);

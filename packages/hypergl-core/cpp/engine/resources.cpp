@@ -6,6 +6,19 @@
 
 namespace hypergl {
 
+const char *resource_kind_name(isa::ResourceKind kind) {
+    switch (kind) {
+        case isa::ResourceKind::BUFFER: return "buffer";
+        case isa::ResourceKind::TEXTURE: return "texture";
+        case isa::ResourceKind::PIPELINE: return "pipeline";
+        case isa::ResourceKind::FRAMEBUFFER: return "framebuffer";
+        case isa::ResourceKind::FENCE: return "fence";
+        case isa::ResourceKind::READBACK: return "readback";
+        case isa::ResourceKind::EXTERNAL: return "external source";
+    }
+    return "resource";
+}
+
 HostMemory::HostMemory(uint64_t size) {
     // 64-byte alignment: any NumPy dtype, and cache-line friendly.
     const uint64_t rounded = (size + 63) / 64 * 64;

@@ -5,24 +5,12 @@
 #include <string>
 
 #include "hypergl/errors.hpp"
+#include "hypergl/resources.hpp"
 
 namespace hypergl {
 namespace {
 
 constexpr const char *kFieldNames[4] = {"a", "b", "c", "d"};
-
-const char *kind_name(isa::ResourceKind kind) {
-    switch (kind) {
-        case isa::ResourceKind::BUFFER: return "buffer";
-        case isa::ResourceKind::TEXTURE: return "texture";
-        case isa::ResourceKind::PIPELINE: return "pipeline";
-        case isa::ResourceKind::FRAMEBUFFER: return "framebuffer";
-        case isa::ResourceKind::FENCE: return "fence";
-        case isa::ResourceKind::READBACK: return "readback";
-        case isa::ResourceKind::EXTERNAL: return "external source";
-    }
-    return "unknown";
-}
 
 const char *const_kind_name(isa::ConstKind kind) {
     switch (kind) {
@@ -144,8 +132,8 @@ class Verifier {
                     fail(i, m, "slot " + shown() + " is out of range (" +
                                    std::to_string(p_.slots.size()) + " resources)");
                 if (p_.slots[value].kind != wanted)
-                    fail(i, m, slot_label(value) + " is a " + kind_name(p_.slots[value].kind) +
-                                   ", not a " + kind_name(wanted));
+                    fail(i, m, slot_label(value) + " is a " + resource_kind_name(p_.slots[value].kind) +
+                                   ", not a " + resource_kind_name(wanted));
                 return;
         }
     }

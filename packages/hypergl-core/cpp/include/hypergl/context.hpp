@@ -56,7 +56,4 @@ class Context {
     std::mutex mutex_;
 };
 
-// "buffer", "texture", ... for messages.
-const char *resource_kind_name(isa::ResourceKind kind);
-
 }  // namespace hypergl

@@ -14,6 +14,9 @@ namespace hypergl {
 
 class Buffer;
 
+// "buffer", "texture", ... for messages.
+const char *resource_kind_name(isa::ResourceKind kind);
+
 class Resource {
   public:
     Resource(isa::ResourceKind kind, std::string name) : kind_(kind), name_(std::move(name)) {}

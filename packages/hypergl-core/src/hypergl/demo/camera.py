@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..transforms import look_at, perspective
+
 # std140 block: mat4 view_proj; vec4 eye; vec4 light_direction.
 CAMERA_GLSL = """
 layout(std140, binding = 0) uniform Camera {
@@ -19,31 +21,6 @@ layout(std140, binding = 0) uniform Camera {
 CAMERA_BYTES = 64 + 16 + 16
 
 
-def perspective(fov_y: float, aspect: float, near: float, far: float) -> np.ndarray:
-    f = 1.0 / np.tan(fov_y / 2)
-    return np.array(
-        [
-            [f / aspect, 0, 0, 0],
-            [0, f, 0, 0],
-            [0, 0, (far + near) / (near - far), 2 * far * near / (near - far)],
-            [0, 0, -1, 0],
-        ]
-    )
-
-
-def look_at(eye, target, up=(0.0, 1.0, 0.0)) -> np.ndarray:
-    eye, target, up = (np.asarray(v, float) for v in (eye, target, up))
-    forward = target - eye
-    forward /= np.linalg.norm(forward)
-    side = np.cross(forward, up)
-    side /= np.linalg.norm(side)
-    true_up = np.cross(side, forward)
-    view = np.identity(4)
-    view[0, :3], view[1, :3], view[2, :3] = side, true_up, -forward
-    view[:3, 3] = -view[:3, :3] @ eye
-    return view
-
-
 class Camera:
     """Orbits `target` at `distance` and `height`; `update(angle)` writes the buffer."""
 
@@ -51,7 +28,7 @@ class Camera:
                  height=18.0) -> None:  # fmt: skip
         self.buffer = ctx.buffer(size=CAMERA_BYTES, usage="uniform", name="camera")
         self._data = self.buffer.map(np.float32, (24,))
-        self._projection = perspective(np.radians(50), size[0] / size[1], 0.5, 400.0)
+        self._projection = perspective(50.0, size[0] / size[1], 0.5, 400.0)
         self.target, self.distance, self.height = np.asarray(target, float), distance, height
 
     def update(self, angle: float) -> np.ndarray:
