@@ -13,8 +13,8 @@ from hypergl_compiler import (
 from ._native import verify
 from .capabilities import Capabilities
 from .command_buffer import CommandBuffer, SubmitStats
-from .context import Context, ShaderError, TraceLog, context
-from .errors import ContextError, HyperGLError, ResourceError, VMError
+from .context import Context, context
+from .errors import ContextError, HyperGLError, ResourceError, ShaderError, VMError
 from .plugins import PluginError, installed_bridges
 from .probe import probe
 from .resources import (
@@ -28,6 +28,7 @@ from .resources import (
     TextureSet,
 )
 from .scene import Scene, save
+from .trace_log import TraceLog
 
 __version__ = "0.1.0"
 

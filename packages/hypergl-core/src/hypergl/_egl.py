@@ -34,3 +34,19 @@ def release_headless_context(context: Any) -> None:
     context.__enter__()
     context.__exit__(None, None, None)
     context.release()
+
+
+class HeadlessHost:
+    """A standalone EGL context through glcontext."""
+
+    def __init__(self) -> None:
+        self._egl = create_headless_context()
+
+    def make_current(self) -> None:
+        self._egl.__enter__()
+
+    def load(self, name: str) -> int:
+        return self._egl.load_opengl_function(name)
+
+    def close(self) -> None:
+        release_headless_context(self._egl)

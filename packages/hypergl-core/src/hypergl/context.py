@@ -18,10 +18,23 @@ import numpy as np
 from hypergl_compiler.isa import ResourceKind
 
 from . import _core, texture_set
-from ._native import NATIVE_ERRORS, translate, translated_errors
+from ._egl import HeadlessHost
+from ._native import translated_errors
 from .capabilities import Capabilities
-from .errors import ContextError, HyperGLError, ResourceError
+from .checks import check_count, check_output, check_rect, check_size
+from .errors import ContextError, HyperGLError, ResourceError, ShaderError
+from .formats import (
+    COLOR_FORMATS,
+    DEPTH_FORMATS,
+    FILTERS,
+    TEXTURE_FORMATS,
+    WRAP_MODES,
+    check_field,
+    check_fields,
+    check_pixels,
+)
 from .pipeline_state import PipelineStateError, pipeline_state
+from .reading import PixelReader
 from .resources import (
     ATTACHMENTS,
     BUFFER_USAGES,
@@ -36,27 +49,10 @@ from .resources import (
     TextureSet,
     as_bytes,
 )
+from .trace_log import TraceLog
 
 DEVICES = ("gl", "trace", "null")
 # format -> (NumPy dtype of its pixels, channels); depth formats take no pixels.
-# Scalar types of external-source fields (values as the engine numbers them).
-SCALAR_TYPES = {"f32": 0, "f64": 1, "u32": 2, "u64": 3, "i32": 4}
-SCALAR_SIZES = {"f32": 4, "f64": 8, "u32": 4, "u64": 8, "i32": 4}
-TEXTURE_FORMATS = {
-    "rgba8": (np.uint8, 4),
-    "r32f": (np.float32, 1),
-    "rgba32f": (np.float32, 4),
-    "rgba16f": (np.float16, 4),
-    "r32ui": (np.uint32, 1),
-    "depth24": (None, 1),
-    "depth32f": (None, 1),
-}
-COLOR_FORMATS = ("rgba8", "r32f", "rgba32f", "rgba16f", "r32ui")
-DEPTH_FORMATS = ("depth24", "depth32f")
-WRAP_MODES = {"repeat": 0x2901, "clamp": 0x812F, "mirror": 0x8370}
-FILTERS = ("linear", "nearest")
-
-
 # Contexts still open at exit are closed then, in order: an external source's
 # callback can reach its own context (a cycle through C++ that Python's
 # collector cannot see), and GL objects must go before their GL context.
@@ -68,70 +64,6 @@ def _close_open_contexts() -> None:
     for ctx in list(_open_contexts):
         with contextlib.suppress(Exception):  # best effort: the process is ending anyway
             ctx.close()
-
-
-class ShaderError(HyperGLError, ValueError):
-    """A shader did not compile or a pipeline did not link; the message holds the log."""
-
-
-class PixelReader:
-    """A framebuffer read checked once, into one array: ``reader.read()`` per frame.
-
-    Rows come in OpenGL's order (bottom row first). Made by ``fb.reader(into)``.
-    """
-
-    def __init__(self, context: Context, out: np.ndarray, call: tuple) -> None:
-        self._context = context
-        self.out = out
-        self._call = call
-
-    def read(self) -> np.ndarray:
-        self._context._enter()
-        try:  # not a context manager: this is the hot path
-            self._context._native.read_pixels(*self._call)
-        except NATIVE_ERRORS as exc:
-            raise translate(exc) from None
-        return self.out
-
-
-class TraceLog(list):
-    """The calls a trace context has made: tuples ``(mnemonic, *args)``.
-
-    A snapshot taken when ``ctx.trace`` is read; ``clear()`` also empties the
-    context's log.
-    """
-
-    def __init__(self, entries: list, native: Any) -> None:
-        super().__init__(entries)
-        self._native = native
-
-    def clear(self) -> None:
-        super().clear()
-        self._native.clear_trace()
-
-    def calls(self) -> list[str]:
-        """Just the mnemonics, in order."""
-        return [entry[0] for entry in self]
-
-
-class _HeadlessHost:
-    """A standalone EGL context through glcontext."""
-
-    def __init__(self) -> None:
-        from ._egl import create_headless_context
-
-        self._egl = create_headless_context()
-
-    def make_current(self) -> None:
-        self._egl.__enter__()
-
-    def load(self, name: str) -> int:
-        return self._egl.load_opengl_function(name)
-
-    def close(self) -> None:
-        from ._egl import release_headless_context
-
-        release_headless_context(self._egl)
 
 
 class Context:
@@ -284,16 +216,16 @@ class Context:
             raise ValueError(f"unknown filter {filter!r}; expected one of {FILTERS}")
         if wrap not in WRAP_MODES:
             raise ValueError(f"unknown wrap mode {wrap!r}; expected one of {sorted(WRAP_MODES)}")
-        layers = _count(layers, "layers", minimum=0)
+        layers = check_count(layers, "layers", minimum=0)
         pixels = None
         if data is not None:
-            pixels, (width, height) = _pixels(data, format, layers)
+            pixels, (width, height) = check_pixels(data, format, layers)
             if size is not None and tuple(size) != (width, height):
                 raise ValueError(f"texture size {size!r} disagrees with data of {width}x{height}")
         elif size is None:
             raise ValueError("texture needs data or size")
         else:
-            width, height = _positive_size(size, "texture size")
+            width, height = check_size(size, "texture size")
         self._check_texture_size(width, height, layers)
         name = self._name(name, "texture")
         desc = {"width": width, "height": height, "format": format, "layers": layers,
@@ -331,7 +263,7 @@ class Context:
         images = np.asarray(images)
         if images.ndim != 4 or images.shape[0] < 1:
             raise ValueError(f"texture_set needs images of shape (N, H, W, 4), got {images.shape}")
-        pixels, (width, height) = _pixels(images, "rgba8", images.shape[0])
+        pixels, (width, height) = check_pixels(images, "rgba8", images.shape[0])
         count = images.shape[0]
         self._check_texture_size(width, height, count)
         name = self._name(name, "texture_set")
@@ -353,7 +285,7 @@ class Context:
             raise ResourceError(f"texture set '{texture.name}' cannot be rewritten")
         if desc["format"] in DEPTH_FORMATS:
             raise ValueError(f"depth texture '{texture.name}' takes no pixel data")
-        pixels, size = _pixels(data, desc["format"], desc["layers"])
+        pixels, size = check_pixels(data, desc["format"], desc["layers"])
         if size != (desc["width"], desc["height"]):
             raise ValueError(f"texture '{texture.name}' is {desc['width']}x{desc['height']}, "
                              f"the data is {size[0]}x{size[1]}")  # fmt: skip
@@ -433,7 +365,7 @@ class Context:
         name: str | None = None,
     ) -> Framebuffer:
         """Colour attachments of the given formats plus an optional depth attachment."""
-        width, height = _positive_size(size, "framebuffer size")
+        width, height = check_size(size, "framebuffer size")
         if isinstance(color, str):
             color = (color,)
         color = list(color)
@@ -483,13 +415,13 @@ class Context:
         if isinstance(framebuffer, Framebuffer):
             width, height = framebuffer.size
         else:
-            width, height = _positive_size(framebuffer, "readback size")
+            width, height = check_size(framebuffer, "readback size")
         if attachment not in ATTACHMENTS:
             raise ValueError(f"unknown attachment {attachment!r}; expected one of "
                              f"{sorted(ATTACHMENTS)}")  # fmt: skip
         if components not in (1, 3, 4) or (attachment == "depth" and components != 1):
             raise ValueError(f"components must be 1, 3 or 4 (1 for depth), got {components!r}")
-        depth = _count(depth, "depth", minimum=1)
+        depth = check_count(depth, "depth", minimum=1)
         if depth > 16:
             raise ValueError(f"readback depth {depth} is more than 16 frames")
         index = ATTACHMENTS[attachment]
@@ -528,8 +460,8 @@ class Context:
             raise TypeError(f"acquire must be callable, got {acquire!r}")
         if release is not None and not callable(release):
             raise TypeError(f"release must be callable or None, got {release!r}")
-        record_size = _count(record_size, "record_size", minimum=1)
-        parts = [_field(field, record_size) for field in _field_list(fields)]
+        record_size = check_count(record_size, "record_size", minimum=1)
+        parts = [check_field(field, record_size) for field in check_fields(fields)]
         count_buffer, count_offset = None, 0
         if count is not None:
             try:
@@ -538,7 +470,7 @@ class Context:
                 raise TypeError(f"count must be (buffer, offset), got {count!r}") from None
             if not isinstance(count_buffer, Buffer) or count_buffer.context is not self:
                 raise TypeError(f"count needs a buffer of this context, got {count_buffer!r}")
-            count_offset = _count(count_offset, "count offset", minimum=0)
+            count_offset = check_count(count_offset, "count offset", minimum=0)
             if count_offset % 4 or count_offset + 4 > count_buffer.size:
                 raise ValueError(f"count offset {count_offset} is not an aligned u32 inside "
                                  f"buffer '{count_buffer.name}'")  # fmt: skip
@@ -636,7 +568,7 @@ class Context:
                              f"{sorted(ATTACHMENTS)}")  # fmt: skip
         index = ATTACHMENTS[attachment]
         full_width, full_height = framebuffer.size
-        rect = _rect(rect, full_width, full_height)
+        rect = check_rect(rect, full_width, full_height)
         width, height = rect[2], rect[3]
         if index == 4:
             if not framebuffer._native.has_depth:
@@ -650,7 +582,7 @@ class Context:
             if np.dtype(dtype) not in (np.dtype(np.uint8), np.dtype(np.float32)):
                 raise ValueError(f"colour reads are uint8 or float32, got {np.dtype(dtype)}")
             shape, dtype = (height, width, components), np.dtype(dtype)
-        out = _output(into, shape, dtype, f"framebuffer '{framebuffer.name}'")
+        out = check_output(into, shape, dtype, f"framebuffer '{framebuffer.name}'")
         float_pixels = index < 4 and dtype == np.float32
         call = (framebuffer._native, index, components, float_pixels, rect,
                 out.reshape(-1).view(np.uint8))  # fmt: skip
@@ -692,7 +624,7 @@ class Context:
             dtype = np.dtype(np.uint8)
         if origin not in ("top", "bottom"):
             raise ValueError(f"origin must be 'top' or 'bottom', got {origin!r}")
-        out = _output(into, shape, dtype, f"readback '{readback.name}'")
+        out = check_output(into, shape, dtype, f"readback '{readback.name}'")
         with translated_errors():
             self._native.readback_frame(
                 readback._native, written - 1 - lag, 10_000_000_000, out.reshape(-1).view(np.uint8)
@@ -778,111 +710,6 @@ class Context:
         return load_scene(self, source, bindings or {})
 
 
-def _count(value: Any, what: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{what} must be an int >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def _field_list(fields: Any) -> list:
-    if isinstance(fields, (str, bytes)) or not isinstance(fields, (list, tuple)) or not fields:
-        raise TypeError(f"fields must be a non-empty list of field dicts, got {fields!r}")
-    return list(fields)
-
-
-def _field(field: Any, record_size: int) -> tuple:
-    """One external-source field, validated, as the engine's tuple."""
-    if not isinstance(field, dict):
-        raise TypeError(f"field {field!r} is not a dict")
-    unknown = set(field) - {"source", "type", "stride", "offset", "components", "to", "at"}
-    if unknown:
-        raise ValueError(f"field has unknown keys {sorted(unknown)}")
-    from_type, to_type = field.get("type"), field.get("to", "f32")
-    for label, value in (("type", from_type), ("to", to_type)):
-        if value not in SCALAR_TYPES:
-            raise ValueError(f"field {label} {value!r} is not one of {sorted(SCALAR_TYPES)}")
-    source = _count(field.get("source", 0), "field source", minimum=0)
-    components = _count(field.get("components", 1), "field components", minimum=1)
-    offset = _count(field.get("offset", 0), "field offset", minimum=0)
-    stride = _count(field.get("stride"), "field stride", minimum=1)
-    at = _count(field.get("at", 0), "field at", minimum=0)
-    if offset + components * SCALAR_SIZES[from_type] > stride:
-        raise ValueError(f"field of {components} {from_type} at offset {offset} does not fit "
-                         f"a {stride}-byte source row")  # fmt: skip
-    if at + components * SCALAR_SIZES[to_type] > record_size:
-        raise ValueError(f"field of {components} {to_type} at byte {at} does not fit a "
-                         f"{record_size}-byte record")  # fmt: skip
-    return (source, SCALAR_TYPES[from_type], stride, offset, components, SCALAR_TYPES[to_type], at)
-
-
-def _positive_size(size: Any, what: str) -> tuple[int, int]:
-    try:
-        width, height = size
-    except (TypeError, ValueError):
-        raise TypeError(f"{what} must be (width, height), got {size!r}") from None
-    for value in (width, height):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"{what} must be integers, got {size!r}")
-        if value <= 0:
-            raise ValueError(f"{what} must be positive, got {size!r}")
-    return int(width), int(height)
-
-
-def _rect(rect: Any, width: int, height: int) -> tuple[int, int, int, int]:
-    """A read rectangle checked against a width x height framebuffer."""
-    if rect is None:
-        return (0, 0, width, height)
-    try:
-        x, y, w, h = rect
-    except (TypeError, ValueError):
-        raise TypeError(f"rect must be (x, y, width, height), got {rect!r}") from None
-    values = (x, y, w, h)
-    if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in values):
-        raise TypeError(f"rect must be integers, got {rect!r}")
-    if x < 0 or y < 0 or w <= 0 or h <= 0 or x + w > width or y + h > height:
-        raise ValueError(f"rect {rect!r} is not inside the {width}x{height} framebuffer")
-    return (int(x), int(y), int(w), int(h))
-
-
-def _pixels(data: Any, format: str, layers: int) -> tuple[np.ndarray, tuple[int, int]]:
-    """Validate texture pixels; returns them as flat bytes and (width, height)."""
-    dtype, channels = TEXTURE_FORMATS[format]
-    if dtype is None:
-        raise ValueError(f"depth format {format!r} takes no pixel data")
-    array = np.asarray(data)
-    if array.dtype != dtype:
-        raise TypeError(f"{format} pixels must be {np.dtype(dtype)}, got {array.dtype}")
-    expected_ndim = 4 if layers else 3
-    if array.ndim == expected_ndim - 1 and channels == 1:
-        array = array[..., None]
-    if array.ndim != expected_ndim or array.shape[-1] != channels:
-        want = "(layers, H, W, C)" if layers else "(H, W, C)"
-        raise ValueError(f"{format} pixels must have shape {want} with C={channels}, "
-                         f"got {array.shape}")  # fmt: skip
-    if layers and array.shape[0] != layers:
-        raise ValueError(f"data has {array.shape[0]} layers, expected {layers}")
-    height, width = array.shape[-3], array.shape[-2]
-    if width == 0 or height == 0:
-        raise ValueError(f"texture data of shape {array.shape} is empty")
-    if np.issubdtype(array.dtype, np.floating) and not np.isfinite(array).all():
-        raise ValueError("texture data contains NaN or infinity")
-    return np.ascontiguousarray(array).reshape(-1).view(np.uint8), (int(width), int(height))
-
-
-def _output(into: Any, shape: tuple[int, ...], dtype: np.dtype, what: str) -> np.ndarray:
-    """`into` checked to receive pixels of `shape`/`dtype` in place, or a new array."""
-    if into is None:
-        return np.empty(shape, dtype)
-    if not isinstance(into, np.ndarray):
-        raise TypeError(f"into must be a NumPy array, got {type(into).__name__}")
-    if into.dtype != dtype or into.shape != shape:
-        raise ValueError(f"{what} reads into a {dtype} array of shape {shape}, "
-                         f"got {into.dtype} {into.shape}")  # fmt: skip
-    if not into.flags.c_contiguous or not into.flags.writeable:
-        raise ValueError("into must be a writable C-contiguous array")
-    return into
-
-
 def context(
     device: str = "gl",
     *,
@@ -905,13 +732,13 @@ def context(
             raise ValueError(f"device {device!r} cannot open a window")
         return Context(device)
     if window is None:
-        return Context("gl", _HeadlessHost())
+        return Context("gl", HeadlessHost())
     from .windows import WINDOW_BACKENDS
 
     if backend not in WINDOW_BACKENDS:
         raise ValueError(f"unknown window backend {backend!r}; expected one of "
                          f"{sorted(WINDOW_BACKENDS)}")  # fmt: skip
-    size = _positive_size(window, "window")
+    size = check_size(window, "window")
     if not isinstance(title, str):
         raise TypeError(f"title must be a string, got {title!r}")
     host = WINDOW_BACKENDS[backend](size, title, bool(vsync), bool(visible))

@@ -40,4 +40,8 @@ class VMError(HyperGLError):
         return (type(self), (self.index, self.mnemonic, self.reason))
 
 
-__all__ = ["ContextError", "HyperGLError", "ResourceError", "VMError", "VerifyError"]
+class ShaderError(HyperGLError, ValueError):
+    """A shader did not compile or a pipeline did not link; the message holds the log."""
+
+
+__all__ = ["ContextError", "HyperGLError", "ResourceError", "ShaderError", "VMError", "VerifyError"]

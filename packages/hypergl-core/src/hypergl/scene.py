@@ -20,6 +20,7 @@ from hypergl_compiler import Resource as ResourceEntry
 from hypergl_compiler.isa import ResourceKind
 
 from .errors import ResourceError
+from .formats import TEXTURE_FORMATS
 from .pipeline_state import PIPELINE_STATE_KEYS
 from .replay import Replayer, SubmitStats
 from .resources import Buffer, GPUResource
@@ -150,8 +151,6 @@ def _inflate(context: Context, entry: ResourceEntry) -> GPUResource:
 
 
 def _inflate_texture(context: Context, d: Mapping[str, Any]) -> GPUResource:
-    from .context import TEXTURE_FORMATS
-
     width, height, layers = d["width"], d["height"], d.get("layers") or 0
     data = d.get("data")
     options = {"filter": d.get("filter", "linear"), "wrap": d.get("wrap", "repeat")}

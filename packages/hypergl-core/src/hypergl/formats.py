@@ -1,0 +1,82 @@
+"""The pixel and scalar formats HyperGL accepts, and the checks of data in them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .checks import check_count
+
+# Scalar types of external-source fields (values as the engine numbers them).
+SCALAR_TYPES = {"f32": 0, "f64": 1, "u32": 2, "u64": 3, "i32": 4}
+SCALAR_SIZES = {"f32": 4, "f64": 8, "u32": 4, "u64": 8, "i32": 4}
+TEXTURE_FORMATS = {
+    "rgba8": (np.uint8, 4),
+    "r32f": (np.float32, 1),
+    "rgba32f": (np.float32, 4),
+    "rgba16f": (np.float16, 4),
+    "r32ui": (np.uint32, 1),
+    "depth24": (None, 1),
+    "depth32f": (None, 1),
+}
+COLOR_FORMATS = ("rgba8", "r32f", "rgba32f", "rgba16f", "r32ui")
+DEPTH_FORMATS = ("depth24", "depth32f")
+WRAP_MODES = {"repeat": 0x2901, "clamp": 0x812F, "mirror": 0x8370}
+FILTERS = ("linear", "nearest")
+
+
+def check_fields(fields: Any) -> list:
+    if isinstance(fields, (str, bytes)) or not isinstance(fields, (list, tuple)) or not fields:
+        raise TypeError(f"fields must be a non-empty list of field dicts, got {fields!r}")
+    return list(fields)
+
+
+def check_field(field: Any, record_size: int) -> tuple:
+    """One external-source field, validated, as the engine's tuple."""
+    if not isinstance(field, dict):
+        raise TypeError(f"field {field!r} is not a dict")
+    unknown = set(field) - {"source", "type", "stride", "offset", "components", "to", "at"}
+    if unknown:
+        raise ValueError(f"field has unknown keys {sorted(unknown)}")
+    from_type, to_type = field.get("type"), field.get("to", "f32")
+    for label, value in (("type", from_type), ("to", to_type)):
+        if value not in SCALAR_TYPES:
+            raise ValueError(f"field {label} {value!r} is not one of {sorted(SCALAR_TYPES)}")
+    source = check_count(field.get("source", 0), "field source", minimum=0)
+    components = check_count(field.get("components", 1), "field components", minimum=1)
+    offset = check_count(field.get("offset", 0), "field offset", minimum=0)
+    stride = check_count(field.get("stride"), "field stride", minimum=1)
+    at = check_count(field.get("at", 0), "field at", minimum=0)
+    if offset + components * SCALAR_SIZES[from_type] > stride:
+        raise ValueError(f"field of {components} {from_type} at offset {offset} does not fit "
+                         f"a {stride}-byte source row")  # fmt: skip
+    if at + components * SCALAR_SIZES[to_type] > record_size:
+        raise ValueError(f"field of {components} {to_type} at byte {at} does not fit a "
+                         f"{record_size}-byte record")  # fmt: skip
+    return (source, SCALAR_TYPES[from_type], stride, offset, components, SCALAR_TYPES[to_type], at)
+
+
+def check_pixels(data: Any, format: str, layers: int) -> tuple[np.ndarray, tuple[int, int]]:
+    """Validate texture pixels; returns them as flat bytes and (width, height)."""
+    dtype, channels = TEXTURE_FORMATS[format]
+    if dtype is None:
+        raise ValueError(f"depth format {format!r} takes no pixel data")
+    array = np.asarray(data)
+    if array.dtype != dtype:
+        raise TypeError(f"{format} pixels must be {np.dtype(dtype)}, got {array.dtype}")
+    expected_ndim = 4 if layers else 3
+    if array.ndim == expected_ndim - 1 and channels == 1:
+        array = array[..., None]
+    if array.ndim != expected_ndim or array.shape[-1] != channels:
+        want = "(layers, H, W, C)" if layers else "(H, W, C)"
+        raise ValueError(f"{format} pixels must have shape {want} with C={channels}, "
+                         f"got {array.shape}")  # fmt: skip
+    if layers and array.shape[0] != layers:
+        raise ValueError(f"data has {array.shape[0]} layers, expected {layers}")
+    height, width = array.shape[-3], array.shape[-2]
+    if width == 0 or height == 0:
+        raise ValueError(f"texture data of shape {array.shape} is empty")
+    if np.issubdtype(array.dtype, np.floating) and not np.isfinite(array).all():
+        raise ValueError("texture data contains NaN or infinity")
+    return np.ascontiguousarray(array).reshape(-1).view(np.uint8), (int(width), int(height))
