@@ -21,9 +21,10 @@ from . import _core, texture_set
 from ._egl import HeadlessHost
 from ._native import translated_errors
 from .capabilities import Capabilities
-from .checks import check_count, check_output, check_rect, check_size
+from .checks import check_count, check_size
 from .errors import ContextError, HyperGLError, ResourceError, ShaderError
 from .formats import (
+    ATTACHMENTS,
     COLOR_FORMATS,
     DEPTH_FORMATS,
     FILTERS,
@@ -34,9 +35,7 @@ from .formats import (
     check_pixels,
 )
 from .pipeline_state import PipelineStateError, pipeline_state
-from .reading import PixelReader
 from .resources import (
-    ATTACHMENTS,
     BUFFER_USAGES,
     Buffer,
     ExternalSource,
@@ -551,87 +550,6 @@ class Context:
     def _need_gl(self, what: str) -> None:
         if not self._gl:
             raise ContextError(f"{what} needs the gl device, this context is '{self._device}'")
-
-    def _pixel_reader(
-        self,
-        framebuffer: Framebuffer,
-        into: Any,
-        attachment: str,
-        components: int,
-        rect: Any,
-        dtype: Any,
-    ) -> PixelReader:
-        """Check a read once: attachment, rectangle, components and the output array."""
-        self._need_gl("reading pixels")
-        if attachment not in ATTACHMENTS:
-            raise ValueError(f"unknown attachment {attachment!r}; expected one of "
-                             f"{sorted(ATTACHMENTS)}")  # fmt: skip
-        index = ATTACHMENTS[attachment]
-        full_width, full_height = framebuffer.size
-        rect = check_rect(rect, full_width, full_height)
-        width, height = rect[2], rect[3]
-        if index == 4:
-            if not framebuffer._native.has_depth:
-                raise ValueError(f"framebuffer '{framebuffer.name}' has no depth attachment")
-            shape, dtype = (height, width), np.dtype(np.float32)
-        else:
-            if index >= max(framebuffer._native.color_count, 1):
-                raise ValueError(f"framebuffer '{framebuffer.name}' has no {attachment}")
-            if components not in (1, 3, 4):
-                raise ValueError(f"components must be 1, 3 or 4, got {components!r}")
-            if np.dtype(dtype) not in (np.dtype(np.uint8), np.dtype(np.float32)):
-                raise ValueError(f"colour reads are uint8 or float32, got {np.dtype(dtype)}")
-            shape, dtype = (height, width, components), np.dtype(dtype)
-        out = check_output(into, shape, dtype, f"framebuffer '{framebuffer.name}'")
-        float_pixels = index < 4 and dtype == np.float32
-        call = (framebuffer._native, index, components, float_pixels, rect,
-                out.reshape(-1).view(np.uint8))  # fmt: skip
-        return PixelReader(self, out, call)
-
-    def _read_pixels(
-        self,
-        framebuffer: Framebuffer,
-        into: Any,
-        attachment: str,
-        components: int,
-        origin: str,
-        rect: Any = None,
-        dtype: Any = np.uint8,
-    ) -> np.ndarray:
-        if origin not in ("top", "bottom"):
-            raise ValueError(f"origin must be 'top' or 'bottom', got {origin!r}")
-        out = self._pixel_reader(framebuffer, into, attachment, components, rect, dtype).read()
-        if origin == "top":
-            out[:] = out[::-1]
-        return out
-
-    def _readback_frame(self, readback: Readback, lag: Any, into: Any, origin: str) -> np.ndarray:
-        self._need_gl("reading a readback ring")
-        self._enter()
-        desc = readback._desc
-        if isinstance(lag, bool) or not isinstance(lag, int) or not 0 <= lag < desc["depth"]:
-            raise ValueError(f"lag must be an int in 0..{desc['depth'] - 1}, got {lag!r}")
-        written = readback.frames_written
-        if written <= lag:
-            raise ResourceError(
-                f"readback '{readback.name}' has captured {written} frame(s); lag {lag} "
-                f"needs at least {lag + 1}"
-            )
-        if desc["attachment"] == "depth":
-            shape, dtype = (desc["height"], desc["width"]), np.dtype(np.float32)
-        else:
-            shape = (desc["height"], desc["width"], desc["components"])
-            dtype = np.dtype(np.uint8)
-        if origin not in ("top", "bottom"):
-            raise ValueError(f"origin must be 'top' or 'bottom', got {origin!r}")
-        out = check_output(into, shape, dtype, f"readback '{readback.name}'")
-        with translated_errors():
-            self._native.readback_frame(
-                readback._native, written - 1 - lag, 10_000_000_000, out.reshape(-1).view(np.uint8)
-            )
-        if origin == "top":
-            out[:] = out[::-1]
-        return out
 
     def _fence_wait(self, fence: Fence, timeout: float) -> bool:
         if not self._gl:

@@ -8,6 +8,8 @@ import numpy as np
 
 from .checks import check_count
 
+# Framebuffer attachments by name -> the index read_framebuffer and reads use.
+ATTACHMENTS = {"color0": 0, "color1": 1, "color2": 2, "color3": 3, "depth": 4}
 # Scalar types of external-source fields (values as the engine numbers them).
 SCALAR_TYPES = {"f32": 0, "f64": 1, "u32": 2, "u64": 3, "i32": 4}
 SCALAR_SIZES = {"f32": 4, "f64": 8, "u32": 4, "u64": 8, "i32": 4}

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._native import NATIVE_ERRORS, translate
+from ._native import NATIVE_ERRORS, translate, translated_errors
+from .checks import check_output, check_rect
+from .errors import ResourceError
+from .formats import ATTACHMENTS
 
 if TYPE_CHECKING:
     from .context import Context
+    from .resources import Framebuffer, Readback
 
 
 class PixelReader:
@@ -30,3 +34,88 @@ class PixelReader:
         except NATIVE_ERRORS as exc:
             raise translate(exc) from None
         return self.out
+
+
+def pixel_reader(
+    ctx: Context,
+    framebuffer: Framebuffer,
+    into: Any,
+    attachment: str,
+    components: int,
+    rect: Any,
+    dtype: Any,
+) -> PixelReader:
+    """Check a read once: attachment, rectangle, components and the output array."""
+    ctx._need_gl("reading pixels")
+    if attachment not in ATTACHMENTS:
+        raise ValueError(f"unknown attachment {attachment!r}; expected one of "
+                         f"{sorted(ATTACHMENTS)}")  # fmt: skip
+    index = ATTACHMENTS[attachment]
+    full_width, full_height = framebuffer.size
+    rect = check_rect(rect, full_width, full_height)
+    width, height = rect[2], rect[3]
+    if index == 4:
+        if not framebuffer._native.has_depth:
+            raise ValueError(f"framebuffer '{framebuffer.name}' has no depth attachment")
+        shape, dtype = (height, width), np.dtype(np.float32)
+    else:
+        if index >= max(framebuffer._native.color_count, 1):
+            raise ValueError(f"framebuffer '{framebuffer.name}' has no {attachment}")
+        if components not in (1, 3, 4):
+            raise ValueError(f"components must be 1, 3 or 4, got {components!r}")
+        if np.dtype(dtype) not in (np.dtype(np.uint8), np.dtype(np.float32)):
+            raise ValueError(f"colour reads are uint8 or float32, got {np.dtype(dtype)}")
+        shape, dtype = (height, width, components), np.dtype(dtype)
+    out = check_output(into, shape, dtype, f"framebuffer '{framebuffer.name}'")
+    float_pixels = index < 4 and dtype == np.float32
+    call = (framebuffer._native, index, components, float_pixels, rect,
+            out.reshape(-1).view(np.uint8))  # fmt: skip
+    return PixelReader(ctx, out, call)
+
+
+def read_pixels(
+    ctx: Context,
+    framebuffer: Framebuffer,
+    into: Any,
+    attachment: str,
+    components: int,
+    origin: str,
+    rect: Any = None,
+    dtype: Any = np.uint8,
+) -> np.ndarray:
+    if origin not in ("top", "bottom"):
+        raise ValueError(f"origin must be 'top' or 'bottom', got {origin!r}")
+    out = pixel_reader(ctx, framebuffer, into, attachment, components, rect, dtype).read()
+    if origin == "top":
+        out[:] = out[::-1]
+    return out
+
+
+def read_readback(ctx: Context, readback: Readback, lag: Any, into: Any, origin: str) -> np.ndarray:
+    """The frame captured `lag` captures ago, into `into` (or a new array)."""
+    ctx._need_gl("reading a readback ring")
+    ctx._enter()
+    desc = readback._desc
+    if isinstance(lag, bool) or not isinstance(lag, int) or not 0 <= lag < desc["depth"]:
+        raise ValueError(f"lag must be an int in 0..{desc['depth'] - 1}, got {lag!r}")
+    written = readback.frames_written
+    if written <= lag:
+        raise ResourceError(
+            f"readback '{readback.name}' has captured {written} frame(s); lag {lag} "
+            f"needs at least {lag + 1}"
+        )
+    if desc["attachment"] == "depth":
+        shape, dtype = (desc["height"], desc["width"]), np.dtype(np.float32)
+    else:
+        shape = (desc["height"], desc["width"], desc["components"])
+        dtype = np.dtype(np.uint8)
+    if origin not in ("top", "bottom"):
+        raise ValueError(f"origin must be 'top' or 'bottom', got {origin!r}")
+    out = check_output(into, shape, dtype, f"readback '{readback.name}'")
+    with translated_errors():
+        ctx._native.readback_frame(
+            readback._native, written - 1 - lag, 10_000_000_000, out.reshape(-1).view(np.uint8)
+        )
+    if origin == "top":
+        out[:] = out[::-1]
+    return out

@@ -14,13 +14,13 @@ import numpy as np
 
 from hypergl_compiler.isa import ResourceKind
 
+from . import reading
 from .errors import ResourceError
 
 if TYPE_CHECKING:
     from .context import Context
 
 BUFFER_USAGES = ("vertex", "index", "uniform", "storage", "indirect", "parameter", "readback")
-ATTACHMENTS = {"color0": 0, "color1": 1, "color2": 2, "color3": 3, "depth": 4}
 
 
 class GPUResource:
@@ -199,7 +199,9 @@ class Framebuffer(GPUResource):
         reads colour as floats (float attachments such as r32f).
         """
         self._check_live()
-        return self._context._read_pixels(self, into, attachment, components, origin, rect, dtype)
+        return reading.read_pixels(
+            self._context, self, into, attachment, components, origin, rect, dtype
+        )
 
     def reader(
         self,
@@ -215,7 +217,7 @@ class Framebuffer(GPUResource):
         """
         self._check_live()
         dtype = into.dtype if isinstance(into, np.ndarray) else np.uint8
-        return self._context._pixel_reader(self, into, attachment, components, rect, dtype)
+        return reading.pixel_reader(self._context, self, into, attachment, components, rect, dtype)
 
 
 class Fence(GPUResource):
@@ -244,7 +246,7 @@ class Readback(GPUResource):
         lag=1 gives one frame of latency: the GPU had a whole frame to finish it.
         """
         self._check_live()
-        return self._context._readback_frame(self, lag, into, origin)
+        return reading.read_readback(self._context, self, lag, into, origin)
 
 
 class ExternalSource(GPUResource):
