@@ -83,10 +83,12 @@ def main() -> None:
     sigma, gamma = 0.5, 0.95
     obs, _ = env.reset(seed=args.seed)
     restarting = np.zeros(args.envs, bool)  # NEXT_STEP autoreset: that step's action is ignored
-    progress = Progress(args.steps)
+    per_rollout = args.rollout * args.envs
+    total = -(-args.steps // per_rollout) * per_rollout  # whole rollouts: --steps rounded up
+    progress = Progress(total)
     done_steps, episodes, successes, recent = 0, 0, 0, []
     start = time.perf_counter()
-    while done_steps < args.steps:
+    while done_steps < total:
         trajectory = []
         for _ in range(args.rollout):
             if args.policy == "random":
@@ -120,14 +122,14 @@ def main() -> None:
             weights += args.lr * grad / max(int(valid.sum()), 1)
         recent = recent[-200:]
         progress.update(
-            min(done_steps, args.steps),
+            done_steps,
             f"reward {np.mean(recent):+.3f}  success {successes}/{max(episodes, 1)}",
         )
     elapsed = time.perf_counter() - start
-    progress.update(min(done_steps, args.steps), f"reward {np.mean(recent):+.3f}", force=True)
+    progress.update(done_steps, f"reward {np.mean(recent):+.3f}", force=True)
     progress.close()
     env.close()
-    print(f"{done_steps} env-steps in {elapsed:.1f} s: {done_steps / elapsed:,.0f} env-steps/s "
+    print(f"{done_steps} env-steps in {elapsed:.2f} s: {done_steps / elapsed:,.0f} env-steps/s "
           f"({args.envs} environments, {args.policy} policy, 84x84 RGB observations)")  # fmt: skip
     print(f"episodes {episodes}, reached the target in {successes} "
           f"({successes / max(episodes, 1):.0%}); mean reward of the last steps "
