@@ -275,3 +275,22 @@ def test_prepared_submit_and_pixel_reader(gl_ctx):
     tint.release()
     with pytest.raises(ResourceError, match="released"):
         prepared.submit()
+
+
+def test_arrays_outlive_a_closed_context_and_then_let_it_go():
+    import gc
+    import weakref
+
+    ctx = hypergl.context()
+    array = ctx.buffer(size=1 << 16).map(np.uint32)
+    host = weakref.ref(ctx._host)
+    ctx.close()
+    array[:] = 7  # the GL context is kept for the array: no dangling memory
+    assert array[:3].tolist() == [7, 7, 7]
+    gc.collect()
+    assert host() is not None
+    del array
+    gc.collect()
+    assert host() is None  # the last array gone, the EGL context went with it
+    with pytest.raises(hypergl.ContextError, match="closed"):
+        ctx.buffer(size=4)

@@ -116,6 +116,8 @@ void register_gl(nb::module_ &m) {
                     "entry points.")
         .def_prop_ro("bindless_textures",
                      [](Context &c) { return gl_device(c).features().bindless_textures; })
+        .def_prop_ro("gl_live_mappings",
+                     [](Context &c) { return gl_device(c).live_mappings(); })
         .def_prop_ro("indirect_count",
                      [](Context &c) { return gl_device(c).features().indirect_count; })
         .def(

@@ -20,9 +20,11 @@ GLMemory::GLMemory(std::shared_ptr<GLShared> shared, GLuint name, uint8_t *mappe
     : shared_(std::move(shared)), name_(name) {
     data_ = mapped;
     size_ = size;
+    ++shared_->live_mappings;
 }
 
 GLMemory::~GLMemory() {
+    --shared_->live_mappings;
     std::lock_guard<std::mutex> lock(shared_->mutex);
     if (shared_->alive) shared_->doomed_buffers.push_back(name_);
 }

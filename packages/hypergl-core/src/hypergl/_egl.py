@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from .errors import ContextError
@@ -49,4 +50,11 @@ class HeadlessHost:
         return self._egl.load_opengl_function(name)
 
     def close(self) -> None:
-        release_headless_context(self._egl)
+        if self._egl is not None:
+            egl, self._egl = self._egl, None
+            release_headless_context(egl)
+
+    def __del__(self) -> None:
+        # The last mapped array is gone (see Context.close): the context can go now.
+        with contextlib.suppress(Exception):
+            self.close()

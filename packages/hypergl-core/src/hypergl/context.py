@@ -586,14 +586,19 @@ class Context:
         return self._closed
 
     def close(self) -> None:
-        """Release everything and destroy the GL context (and window)."""
+        """Release everything and destroy the GL context (and window).
+
+        NumPy arrays that still map a buffer keep their memory: the GL context is
+        then destroyed when the last of them is gone.
+        """
         if self._closed:
             return
         self.release("all")
         self._closed = True
         _open_contexts.discard(self)
-        if self._host is not None:
-            self._host.close()
+        host, self._host = self._host, None
+        if host is not None and self._native.gl_live_mappings == 0:
+            host.close()
 
     def __enter__(self) -> Context:
         return self

@@ -89,7 +89,7 @@ class Buffer(GPUResource):
             raise TypeError(f"map: {dtype!r} is not a NumPy dtype") from exc
         if dtype.hasobject or dtype.itemsize == 0:
             raise TypeError(f"map: dtype {dtype} cannot alias GPU memory")
-        raw = self._native.view()
+        raw = _Mapping(self._native.view(), self._context._host).array()
         if shape is None:
             if self.size % dtype.itemsize:
                 raise ValueError(
@@ -128,6 +128,21 @@ class Buffer(GPUResource):
         """A copy of the buffer's contents, after the GPU's writes so far."""
         self._context.finish()
         return self.map(dtype).copy()
+
+
+class _Mapping:
+    """What a mapped array keeps alive: the memory, and the window or EGL context
+    behind it, which is therefore destroyed only after the last array is gone."""
+
+    def __init__(self, raw: np.ndarray, host: Any) -> None:
+        self._raw = raw
+        self._host = host
+
+    def __buffer__(self, flags: int) -> memoryview:
+        return memoryview(self._raw)
+
+    def array(self) -> np.ndarray:
+        return np.frombuffer(self, dtype=np.uint8)
 
 
 class Texture(GPUResource):

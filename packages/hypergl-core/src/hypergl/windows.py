@@ -6,6 +6,7 @@ HyperGL context drives it through the same device as headless EGL.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from .errors import ContextError
@@ -60,6 +61,10 @@ class GLFWWindow:
         if self._window:
             self._glfw.destroy_window(self._window)
             self._window = None
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close()
 
 
 class SDLWindow:
@@ -127,6 +132,10 @@ class SDLWindow:
             self._sdl.video.SDL_GL_DeleteContext(self._gl)
             self._sdl.video.SDL_DestroyWindow(self._window)
             self._window = None
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close()
 
 
 WINDOW_BACKENDS: dict[str, Any] = {"glfw": GLFWWindow, "sdl": SDLWindow}

@@ -37,6 +37,7 @@ class GLDevice final : public Device {
     const char *name() const override { return "gl"; }
     const GLFeatures &features() const { return features_; }
     const GLApi &api() const { return shared_->api; }
+    int64_t live_mappings() const { return shared_->live_mappings.load(); }
 
     // --- factories -------------------------------------------------------------------
     std::shared_ptr<Buffer> create_buffer(const std::string &name, uint64_t size,

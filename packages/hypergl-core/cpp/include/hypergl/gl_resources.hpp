@@ -5,6 +5,7 @@
 // into the device, on the right thread.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -21,6 +22,9 @@ struct GLShared {
     std::mutex mutex;
     bool alive = true;
     std::vector<GLuint> doomed_buffers;
+    // Mappings still alive (a buffer's or only a NumPy array's): while any is,
+    // the GL context must not be destroyed, or the arrays would dangle.
+    std::atomic<int64_t> live_mappings{0};
     // Deletes queued buffers; call with the context current.
     void collect();
 };
