@@ -143,3 +143,14 @@ def test_every_type_pair_and_wide_fields_convert(ctx):
                     target_name,
                     components,
                 )
+
+
+def test_the_engine_rechecks_fields_it_is_given_directly(ctx):
+    # The private entry point, bypassing the facade's checks: still no out-of-bounds copy.
+    bad = [(0, 1, 8, 4, 2, 0, 0)]  # two f64 from offset 4 in 8-byte rows
+    with pytest.raises(ValueError, match="does not fit"):
+        ctx._native.external_source("raw", lambda: (), None, bad, 16, None, 0)
+    counter = ctx.buffer(size=4)
+    good = [(0, 0, 4, 0, 1, 0, 0)]
+    with pytest.raises(ValueError, match="count offset"):
+        ctx._native.external_source("raw", lambda: (), None, good, 4, counter._native, 4)

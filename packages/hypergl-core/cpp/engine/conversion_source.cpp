@@ -134,7 +134,26 @@ ConversionSource::ConversionSource(std::string name, std::vector<FieldCopy> fiel
                                    uint32_t record_size, std::shared_ptr<Buffer> count_buffer,
                                    uint32_t count_offset)
     : ExternalSource(std::move(name)), fields_(std::move(fields)), record_size_(record_size),
-      count_buffer_(std::move(count_buffer)), count_offset_(count_offset) {}
+      count_buffer_(std::move(count_buffer)), count_offset_(count_offset) {
+    // The Python facade checks all of this with friendlier messages; the engine
+    // checks again because every copy below trusts these numbers.
+    if (record_size_ == 0) throw std::invalid_argument("record size must be positive");
+    for (const FieldCopy &f : fields_) {
+        const uint64_t in = uint64_t(f.offset) + uint64_t(f.components) * scalar_size(f.from);
+        const uint64_t out = uint64_t(f.at) + uint64_t(f.components) * scalar_size(f.to);
+        if (f.stride == 0 || f.components == 0 || in > f.stride || out > record_size_)
+            throw std::invalid_argument("a field of external source '" + this->name() +
+                                        "' does not fit its source row or record");
+        if (static_cast<uint8_t>(f.from) > static_cast<uint8_t>(ScalarType::I32) ||
+            static_cast<uint8_t>(f.to) > static_cast<uint8_t>(ScalarType::I32))
+            throw std::invalid_argument("unknown scalar type in external source '" +
+                                        this->name() + "'");
+    }
+    if (count_buffer_ &&
+        (count_offset_ % 4 != 0 || uint64_t(count_offset_) + 4 > count_buffer_->size()))
+        throw std::invalid_argument("the count offset of external source '" + this->name() +
+                                    "' is not an aligned u32 inside its buffer");
+}
 
 void ConversionSource::upload(Buffer &destination) {
     ViewGuard guard{acquire(), [this] { release_views(); }};
