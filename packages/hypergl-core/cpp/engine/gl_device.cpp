@@ -1,5 +1,6 @@
 #include "hypergl/gl_device.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -7,7 +8,7 @@
 namespace hypergl {
 namespace {
 
-uint64_t ceil_to_ns(uint32_t microseconds) { return uint64_t(microseconds) * 1000ull; }
+uint64_t to_nanoseconds(uint32_t microseconds) { return uint64_t(microseconds) * 1000ull; }
 
 std::string gl_error_name(GLenum error) {
     switch (error) {
@@ -611,7 +612,7 @@ void GLDevice::copy_buffer(Buffer &source, Buffer &destination, uint32_t source_
 void GLDevice::fence_signal(Resource &fence) { static_cast<GLFence &>(fence).signal(); }
 
 bool GLDevice::fence_wait(Resource &fence, uint32_t timeout_us) {
-    return static_cast<GLFence &>(fence).wait(ceil_to_ns(timeout_us));
+    return static_cast<GLFence &>(fence).wait(to_nanoseconds(timeout_us));
 }
 
 void GLDevice::read_framebuffer(uint32_t attachment, Resource &readback, Resource &framebuffer) {
