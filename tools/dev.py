@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """HyperGL's developer entry: installs what is missing, then runs the job.
 
-    python3 tools/dev.py demo    # the main job (hypergl demo)
+    python3 tools/dev.py demo    # the main job: hypergl demo (options after it, e.g. --window)
     python3 tools/dev.py test    # the whole test suite
     python3 tools/dev.py bench   # every benchmark, one table and a chart
     python3 tools/dev.py lint    # ruff
@@ -210,10 +210,7 @@ def command_test(python: Path, args: list[str]) -> int:
 
 
 def command_demo(python: Path, args: list[str]) -> int:
-    demo = [str(python), "-m", "hypergl", "demo", *args]
-    if run([str(python), "-c", "import hypergl.demo"], capture_output=True).returncode != 0:
-        demo = [str(python), "-m", "hypergl", "info"]
-    return run(demo, cwd=ROOT).returncode
+    return run([str(python), "-m", "hypergl", "demo", *args], cwd=ROOT).returncode
 
 
 def command_bench(python: Path, args: list[str]) -> int:
