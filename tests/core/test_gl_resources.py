@@ -294,3 +294,21 @@ def test_arrays_outlive_a_closed_context_and_then_let_it_go():
     assert host() is None  # the last array gone, the EGL context went with it
     with pytest.raises(hypergl.ContextError, match="closed"):
         ctx.buffer(size=4)
+
+
+def test_a_context_released_by_the_garbage_collector_leaves_the_current_one_bound():
+    import gc
+
+    first, second = hypergl.context(), hypergl.context()
+    try:
+        array = first.buffer(size=16).map()
+        first.close()  # kept alive by the array
+        second._enter()
+        del array
+        gc.collect()  # first's EGL context goes now, in the middle of second's work
+        # A native call made without re-binding (as after a collection inside a call):
+        vs = "#version 430\nvoid main() { gl_Position = vec4(0.0); }"
+        fs = "#version 430\nout vec4 c; void main() { c = vec4(1.0); }"
+        second._native.gl_pipeline("p", vs, fs, "", 4, False, True, 0x201, False, 0, 0x901, [], [])
+    finally:
+        second.close()

@@ -222,6 +222,9 @@ std::shared_ptr<GLTexture> GLDevice::create_texture_set(const std::string &name,
 GLuint GLDevice::compile(GLenum stage, const std::string &source, const char *stage_name) {
     const GLApi &api = shared_->api;
     GLuint shader = api.glCreateShader(stage);
+    if (shader == 0)
+        throw ShaderError(std::string("glCreateShader failed for the ") + stage_name +
+                          " shader (GL error " + gl_error_name(api.glGetError()) + ")");
     const GLchar *text = source.c_str();
     api.glShaderSource(shader, 1, &text, nullptr);
     api.glCompileShader(shader);
@@ -234,6 +237,8 @@ GLuint GLDevice::compile(GLenum stage, const std::string &source, const char *st
         api.glGetShaderInfoLog(shader, static_cast<GLsizei>(log.size()), nullptr, log.data());
         api.glDeleteShader(shader);
         log.resize(std::strlen(log.c_str()));
+        if (log.empty())
+            log = "(the driver gave no log; GL error " + gl_error_name(api.glGetError()) + ")";
         throw ShaderError(std::string(stage_name) + " shader did not compile:\n" + log);
     }
     return shader;

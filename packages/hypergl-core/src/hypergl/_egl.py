@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 from typing import Any
 
 from .errors import ContextError
@@ -26,15 +27,43 @@ def create_headless_context() -> Any:
         ) from exc
 
 
+def _egl_library() -> Any:
+    """libEGL (the glvnd dispatcher glcontext also uses), or None."""
+    try:
+        library = ctypes.CDLL("libEGL.so.1")
+    except OSError:
+        return None
+    for name in ("eglGetCurrentContext", "eglGetCurrentDisplay", "eglGetCurrentSurface"):
+        getattr(library, name).restype = ctypes.c_void_p
+    library.eglGetCurrentSurface.argtypes = [ctypes.c_int]
+    library.eglMakeCurrent.argtypes = [ctypes.c_void_p] * 4
+    return library
+
+
+_EGL = _egl_library()
+_EGL_DRAW, _EGL_READ = 0x3059, 0x305A
+
+
 def release_headless_context(context: Any) -> None:
-    """Unbind and destroy a context from `create_headless_context`.
+    """Unbind and destroy a context from `create_headless_context`, and leave the
+    thread's current context as it was.
 
     Unbinding first matters: a released-but-current EGL context makes a later
-    GLX context (a GLFW window) fail with BadAccess on glXMakeCurrent.
+    GLX context (a GLFW window) fail with BadAccess on glXMakeCurrent. Restoring
+    matters too: glcontext's __exit__ leaves no context current, and a release
+    can run in the middle of another context's work (from a garbage-collected
+    array that kept this one alive).
     """
+    previous = None
+    if _EGL is not None:
+        previous = (_EGL.eglGetCurrentDisplay(), _EGL.eglGetCurrentSurface(_EGL_DRAW),
+                    _EGL.eglGetCurrentSurface(_EGL_READ), _EGL.eglGetCurrentContext())  # fmt: skip
     context.__enter__()
+    mine = _EGL.eglGetCurrentContext() if _EGL is not None else None
     context.__exit__(None, None, None)
     context.release()
+    if previous is not None and previous[3] and previous[3] != mine:
+        _EGL.eglMakeCurrent(*previous)
 
 
 class HeadlessHost:
