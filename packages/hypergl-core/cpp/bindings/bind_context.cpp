@@ -43,14 +43,6 @@ nb::object buffer_view(Buffer &buffer) {
     return nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(buffer.data(), 1, shape, owner).cast();
 }
 
-// Runs `action` on the context with the GIL released and its lock held.
-template <typename F>
-auto locked(Context &context, F action) {
-    nb::gil_scoped_release unlocked;
-    std::lock_guard<std::mutex> lock(context.mutex());
-    return action();
-}
-
 nb::list trace_entries(Context &context) {
     auto *trace = dynamic_cast<TraceDevice *>(&context.device());
     nb::list out;

@@ -92,13 +92,6 @@ class PythonSource final : public ConversionSource {
     std::vector<Py_buffer> buffers_;
 };
 
-template <typename F>
-auto locked(Context &context, F action) {
-    nb::gil_scoped_release unlocked;
-    std::lock_guard<std::mutex> lock(context.mutex());
-    return action();
-}
-
 }  // namespace
 
 void register_external(nb::module_ &m) {

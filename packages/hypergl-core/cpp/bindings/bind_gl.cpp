@@ -37,13 +37,6 @@ TextureFormat format_of(const std::string &name) {
     return *format;
 }
 
-template <typename F>
-auto locked(Context &context, F action) {
-    nb::gil_scoped_release unlocked;
-    std::lock_guard<std::mutex> lock(context.mutex());
-    return action();
-}
-
 template <typename T>
 std::shared_ptr<T> adopted(Context &context, std::shared_ptr<T> resource) {
     context.adopt(resource);
@@ -52,10 +45,7 @@ std::shared_ptr<T> adopted(Context &context, std::shared_ptr<T> resource) {
 
 std::shared_ptr<Context> make_gl_context(nb::callable load, bool indirect_count,
                                          bool indirect_count_arb, bool bindless) {
-    hypergl::GLLoader loader = [load](const char *name) -> void * {
-        nb::object address = load(name);
-        return reinterpret_cast<void *>(nb::cast<std::uintptr_t>(address));
-    };
+    const hypergl::GLLoader loader = python_loader(std::move(load));
     GLFeatures features;
     features.indirect_count = indirect_count;
     features.indirect_count_arb = indirect_count_arb;

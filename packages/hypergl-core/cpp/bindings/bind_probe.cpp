@@ -11,15 +11,6 @@ namespace nb = nanobind;
 
 namespace {
 
-// Adapts a Python callable `name -> int address` (glcontext's
-// load_opengl_function) to the engine's loader type. Runs with the GIL held.
-hypergl::GLLoader python_loader(nb::callable load) {
-    return [load](const char *name) -> void * {
-        nb::object address = load(name);
-        return reinterpret_cast<void *>(nb::cast<std::uintptr_t>(address));
-    };
-}
-
 nb::dict probe(nb::callable load) {
     hypergl::GLApi api;
     hypergl::load_gl_api(api, python_loader(std::move(load)));

@@ -3,8 +3,34 @@
 
 #include <nanobind/nanobind.h>
 
+#include <cstdint>
+#include <mutex>
+
+#include "hypergl/context.hpp"
+#include "hypergl/gl_api.hpp"
+
 void register_probe(nanobind::module_ &m);
 void register_program(nanobind::module_ &m);
 void register_context(nanobind::module_ &m);
 void register_gl(nanobind::module_ &m);
 void register_external(nanobind::module_ &m);
+
+// Runs `action` on the context with the GIL released and its lock held (the
+// lock is always taken without the GIL, so a run that needs the GIL for a
+// signal check cannot deadlock against a thread waiting for the lock).
+template <typename F>
+auto locked(hypergl::Context &context, F action) {
+    nanobind::gil_scoped_release unlocked;
+    std::lock_guard<std::mutex> lock(context.mutex());
+    return action();
+}
+
+// Adapts a Python callable `name -> int address` (glcontext's
+// load_opengl_function, glfw.get_proc_address) to the engine's loader type.
+// Runs with the GIL held.
+inline hypergl::GLLoader python_loader(nanobind::callable load) {
+    return [load](const char *name) -> void * {
+        nanobind::object address = load(name);
+        return reinterpret_cast<void *>(nanobind::cast<std::uintptr_t>(address));
+    };
+}
