@@ -34,3 +34,19 @@ def pytest_collection_modifyitems(config, items):
             reason = egl_unavailable_reason() or ""
         if reason:
             item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture
+def gl_ctx():
+    """A headless GL context; after the test: no GL error, and release('all') leaves nothing."""
+    import hypergl
+
+    ctx = hypergl.context()
+    try:
+        yield ctx
+        ctx.check_errors()
+        ctx.release("all")
+        assert ctx.live_objects() == []
+        ctx.check_errors()
+    finally:
+        ctx.close()

@@ -28,17 +28,3 @@ FRAGMENT = "#version 430\nout vec4 color;\nvoid main() { color = vec4(1.0); }\n"
 @pytest.fixture
 def pipeline(trace_ctx):
     return trace_ctx.pipeline(vertex_shader=VERTEX, fragment_shader=FRAGMENT, name="main")
-
-
-@pytest.fixture
-def gl_ctx():
-    """A headless GL context; after the test: no GL error, and release('all') leaves nothing."""
-    ctx = hypergl.context()
-    try:
-        yield ctx
-        ctx.check_errors()
-        ctx.release("all")
-        assert ctx.live_objects() == []
-        ctx.check_errors()
-    finally:
-        ctx.close()

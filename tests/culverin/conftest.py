@@ -9,17 +9,6 @@ culverin = pytest.importorskip("culverin")
 import hypergl  # noqa: E402
 
 
-@pytest.fixture
-def gl_ctx():
-    """A headless GL context; after the test: no GL error."""
-    ctx = hypergl.context()
-    try:
-        yield ctx
-        ctx.check_errors()
-    finally:
-        ctx.close()
-
-
 @pytest.fixture(params=["trace", pytest.param("gl", marks=pytest.mark.gl)])
 def ctx(request):
     """The same test on the trace device (no GPU) and on real OpenGL."""
