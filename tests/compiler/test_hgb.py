@@ -322,3 +322,12 @@ def test_mutation_fuzz_only_hgb_errors_escape(build_scene):
             assert isinstance(program, Program)
             outcomes["loaded"] += 1
     assert outcomes["rejected"] > 3000
+
+
+@pytest.mark.parametrize("path", [1, 2, 3.0, None, b"scene.hgb"])
+def test_paths_must_be_file_names(path):
+    # An int would be taken as a file descriptor: hgb.load(1) would read and close stdout.
+    with pytest.raises(TypeError, match="expected a file path"):
+        hgb.load(path)
+    with pytest.raises(TypeError, match="expected a file path"):
+        hgb.save(CommandBuffer().end(), path)

@@ -246,9 +246,16 @@ def dumps(program: Any, *, linked: bool | Iterable[str] = ()) -> bytes:
 
 def save(program: Any, path: str | os.PathLike, *, linked: bool | Iterable[str] = ()) -> None:
     """Write :func:`dumps` of ``program`` to ``path``."""
+    _check_path(path)
     data = dumps(program, linked=linked)
     with open(path, "wb") as f:
         f.write(data)
+
+
+def _check_path(path: Any) -> None:
+    """A file name, not an int: open(3) would read (and then close) file descriptor 3."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"expected a file path (str or os.PathLike), got {path!r}")
 
 
 # ---------------------------------------------------------------------- reading
@@ -495,6 +502,7 @@ def loads(data: bytes | bytearray | memoryview) -> Program:
 
 def load(path: str | os.PathLike) -> Program:
     """Read a .hgb file (refusing files over MAX_FILE_SIZE before reading them)."""
+    _check_path(path)
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         if size > MAX_FILE_SIZE:
