@@ -26,7 +26,16 @@ ODD_VALUES = [
 
 def calls(ctx, fb, buf, tex, pipe):
     cmd = ctx.command_buffer()
+    ended = ctx.command_buffer()
+    ended.bind_framebuffer(fb)
+    ended.end()
+    ring = ctx.readback(fb)
+    fence = ctx.fence()
     return [
+        lambda v: ended.submit(registers=v), lambda v: ended.submit(budget=v),
+        lambda v: ended.submit(bindings=v), lambda v: ended.prepare(registers=v).submit(),
+        lambda v: ctx.upload(v, buf), lambda v: fence.wait(v), lambda v: ring.read(v),
+        lambda v: ring.read(0, v),
         ctx.buffer, lambda v: ctx.buffer(size=v), lambda v: ctx.buffer(v, usage=v),
         ctx.texture, lambda v: ctx.texture(size=v), lambda v: ctx.texture(v, format=v),
         ctx.texture_set, ctx.framebuffer, lambda v: ctx.framebuffer((4, 4), color=v),
