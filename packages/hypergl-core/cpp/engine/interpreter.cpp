@@ -177,12 +177,17 @@ RunStats Interpreter::run() {
     // Instructions executed = budget spent = what left `remaining_` and the countdown.
     uint32_t countdown = 0;
     const bool check_each = options_.check_each_instruction;
+    bool started = false;
     const auto account = [&] { stats_.instructions = options_.budget - remaining_ - countdown; };
     try {
         for (;;) {
             if (countdown == 0) countdown = poll_or_exhaust();
             --countdown;
-            if (check_each && pc_ != 0) check_previous();
+            if (check_each) {  // debugging only: keeps the hot path free of the bookkeeping
+                if (started) check_previous();
+                previous_ = pc_;
+                started = true;
+            }
             const Instruction &in = code[pc_];
             uint32_t next = pc_ + 1;
             switch (static_cast<isa::Opcode>(in.op)) {
@@ -504,7 +509,6 @@ RunStats Interpreter::run() {
                     HGL_NEXT();
                 default: fail("opcode not implemented by the interpreter");
             }
-            previous_ = pc_;
             pc_ = next;
         }
     } catch (const VMFailure &) {
