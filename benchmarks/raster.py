@@ -75,6 +75,10 @@ def measure(render, repeat: int, budget_s: float) -> dict:
     return {"fps": 1.0 / statistics.median(samples), "frames": len(samples)}
 
 
+def progress(what: str) -> None:
+    print(f"  measuring {what} ...", file=sys.stderr, flush=True)
+
+
 def measure_interleaved(renders: dict, repeat: int, budget_s: float) -> dict[str, float]:
     """Median fps of each render, run A B C, A B C ... so that drift hits all alike."""
     for render in renders.values():
@@ -262,6 +266,8 @@ def main() -> None:
     # The GPU backends and the floor run interleaved per fixture: their ratios
     # are the targets, and this machine drifts.
     for size in sizes:
+        progress(f"{', '.join(n for n in GPU_BACKENDS if n in backends)} and the floor, "
+                 f"{size} triangles (interleaved)")  # fmt: skip
         batch = py_gpu.RasterBatch.from_arrays(*fixtures[size])
         render_floor, floor_ctx = floor_renderer(*fixtures[size])
         renders = {
@@ -275,6 +281,8 @@ def main() -> None:
         floor_ctx.release()
     for name, backend in backends.items():
         for size in sizes:
+            if name not in GPU_BACKENDS and (name != "cpu" or size in CPU_SIZES):
+                progress(f"{name}, {size} triangles")
             if name == "cpu" and size not in CPU_SIZES:
                 continue
             xyz, rgb = fixtures[size]
