@@ -239,6 +239,8 @@ COMMANDS = {
 
 def main() -> int:
     if len(sys.argv) < 2 or sys.argv[1] not in (*COMMANDS, "setup"):
+        given = f"unknown command {sys.argv[1]!r}; " if len(sys.argv) > 1 else ""
+        print(f"{given}usage: python3 tools/dev.py COMMAND [arguments]", file=sys.stderr)
         print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
         return 2
     name, args = sys.argv[1], sys.argv[2:]
