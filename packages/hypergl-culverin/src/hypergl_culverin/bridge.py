@@ -37,11 +37,6 @@ DEFAULT_MIN_CAPACITY = 1024
 _serial = itertools.count()
 
 
-def _context_closed(ctx: hypergl.Context) -> bool:
-    # hypergl has no public "closed" flag yet: use it when it exists, else the private one.
-    return bool(getattr(ctx, "closed", getattr(ctx, "_closed", False)))
-
-
 class _WorldFeed:
     """The external source's callbacks: the world, the lock and the capacity, nothing more.
 
@@ -114,7 +109,7 @@ class CulverinBridge:
             raise NotAWorldError(
                 f"the culverin bridge needs a culverin.PhysicsWorld, got {type(world).__name__}"
             )
-        if _context_closed(ctx):
+        if ctx.closed:
             raise ContextError("this context has been closed")
         if precision not in (*PRECISIONS, "auto"):
             raise ValueError(f"precision must be 'f32', 'f64' or 'auto', got {precision!r}")
@@ -287,7 +282,7 @@ class CulverinBridge:
         return self._released or self.buffer.released or self.source.released
 
     def _check_live(self) -> None:
-        if _context_closed(self._ctx):
+        if self._ctx.closed:
             raise ContextError("the bridge's context has been closed")
         if self.released:
             raise BridgeReleasedError("this culverin bridge (or its buffer) has been released")
@@ -297,7 +292,7 @@ class CulverinBridge:
         if self._released:
             return
         self._released = True
-        if _context_closed(self._ctx):
+        if self._ctx.closed:
             return
         for resource in (self.source, self.buffer, self.counter):
             if resource is not None and not resource.released:
