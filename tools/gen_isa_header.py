@@ -64,6 +64,7 @@ def render(isa) -> str:
         else:
             table.append(op_entry(isa, op))
     opcodes = "\n".join(f"    {op.name.upper()} = 0x{op.code:02X}," for op in isa.OPS)
+    op_list = " \\\n".join(f"    X({op.name.upper()})" for op in isa.OPS)
     index_sizes = ", ".join(str(isa.INDEX_TYPES[i]) for i in sorted(isa.INDEX_TYPES))
     uniform_components = ", ".join(str(isa.UNIFORM_TYPES[i][2]) for i in sorted(isa.UNIFORM_TYPES))
     uniform_bases = ", ".join(f"'{isa.UNIFORM_TYPES[i][1]}'" for i in sorted(isa.UNIFORM_TYPES))
@@ -107,6 +108,11 @@ namespace flag {{
 enum class Opcode : uint16_t {{
 {opcodes}
 }};
+
+// Every op, as X(NAME): for code that must handle each op (the interpreter's
+// dispatch table), so that a new op in the table cannot be forgotten.
+#define HYPERGL_ISA_OPS(X) \\
+{op_list}
 
 constexpr uint32_t kClearColor = {isa.CLEAR_COLOR};
 constexpr uint32_t kClearDepth = {isa.CLEAR_DEPTH};

@@ -170,17 +170,50 @@ RunStats Interpreter::run() {
     last_poll_ = std::chrono::steady_clock::now();
     dev_.begin_run();
 
-// Switch dispatch behind macros, so computed goto can replace it later.
+// Dispatch: computed goto where the compiler has it (each handler jumps straight
+// to the next handler: one indirect branch per op, predicted per site), a switch
+// elsewhere. The same handlers serve both, behind HGL_OP / HGL_NEXT.
+#if defined(__GNUC__) && !defined(HYPERGL_SWITCH_DISPATCH)
+#define HGL_COMPUTED_GOTO 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic"  // labels as values are a GNU extension
+#define HGL_OP(name) L_##name:
+#define HGL_NEXT()                                                        \
+    do {                                                                  \
+        pc_ = next;                                                       \
+        if (countdown == 0 || check_each) goto top;                       \
+        --countdown;                                                      \
+        ip = code + pc_;                                                  \
+        next = pc_ + 1;                                                   \
+        goto *labels[ip->op];                                             \
+    } while (0)
+#else
+#define HGL_COMPUTED_GOTO 0
 #define HGL_OP(name) case isa::Opcode::name:
 #define HGL_NEXT() break
+#endif
 
     // Instructions executed = budget spent = what left `remaining_` and the countdown.
     uint32_t countdown = 0;
     const bool check_each = options_.check_each_instruction;
     bool started = false;
     const auto account = [&] { stats_.instructions = options_.budget - remaining_ - countdown; };
+    const Instruction *ip = code;
+    uint32_t next = 0;
+#if HGL_COMPUTED_GOTO
+    // Opcode -> handler. Verified programs hold known opcodes only (and end in the
+    // sentinel halt), so every entry reached is a real handler.
+    void *labels[isa::kOpTableSize];
+    for (void *&label : labels) label = &&L_INVALID;
+#define HGL_LABEL(name) labels[static_cast<uint32_t>(isa::Opcode::name)] = &&L_##name;
+    HYPERGL_ISA_OPS(HGL_LABEL)
+#undef HGL_LABEL
+#endif
     try {
         for (;;) {
+#if HGL_COMPUTED_GOTO
+        top:  // the slow path: budget and signals, debugging checks
+#endif
             if (countdown == 0) countdown = poll_or_exhaust();
             --countdown;
             if (check_each) {  // debugging only: keeps the hot path free of the bookkeeping
@@ -188,123 +221,127 @@ RunStats Interpreter::run() {
                 previous_ = pc_;
                 started = true;
             }
-            const Instruction &in = code[pc_];
-            uint32_t next = pc_ + 1;
-            switch (static_cast<isa::Opcode>(in.op)) {
+            ip = code + pc_;
+            next = pc_ + 1;
+#if HGL_COMPUTED_GOTO
+            goto *labels[ip->op];
+#else
+            switch (static_cast<isa::Opcode>(ip->op)) {
+#endif
                 HGL_OP(NOP) HGL_NEXT();
                 HGL_OP(HALT) goto done;
-                HGL_OP(GOTO) next = in.b; HGL_NEXT();
+                HGL_OP(GOTO) next = ip->b; HGL_NEXT();
                 HGL_OP(CALL)
                     if (call_depth_ == isa::kCallStackDepth)
                         fail("call depth limit of " + std::to_string(isa::kCallStackDepth) +
                              " exceeded");
                     call_stack_[call_depth_++] = next;
-                    next = p_.subroutine_entries[in.b];
+                    next = p_.subroutine_entries[ip->b];
                     HGL_NEXT();
                 HGL_OP(RET)
                     if (call_depth_ == 0) fail("ret with an empty call stack");
                     next = call_stack_[--call_depth_];
                     HGL_NEXT();
-                HGL_OP(JZ) if (r_[in.a] == 0) next = in.b; HGL_NEXT();
-                HGL_OP(JNZ) if (r_[in.a] != 0) next = in.b; HGL_NEXT();
-                HGL_OP(LOOP) if (--r_[in.a] != 0) next = in.b; HGL_NEXT();
+                HGL_OP(JZ) if (r_[ip->a] == 0) next = ip->b; HGL_NEXT();
+                HGL_OP(JNZ) if (r_[ip->a] != 0) next = ip->b; HGL_NEXT();
+                HGL_OP(LOOP) if (--r_[ip->a] != 0) next = ip->b; HGL_NEXT();
                 HGL_OP(JUMP_TABLE) {
-                    const Constant &table = p_.constants[in.b];
-                    const uint32_t index = r_[in.a];
+                    const Constant &table = p_.constants[ip->b];
+                    const uint32_t index = r_[ip->a];
                     next = index < table.data.size() / 4 ? read_u32(table.data.data(), 4ull * index)
-                                                         : in.c;
+                                                         : ip->c;
                     HGL_NEXT();
                 }
                 HGL_OP(PUSH)
                     if (data_depth_ == isa::kDataStackDepth)
                         fail("data stack overflow (depth " +
                              std::to_string(isa::kDataStackDepth) + ")");
-                    data_stack_[data_depth_++] = r_[in.a];
+                    data_stack_[data_depth_++] = r_[ip->a];
                     HGL_NEXT();
                 HGL_OP(POP)
                     if (data_depth_ == 0) fail("data stack underflow");
-                    r_[in.a] = data_stack_[--data_depth_];
+                    r_[ip->a] = data_stack_[--data_depth_];
                     HGL_NEXT();
 
-                HGL_OP(LI) r_[in.a] = in.b; HGL_NEXT();
-                HGL_OP(LF) r_[in.a] = in.b; HGL_NEXT();
-                HGL_OP(MOV) r_[in.a] = r_[in.b]; HGL_NEXT();
-                HGL_OP(IADD) r_[in.a] = r_[in.b] + r_[in.c]; HGL_NEXT();
-                HGL_OP(ISUB) r_[in.a] = r_[in.b] - r_[in.c]; HGL_NEXT();
-                HGL_OP(IMUL) r_[in.a] = r_[in.b] * r_[in.c]; HGL_NEXT();
+                HGL_OP(LI) r_[ip->a] = ip->b; HGL_NEXT();
+                HGL_OP(LF) r_[ip->a] = ip->b; HGL_NEXT();
+                HGL_OP(MOV) r_[ip->a] = r_[ip->b]; HGL_NEXT();
+                HGL_OP(IADD) r_[ip->a] = r_[ip->b] + r_[ip->c]; HGL_NEXT();
+                HGL_OP(ISUB) r_[ip->a] = r_[ip->b] - r_[ip->c]; HGL_NEXT();
+                HGL_OP(IMUL) r_[ip->a] = r_[ip->b] * r_[ip->c]; HGL_NEXT();
                 HGL_OP(IDIV) {
-                    const int32_t x = as_int(r_[in.b]), y = as_int(r_[in.c]);
-                    if (y == 0) fail("integer division by zero (r" + std::to_string(in.c) + ")");
-                    r_[in.a] = (x == INT32_MIN && y == -1) ? r_[in.b]
+                    const int32_t x = as_int(r_[ip->b]), y = as_int(r_[ip->c]);
+                    if (y == 0) fail("integer division by zero (r" + std::to_string(ip->c) + ")");
+                    r_[ip->a] = (x == INT32_MIN && y == -1) ? r_[ip->b]
                                                            : static_cast<uint32_t>(x / y);
                     HGL_NEXT();
                 }
                 HGL_OP(IREM) {
-                    const int32_t x = as_int(r_[in.b]), y = as_int(r_[in.c]);
-                    if (y == 0) fail("integer remainder by zero (r" + std::to_string(in.c) + ")");
-                    r_[in.a] = (y == -1) ? 0u : static_cast<uint32_t>(x % y);
+                    const int32_t x = as_int(r_[ip->b]), y = as_int(r_[ip->c]);
+                    if (y == 0) fail("integer remainder by zero (r" + std::to_string(ip->c) + ")");
+                    r_[ip->a] = (y == -1) ? 0u : static_cast<uint32_t>(x % y);
                     HGL_NEXT();
                 }
-                HGL_OP(IADDI) r_[in.a] = r_[in.b] + in.c; HGL_NEXT();
-                HGL_OP(INEG) r_[in.a] = 0u - r_[in.b]; HGL_NEXT();
-                HGL_OP(AND) r_[in.a] = r_[in.b] & r_[in.c]; HGL_NEXT();
-                HGL_OP(OR) r_[in.a] = r_[in.b] | r_[in.c]; HGL_NEXT();
-                HGL_OP(XOR) r_[in.a] = r_[in.b] ^ r_[in.c]; HGL_NEXT();
-                HGL_OP(NOT) r_[in.a] = ~r_[in.b]; HGL_NEXT();
-                HGL_OP(SHL) r_[in.a] = r_[in.b] << (r_[in.c] & 31); HGL_NEXT();
-                HGL_OP(SHR) r_[in.a] = r_[in.b] >> (r_[in.c] & 31); HGL_NEXT();
+                HGL_OP(IADDI) r_[ip->a] = r_[ip->b] + ip->c; HGL_NEXT();
+                HGL_OP(INEG) r_[ip->a] = 0u - r_[ip->b]; HGL_NEXT();
+                HGL_OP(AND) r_[ip->a] = r_[ip->b] & r_[ip->c]; HGL_NEXT();
+                HGL_OP(OR) r_[ip->a] = r_[ip->b] | r_[ip->c]; HGL_NEXT();
+                HGL_OP(XOR) r_[ip->a] = r_[ip->b] ^ r_[ip->c]; HGL_NEXT();
+                HGL_OP(NOT) r_[ip->a] = ~r_[ip->b]; HGL_NEXT();
+                HGL_OP(SHL) r_[ip->a] = r_[ip->b] << (r_[ip->c] & 31); HGL_NEXT();
+                HGL_OP(SHR) r_[ip->a] = r_[ip->b] >> (r_[ip->c] & 31); HGL_NEXT();
                 HGL_OP(SAR)
-                    r_[in.a] = static_cast<uint32_t>(as_int(r_[in.b]) >> (r_[in.c] & 31));
+                    r_[ip->a] = static_cast<uint32_t>(as_int(r_[ip->b]) >> (r_[ip->c] & 31));
                     HGL_NEXT();
-                HGL_OP(FADD) r_[in.a] = as_bits(as_float(r_[in.b]) + as_float(r_[in.c])); HGL_NEXT();
-                HGL_OP(FSUB) r_[in.a] = as_bits(as_float(r_[in.b]) - as_float(r_[in.c])); HGL_NEXT();
-                HGL_OP(FMUL) r_[in.a] = as_bits(as_float(r_[in.b]) * as_float(r_[in.c])); HGL_NEXT();
-                HGL_OP(FDIV) r_[in.a] = as_bits(as_float(r_[in.b]) / as_float(r_[in.c])); HGL_NEXT();
-                HGL_OP(ITOF) r_[in.a] = as_bits(static_cast<float>(as_int(r_[in.b]))); HGL_NEXT();
+                HGL_OP(FADD) r_[ip->a] = as_bits(as_float(r_[ip->b]) + as_float(r_[ip->c])); HGL_NEXT();
+                HGL_OP(FSUB) r_[ip->a] = as_bits(as_float(r_[ip->b]) - as_float(r_[ip->c])); HGL_NEXT();
+                HGL_OP(FMUL) r_[ip->a] = as_bits(as_float(r_[ip->b]) * as_float(r_[ip->c])); HGL_NEXT();
+                HGL_OP(FDIV) r_[ip->a] = as_bits(as_float(r_[ip->b]) / as_float(r_[ip->c])); HGL_NEXT();
+                HGL_OP(ITOF) r_[ip->a] = as_bits(static_cast<float>(as_int(r_[ip->b]))); HGL_NEXT();
                 HGL_OP(FTOI) {
-                    const float x = as_float(r_[in.b]);
+                    const float x = as_float(r_[ip->b]);
                     int32_t value;
                     if (std::isnan(x)) value = 0;
                     else if (x >= 2147483648.0f) value = INT32_MAX;
                     else if (x <= -2147483648.0f) value = INT32_MIN;
                     else value = static_cast<int32_t>(x);
-                    r_[in.a] = static_cast<uint32_t>(value);
+                    r_[ip->a] = static_cast<uint32_t>(value);
                     HGL_NEXT();
                 }
-                HGL_OP(IEQ) r_[in.a] = r_[in.b] == r_[in.c]; HGL_NEXT();
-                HGL_OP(INE) r_[in.a] = r_[in.b] != r_[in.c]; HGL_NEXT();
-                HGL_OP(ILT) r_[in.a] = as_int(r_[in.b]) < as_int(r_[in.c]); HGL_NEXT();
-                HGL_OP(ILE) r_[in.a] = as_int(r_[in.b]) <= as_int(r_[in.c]); HGL_NEXT();
-                HGL_OP(ULT) r_[in.a] = r_[in.b] < r_[in.c]; HGL_NEXT();
-                HGL_OP(FEQ) r_[in.a] = as_float(r_[in.b]) == as_float(r_[in.c]); HGL_NEXT();
-                HGL_OP(FLT) r_[in.a] = as_float(r_[in.b]) < as_float(r_[in.c]); HGL_NEXT();
-                HGL_OP(FLE) r_[in.a] = as_float(r_[in.b]) <= as_float(r_[in.c]); HGL_NEXT();
+                HGL_OP(IEQ) r_[ip->a] = r_[ip->b] == r_[ip->c]; HGL_NEXT();
+                HGL_OP(INE) r_[ip->a] = r_[ip->b] != r_[ip->c]; HGL_NEXT();
+                HGL_OP(ILT) r_[ip->a] = as_int(r_[ip->b]) < as_int(r_[ip->c]); HGL_NEXT();
+                HGL_OP(ILE) r_[ip->a] = as_int(r_[ip->b]) <= as_int(r_[ip->c]); HGL_NEXT();
+                HGL_OP(ULT) r_[ip->a] = r_[ip->b] < r_[ip->c]; HGL_NEXT();
+                HGL_OP(FEQ) r_[ip->a] = as_float(r_[ip->b]) == as_float(r_[ip->c]); HGL_NEXT();
+                HGL_OP(FLT) r_[ip->a] = as_float(r_[ip->b]) < as_float(r_[ip->c]); HGL_NEXT();
+                HGL_OP(FLE) r_[ip->a] = as_float(r_[ip->b]) <= as_float(r_[ip->c]); HGL_NEXT();
 
                 HGL_OP(LOAD) {
-                    Buffer &b = buffer(in.b);
+                    Buffer &b = buffer(ip->b);
                     dev_.prepare_cpu_read(b);
-                    r_[in.a] = read_u32(b.data(), in.c);
+                    r_[ip->a] = read_u32(b.data(), ip->c);
                     HGL_NEXT();
                 }
                 HGL_OP(STORE) {
-                    Buffer &b = buffer(in.b);
-                    std::memcpy(b.data() + in.c, &r_[in.a], 4);
+                    Buffer &b = buffer(ip->b);
+                    std::memcpy(b.data() + ip->c, &r_[ip->a], 4);
                     HGL_NEXT();
                 }
                 HGL_OP(LOAD_INDEXED)
                 HGL_OP(STORE_INDEXED) {
-                    Buffer &b = buffer(in.b);
-                    const uint64_t offset = uint64_t(in.d) + 4ull * r_[in.c];
+                    Buffer &b = buffer(ip->b);
+                    const uint64_t offset = uint64_t(ip->d) + 4ull * r_[ip->c];
                     if (offset + 4 > b.size())
-                        fail("offset " + std::to_string(in.d) + " + 4 * r" +
-                             std::to_string(in.c) + " (" + std::to_string(r_[in.c]) +
+                        fail("offset " + std::to_string(ip->d) + " + 4 * r" +
+                             std::to_string(ip->c) + " (" + std::to_string(r_[ip->c]) +
                              ") is outside buffer '" + b.name() + "' of " +
                              std::to_string(b.size()) + " bytes");
-                    if (in.op == static_cast<uint16_t>(isa::Opcode::LOAD_INDEXED)) {
+                    if (ip->op == static_cast<uint16_t>(isa::Opcode::LOAD_INDEXED)) {
                         dev_.prepare_cpu_read(b);
-                        r_[in.a] = read_u32(b.data(), offset);
+                        r_[ip->a] = read_u32(b.data(), offset);
                     } else {
-                        std::memcpy(b.data() + offset, &r_[in.a], 4);
+                        std::memcpy(b.data() + offset, &r_[ip->a], 4);
                     }
                     HGL_NEXT();
                 }
@@ -312,95 +349,95 @@ RunStats Interpreter::run() {
                 HGL_OP(SKIP_IF_NOT_ZERO)
                 HGL_OP(JUMP_IF_ZERO)
                 HGL_OP(JUMP_IF_NOT_ZERO) {
-                    Buffer &b = buffer(in.b);
+                    Buffer &b = buffer(ip->b);
                     dev_.prepare_cpu_read(b);
-                    const bool zero = read_u32(b.data(), in.c) == 0;
-                    const auto op = static_cast<isa::Opcode>(in.op);
+                    const bool zero = read_u32(b.data(), ip->c) == 0;
+                    const auto op = static_cast<isa::Opcode>(ip->op);
                     const bool when_zero =
                         op == isa::Opcode::SKIP_IF_ZERO || op == isa::Opcode::JUMP_IF_ZERO;
                     const bool is_skip =
                         op == isa::Opcode::SKIP_IF_ZERO || op == isa::Opcode::SKIP_IF_NOT_ZERO;
-                    if (zero == when_zero) next = is_skip ? pc_ + 2 : in.d;
+                    if (zero == when_zero) next = is_skip ? pc_ + 2 : ip->d;
                     HGL_NEXT();
                 }
 
                 HGL_OP(CLEAR) {
                     float values[5];
-                    std::memcpy(values, p_.constants[in.b].data.data(), sizeof values);
+                    std::memcpy(values, p_.constants[ip->b].data.data(), sizeof values);
                     ++stats_.device_calls;
-                    dev_.clear(values, in.c, in.d);
+                    dev_.clear(values, ip->c, ip->d);
                     HGL_NEXT();
                 }
                 HGL_OP(BIND_PIPELINE)
-                    bind(bound_.pipeline, &resource(in.b),
-                         [&] { dev_.bind_pipeline(resource(in.b)); });
+                    bind(bound_.pipeline, &resource(ip->b),
+                         [&] { dev_.bind_pipeline(resource(ip->b)); });
                     HGL_NEXT();
                 HGL_OP(BIND_FRAMEBUFFER)
-                    bind(bound_.framebuffer, &resource(in.b),
-                         [&] { dev_.bind_framebuffer(resource(in.b)); });
+                    bind(bound_.framebuffer, &resource(ip->b),
+                         [&] { dev_.bind_framebuffer(resource(ip->b)); });
                     HGL_NEXT();
                 HGL_OP(BIND_VERTEX_BUFFER)
-                    bind(bound_.vertex[in.c], &buffer(in.b),
-                         [&] { dev_.bind_vertex_buffer(in.c, buffer(in.b)); });
+                    bind(bound_.vertex[ip->c], &buffer(ip->b),
+                         [&] { dev_.bind_vertex_buffer(ip->c, buffer(ip->b)); });
                     HGL_NEXT();
                 HGL_OP(BIND_INDEX_BUFFER)
-                    bind(bound_.index, &buffer(in.b), [&] { dev_.bind_index_buffer(buffer(in.b)); });
+                    bind(bound_.index, &buffer(ip->b), [&] { dev_.bind_index_buffer(buffer(ip->b)); });
                     HGL_NEXT();
                 HGL_OP(BIND_UNIFORM_BUFFER)
-                    bind(bound_.uniform[in.c], &buffer(in.b),
-                         [&] { dev_.bind_uniform_buffer(in.c, buffer(in.b)); });
+                    bind(bound_.uniform[ip->c], &buffer(ip->b),
+                         [&] { dev_.bind_uniform_buffer(ip->c, buffer(ip->b)); });
                     HGL_NEXT();
                 HGL_OP(BIND_STORAGE_BUFFER)
-                    bind(bound_.storage[in.c], &buffer(in.b),
-                         [&] { dev_.bind_storage_buffer(in.c, buffer(in.b)); });
+                    bind(bound_.storage[ip->c], &buffer(ip->b),
+                         [&] { dev_.bind_storage_buffer(ip->c, buffer(ip->b)); });
                     HGL_NEXT();
                 HGL_OP(BIND_INDIRECT_BUFFER)
-                    bind(bound_.indirect, &buffer(in.b),
-                         [&] { dev_.bind_indirect_buffer(buffer(in.b)); });
+                    bind(bound_.indirect, &buffer(ip->b),
+                         [&] { dev_.bind_indirect_buffer(buffer(ip->b)); });
                     HGL_NEXT();
                 HGL_OP(BIND_PARAMETER_BUFFER)
-                    bind(bound_.parameter, &buffer(in.b),
-                         [&] { dev_.bind_parameter_buffer(buffer(in.b)); });
+                    bind(bound_.parameter, &buffer(ip->b),
+                         [&] { dev_.bind_parameter_buffer(buffer(ip->b)); });
                     HGL_NEXT();
                 HGL_OP(BIND_TEXTURE)
-                    bind(bound_.texture[in.c], &resource(in.b),
-                         [&] { dev_.bind_texture(in.c, resource(in.b)); });
+                    bind(bound_.texture[ip->c], &resource(ip->b),
+                         [&] { dev_.bind_texture(ip->c, resource(ip->b)); });
                     HGL_NEXT();
                 HGL_OP(VIEWPORT) {
                     int32_t v[4];
-                    std::memcpy(v, p_.constants[in.b].data.data(), sizeof v);
+                    std::memcpy(v, p_.constants[ip->b].data.data(), sizeof v);
                     if (v[2] < 0 || v[3] < 0) fail("viewport width and height must be >= 0");
                     ++stats_.device_calls;
                     dev_.viewport(v[0], v[1], v[2], v[3]);
                     HGL_NEXT();
                 }
                 HGL_OP(VIEWPORT_REG) {
-                    const int32_t w = as_int(r_[in.a + 2]), h = as_int(r_[in.a + 3]);
+                    const int32_t w = as_int(r_[ip->a + 2]), h = as_int(r_[ip->a + 3]);
                     if (w < 0 || h < 0) fail("viewport width and height must be >= 0");
                     ++stats_.device_calls;
-                    dev_.viewport(as_int(r_[in.a]), as_int(r_[in.a + 1]), w, h);
+                    dev_.viewport(as_int(r_[ip->a]), as_int(r_[ip->a + 1]), w, h);
                     HGL_NEXT();
                 }
                 HGL_OP(UNIFORM_I)
                     need_pipeline();
                     ++stats_.device_calls;
-                    dev_.uniform(in.b, 5, &r_[in.a]);
+                    dev_.uniform(ip->b, 5, &r_[ip->a]);
                     HGL_NEXT();
                 HGL_OP(UNIFORM_F)
                     need_pipeline();
                     ++stats_.device_calls;
-                    dev_.uniform(in.b, 0, &r_[in.a]);
+                    dev_.uniform(ip->b, 0, &r_[ip->a]);
                     HGL_NEXT();
                 HGL_OP(UNIFORM_CONST) {
                     need_pipeline();
-                    const Constant &value = p_.constants[in.c];
-                    const uint64_t needed = 4ull * isa::kUniformComponents[in.d];
+                    const Constant &value = p_.constants[ip->c];
+                    const uint64_t needed = 4ull * isa::kUniformComponents[ip->d];
                     if (value.data.size() != needed)
-                        fail("constant " + std::to_string(in.c) + " has " +
+                        fail("constant " + std::to_string(ip->c) + " has " +
                              std::to_string(value.data.size()) + " bytes; uniform type " +
-                             std::to_string(in.d) + " needs " + std::to_string(needed));
+                             std::to_string(ip->d) + " needs " + std::to_string(needed));
                     ++stats_.device_calls;
-                    dev_.uniform(in.b, in.d, value.data.data());
+                    dev_.uniform(ip->b, ip->d, value.data.data());
                     HGL_NEXT();
                 }
 
@@ -408,108 +445,113 @@ RunStats Interpreter::run() {
                     need_pipeline();
                     ++stats_.draws;
                     ++stats_.device_calls;
-                    dev_.draw(in.b, in.c, in.d);
+                    dev_.draw(ip->b, ip->c, ip->d);
                     HGL_NEXT();
                 HGL_OP(DRAW_INDEXED)
                     need_pipeline();
-                    need_indexed(in.a, in.c, in.b);
+                    need_indexed(ip->a, ip->c, ip->b);
                     ++stats_.draws;
                     ++stats_.device_calls;
-                    dev_.draw_indexed(in.a, in.b, in.c, in.d);
+                    dev_.draw_indexed(ip->a, ip->b, ip->c, ip->d);
                     HGL_NEXT();
                 HGL_OP(DRAW_REG)
                     need_pipeline();
                     ++stats_.draws;
                     ++stats_.device_calls;
-                    dev_.draw(r_[in.a], r_[in.b], r_[in.c]);
+                    dev_.draw(r_[ip->a], r_[ip->b], r_[ip->c]);
                     HGL_NEXT();
                 HGL_OP(DRAW_INDIRECT)
                     need_pipeline();
-                    need_indirect(in.b, 1, 0, kDrawCommandSize);
+                    need_indirect(ip->b, 1, 0, kDrawCommandSize);
                     ++stats_.draws;
                     ++stats_.device_calls;
-                    dev_.draw_indirect(in.b);
+                    dev_.draw_indirect(ip->b);
                     HGL_NEXT();
                 HGL_OP(DRAW_INDEXED_INDIRECT)
                     need_pipeline();
-                    need_indexed(in.a, 0, 0);
-                    need_indirect(in.b, 1, 0, kIndexedCommandSize);
+                    need_indexed(ip->a, 0, 0);
+                    need_indirect(ip->b, 1, 0, kIndexedCommandSize);
                     ++stats_.draws;
                     ++stats_.device_calls;
-                    dev_.draw_indexed_indirect(in.a, in.b);
+                    dev_.draw_indexed_indirect(ip->a, ip->b);
                     HGL_NEXT();
                 HGL_OP(MULTI_DRAW_INDIRECT)
                     need_pipeline();
-                    need_indirect(in.b, in.c, in.d, kDrawCommandSize);
+                    need_indirect(ip->b, ip->c, ip->d, kDrawCommandSize);
                     ++stats_.draws;
                     ++stats_.device_calls;
-                    dev_.multi_draw_indirect(in.b, in.c, in.d);
+                    dev_.multi_draw_indirect(ip->b, ip->c, ip->d);
                     HGL_NEXT();
                 HGL_OP(MULTI_DRAW_INDEXED_INDIRECT)
                     need_pipeline();
-                    need_indexed(in.a, 0, 0);
-                    need_indirect(in.b, in.c, in.d, kIndexedCommandSize);
+                    need_indexed(ip->a, 0, 0);
+                    need_indirect(ip->b, ip->c, ip->d, kIndexedCommandSize);
                     ++stats_.draws;
                     ++stats_.device_calls;
-                    dev_.multi_draw_indexed_indirect(in.a, in.b, in.c, in.d);
+                    dev_.multi_draw_indexed_indirect(ip->a, ip->b, ip->c, ip->d);
                     HGL_NEXT();
                 HGL_OP(MULTI_DRAW_INDIRECT_COUNT)
                     need_pipeline();
-                    need_indirect(in.b, in.d, 0, kDrawCommandSize);
-                    need_parameter(in.c);
+                    need_indirect(ip->b, ip->d, 0, kDrawCommandSize);
+                    need_parameter(ip->c);
                     ++stats_.draws;
                     ++stats_.device_calls;
-                    dev_.multi_draw_indirect_count(in.b, in.c, in.d);
+                    dev_.multi_draw_indirect_count(ip->b, ip->c, ip->d);
                     HGL_NEXT();
                 HGL_OP(MULTI_DRAW_INDEXED_INDIRECT_COUNT)
                     need_pipeline();
-                    need_indexed(in.a, 0, 0);
-                    need_indirect(in.b, in.d, 0, kIndexedCommandSize);
-                    need_parameter(in.c);
+                    need_indexed(ip->a, 0, 0);
+                    need_indirect(ip->b, ip->d, 0, kIndexedCommandSize);
+                    need_parameter(ip->c);
                     ++stats_.draws;
                     ++stats_.device_calls;
-                    dev_.multi_draw_indexed_indirect_count(in.a, in.b, in.c, in.d);
+                    dev_.multi_draw_indexed_indirect_count(ip->a, ip->b, ip->c, ip->d);
                     HGL_NEXT();
                 HGL_OP(DISPATCH)
                     need_pipeline();
                     ++stats_.dispatches;
                     ++stats_.device_calls;
-                    dev_.dispatch(in.b, in.c, in.d);
+                    dev_.dispatch(ip->b, ip->c, ip->d);
                     HGL_NEXT();
                 HGL_OP(DISPATCH_INDIRECT)
                     need_pipeline();
-                    need_indirect(in.b, 1, 0, kDispatchCommandSize);
+                    need_indirect(ip->b, 1, 0, kDispatchCommandSize);
                     ++stats_.dispatches;
                     ++stats_.device_calls;
-                    dev_.dispatch_indirect(in.b);
+                    dev_.dispatch_indirect(ip->b);
                     HGL_NEXT();
-                HGL_OP(BARRIER) ++stats_.device_calls; dev_.barrier(in.b); HGL_NEXT();
+                HGL_OP(BARRIER) ++stats_.device_calls; dev_.barrier(ip->b); HGL_NEXT();
 
                 HGL_OP(COPY_BUFFER) {
-                    const uint8_t *range = p_.constants[in.d].data.data();
+                    const uint8_t *range = p_.constants[ip->d].data.data();
                     ++stats_.device_calls;
-                    dev_.copy_buffer(buffer(in.b), buffer(in.c), read_u32(range, 0),
+                    dev_.copy_buffer(buffer(ip->b), buffer(ip->c), read_u32(range, 0),
                                      read_u32(range, 4), read_u32(range, 8));
                     HGL_NEXT();
                 }
-                HGL_OP(FENCE_SIGNAL) ++stats_.device_calls; dev_.fence_signal(resource(in.b)); HGL_NEXT();
+                HGL_OP(FENCE_SIGNAL) ++stats_.device_calls; dev_.fence_signal(resource(ip->b)); HGL_NEXT();
                 HGL_OP(FENCE_WAIT)
                     ++stats_.device_calls;
-                    if (!dev_.fence_wait(resource(in.b), in.c))
-                        fail("fence '" + resource(in.b).name() + "' not signalled within " +
-                             std::to_string(in.c) + " us");
+                    if (!dev_.fence_wait(resource(ip->b), ip->c))
+                        fail("fence '" + resource(ip->b).name() + "' not signalled within " +
+                             std::to_string(ip->c) + " us");
                     HGL_NEXT();
                 HGL_OP(READ_FRAMEBUFFER)
                     ++stats_.device_calls;
-                    dev_.read_framebuffer(in.a, resource(in.b), resource(in.c));
+                    dev_.read_framebuffer(ip->a, resource(ip->b), resource(ip->c));
                     HGL_NEXT();
                 HGL_OP(UPLOAD)
                     ++stats_.device_calls;
-                    dev_.upload(static_cast<ExternalSource &>(resource(in.b)), buffer(in.c));
+                    dev_.upload(static_cast<ExternalSource &>(resource(ip->b)), buffer(ip->c));
                     HGL_NEXT();
+#if HGL_COMPUTED_GOTO
+            L_INVALID:
+                fail("opcode not implemented by the interpreter");
+#else
                 default: fail("opcode not implemented by the interpreter");
             }
             pc_ = next;
+#endif
         }
     } catch (const VMFailure &) {
         dev_.end_run();
@@ -524,6 +566,10 @@ RunStats Interpreter::run() {
 done:
 #undef HGL_OP
 #undef HGL_NEXT
+#if HGL_COMPUTED_GOTO
+#pragma GCC diagnostic pop
+#endif
+#undef HGL_COMPUTED_GOTO
     account();
     dev_.end_run();
     return stats_;

@@ -151,6 +151,92 @@ enum class Opcode : uint16_t {
     UPLOAD = 0x64,
 };
 
+// Every op, as X(NAME): for code that must handle each op (the interpreter's
+// dispatch table), so that a new op in the table cannot be forgotten.
+#define HYPERGL_ISA_OPS(X) \
+    X(NOP) \
+    X(HALT) \
+    X(GOTO) \
+    X(CALL) \
+    X(RET) \
+    X(JZ) \
+    X(JNZ) \
+    X(LOOP) \
+    X(JUMP_TABLE) \
+    X(PUSH) \
+    X(POP) \
+    X(LI) \
+    X(LF) \
+    X(MOV) \
+    X(IADD) \
+    X(ISUB) \
+    X(IMUL) \
+    X(IDIV) \
+    X(IREM) \
+    X(IADDI) \
+    X(INEG) \
+    X(AND) \
+    X(OR) \
+    X(XOR) \
+    X(NOT) \
+    X(SHL) \
+    X(SHR) \
+    X(SAR) \
+    X(FADD) \
+    X(FSUB) \
+    X(FMUL) \
+    X(FDIV) \
+    X(ITOF) \
+    X(FTOI) \
+    X(IEQ) \
+    X(INE) \
+    X(ILT) \
+    X(ILE) \
+    X(ULT) \
+    X(FEQ) \
+    X(FLT) \
+    X(FLE) \
+    X(LOAD) \
+    X(STORE) \
+    X(LOAD_INDEXED) \
+    X(STORE_INDEXED) \
+    X(SKIP_IF_ZERO) \
+    X(SKIP_IF_NOT_ZERO) \
+    X(JUMP_IF_ZERO) \
+    X(JUMP_IF_NOT_ZERO) \
+    X(CLEAR) \
+    X(BIND_PIPELINE) \
+    X(BIND_FRAMEBUFFER) \
+    X(BIND_VERTEX_BUFFER) \
+    X(BIND_INDEX_BUFFER) \
+    X(BIND_UNIFORM_BUFFER) \
+    X(BIND_STORAGE_BUFFER) \
+    X(BIND_INDIRECT_BUFFER) \
+    X(BIND_PARAMETER_BUFFER) \
+    X(BIND_TEXTURE) \
+    X(VIEWPORT) \
+    X(VIEWPORT_REG) \
+    X(UNIFORM_I) \
+    X(UNIFORM_F) \
+    X(UNIFORM_CONST) \
+    X(DRAW) \
+    X(DRAW_INDEXED) \
+    X(DRAW_REG) \
+    X(DRAW_INDIRECT) \
+    X(DRAW_INDEXED_INDIRECT) \
+    X(MULTI_DRAW_INDIRECT) \
+    X(MULTI_DRAW_INDEXED_INDIRECT) \
+    X(MULTI_DRAW_INDIRECT_COUNT) \
+    X(MULTI_DRAW_INDEXED_INDIRECT_COUNT) \
+    X(DISPATCH) \
+    X(DISPATCH_INDIRECT) \
+    X(BARRIER) \
+    X(COPY_BUFFER) \
+    X(FENCE_SIGNAL) \
+    X(FENCE_WAIT) \
+    X(READ_FRAMEBUFFER) \
+    X(UPLOAD)
+
 constexpr uint32_t kClearColor = 1;
 constexpr uint32_t kClearDepth = 2;
 constexpr uint32_t kClearStencil = 4;
