@@ -507,7 +507,7 @@ def load(path: str | os.PathLike) -> Program:
         size = os.fstat(f.fileno()).st_size
         if size > MAX_FILE_SIZE:
             raise HGBError(f"file of {size} bytes exceeds the limit of {MAX_FILE_SIZE}", 0)
-        data = f.read(MAX_FILE_SIZE + 1)
+        data = f.read(size + 1)  # what fstat says, +1 to notice a file still growing
     if len(data) > MAX_FILE_SIZE:
         raise HGBError(f"file exceeds the limit of {MAX_FILE_SIZE} bytes", MAX_FILE_SIZE)
     return loads(data)
