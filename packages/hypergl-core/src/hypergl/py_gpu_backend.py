@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from py_gpu.backends import BackendCapabilities, BatchHandle, check_render_args
+from py_gpu.backends import BackendCapabilities, BatchHandle, check_render_args, frame_for
 from py_gpu.backends._setup import depth_for_ids
 from py_gpu.buffers import FrameBuffer
 from py_gpu.convention import GLSL_DEPTH, SUBPIXEL
@@ -224,11 +224,9 @@ class HyperGLBackend:
         # Straight into the frame's own memory: measured here, the driver's RGB
         # conversion (0.25 ms at 640x360) beats reading RGBA and dropping alpha
         # in NumPy (a strided 1 ms copy).
-        if target is None:
-            target = FrameBuffer(width, height, bytearray(width * height * 3))
-        pixels = np.frombuffer(target.pixels, np.uint8).reshape(height, width, 3)
-        framebuffer.read(pixels, components=3, origin="bottom")
-        return target
+        frame = frame_for(target, width, height)
+        framebuffer.read(frame.to_numpy(), components=3, origin="bottom")
+        return frame
 
     def rasterize_ids(self, batch: RasterBatch | BatchHandle, width: int, height: int):
         """``(ids, depth)``: the winning triangle per pixel from the GPU, ``z`` recomputed."""

@@ -128,6 +128,13 @@ def check_render_args(
     return batch, w, h, rgb
 
 
+def frame_for(target: FrameBuffer | None, width: int, height: int) -> FrameBuffer:
+    """`target` (already size-checked), or a new black frame: what a backend renders into."""
+    if target is not None:
+        return target
+    return FrameBuffer(width, height, bytearray(width * height * 3))
+
+
 def deliver(payload, width: int, height: int, target: FrameBuffer | None) -> FrameBuffer:
     """Wrap rendered RGB bytes (or a buffer) as a FrameBuffer, or copy them into ``target``."""
     if target is not None:

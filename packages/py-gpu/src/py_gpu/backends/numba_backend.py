@@ -11,7 +11,7 @@ import numpy as np
 from ..buffers import ColorLike, FrameBuffer
 from ..convention import HALF_PIXEL, SUBPIXEL
 from ..geometry import RasterBatch
-from . import BackendCapabilities, BatchHandle, check_render_args
+from . import BackendCapabilities, BatchHandle, check_render_args, frame_for
 from ._setup import setup
 
 _kernel = None
@@ -171,12 +171,8 @@ class NumbaBackend:
     ) -> FrameBuffer:
         batch, width, height, bg = check_render_args(batch, width, height, background, target)
         xyz, rgb = batch.arrays()
-        frame = (
-            target
-            if target is not None
-            else FrameBuffer(width, height, bytearray(width * height * 3))
-        )
-        out = np.frombuffer(frame.pixels, dtype=np.uint8)  # rendered in place, no copy
+        frame = frame_for(target, width, height)
+        out = frame.to_numpy().reshape(-1)  # rendered in place, no copy
         rasterize_arrays(xyz, width, height, rgb, bg, out)
         return frame
 

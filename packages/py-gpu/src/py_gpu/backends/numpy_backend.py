@@ -17,7 +17,7 @@ import numpy as np
 from ..buffers import ColorLike, FrameBuffer
 from ..convention import HALF_PIXEL, SUBPIXEL
 from ..geometry import RasterBatch
-from . import BackendCapabilities, BatchHandle, check_render_args
+from . import BackendCapabilities, BatchHandle, check_render_args, frame_for
 from ._setup import setup
 
 _CHUNK = 1 << 22  # bounding-box pixels per step (bounds memory for huge triangles)
@@ -255,8 +255,8 @@ class NumpyBackend:
         batch, width, height, bg = check_render_args(batch, width, height, background, target)
         xyz, rgb = batch.arrays()
         ids, _ = rasterize_arrays(xyz, width, height, need_depth=False)
-        frame = target or FrameBuffer(width, height, bytearray(width * height * 3))
-        shade_flat(ids, rgb, bg, out=np.frombuffer(frame.pixels, dtype=np.uint8).reshape(-1, 3))
+        frame = frame_for(target, width, height)
+        shade_flat(ids, rgb, bg, out=frame.to_numpy().reshape(-1, 3))
         return frame
 
     def rasterize_ids(self, batch: RasterBatch, width: int, height: int):
