@@ -217,17 +217,7 @@ def _lit_material_color(scene, triangle, camera, settings) -> tuple[int, int, in
 
     base_color = None
     if getattr(material, "texture", None) is not None and triangle.has_texture_coordinates():
-        u = (
-            (triangle.uv_a or (0.0, 0.0))[0]
-            + (triangle.uv_b or (0.0, 0.0))[0]
-            + (triangle.uv_c or (0.0, 0.0))[0]
-        ) / 3.0
-        v = (
-            (triangle.uv_a or (0.0, 0.0))[1]
-            + (triangle.uv_b or (0.0, 0.0))[1]
-            + (triangle.uv_c or (0.0, 0.0))[1]
-        ) / 3.0
-        base_color = material.color_at((u, v))
+        base_color = material.color_at(_mean_uv(triangle))
 
     color = material.shade(
         tuple(diffuse),
@@ -238,21 +228,17 @@ def _lit_material_color(scene, triangle, camera, settings) -> tuple[int, int, in
     return _apply_gamma(_color_to_rgb(color), getattr(settings, "gamma", 1.0))
 
 
+def _mean_uv(triangle) -> tuple[float, float]:
+    """The texture coordinate at the triangle's centroid (missing corners count as 0, 0)."""
+    corners = [uv or (0.0, 0.0) for uv in (triangle.uv_a, triangle.uv_b, triangle.uv_c)]
+    return (sum(uv[0] for uv in corners) / 3.0, sum(uv[1] for uv in corners) / 3.0)
+
+
 def _wire_material_color(triangle, settings) -> tuple[int, int, int]:
     material = triangle.material
     if getattr(material, "texture", None) is not None and triangle.has_texture_coordinates():
-        u = (
-            (triangle.uv_a or (0.0, 0.0))[0]
-            + (triangle.uv_b or (0.0, 0.0))[0]
-            + (triangle.uv_c or (0.0, 0.0))[0]
-        ) / 3.0
-        v = (
-            (triangle.uv_a or (0.0, 0.0))[1]
-            + (triangle.uv_b or (0.0, 0.0))[1]
-            + (triangle.uv_c or (0.0, 0.0))[1]
-        ) / 3.0
         return _apply_gamma(
-            _color_to_rgb(material.color_at((u, v))), getattr(settings, "gamma", 1.0)
+            _color_to_rgb(material.color_at(_mean_uv(triangle))), getattr(settings, "gamma", 1.0)
         )
     base = material.color
     emission = getattr(material, "emission", None)
