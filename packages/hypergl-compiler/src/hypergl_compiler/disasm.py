@@ -180,6 +180,15 @@ def dis(program: Program) -> str:
     return "\n".join(out) + "\n"
 
 
+def _literal(token: str, is_float: bool) -> int:
+    """An integer literal, or a float as its IEEE bits (written 0x... it is the bits)."""
+    if not is_float:
+        return int(token, 0)
+    if token.lower().startswith("0x"):
+        return int(token, 16)
+    return _U32.unpack(_F32.pack(float(token)))[0]
+
+
 class _Asm:
     def __init__(self) -> None:
         self.metadata: dict[str, str] = {}
@@ -261,17 +270,11 @@ class _Asm:
 
     def word(self, kind: ConstKind, token: str, line: int) -> int:
         try:
-            if kind is ConstKind.F32:
-                if token.lower().startswith("0x"):
-                    value = int(token, 16)
-                else:
-                    return _U32.unpack(_F32.pack(float(token)))[0]
-            else:
-                value = int(token, 0)
-                if kind is ConstKind.I32:
-                    if not -(1 << 31) <= value < (1 << 31):
-                        raise ValueError
-                    value &= 0xFFFFFFFF
+            value = _literal(token, kind is ConstKind.F32)
+            if kind is ConstKind.I32:
+                if not -(1 << 31) <= value < (1 << 31):
+                    raise ValueError
+                value &= 0xFFFFFFFF
         except (ValueError, OverflowError, struct.error):
             raise self.error(line, f"{token!r} is not a {kind.name.lower()} value") from None
         if not 0 <= value <= isa.U32_MAX:
@@ -312,13 +315,7 @@ class _Asm:
                 raise self.error(line, f"{what}: {token!r} is not a {want.name.lower()}")
             return value
         try:
-            if kind is Operand.F32:
-                if token.lower().startswith("0x"):
-                    value = int(token, 16)
-                else:
-                    return _U32.unpack(_F32.pack(float(token)))[0]
-            else:
-                value = int(token, 0)
+            value = _literal(token, kind is Operand.F32)
         except (ValueError, OverflowError, struct.error):
             raise self.error(line, f"{what}: {token!r} is not a number") from None
         if kind is Operand.I32 and -(1 << 31) <= value < 0:
