@@ -159,6 +159,25 @@ def core_sources_digest() -> str:
     return digest.hexdigest()
 
 
+def reinstall_changed_members() -> None:
+    """Reinstall (editable, no dependencies) a pure-Python member whose pyproject.toml
+    changed: Hatch syncs dependencies but not a member's own metadata (entry points,
+    scripts), which an editable install only picks up when it is installed again."""
+    for pyproject in sorted((ROOT / "packages").glob("*/pyproject.toml")):
+        member = pyproject.parent
+        if member == CORE:  # rebuilt below when its sources (pyproject included) change
+            continue
+        stamp = VENV / f".{member.name}-pyproject.sha256"
+        digest = hashlib.sha256(pyproject.read_bytes()).hexdigest()
+        if stamp.exists() and stamp.read_text() == digest:
+            continue
+        reinstall = [str(VENV / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps",
+                     "--no-build-isolation", "-e", str(member)]  # fmt: skip
+        if run(reinstall, cwd=ROOT, env=hatch_env()).returncode != 0:
+            fail(f"reinstalling {member.name} failed (see above)")
+        stamp.write_text(digest)
+
+
 def ensure_environment() -> Path:
     """System packages, Python, Hatch, .venv in sync, extension up to date."""
     ensure_system_packages()
@@ -172,6 +191,7 @@ def ensure_environment() -> Path:
         fail("hatch env create failed (see above)")
     if run([str(hatch), "run", "true"], cwd=ROOT, env=hatch_env()).returncode != 0:
         fail("hatch could not sync .venv (see above)")
+    reinstall_changed_members()
     digest = core_sources_digest()
     if fresh:
         CORE_STAMP.write_text(digest)

@@ -39,7 +39,7 @@ def test_demo_writes_a_video_and_a_final_image_with_the_bodies(tmp_path):
 
 
 def test_more_bodies_cover_more_of_the_frame(tmp_path):
-    from hypergl.demo import DemoOptions, run
+    from hypergl_culverin.demo import DemoOptions, run
 
     seen = []
     for bodies in (1, 600):

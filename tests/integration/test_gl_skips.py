@@ -18,7 +18,8 @@ def test_gl_tests_skip_with_a_reason_without_egl(tmp_path):
     env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
-         "tests/core/test_probe.py", "tests/core/test_capabilities.py"],
+         "packages/hypergl-core/tests/test_probe.py",
+         "packages/hypergl-core/tests/test_capabilities.py"],
         cwd=ROOT, env=env, capture_output=True, text=True,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr

@@ -7,6 +7,10 @@ import sys
 
 from . import __version__
 from .errors import HyperGLError
+from .plugins import PluginError, installed_commands, load_command
+
+# Where the subcommands that other distributions add come from, for the hint.
+_PROVIDERS = {"demo": "hypergl-culverin[demo]"}
 
 
 def _info(_args: argparse.Namespace) -> int:
@@ -33,13 +37,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--version", action="version", version=f"hypergl {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("info", help="print the OpenGL version, features and limits")
-    commands.add_parser("demo", help="the physics-to-render demo (see: hypergl demo --help)",
-                        add_help=False)  # fmt: skip
+    plugged = installed_commands()
+    for name in plugged:  # each parses its own options: hypergl NAME --help
+        commands.add_parser(name, help=f"see: hypergl {name} --help", add_help=False)
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["demo"]:  # the demo parses its own options
-        from .demo import main as demo_main
-
-        return demo_main(argv[1:])
+    if argv[:1] and argv[0] in plugged:
+        try:
+            command = load_command(argv[0])
+        except PluginError as exc:
+            print(f"hypergl: error: {exc}", file=sys.stderr)
+            return 1
+        return int(command(argv[1:]) or 0)
+    if argv[:1] and argv[0] in _PROVIDERS:
+        print(f"hypergl: error: '{argv[0]}' comes with another distribution: "
+              f"pip install '{_PROVIDERS[argv[0]]}'", file=sys.stderr)  # fmt: skip
+        return 2
     args = parser.parse_args(argv)
     handlers = {"info": _info}
     try:

@@ -20,8 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from py_gpu.backends import BackendCapabilities, BatchHandle, check_render_args, frame_for
-from py_gpu.backends._setup import depth_for_ids
+from py_gpu.backends import (
+    BackendCapabilities,
+    BatchHandle,
+    check_render_args,
+    depth_for_ids,
+    frame_for,
+)
 from py_gpu.buffers import FrameBuffer
 from py_gpu.convention import GLSL_DEPTH, SUBPIXEL
 from py_gpu.errors import BackendUnavailableError

@@ -290,6 +290,17 @@ def _lazy_classes() -> dict[str, tuple[str, str]]:
     }
 
 
+def depth_for_ids(xyz: Any, ids: Any) -> Any:
+    """The reference depth of triangle ``ids[y, x]`` at each pixel centre (``inf`` where -1).
+
+    For GPU backends that rasterise object ids and need the convention's exact
+    depth: ``xyz`` is the batch's (N, 3, 3) screen vertices. Needs NumPy.
+    """
+    from ._setup import depth_for_ids as reference_depth
+
+    return reference_depth(xyz, ids)
+
+
 def __getattr__(attr: str) -> Any:
     target = _lazy_classes().get(attr)
     if target is None:
@@ -309,6 +320,7 @@ __all__ = [
     "available_backends",
     "check_render_args",
     "deliver",
+    "depth_for_ids",
     "installed_backends",
     "refresh",
     "select_backend",

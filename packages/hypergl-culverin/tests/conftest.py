@@ -7,6 +7,11 @@ import pytest
 culverin = pytest.importorskip("culverin")
 
 import hypergl  # noqa: E402
+from hypergl.testing import gl_ctx, skip_gl_tests_without_context  # noqa: E402
+
+__all__ = ["gl_ctx"]  # a fixture, used by name
+
+pytest_collection_modifyitems = skip_gl_tests_without_context
 
 
 @pytest.fixture(params=["trace", pytest.param("gl", marks=pytest.mark.gl)])

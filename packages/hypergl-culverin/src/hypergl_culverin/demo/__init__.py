@@ -27,30 +27,30 @@ class DemoError(Exception):
     """A problem the user can fix (missing package, no display): one line, no traceback."""
 
 
-def _bridge_parts():
+def _check_extras() -> None:
+    """Fail before the first frame, not after the last, when a writer is missing."""
     try:
-        import culverin  # noqa: F401
-
-        from hypergl_culverin.renderer import BodyRenderer
-    except ImportError as exc:
+        import PIL  # noqa: F401  (the final frame is a PNG)
+    except ImportError:
         raise DemoError(
-            f"the demo needs hypergl-culverin and culverin ({exc}); "
-            "run it through: python3 tools/dev.py demo"
+            "the demo writes its frames with Pillow, which is not installed: "
+            "pip install 'hypergl-culverin[demo]' (or run python3 tools/dev.py demo)"
         ) from None
-    return BodyRenderer
 
 
 def run(options: DemoOptions, stream=sys.stdout) -> dict:
     """Run the demo; returns what it measured and where it wrote its files."""
     import hypergl
 
+    from ..renderer import BodyRenderer
     from .camera import Camera
     from .forest import Forest
     from .progress import Progress
     from .video import FrameWriter
     from .world import build_world
 
-    body_renderer = _bridge_parts()
+    if not options.window:
+        _check_extras()
     try:
         ctx = hypergl.context(window=options.size if options.window else None,
                               title="HyperGL demo")  # fmt: skip
@@ -60,7 +60,7 @@ def run(options: DemoOptions, stream=sys.stdout) -> dict:
         world, bridge, looks = build_world(
             lambda w, capacity: ctx.bridge("culverin", w, capacity=capacity), options.bodies
         )
-        bodies = body_renderer(bridge, max_ids=options.bodies + 16, camera_binding=1,
+        bodies = BodyRenderer(bridge, max_ids=options.bodies + 16, camera_binding=1,
                                sphere_detail=(5, 8))  # fmt: skip
         for body_id, shape, size, colour in looks:
             bodies.set_look(body_id, shape, size, colour)

@@ -1,7 +1,8 @@
 """A third-party distribution registers a backend through the ``py_gpu.backends`` entry points.
 
-The fixture distribution (tests/fixtures/py-gpu-plugin-example) is installed into a throw-away
-virtual environment layered over this one, so the shared environment is never modified.
+The fixture distribution (fixtures/py-gpu-plugin-example, beside this file) is installed into
+a throw-away virtual environment layered over this one, so the shared environment is never
+modified.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pytest
 
 import py_gpu
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "py-gpu-plugin-example"
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "py-gpu-plugin-example"
 
 
 def _run(args, **kwargs):

@@ -1,10 +1,20 @@
-"""Fixtures of the hypergl-core tests that need no GPU: trace and null contexts."""
+"""Fixtures of the hypergl-core tests.
+
+GL tests (marker ``gl``) run on real OpenGL through headless EGL and are skipped,
+with the reason, where no context can be made; ``trace`` and ``null`` contexts
+need no GPU.
+"""
 
 from __future__ import annotations
 
 import pytest
 
 import hypergl
+from hypergl.testing import gl_ctx, skip_gl_tests_without_context
+
+__all__ = ["gl_ctx"]  # a fixture, used by name
+
+pytest_collection_modifyitems = skip_gl_tests_without_context
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Shaders, layouts and geometry shared by the GL tests (tests/core is on pythonpath)."""
+"""Shaders, layouts and geometry shared by the GL tests (this folder is on pythonpath)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..transforms import look_at, perspective
+from ..camera import look_at, perspective
 
 # std140 block: mat4 view_proj; vec4 eye; vec4 light_direction.
 CAMERA_GLSL = """

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-README = Path(__file__).parents[2] / "packages" / "hypergl-compiler" / "README.md"
+README = Path(__file__).parents[1] / "README.md"
 
 
 def test_readme_example_runs(tmp_path, monkeypatch):

@@ -94,7 +94,10 @@ class _ExplodingBackend:
 
 
 def test_auto_falls_back_with_reasons(fake_registry):
-    here = __name__
+    # Entry points name a module by a dotted identifier; this file's own name may
+    # not be one (pytest's importlib mode names it after its path).
+    here = "py_gpu_tests_backends"
+    sys.modules[here] = sys.modules[__name__]
     fake_registry(
         {
             "hypergl": "hypergl_does_not_exist.module:HyperGLBackend",

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-README = Path(__file__).resolve().parents[2] / "packages" / "hypergl-culverin" / "README.md"
+README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 @pytest.mark.gl

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hypergl_compiler import SceneCompiler, subroutine
+from hypergl import SceneCompiler, subroutine
 
 from .camera import CAMERA_GLSL
 from .meshes import VERTEX_LAYOUT, ground, tree

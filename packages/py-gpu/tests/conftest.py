@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -25,6 +27,27 @@ def _backend_params():
 
 
 BACKEND_PARAMS = _backend_params()
+
+
+@functools.cache
+def gl_unavailable_reason() -> str | None:
+    """None when a headless EGL context can be made here (glcontext), else why not."""
+    try:
+        from glcontext import egl
+
+        context = egl.create_context(mode="standalone", glversion=330)
+    except Exception as exc:
+        return f"no headless EGL context on this machine: {exc}"
+    context.__enter__()  # unbind before releasing: a current EGL context breaks GLX windows
+    context.__exit__(None, None, None)
+    context.release()
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("gl") is not None and gl_unavailable_reason():
+            item.add_marker(pytest.mark.skip(reason=gl_unavailable_reason()))
 
 
 @pytest.fixture(params=BACKEND_PARAMS)
