@@ -12,6 +12,7 @@ from hypergl_compiler import (
     Constant,
     Program,
     Resource,
+    ResourceResolver,
     isa,
     r0,
     r1,
@@ -318,32 +319,45 @@ def test_registers_r0_to_r7_accepted(cmd, decoded):
     assert len(decoded(cmd.end())) == 10
 
 
-def test_subclass_hook_maps_foreign_objects_to_slots(decoded):
+def test_a_resolver_maps_foreign_objects_to_slots(decoded):
     class GLBuffer:
         def __init__(self, size):
             self.size = size
 
-    class BoundCommandBuffer(CommandBuffer):
+    class Resolver:  # the ResourceResolver protocol: resolve(table, kind, value)
         def __init__(self):
-            super().__init__()
-            self._slots = {}
+            self.slots = {}
 
-        def _resource_slot(self, kind, value):
-            if isinstance(value, GLBuffer):
-                if kind is not ResourceKind.BUFFER:
-                    raise CompileError(f"{value!r} is a buffer, expected a {kind.name.lower()}")
-                if id(value) not in self._slots:
-                    self._slots[id(value)] = self._add_resource(kind, None, {"size": value.size})
-                return self._slots[id(value)]
-            return super()._resource_slot(kind, value)
+        def resolve(self, table, kind, value):
+            if not isinstance(value, GLBuffer):
+                return None
+            if id(value) not in self.slots:
+                desc = {"size": value.size}
+                self.slots[id(value)] = table.declare(ResourceKind.BUFFER, None, desc)
+            return self.slots[id(value)]
 
-    cmd = BoundCommandBuffer()
+    assert isinstance(Resolver(), ResourceResolver)
+    cmd = CommandBuffer(resolver=Resolver())
+    with pytest.raises(CompileError, match="is a buffer, expected a pipeline"):
+        cmd.bind_pipeline(GLBuffer(4))  # the command buffer checks the kind of the slot
+    cmd.begin()
     live = GLBuffer(32)
     cmd.load(r0, live, 28)
     cmd.store(r0, live, 0)
     with pytest.raises(CompileError, match="outside buffer"):
         cmd.load(r0, live, 32)  # the record-time bounds check uses the hook's size
     program = cmd.end()
-    assert [r.name for r in program.resources] == ["buffer0"]
-    assert decoded(program)[1] == ("store", 0, 0, 0, 0)
+    assert [r.name for r in program.resources] == ["buffer0", "buffer1"]
+    assert decoded(program)[1] == ("store", 0, 1, 0, 0)
     verify(program)
+
+
+def test_a_resolver_without_resolve_is_refused():
+    with pytest.raises(CompileError, match="resolve"):
+        CommandBuffer(resolver=object())
+
+
+def test_values_the_resolver_does_not_know_are_named():
+    cmd = CommandBuffer(resolver=type("Nothing", (), {"resolve": lambda *a: None})())
+    with pytest.raises(CompileError, match="'foo' is not a buffer declared"):
+        cmd.load(r0, "foo", 0)

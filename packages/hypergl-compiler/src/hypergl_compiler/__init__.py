@@ -13,7 +13,6 @@ from .builder import (
     CommandBuffer,
     Label,
     Reg,
-    ResourceHandle,
     r0,
     r1,
     r2,
@@ -27,6 +26,7 @@ from .disasm import asm, dis
 from .dsl import SceneCompiler, Switch, subroutine
 from .errors import CompileError, HGBError, VerifyError
 from .program import Constant, Program, Resource, Subroutine
+from .resource_table import ResourceHandle, ResourceResolver, ResourceTable
 from .verify import verify, verify_parts
 
 __version__ = "0.1.0"
@@ -42,6 +42,8 @@ __all__ = [
     "Reg",
     "Resource",
     "ResourceHandle",
+    "ResourceResolver",
+    "ResourceTable",
     "SceneCompiler",
     "Subroutine",
     "Switch",

@@ -7,29 +7,28 @@ Labels may be referenced before they are placed; jumps are patched at ``end()``.
 Subroutine bodies are recorded into their own sections and appended after the
 main code (which ends with an implicit ``halt``); each body ends with ``ret``.
 
-hypergl-core's ``ctx.command_buffer()`` subclasses this class to accept live GL
-objects: it overrides :meth:`CommandBuffer._resource_slot` and registers the
-objects it meets with :meth:`CommandBuffer._add_resource`.
+Resource operands are handles declared here, or objects that a
+:class:`~.resource_table.ResourceResolver` given at construction turns into slots
+(hypergl-core's ``ctx.command_buffer()`` resolves its live GL objects this way).
 """
 
 from __future__ import annotations
 
 import operator
-import re
 import struct
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
 from . import isa
 from .errors import CompileError
 from .isa import BY_NAME, ConstKind, Op, Operand, ResourceKind
-from .program import Constant, Program, Resource, Subroutine, normalize_desc
+from .program import Constant, Program, Subroutine
+from .resource_table import ResourceHandle, ResourceResolver, ResourceTable, valid_name
 
 _PACK = isa.INSTRUCTION_FORMAT.pack
 _U32 = struct.Struct("<I")
 _FIELD_OFFSET = {"a": 2, "b": 4, "c": 8, "d": 12}
-_NAME = re.compile(r"[A-Za-z_.][A-Za-z0-9_.]*\Z")
 _I32_MIN, _I32_MAX = -(1 << 31), (1 << 31) - 1
 _HALT = _PACK(BY_NAME["halt"].code, 0, 0, 0, 0)
 _RET = _PACK(BY_NAME["ret"].code, 0, 0, 0, 0)
@@ -88,11 +87,6 @@ _OP_VIEWPORT = BY_NAME["viewport"]
 _OP_VIEWPORT_REG = BY_NAME["viewport_reg"]
 
 
-def valid_name(name: object) -> bool:
-    """Names of labels, resources and subroutines: identifiers (dots allowed)."""
-    return isinstance(name, str) and _NAME.match(name) is not None
-
-
 def _as_int(value: Any) -> int | None:
     """An integer operand (int, NumPy integer, ...); None for bools, registers, floats."""
     if isinstance(value, (bool, Reg)):
@@ -132,33 +126,6 @@ class Label:
 
     def __repr__(self) -> str:
         return f"Label({self.name!r})"
-
-
-class ResourceHandle:
-    """A symbolic resource declared on a command buffer: its kind, table slot and name.
-
-    Handles compare and hash by (command buffer, slot), so they can be
-    ``@subroutine`` arguments.
-    """
-
-    __slots__ = ("_owner", "kind", "name", "slot")
-
-    def __init__(self, owner: CommandBuffer, kind: ResourceKind, slot: int, name: str) -> None:
-        self._owner = owner
-        self.kind = kind
-        self.slot = slot
-        self.name = name
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ResourceHandle):
-            return NotImplemented
-        return other._owner is self._owner and other.slot == self.slot
-
-    def __hash__(self) -> int:
-        return hash((id(self._owner), self.slot))
-
-    def __repr__(self) -> str:
-        return f"<{self.kind.name.lower()} {self.name!r} slot {self.slot}>"
 
 
 def _reg3(name: str):
@@ -213,9 +180,16 @@ class CommandBuffer:
     program on the same resources.
     """
 
-    def __init__(self, *, metadata: Mapping[str, str] | None = None) -> None:
-        self._resources: list[Resource] = []
-        self._resource_names: dict[str, int] = {}
+    def __init__(
+        self,
+        *,
+        metadata: Mapping[str, str] | None = None,
+        resolver: ResourceResolver | None = None,
+    ) -> None:
+        if resolver is not None and not isinstance(resolver, ResourceResolver):
+            raise CompileError(f"resolver {resolver!r} has no resolve(table, kind, value) method")
+        self._resources = ResourceTable()
+        self._resolver = resolver
         self._metadata: dict[str, str] = {}
         for key, value in (metadata or {}).items():
             self.set_metadata(key, value)
@@ -238,6 +212,8 @@ class CommandBuffer:
         self._subs: list[list] = []  # [name, section or None]
         self._sub_index: dict[str, int] = {}
         self._subroutine_cache: dict[Any, int] = {}  # used by the @subroutine decorator
+        # the pipeline last bound in each section being recorded (draw() without a count)
+        self._pipelines: list[int | None] = [None]
         self._ended = False
 
     def begin(self) -> CommandBuffer:
@@ -296,7 +272,7 @@ class CommandBuffer:
         self._program = Program(
             code=bytes(code),
             constants=tuple(constants),
-            resources=tuple(self._resources),
+            resources=self._resources.entries(),
             subroutines=tuple(entries),
             labels=dict(sorted(labels.items())),
             metadata=dict(self._metadata),
@@ -327,54 +303,34 @@ class CommandBuffer:
             raise CompileError("the command buffer has ended: call begin() to record again")
 
     # ------------------------------------------------------------------ resources
-    def _add_resource(self, kind: ResourceKind, name: str | None, desc: Mapping[str, Any]) -> int:
-        """Append an entry to the resource table and return its slot (protected hook).
-
-        Subclasses binding live objects call this the first time they meet one.
-        ``name`` must be unique on this command buffer; None picks ``<kind><slot>``.
-        ``desc`` is JSON-like (bytes allowed); buffers need an int ``size``.
-        """
-        kind = ResourceKind(kind)
-        slot = len(self._resources)
-        if name is None:
-            name = f"{kind.name.lower()}{slot}"
-            while name in self._resource_names:
-                name += "_"
-        if not valid_name(name):
-            raise CompileError(f"resource name {name!r} is not an identifier")
-        if name in self._resource_names:
-            raise CompileError(f"resource name {name!r} is already declared")
-        desc = normalize_desc(desc, f"{kind.name.lower()} {name!r}")
-        if kind is ResourceKind.BUFFER:
-            size = desc.get("size")
-            if type(size) is not int or not 0 <= size <= isa.U32_MAX:
-                raise CompileError(f"buffer {name!r}: size {size!r} is not an int in 0..2**32-1")
-        if "linked" in desc and type(desc["linked"]) is not bool:
-            raise CompileError(f"{name!r}: linked must be a bool, got {desc['linked']!r}")
-        self._resources.append(Resource(kind, name, desc))
-        self._resource_names[name] = slot
-        return slot
+    @property
+    def resources(self) -> ResourceTable:
+        """The resource table shared by the programs recorded here (slot -> entry)."""
+        return self._resources
 
     def _resource_slot(self, kind: ResourceKind, value: Any) -> int:
-        """Resolve a resource operand to its slot (overridable hook).
-
-        The base class accepts only handles declared on this command buffer and
-        checks their kind; hypergl-core overrides it to accept live GL objects.
-        """
-        if isinstance(value, ResourceHandle) and value._owner is self:
-            if value.kind is not kind:
+        """Resolve a resource operand to its slot: a handle of this command buffer, or
+        whatever the resolver knows; the slot's kind must be ``kind``."""
+        if type(value) is ResourceHandle and value._owner is self:
+            slot = value.slot
+        else:
+            resolver = self._resolver
+            slot = None if resolver is None else resolver.resolve(self._resources, kind, value)
+            if slot is None:
                 raise CompileError(
-                    f"{value!r} is a {value.kind.name.lower()}, expected a {kind.name.lower()}"
+                    f"{value!r} is not a {kind.name.lower()} declared on this command buffer"
                 )
-            return value.slot
-        raise CompileError(
-            f"{value!r} is not a {kind.name.lower()} declared on this command buffer"
-        )
+        entry = self._resources[slot]
+        if entry.kind is not kind:
+            raise CompileError(
+                f"{value!r} is a {entry.kind.name.lower()}, expected a {kind.name.lower()}"
+            )
+        return slot
 
     def _declare(self, kind: ResourceKind, name: str, desc: dict[str, Any]) -> ResourceHandle:
         # None means "not given": hypergl-core applies its own defaults for absent keys.
         desc = {key: value for key, value in desc.items() if value is not None}
-        slot = self._add_resource(kind, name, desc)
+        slot = self._resources.declare(kind, name, desc)
         return ResourceHandle(self, kind, slot, self._resources[slot].name)
 
     def buffer(
@@ -441,10 +397,14 @@ class CommandBuffer:
         fragment_shader: str | None = None,
         *,
         compute_shader: str | None = None,
+        vertex_count: int | None = None,
         linked: bool = False,
         **state: Any,
     ) -> ResourceHandle:
-        """Declare a pipeline: shader sources plus state (vertex_layout, topology, ...)."""
+        """Declare a pipeline: shader sources plus state (vertex_layout, topology, ...).
+
+        ``vertex_count`` is what ``draw()`` without a count draws with this pipeline.
+        """
         return self._declare(
             ResourceKind.PIPELINE,
             name,
@@ -452,6 +412,7 @@ class CommandBuffer:
                 "vertex_shader": vertex_shader,
                 "fragment_shader": fragment_shader,
                 "compute_shader": compute_shader,
+                "vertex_count": vertex_count,
                 "linked": linked or None,
                 **state,
             },
@@ -500,7 +461,7 @@ class CommandBuffer:
 
     def resource(self, name: str) -> ResourceHandle:
         """The handle of a declared resource, by name."""
-        slot = self._resource_names.get(name) if isinstance(name, str) else None
+        slot = self._resources.slot(name)
         if slot is None:
             raise CompileError(f"no resource named {name!r}")
         entry = self._resources[slot]
@@ -663,11 +624,13 @@ class CommandBuffer:
         return index
 
     @contextmanager
-    def define_subroutine(self, name: str) -> Iterator[int]:
+    def define_subroutine(self, name: str, *, key: Hashable = None) -> Iterator[int]:
         """Record the body of subroutine ``name`` (a ``ret`` is appended); yields its index.
 
         Bodies may be defined while other code is being recorded: they go to their
-        own section, laid out after the main code at :meth:`end`.
+        own section, laid out after the main code at :meth:`end`. A ``key`` makes
+        :meth:`recorded_subroutine` find the body (from its first instruction on, so
+        a recursive body calls itself); a body that raises forgets its key.
         """
         self._check_recording()
         index = self._sub_ref(name)
@@ -678,12 +641,32 @@ class CommandBuffer:
         self._subs[index][1] = section
         self._stack.append(section)
         self._code = self._sections[section]
+        self._pipelines.append(None)
+        if key is not None:
+            self._subroutine_cache[key] = index
         try:
             yield index
             self._code += _RET
+        except BaseException:
+            if key is not None:
+                del self._subroutine_cache[key]
+            raise
         finally:
             self._stack.pop()
+            self._pipelines.pop()
             self._code = self._sections[self._stack[-1]]
+
+    def recorded_subroutine(self, key: Hashable) -> int | None:
+        """The index of the body recorded under ``key`` in this program, or None."""
+        return self._subroutine_cache.get(key)
+
+    def free_subroutine_name(self, base: str) -> str:
+        """``base``, or ``base.1``, ``base.2``... whichever no subroutine uses yet."""
+        name, serial = base, 0
+        while name in self._sub_index:
+            serial += 1
+            name = f"{base}.{serial}"
+        return name
 
     # ------------------------------------------------------------------ emission
     def _ins(self, op: Op, a: int, b: int, c: int, d: int) -> None:
@@ -926,7 +909,9 @@ class CommandBuffer:
 
     def bind_pipeline(self, pipeline: Any) -> None:
         """``bind_pipeline``: bind a pipeline (program, vertex layout, state)."""
-        self._ins(_OP_BIND_PIPELINE, 0, self._resource_slot(ResourceKind.PIPELINE, pipeline), 0, 0)
+        slot = self._resource_slot(ResourceKind.PIPELINE, pipeline)
+        self._ins(_OP_BIND_PIPELINE, 0, slot, 0, 0)
+        self._pipelines[-1] = slot
 
     def bind_framebuffer(self, framebuffer: Any) -> None:
         """``bind_framebuffer``: render into ``framebuffer``."""
@@ -1009,13 +994,36 @@ class CommandBuffer:
             raise CompileError(f"{what}: index type {value!r} is not 'u16' or 'u32'")
         return code
 
-    def draw(self, count: int, first: int = 0, instances: int = 1) -> None:
-        """``draw`` ``count`` vertices from vertex ``first``, ``instances`` instances."""
+    def draw(self, count: int | None = None, first: int = 0, instances: int = 1) -> None:
+        """``draw`` ``count`` vertices from vertex ``first``, ``instances`` instances.
+
+        Without a ``count``, the ``vertex_count`` declared with the pipeline bound
+        last in the same code (main program or subroutine body) is drawn.
+        """
         u32 = self._u32
+        if count is None:
+            count = self._declared_vertex_count()
         self._ins(
             _OP_DRAW, 0, u32(count, "draw count"), u32(first, "draw first"),
             u32(instances, "draw instances"),
         )  # fmt: skip
+
+    def _declared_vertex_count(self) -> int:
+        slot = self._pipelines[-1]
+        where = "this subroutine body" if len(self._stack) > 1 else "the program"
+        if slot is None:
+            raise CompileError(
+                f"draw() without a count needs a pipeline bound earlier in {where}: "
+                "bind one made with vertex_count=..., or pass draw(count)"
+            )
+        entry = self._resources[slot]
+        count = entry.desc.get("vertex_count")
+        if count is None:
+            raise CompileError(
+                f"draw() without a count: pipeline {entry.name!r} declares no vertex_count; "
+                "make it with vertex_count=... or pass draw(count)"
+            )
+        return count
 
     def draw_indexed(
         self, count: int, first: int = 0, instances: int = 1, index_type: str = "u32"

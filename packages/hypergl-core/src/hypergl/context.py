@@ -311,11 +311,13 @@ class Context:
         vertex_shader: str | None = None,
         fragment_shader: str | None = None,
         compute_shader: str | None = None,
+        vertex_count: int | None = None,
         name: str | None = None,
         **state: Any,
     ) -> Pipeline:
         """An immutable pipeline: shaders plus state, all validated here.
 
+        ``vertex_count`` is what ``cmd.draw()`` without a count draws with it.
         State keywords: vertex_layout, topology, depth_test, depth_write,
         depth_func, blend ('none' | 'alpha'), cull ('none' | 'front' | 'back'),
         front_face, texture_set_unit. Compile and link errors raise ShaderError
@@ -337,9 +339,15 @@ class Context:
             parsed = pipeline_state(state)
         except PipelineStateError as exc:
             raise ValueError(str(exc)) from None
+        if vertex_count is not None:
+            vertex_count = check_count(vertex_count, "vertex_count", minimum=0)
+            if vertex_count >= 1 << 32:
+                raise ValueError(f"vertex_count must be below 2**32, got {vertex_count}")
         name = self._name(name, "pipeline")
         desc = {"vertex_shader": vertex_shader, "fragment_shader": fragment_shader,
                 "compute_shader": compute_shader, **parsed.describe()}  # fmt: skip
+        if vertex_count is not None:
+            desc["vertex_count"] = vertex_count
 
         def gl_factory(n: str) -> Any:
             sources = [vertex_shader or "", fragment_shader or "", compute_shader or ""]

@@ -182,6 +182,11 @@ class Pipeline(GPUResource):
 
     kind = ResourceKind.PIPELINE
 
+    @property
+    def vertex_count(self) -> int | None:
+        """What ``cmd.draw()`` without a count draws with this pipeline (None: not declared)."""
+        return self._desc.get("vertex_count")
+
 
 class Framebuffer(GPUResource):
     """Colour attachments and an optional depth attachment to render into."""

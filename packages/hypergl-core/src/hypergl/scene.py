@@ -33,9 +33,10 @@ if TYPE_CHECKING:
 def save(cmd: CommandBuffer, path: str | os.PathLike, *, linked: Iterable[str] | bool = ()) -> None:
     """Save an ended command buffer as a .hgb file (self-contained unless `linked`)."""
     program = cmd.program
+    objects = cmd.bound_objects()
     resources = []
     for slot, entry in enumerate(program.resources):
-        live = cmd._live[slot] if slot < len(cmd._live) else None
+        live = objects[slot] if slot < len(objects) else None
         if isinstance(live, Buffer) and not live.released:
             entry = ResourceEntry(
                 entry.kind, entry.name, {**entry.desc, "data": live.read().tobytes()}
@@ -126,6 +127,7 @@ def _inflate(context: Context, entry: ResourceEntry) -> GPUResource:
                 vertex_shader=d.get("vertex_shader"),
                 fragment_shader=d.get("fragment_shader"),
                 compute_shader=d.get("compute_shader"),
+                vertex_count=d.get("vertex_count"),
                 **state,
             )
         if entry.kind is ResourceKind.FRAMEBUFFER:
