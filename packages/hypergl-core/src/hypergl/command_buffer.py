@@ -58,7 +58,7 @@ class CommandBuffer(hypergl_compiler.CommandBuffer):
         self._live = LiveResources(context)
         super().__init__(metadata={"name": name}, resolver=self._live)
         self._context = context
-        self._replayer = Replayer(context)
+        self._replayer = Replayer(context._link)  # the context's handle for its engine
 
     @property
     def context(self) -> Context:

@@ -22,6 +22,7 @@ from ._egl import HeadlessHost
 from ._native import translated_errors
 from .capabilities import Capabilities
 from .checks import check_count, check_size
+from .context_link import ContextLink
 from .errors import ContextError, HyperGLError, ResourceError, ShaderError
 from .formats import (
     ATTACHMENTS,
@@ -72,6 +73,7 @@ class Context:
         self._device = device
         self._host = host
         self._closed = False
+        self._link = ContextLink(self, device, host)
         self._handles: dict[int, GPUResource] = {}
         self._counter = itertools.count()
         self._screen: Framebuffer | None = None
@@ -79,7 +81,7 @@ class Context:
         _open_contexts.add(self)
         with translated_errors():
             if host is None:
-                self._native = _core.Context(device)
+                self._native = self._link.native = _core.Context(device)
             else:
                 self.capabilities = Capabilities.from_probe(_core.probe(host.load))
                 if not self.capabilities.at_least(4, 3):
@@ -88,7 +90,7 @@ class Context:
                         f"{self.capabilities.version}"
                     )
                 indirect_arb = not self.capabilities.at_least(4, 6)
-                self._native = _core.Context.gl(
+                self._native = self._link.native = _core.Context.gl(
                     host.load,
                     self.capabilities.indirect_count,
                     indirect_arb,
@@ -110,19 +112,11 @@ class Context:
         return f"<hypergl.Context device='{self._device}' live={len(self._handles)}>"
 
     def _enter(self) -> None:
-        """Check the context is open and make it current on this thread.
-
-        Always re-bound (about 0.3 us): another library's context (moderngl,
-        a window) may have been made current in between.
-        """
-        if self._closed:
-            raise ContextError("this context has been closed")
-        if self._host is not None:
-            self._host.make_current()
+        self._link.enter()
 
     @property
     def _gl(self) -> bool:
-        return self._host is not None
+        return self._link.gl
 
     # --- naming and tracking ------------------------------------------------------------
     def _name(self, name: str | None, kind: str) -> str:
@@ -149,7 +143,7 @@ class Context:
                     native = self._native.resource(int(cls.kind), name)
             except _core.ShaderError as exc:
                 raise ShaderError(str(exc)) from None
-        return self._track(cls(self, native, desc))
+        return self._track(cls(self._link, native, desc))
 
     # --- buffers -----------------------------------------------------------------------
     def buffer(
@@ -277,22 +271,6 @@ class Context:
                 n, width, height, count, "rgba8", pixels, filter == "linear", WRAP_MODES[wrap]
             ),
         )
-
-    def _write_texture(self, texture: Texture, data: Any) -> None:
-        desc = texture._desc
-        if desc.get("texture_set"):
-            raise ResourceError(f"texture set '{texture.name}' cannot be rewritten")
-        if desc["format"] in DEPTH_FORMATS:
-            raise ValueError(f"depth texture '{texture.name}' takes no pixel data")
-        pixels, size = check_pixels(data, desc["format"], desc["layers"])
-        if size != (desc["width"], desc["height"]):
-            raise ValueError(f"texture '{texture.name}' is {desc['width']}x{desc['height']}, "
-                             f"the data is {size[0]}x{size[1]}")  # fmt: skip
-        self._enter()
-        if self._gl:
-            with translated_errors():
-                self._native.gl_texture_write(texture._native, pixels)
-        desc["data"] = pixels.tobytes()
 
     def _check_texture_size(self, width: int, height: int, layers: int) -> None:
         if self.capabilities is None:
@@ -487,7 +465,7 @@ class Context:
             name, acquire, release, parts, record_size,
             None if count_buffer is None else count_buffer._native, count_offset,
         )  # fmt: skip
-        return self._track(ExternalSource(self, native, {"record_size": record_size}))
+        return self._track(ExternalSource(self._link, native, {"record_size": record_size}))
 
     def upload(self, source: ExternalSource, buffer: Buffer) -> None:
         """Run `source`'s conversion into `buffer` now: the code path of the `upload` op."""
@@ -542,9 +520,7 @@ class Context:
     # --- reading back ----------------------------------------------------------------------
     def finish(self) -> None:
         """Wait until the GPU has done everything submitted; its writes are then visible."""
-        self._enter()
-        if self._gl:
-            self._native.finish()
+        self._link.finish()
 
     def check_errors(self) -> None:
         """Raise HyperGLError if OpenGL has recorded an error (gl device)."""
@@ -554,18 +530,6 @@ class Context:
                 self._native.check_errors()
             except RuntimeError as exc:
                 raise HyperGLError(str(exc)) from None
-
-    def _need_gl(self, what: str) -> None:
-        if not self._gl:
-            raise ContextError(f"{what} needs the gl device, this context is '{self._device}'")
-
-    def _fence_wait(self, fence: Fence, timeout: float) -> bool:
-        if not self._gl:
-            return True
-        self._enter()
-        if not isinstance(timeout, (int, float)) or timeout < 0:
-            raise ValueError(f"timeout must be a non-negative number of seconds, got {timeout!r}")
-        return self._native.fence_wait(fence._native, int(timeout * 1e9))
 
     # --- lifetime --------------------------------------------------------------------
     def release(self, obj: GPUResource | str) -> None:
@@ -579,7 +543,7 @@ class Context:
             return
         if not isinstance(obj, GPUResource):
             raise TypeError(f"release expects a HyperGL resource or 'all', got {obj!r}")
-        if obj._context is not self:
+        if obj.context is not self:
             raise ResourceError(f"'{obj.name}' belongs to another context")
         self._enter()
         self._native.release(obj._native)
@@ -602,9 +566,10 @@ class Context:
         if self._closed:
             return
         self.release("all")
-        self._closed = True
+        self._closed = self._link.closed = True
         _open_contexts.discard(self)
         host, self._host = self._host, None
+        self._link.host = None
         if host is not None and self._native.gl_live_mappings == 0:
             host.close()
 
@@ -630,15 +595,25 @@ class Context:
 
         return load_bridge(name)(self, source, **options)
 
-    def load(self, source: Any, *, bindings: dict[str, GPUResource] | None = None):
+    def load(
+        self,
+        source: Any,
+        *,
+        bindings: dict[str, GPUResource] | None = None,
+        memory_limit: int | None = None,
+    ):
         """Inflate a .hgb file (path or bytes) into live resources and a verified program.
 
         Self-contained files create every resource they describe; linked files
         name resources that `bindings` supplies. Returns a Scene to submit.
+        The resources the file makes may take `memory_limit` bytes together
+        (default: ``hypergl_compiler.hgb.default_memory_limit()``, a quarter of
+        this machine's memory, at most 4 GiB); the whole file is checked before
+        anything is made.
         """
         from .scene import load_scene
 
-        return load_scene(self, source, bindings or {})
+        return load_scene(self, source, {} if bindings is None else bindings, memory_limit)
 
 
 def context(

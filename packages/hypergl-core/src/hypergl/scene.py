@@ -24,6 +24,7 @@ from .formats import TEXTURE_FORMATS
 from .pipeline_state import PIPELINE_STATE_KEYS
 from .replay import Replayer, SubmitStats
 from .resources import Buffer, GPUResource
+from .scene_memory import check_scene_memory
 
 if TYPE_CHECKING:
     from .command_buffer import CommandBuffer
@@ -51,8 +52,8 @@ class Scene:
     def __init__(self, context: Context, program: Program, objects: Sequence[GPUResource | None]):
         self.program = program
         self._objects = list(objects)
-        self._replayer = Replayer(context)
-        self._replayer._native(program)  # the C++ verifier runs at load
+        self._replayer = Replayer(context._link)  # the context's handle for its engine
+        self._replayer.verified(program)  # the C++ verifier runs at load
 
     @property
     def objects(self) -> dict[str, GPUResource]:
@@ -84,16 +85,24 @@ class Scene:
         )
 
 
-def load_scene(context: Context, source: Any, bindings: Mapping[str, GPUResource]) -> Scene:
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        program = hgb.loads(source)
-    else:
-        program = hgb.load(source)
+def load_scene(
+    context: Context,
+    source: Any,
+    bindings: Mapping[str, GPUResource],
+    memory_limit: int | None = None,
+) -> Scene:
+    """Read, check against `memory_limit` (every resource), then make the resources."""
+    limit = hgb.check_memory_limit(memory_limit)
     if not isinstance(bindings, Mapping):
         raise TypeError(f"bindings must map resource names to objects, got {bindings!r}")
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        program = hgb.loads(source, memory_limit=limit)
+    else:
+        program = hgb.load(source, memory_limit=limit)
     unknown = set(bindings) - {entry.name for entry in program.resources}
     if unknown:
         raise ResourceError(f"bindings name resources the file lacks: {sorted(unknown)}")
+    check_scene_memory(program, bindings, limit)  # before anything is made
     objects: list[GPUResource | None] = []
     try:
         for entry in program.resources:
