@@ -8,6 +8,7 @@ conditions, switches and ``@subroutine``), store with :mod:`.hgb`, check with
 from __future__ import annotations
 
 from . import hgb, isa
+from .assembler import asm
 from .builder import (
     REGISTERS,
     CommandBuffer,
@@ -22,7 +23,7 @@ from .builder import (
     r6,
     r7,
 )
-from .disasm import asm, dis
+from .disasm import dis
 from .dsl import SceneCompiler, Switch, subroutine
 from .errors import CompileError, HGBError, VerifyError
 from .program import Constant, Program, Resource, Subroutine

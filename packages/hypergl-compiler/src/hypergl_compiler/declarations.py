@@ -1,0 +1,160 @@
+"""Resource declarations of a :class:`~.builder.CommandBuffer` (a mixin).
+
+``cmd.buffer("name", 64)`` and its siblings add an entry to the command
+buffer's :class:`~.resource_table.ResourceTable` and return a
+:class:`~.resource_table.ResourceHandle` that ops take as an operand. The
+compiler checks what it needs (names, sizes, dimensions); every other key of a
+description belongs to the runtime that makes the resource.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import CompileError
+from .isa import ResourceKind
+from .resource_table import ResourceHandle
+
+
+class ResourceDeclarations:
+    """Declaring resources by name, and finding them again."""
+
+    def _declare(self, kind: ResourceKind, name: str, desc: dict[str, Any]) -> ResourceHandle:
+        # None means "not given": hypergl-core applies its own defaults for absent keys.
+        desc = {key: value for key, value in desc.items() if value is not None}
+        slot = self._resources.declare(kind, name, desc)
+        return ResourceHandle(self, kind, slot, self._resources[slot].name)
+
+    def buffer(
+        self,
+        name: str,
+        size: int | None = None,
+        data: bytes | None = None,
+        usage: str | None = None,
+        *,
+        linked: bool = False,
+        **desc: Any,
+    ) -> ResourceHandle:
+        """Declare a buffer of ``size`` bytes (default: ``len(data)``), optional initial data."""
+        if data is not None:
+            if not isinstance(data, (bytes, bytearray, memoryview)):
+                raise CompileError(f"buffer {name!r}: data {data!r} is not bytes")
+            data = bytes(data)
+            if size is None:
+                size = len(data)
+            elif isinstance(size, int) and len(data) > size:
+                raise CompileError(f"buffer {name!r}: {len(data)} bytes of data exceed size {size}")
+        if size is None:
+            raise CompileError(f"buffer {name!r}: give a size or data")
+        return self._declare(
+            ResourceKind.BUFFER,
+            name,
+            {"size": size, "usage": usage, "data": data, "linked": linked or None, **desc},
+        )
+
+    def texture(
+        self,
+        name: str,
+        width: int | None = None,
+        height: int | None = None,
+        format: str | None = None,
+        *,
+        layers: int | None = None,
+        data: bytes | None = None,
+        linked: bool = False,
+        **desc: Any,
+    ) -> ResourceHandle:
+        """Declare a texture (``format`` and pixel ``data`` as hypergl-core defines them)."""
+        for what, value in (("width", width), ("height", height), ("layers", layers)):
+            if value is not None and (type(value) is not int or value < 1):
+                raise CompileError(f"texture {name!r}: {what} {value!r} is not a positive int")
+        return self._declare(
+            ResourceKind.TEXTURE,
+            name,
+            {
+                "width": width,
+                "height": height,
+                "layers": layers,
+                "format": format,
+                "data": data,
+                "linked": linked or None,
+                **desc,
+            },
+        )
+
+    def pipeline(
+        self,
+        name: str,
+        vertex_shader: str | None = None,
+        fragment_shader: str | None = None,
+        *,
+        compute_shader: str | None = None,
+        vertex_count: int | None = None,
+        linked: bool = False,
+        **state: Any,
+    ) -> ResourceHandle:
+        """Declare a pipeline: shader sources plus state (vertex_layout, topology, ...).
+
+        ``vertex_count`` is what ``draw()`` without a count draws with this pipeline.
+        """
+        return self._declare(
+            ResourceKind.PIPELINE,
+            name,
+            {
+                "vertex_shader": vertex_shader,
+                "fragment_shader": fragment_shader,
+                "compute_shader": compute_shader,
+                "vertex_count": vertex_count,
+                "linked": linked or None,
+                **state,
+            },
+        )
+
+    def framebuffer(
+        self,
+        name: str,
+        width: int | None = None,
+        height: int | None = None,
+        *,
+        color: Any = None,
+        depth: Any = None,
+        linked: bool = False,
+        **desc: Any,
+    ) -> ResourceHandle:
+        """Declare a framebuffer (colour attachment formats, optional depth format)."""
+        return self._declare(
+            ResourceKind.FRAMEBUFFER,
+            name,
+            {
+                "width": width,
+                "height": height,
+                "color": color,
+                "depth": depth,
+                "linked": linked or None,
+                **desc,
+            },
+        )
+
+    def fence(self, name: str, **desc: Any) -> ResourceHandle:
+        """Declare a fence (signalled and waited on by ``fence_signal``/``fence_wait``)."""
+        return self._declare(ResourceKind.FENCE, name, desc)
+
+    def readback(self, name: str, *, linked: bool = False, **desc: Any) -> ResourceHandle:
+        """Declare a readback slot that ``read_framebuffer`` fills (the caller's array)."""
+        return self._declare(ResourceKind.READBACK, name, {"linked": linked or None, **desc})
+
+    def external(
+        self, name: str, source: str | None = None, *, linked: bool = False, **desc: Any
+    ) -> ResourceHandle:
+        """Declare an external source (e.g. a physics world) that ``upload`` copies from."""
+        return self._declare(
+            ResourceKind.EXTERNAL, name, {"source": source, "linked": linked or None, **desc}
+        )
+
+    def resource(self, name: str) -> ResourceHandle:
+        """The handle of a declared resource, by name."""
+        slot = self._resources.slot(name)
+        if slot is None:
+            raise CompileError(f"no resource named {name!r}")
+        entry = self._resources[slot]
+        return ResourceHandle(self, entry.kind, slot, entry.name)
