@@ -233,8 +233,8 @@ def test_subroutine_args_compare_with_types(sc, decoded):
 
 
 def test_subroutine_with_resource_handles_and_nesting(sc, decoded):
-    a = sc.texture("a", 1, 1, "rgba8")
-    b = sc.texture("b", 1, 1, "rgba8")
+    a = sc.texture("a", (1, 1), "rgba8")
+    b = sc.texture("b", (1, 1), "rgba8")
     textured(sc, a)
     textured(sc, b)
     textured(sc, sc.resource("a"))  # another handle object for the same slot

@@ -43,7 +43,7 @@ def test_four_4gib_buffers_are_refused_without_allocating(device, tmp_path):
 def test_every_kind_counts_and_nothing_is_made_before_the_check():
     cmd = CommandBuffer()
     cmd.buffer("small", size=1024)
-    cmd.texture("big", 8192, 8192, "rgba32f")  # 1 GiB of pixels
+    cmd.texture("big", (8192, 8192), "rgba32f")  # 1 GiB of pixels
     cmd.halt()
     data = hgb.dumps(cmd.end())
     with hypergl.context(device="trace") as ctx:
@@ -56,7 +56,7 @@ def test_every_kind_counts_and_nothing_is_made_before_the_check():
 def test_a_raised_limit_loads_and_bound_resources_do_not_count():
     cmd = CommandBuffer()
     cmd.buffer("data", size=4096)
-    cmd.framebuffer("target", 64, 64, color=["rgba8"], depth="depth24", linked=True)
+    cmd.framebuffer("target", (64, 64), color=["rgba8"], depth="depth24", linked=True)
     cmd.halt()
     data = hgb.dumps(cmd.end())
     with hypergl.context(device="trace") as ctx:

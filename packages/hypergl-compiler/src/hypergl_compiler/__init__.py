@@ -25,7 +25,7 @@ from .builder import (
 )
 from .disasm import dis
 from .dsl import SceneCompiler, Switch, subroutine
-from .errors import CompileError, HGBError, VerifyError
+from .errors import ArgumentError, CompileError, HGBError, VerifyError
 from .program import Constant, Program, Resource, Subroutine
 from .resource_table import ResourceHandle, ResourceResolver, ResourceTable
 from .verify import verify, verify_parts
@@ -34,6 +34,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "REGISTERS",
+    "ArgumentError",
     "CommandBuffer",
     "CompileError",
     "Constant",

@@ -8,7 +8,7 @@ import struct
 from typing import Any
 
 from . import isa
-from .errors import CompileError
+from .errors import ArgumentError, CompileError
 
 _U32 = struct.Struct("<I")
 I32_MIN, I32_MAX = -(1 << 31), (1 << 31) - 1
@@ -88,3 +88,20 @@ def index_type(value: Any, what: str) -> int:
     if code is None or isinstance(value, bool):
         raise CompileError(f"{what}: index type {value!r} is not 'u16' or 'u32'")
     return code
+
+
+def check_size(size: Any, what: str) -> tuple[int, int]:
+    """A (width, height) pair of positive ints; the one check of sizes for ``ctx`` and ``cmd``.
+
+    Raises ArgumentError naming ``what`` and the value.
+    """
+    try:
+        width, height = size
+    except (TypeError, ValueError):
+        raise ArgumentError(f"{what} must be (width, height), got {size!r}") from None
+    pair = (as_int(width), as_int(height))
+    if None in pair:
+        raise ArgumentError(f"{what} must be integers, got {size!r}")
+    if pair[0] <= 0 or pair[1] <= 0:
+        raise ArgumentError(f"{what} must be positive, got {size!r}")
+    return pair  # type: ignore[return-value]
