@@ -47,9 +47,9 @@ def record():
     sc = SceneCompiler(cmd)
     pipes = [cmd.pipeline(f"pipe{i}", "void main(){}", "void main(){}") for i in range(4)]
     vbos = [cmd.buffer(f"vbo{i}", size=4096) for i in range(64)]
-    texs = [cmd.texture(f"tex{i}", 64, 64, "rgba8") for i in range(16)]
+    texs = [cmd.texture(f"tex{i}", (64, 64), "rgba8") for i in range(16)]
     flags = cmd.buffer("flags", size=256)
-    fb = cmd.framebuffer("screen", 640, 480, color=["rgba8"], depth="depth24")
+    fb = cmd.framebuffer("screen", (640, 480), color=["rgba8"], depth="depth24")
     cmd.bind_framebuffer(fb)
     cmd.clear((0.1, 0.1, 0.1, 1.0))
     cmd.viewport(0, 0, 640, 480)

@@ -67,8 +67,9 @@ def test_plugin_modules_are_only_reached_through_entry_points():
                 elif isinstance(node, ast.ImportFrom) and node.module:
                     names = [node.module] if node.level == 0 else [f"?.{node.module}"]
                 for name in names:
-                    assert not any(name == p or name.endswith("." + p.split(".")[-1])
-                                   for p in plugin_names), f"{path} imports plugin {name}"
+                    assert not any(
+                        name == p or name.endswith("." + p.split(".")[-1]) for p in plugin_names
+                    ), f"{path} imports plugin {name}"
 
 
 def test_no_module_touches_another_distributions_private_names():
@@ -79,9 +80,81 @@ def test_no_module_touches_another_distributions_private_names():
                 if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                     root = node.module.split(".")[0]
                     if root in PROJECT and root != own:
-                        private = [part for part in node.module.split(".")[1:]
-                                   if part.startswith("_")]
+                        private = [
+                            part for part in node.module.split(".")[1:] if part.startswith("_")
+                        ]
                         private += [a.name for a in node.names if a.name.startswith("_")]
                         if private:
                             bad.append(f"{path.name}: from {node.module} import {private}")
     assert not bad, "private names across distributions: " + "; ".join(bad)
+
+
+def private_attributes(folder: str) -> set[str]:
+    """Underscore attributes and methods that a distribution's classes define."""
+    names = set()
+    for path in modules(folder):
+        for cls in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(cls, ast.ClassDef):
+                continue
+            for node in cls.body:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    names.add(node.name)
+            for node in ast.walk(cls):
+                if (
+                    isinstance(node, ast.Attribute)
+                    and isinstance(node.ctx, ast.Store)
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id == "self"
+                ):
+                    names.add(node.attr)
+    return {name for name in names if name.startswith("_") and not name.endswith("__")}
+
+
+def compiler_subclasses(tree: ast.Module) -> list[ast.ClassDef]:
+    """Classes whose bases name hypergl_compiler (``hypergl_compiler.X`` or imported X)."""
+    imported = {alias.asname or alias.name for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and node.module
+                and node.module.split(".")[0] == "hypergl_compiler"
+                for alias in node.names}  # fmt: skip
+    found = []
+    for cls in ast.walk(tree):
+        if isinstance(cls, ast.ClassDef):
+            for base in cls.bases:
+                root = base
+                while isinstance(root, ast.Attribute):
+                    root = root.value
+                if isinstance(root, ast.Name) and (
+                    root.id == "hypergl_compiler" or (root is base and root.id in imported)
+                ):
+                    found.append(cls)
+    return found
+
+
+@pytest.mark.parametrize("folder", ["hypergl-core", "hypergl-culverin"])
+def test_no_module_touches_private_attributes_of_compiler_objects(folder):
+    """hypergl reaches hypergl_compiler objects through public names only.
+
+    Any ``x._name`` where the compiler's classes define ``_name`` (and the
+    distribution's own classes do not) is flagged; inside a class derived from a
+    compiler class every ``self._name`` of the compiler's is flagged, as is any
+    ``super()._name``.
+    """
+    compiler = private_attributes("hypergl-compiler")
+    own = private_attributes(folder)
+    bad = []
+    for path in modules(folder):
+        tree = ast.parse(path.read_text())
+        subclass_nodes = {id(node) for cls in compiler_subclasses(tree) for node in ast.walk(cls)}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Attribute) or not node.attr.startswith("_"):
+                continue
+            if node.attr.endswith("__"):
+                continue
+            receiver = node.value
+            through_super = (isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name)
+                             and receiver.func.id == "super")  # fmt: skip
+            if through_super or (
+                node.attr in compiler and (node.attr not in own or id(node) in subclass_nodes)
+            ):
+                bad.append(f"{path.name}:{node.lineno} .{node.attr}")
+    assert not bad, "private attributes of hypergl_compiler objects: " + "; ".join(bad)

@@ -39,11 +39,11 @@ def build_scene(linked: bool = False):
         depth_test=True,
         blend=None,
     )
-    tex = cmd.texture("albedo", 2, 2, "rgba8", data=bytes(16))
-    fb = cmd.framebuffer("screen", 64, 64, color=["rgba8"], depth="depth24")
+    tex = cmd.texture("albedo", (2, 2), "rgba8", data=bytes(16))
+    fb = cmd.framebuffer("screen", (64, 64), color=["rgba8"], depth="depth24")
     fence = cmd.fence("frame_done")
-    rb = cmd.readback("pixels", width=64, height=64)
-    world = cmd.external("world", "culverin", linked=True)
+    rb = cmd.readback("pixels", (64, 64))
+    world = cmd.external_source("world", "culverin", linked=True)
 
     cmd.bind_framebuffer(fb)
     cmd.clear((0.25, 0.5, 0.75, 1.0))

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import re
 import struct
 
 import pytest
 
 from hypergl_compiler import (
+    ArgumentError,
     CommandBuffer,
     CompileError,
     Constant,
     Program,
     Resource,
+    ResourceResolver,
     isa,
     r0,
     r1,
@@ -79,12 +82,12 @@ def test_program_before_end_raises(cmd):
 
 def test_resource_table_and_handles(cmd):
     vbo = cmd.buffer("vbo", data=b"\x01\x02\x03\x04", usage="dynamic")
-    tex = cmd.texture("t", 4, 4, "rgba8", layers=2)
+    tex = cmd.texture("t", (4, 4), "rgba8", layers=2)
     pipe = cmd.pipeline("p", "vs", "fs", topology="lines")
-    fb = cmd.framebuffer("fb", 8, 8, color=["rgba8"])
+    fb = cmd.framebuffer("fb", (8, 8), color=["rgba8"])
     fence = cmd.fence("f")
     rb = cmd.readback("rb")
-    ext = cmd.external("world", "culverin", linked=True)
+    ext = cmd.external_source("world", "culverin", linked=True)
     handles = [vbo, tex, pipe, fb, fence, rb, ext]
     assert [h.slot for h in handles] == list(range(7))
     assert [h.kind for h in handles] == list(ResourceKind)
@@ -204,7 +207,7 @@ def test_float_and_signed_immediates(cmd, decoded):
 # ---------------------------------------------------------------- record-time rejections
 def _record(cmd, action):
     buf = cmd.buffer("buf", size=16)
-    tex = cmd.texture("tex", 1, 1, "rgba8")
+    tex = cmd.texture("tex", (1, 1), "rgba8")
     fence = cmd.fence("fence")
     return action(cmd, buf, tex, fence)
 
@@ -292,10 +295,10 @@ def test_foreign_or_non_handle_resources_are_refused(cmd):
         (lambda c: c.buffer("b", size=2, data=b"abc"), "3 bytes"),
         (lambda c: c.buffer("b", data="text"), "'text'"),
         (lambda c: c.buffer("bad name", size=4), "'bad name'"),
-        (lambda c: c.texture("t", 0, 4), "0"),
+        (lambda c: c.texture("t", layers=0), "0"),
         (lambda c: c.pipeline("p", blend=float("nan")), "nan"),
         (lambda c: c.pipeline("p", state=object()), "object"),
-        (lambda c: c.framebuffer("f", 1, 1, extra={1: 2}), "1"),
+        (lambda c: c.framebuffer("f", (1, 1), extra={1: 2}), "1"),
         (lambda c: c.readback("r", linked="yes"), "'yes'"),
     ],
 )
@@ -318,32 +321,73 @@ def test_registers_r0_to_r7_accepted(cmd, decoded):
     assert len(decoded(cmd.end())) == 10
 
 
-def test_subclass_hook_maps_foreign_objects_to_slots(decoded):
+def test_a_resolver_maps_foreign_objects_to_slots(decoded):
     class GLBuffer:
         def __init__(self, size):
             self.size = size
 
-    class BoundCommandBuffer(CommandBuffer):
+    class Resolver:  # the ResourceResolver protocol: resolve(table, kind, value)
         def __init__(self):
-            super().__init__()
-            self._slots = {}
+            self.slots = {}
 
-        def _resource_slot(self, kind, value):
-            if isinstance(value, GLBuffer):
-                if kind is not ResourceKind.BUFFER:
-                    raise CompileError(f"{value!r} is a buffer, expected a {kind.name.lower()}")
-                if id(value) not in self._slots:
-                    self._slots[id(value)] = self._add_resource(kind, None, {"size": value.size})
-                return self._slots[id(value)]
-            return super()._resource_slot(kind, value)
+        def resolve(self, table, kind, value):
+            if not isinstance(value, GLBuffer):
+                return None
+            if id(value) not in self.slots:
+                desc = {"size": value.size}
+                self.slots[id(value)] = table.declare(ResourceKind.BUFFER, None, desc)
+            return self.slots[id(value)]
 
-    cmd = BoundCommandBuffer()
+    assert isinstance(Resolver(), ResourceResolver)
+    cmd = CommandBuffer(resolver=Resolver())
+    with pytest.raises(CompileError, match="is a buffer, expected a pipeline"):
+        cmd.bind_pipeline(GLBuffer(4))  # the command buffer checks the kind of the slot
+    cmd.begin()
     live = GLBuffer(32)
     cmd.load(r0, live, 28)
     cmd.store(r0, live, 0)
     with pytest.raises(CompileError, match="outside buffer"):
         cmd.load(r0, live, 32)  # the record-time bounds check uses the hook's size
     program = cmd.end()
-    assert [r.name for r in program.resources] == ["buffer0"]
-    assert decoded(program)[1] == ("store", 0, 0, 0, 0)
+    assert [r.name for r in program.resources] == ["buffer0", "buffer1"]
+    assert decoded(program)[1] == ("store", 0, 1, 0, 0)
     verify(program)
+
+
+def test_a_resolver_without_resolve_is_refused():
+    with pytest.raises(CompileError, match="resolve"):
+        CommandBuffer(resolver=object())
+
+
+def test_values_the_resolver_does_not_know_are_named():
+    cmd = CommandBuffer(resolver=type("Nothing", (), {"resolve": lambda *a: None})())
+    with pytest.raises(CompileError, match="'foo' is not a buffer declared"):
+        cmd.load(r0, "foo", 0)
+
+
+# --- one name per concept, one exception per mistake (shared with hypergl's ctx) ---
+@pytest.mark.parametrize(
+    ("size", "message"),
+    [((0, 4), "must be positive"), ((2.5, 4), "must be integers"), (7, "(width, height)"),
+     ("big", "(width, height)"), ((1, 2, 3), "(width, height)")],
+)  # fmt: skip
+def test_a_bad_size_is_an_argument_error_naming_it(cmd, size, message):
+    for declare in (cmd.texture, cmd.framebuffer, cmd.readback):
+        with pytest.raises(ArgumentError, match=re.escape(message)):
+            declare("r", size=size)
+
+
+def test_sizes_are_size_pairs_and_the_old_spellings_warn(cmd):
+    tex = cmd.texture("t", (4, 2), "rgba8")
+    assert cmd.resources[tex.slot].desc["width"] == 4
+    with pytest.warns(DeprecationWarning, match="size=\\(width, height\\)"):
+        old = cmd.texture("old", 4, 2, "rgba8")
+    assert dict(cmd.resources[old.slot].desc) == dict(cmd.resources[tex.slot].desc)
+    with pytest.warns(DeprecationWarning):
+        fb = cmd.framebuffer("fb", 8, 6)
+    with pytest.warns(DeprecationWarning):
+        rb = cmd.readback("rb", width=8, height=6)
+    assert cmd.resources[fb.slot].desc["height"] == cmd.resources[rb.slot].desc["height"] == 6
+    with pytest.warns(DeprecationWarning, match="external_source"):
+        ext = cmd.external("world", "culverin")
+    assert ext.kind is ResourceKind.EXTERNAL

@@ -233,8 +233,8 @@ def test_subroutine_args_compare_with_types(sc, decoded):
 
 
 def test_subroutine_with_resource_handles_and_nesting(sc, decoded):
-    a = sc.texture("a", 1, 1, "rgba8")
-    b = sc.texture("b", 1, 1, "rgba8")
+    a = sc.texture("a", (1, 1), "rgba8")
+    b = sc.texture("b", (1, 1), "rgba8")
     textured(sc, a)
     textured(sc, b)
     textured(sc, sc.resource("a"))  # another handle object for the same slot
@@ -274,3 +274,75 @@ def test_scene_compiler_forwards_to_the_command_buffer(sc):
     assert sc.draw.__self__ is sc.cmd
     with pytest.raises(CompileError):
         SceneCompiler("not a command buffer")
+
+
+# --- the seed's example: subroutines on a CommandBuffer, draw() by the pipeline's count ---
+def test_subroutine_takes_a_command_buffer_and_records_an_inner_scene_compiler(decoded):
+    cmd = CommandBuffer()
+    tree = cmd.pipeline("tree", "vs", "fs", vertex_count=36)
+    flags = cmd.buffer("flags", 4)
+
+    @subroutine
+    def cluster(cb):
+        inner = SceneCompiler(cb)  # made inside the body: records into the body
+        cb.bind_pipeline(tree)
+        with inner.loop(reg=0, count=1000):
+            cb.draw()
+
+    sc = SceneCompiler(cmd)
+    with sc.condition(flags, offset=0):
+        cluster(cmd)
+    cluster(sc)  # a SceneCompiler works too, and reuses the body
+    program = cmd.end()
+    ops = decoded(program)
+    assert [op[0] for op in ops[:4]] == ["jump_if_zero", "call", "call", "halt"]
+    body = ops[program.subroutines[0].entry :]
+    assert ("draw", 0, 36, 0, 1) in body and body[-1][0] == "ret"
+    verify(program)
+
+
+def test_subroutine_rejects_a_first_argument_that_records_nothing():
+    @subroutine
+    def body(cb):
+        pass
+
+    with pytest.raises(CompileError, match="'nope' is not a CommandBuffer or a SceneCompiler"):
+        body("nope")
+
+
+def test_a_body_that_raises_is_recorded_again_next_time(sc):
+    calls = []
+
+    @subroutine
+    def flaky(cb):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("first time")
+        cb.nop()
+
+    with pytest.raises(RuntimeError):
+        flaky(sc)
+    sc.cmd.begin()
+    flaky(sc)
+    assert len(calls) == 2
+
+
+def test_draw_without_a_count_needs_a_declared_vertex_count():
+    cmd = CommandBuffer()
+    with pytest.raises(CompileError, match="needs a pipeline bound earlier in the program"):
+        cmd.draw()
+    cmd.bind_pipeline(cmd.pipeline("plain", "vs", "fs"))
+    with pytest.raises(CompileError, match="pipeline 'plain' declares no vertex_count"):
+        cmd.draw()
+    # each body has its own "last bound pipeline"
+    with cmd.define_subroutine("body"), pytest.raises(CompileError, match="in this subroutine"):
+        cmd.draw()
+    cmd.bind_pipeline(cmd.pipeline("tri", "vs", "fs", vertex_count=3))
+    cmd.draw(first=3)
+    cmd.draw(6)  # an explicit count still wins
+
+
+@pytest.mark.parametrize("count", [-1, 1 << 32, 2.5, "3", True])
+def test_vertex_count_must_be_a_u32(count):
+    with pytest.raises(CompileError, match="vertex_count"):
+        CommandBuffer().pipeline("p", "vs", "fs", vertex_count=count)

@@ -331,3 +331,39 @@ def test_paths_must_be_file_names(path):
         hgb.load(path)
     with pytest.raises(TypeError, match="expected a file path"):
         hgb.save(CommandBuffer().end(), path)
+
+
+# --- loads within limits ------------------------------------------------------------
+def four_huge_buffers() -> bytes:
+    """A small file whose four buffers ask for 16 GiB (issue 17)."""
+    cmd = CommandBuffer()
+    for i in range(4):
+        cmd.buffer(f"huge{i}", size=(1 << 32) - 1)
+    cmd.halt()
+    return hgb.dumps(cmd.end())
+
+
+def test_buffers_over_the_memory_limit_are_refused_naming_the_resource():
+    data = four_huge_buffers()
+    assert len(data) < 1024
+    with pytest.raises(HGBError, match=r"buffer 'huge\d' of 4294967295 bytes .* memory limit"):
+        hgb.loads(data)  # the default: at most 4 GiB
+    with pytest.raises(HGBError, match="buffer 'huge0' of 4294967295 bytes"):
+        hgb.loads(data, memory_limit=1 << 20)
+    program = hgb.loads(data, memory_limit=1 << 40)  # raised: reading allocates nothing
+    assert [r.size for r in program.resources] == [(1 << 32) - 1] * 4
+
+
+def test_the_default_memory_limit_follows_the_machine():
+    limit = hgb.default_memory_limit()
+    assert 1 << 20 <= limit <= 4 << 30
+
+
+@pytest.mark.parametrize("limit", [0, -1, 2.5, "1GB", True])
+def test_a_bad_memory_limit_is_named(limit, tmp_path):
+    with pytest.raises(TypeError, match="memory_limit"):
+        hgb.loads(four_huge_buffers(), memory_limit=limit)
+    path = tmp_path / "huge.hgb"
+    path.write_bytes(four_huge_buffers())
+    with pytest.raises(TypeError, match="memory_limit"):
+        hgb.load(path, memory_limit=limit)

@@ -103,3 +103,45 @@ def hypergl_compiler_dumps(cmd):
     from hypergl_compiler import hgb
 
     return hgb.dumps(cmd.program)
+
+
+def test_a_pipelines_vertex_count_is_drawn_by_draw_and_survives_a_hgb(gl_ctx, tmp_path):
+    fb = gl_ctx.framebuffer((16, 16), name="target")
+    pipe = gl_ctx.pipeline(vertex_shader=VS_2D, fragment_shader=FS_2D, vertex_layout=LAYOUT_2D,
+                           vertex_count=6, name="quad_pipe")  # fmt: skip
+    assert pipe.vertex_count == 6 and pipe.describe()["vertex_count"] == 6
+    cmd = gl_ctx.command_buffer()
+    cmd.bind_framebuffer(fb)
+    cmd.clear(color=(0, 0, 0, 1))
+    cmd.bind_vertex_buffer(gl_ctx.buffer(quad(1.0), usage="vertex"), 0)
+    cmd.bind_vertex_buffer(gl_ctx.buffer(instances([0, 0, 1, 0, 0, 1]), usage="vertex"), 1)
+    cmd.bind_pipeline(pipe)
+    cmd.draw()  # 6 vertices: the whole quad
+    cmd.end()
+    cmd.submit()
+    assert (fb.read() == [255, 0, 0, 255]).all()
+    path = tmp_path / "quad.hgb"
+    hypergl.save(cmd, path)
+    with hypergl.context() as fresh:
+        scene = fresh.load(path)
+        assert scene["quad_pipe"].vertex_count == 6
+        scene.submit()
+        assert (scene["target"].read() == [255, 0, 0, 255]).all()
+
+
+@pytest.mark.parametrize("count", [-1, 1 << 32, 2.5, "3", True])
+def test_a_bad_vertex_count_is_named(gl_ctx, count):
+    with pytest.raises(ValueError, match="vertex_count"):
+        gl_ctx.pipeline(vertex_shader=VS_2D, fragment_shader=FS_2D, vertex_count=count)
+
+
+def test_cmd_release_all_releases_what_the_command_buffer_holds(gl_ctx):
+    cmd, fb, visibility = forest_program(gl_ctx)
+    other = gl_ctx.buffer(size=4)
+    cmd.release("all")
+    assert fb.released and visibility.released
+    assert gl_ctx.live_objects() == [other]
+    with pytest.raises(ValueError, match=r"cmd\.release expects 'all', got 'some'"):
+        cmd.release("some")
+    with pytest.raises(ResourceError, match="released"):
+        cmd.submit()

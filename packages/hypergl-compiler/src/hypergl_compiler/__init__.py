@@ -8,12 +8,12 @@ conditions, switches and ``@subroutine``), store with :mod:`.hgb`, check with
 from __future__ import annotations
 
 from . import hgb, isa
+from .assembler import asm
 from .builder import (
     REGISTERS,
     CommandBuffer,
     Label,
     Reg,
-    ResourceHandle,
     r0,
     r1,
     r2,
@@ -23,16 +23,18 @@ from .builder import (
     r6,
     r7,
 )
-from .disasm import asm, dis
+from .disasm import dis
 from .dsl import SceneCompiler, Switch, subroutine
-from .errors import CompileError, HGBError, VerifyError
+from .errors import ArgumentError, CompileError, HGBError, VerifyError
 from .program import Constant, Program, Resource, Subroutine
+from .resource_table import ResourceHandle, ResourceResolver, ResourceTable
 from .verify import verify, verify_parts
 
 __version__ = "0.1.0"
 
 __all__ = [
     "REGISTERS",
+    "ArgumentError",
     "CommandBuffer",
     "CompileError",
     "Constant",
@@ -42,6 +44,8 @@ __all__ = [
     "Reg",
     "Resource",
     "ResourceHandle",
+    "ResourceResolver",
+    "ResourceTable",
     "SceneCompiler",
     "Subroutine",
     "Switch",

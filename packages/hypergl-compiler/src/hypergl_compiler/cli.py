@@ -20,10 +20,17 @@ from .verify import verify
 
 def _read(path: str) -> tuple[hgb.FileInfo, Program]:
     with open(path, "rb") as f:
-        data = f.read(hgb.MAX_FILE_SIZE + 1)
+        size = os.fstat(f.fileno()).st_size  # read(n) would allocate n bytes first
+        if size > hgb.MAX_FILE_SIZE:
+            raise HGBError(f"file of {size} bytes exceeds the limit of {hgb.MAX_FILE_SIZE}", 0)
+        data = f.read(size + 1)
     if len(data) > hgb.MAX_FILE_SIZE:
         raise HGBError(f"file exceeds the limit of {hgb.MAX_FILE_SIZE} bytes", hgb.MAX_FILE_SIZE)
-    return hgb.inspect(data)
+    return hgb.inspect(data, memory_limit=INSPECT_ONLY)
+
+
+# Reading a file to show or verify it makes none of its resources: no memory limit.
+INSPECT_ONLY = 1 << 62
 
 
 def _info(path: str, info: hgb.FileInfo, program: Program) -> str:

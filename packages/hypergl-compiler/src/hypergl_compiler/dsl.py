@@ -230,9 +230,11 @@ class Switch:
 
 
 def subroutine(fn: Callable[..., Any]) -> Callable[..., None]:
-    """Record ``fn(sc, *args)`` once per distinct ``args`` per program; each use emits one
-    ``call``.
+    """Record ``fn(target, *args)`` once per distinct ``args`` per program; each use emits
+    one ``call``.
 
+    ``target`` is a :class:`CommandBuffer` or a :class:`SceneCompiler`, passed on to
+    ``fn`` as given; a SceneCompiler made inside the body records into the body too.
     The body goes into its own subroutine (named after the function, ``name.1``,
     ``name.2``... for further argument tuples). Arguments must be hashable; they
     are compared with their types, so ``1`` and ``1.0`` record separate bodies.
@@ -240,10 +242,15 @@ def subroutine(fn: Callable[..., Any]) -> Callable[..., None]:
     base = fn.__name__ if valid_name(fn.__name__) else "sub"
 
     @functools.wraps(fn)
-    def wrapper(sc: SceneCompiler, *args: Any) -> None:
-        if not isinstance(sc, SceneCompiler):
+    def wrapper(target: CommandBuffer | SceneCompiler, *args: Any) -> None:
+        if isinstance(target, SceneCompiler):
+            cmd = target.cmd
+        elif isinstance(target, CommandBuffer):
+            cmd = target
+        else:
             raise CompileError(
-                f"@subroutine {fn.__name__}: first argument {sc!r} is not a SceneCompiler"
+                f"@subroutine {fn.__name__}: first argument {target!r} is not a "
+                "CommandBuffer or a SceneCompiler"
             )
         for arg in args:
             try:
@@ -252,21 +259,12 @@ def subroutine(fn: Callable[..., Any]) -> Callable[..., None]:
                 raise CompileError(
                     f"@subroutine {fn.__name__}: argument {arg!r} is unhashable"
                 ) from None
-        cmd = sc.cmd
         key = (fn, tuple((type(arg), arg) for arg in args))
-        index = cmd._subroutine_cache.get(key)
+        index = cmd.recorded_subroutine(key)
         if index is None:
-            name, serial = base, 0
-            while name in cmd._sub_index:
-                serial += 1
-                name = f"{base}.{serial}"
-            with cmd.define_subroutine(name) as index:
-                cmd._subroutine_cache[key] = index  # before the body: recursion calls itself
-                try:
-                    fn(sc, *args)
-                except BaseException:
-                    del cmd._subroutine_cache[key]
-                    raise
+            name = cmd.free_subroutine_name(base)
+            with cmd.define_subroutine(name, key=key) as index:
+                fn(target, *args)
         cmd.call(index)
 
     return wrapper

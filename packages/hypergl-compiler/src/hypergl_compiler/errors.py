@@ -1,12 +1,18 @@
-"""The three exceptions of hypergl-compiler.
+"""The exceptions of hypergl-compiler.
 
 All derive from ValueError: each one means "this input is wrong", and callers
 that do not care which stage rejected it can catch ValueError. hypergl-core's
 C++ verifier raises the same :class:`VerifyError` so that tests and users see
-one error type whichever verifier ran.
+one error type whichever verifier ran, and its context raises the same
+:class:`ArgumentError` as a command buffer for the same bad argument.
 """
 
 from __future__ import annotations
+
+
+class ArgumentError(ValueError):
+    """A value given to a function is wrong in itself (a size that is not two positive
+    ints, ...), whichever object it was given to; the message names it."""
 
 
 class CompileError(ValueError):

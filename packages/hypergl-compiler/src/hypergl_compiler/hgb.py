@@ -22,8 +22,9 @@ str is u32 byte length + UTF-8. A value is a u8 tag: 0 None, 1 false, 2 true,
 readers skip section ids they do not know (newer minors may add some).
 
 The reader trusts nothing: every count and length is checked against the bytes
-that remain before it is used, nesting is bounded, and any defect raises
-:class:`HGBError` with the byte offset of the bad field.
+that remain before it is used, nesting is bounded, the buffers a file declares
+must fit a memory limit together (:func:`default_memory_limit` unless raised), and
+any defect raises :class:`HGBError` with the byte offset of the bad field.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ VERSION = (1, 1)
 FLAG_LINKED = 1
 MAX_SECTIONS = 64
 MAX_FILE_SIZE = 1 << 30  # refuse before reading: no program comes near a gigabyte
+DEFAULT_MEMORY_CAP = 4 << 30  # the default memory limit never exceeds 4 GiB
 
 CODE, CONSTANTS, RESOURCES, SUBROUTINES, SYMBOLS, METADATA = 1, 2, 3, 4, 5, 6
 SECTION_NAMES = {
@@ -396,10 +398,38 @@ def _header(data: bytes) -> FileInfo:
     return FileInfo((major, minor), flags, size, crc, tuple(sections))
 
 
-def inspect(data: bytes | bytearray | memoryview) -> tuple[FileInfo, Program]:
-    """Parse .hgb bytes into what the header says and the Program."""
+def default_memory_limit() -> int:
+    """What the resources of one loaded file may declare, in bytes, unless raised:
+    a quarter of this machine's physical memory, at most 4 GiB (1 GiB where the
+    machine does not say)."""
+    try:
+        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return 1 << 30
+    return max(1 << 20, min(physical // 4, DEFAULT_MEMORY_CAP))
+
+
+def check_memory_limit(memory_limit: Any) -> int:
+    """``memory_limit`` as a positive int (None: :func:`default_memory_limit`)."""
+    if memory_limit is None:
+        return default_memory_limit()
+    if isinstance(memory_limit, bool) or not isinstance(memory_limit, int) or memory_limit < 1:
+        raise TypeError(f"memory_limit must be a positive int of bytes, got {memory_limit!r}")
+    return memory_limit
+
+
+def inspect(
+    data: bytes | bytearray | memoryview, *, memory_limit: int | None = None
+) -> tuple[FileInfo, Program]:
+    """Parse .hgb bytes into what the header says and the Program.
+
+    The buffers the file declares may take ``memory_limit`` bytes together
+    (default: :func:`default_memory_limit`); a file asking for more is refused
+    before anything is made, naming the resource that crosses the limit.
+    """
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"expected bytes, got {type(data).__name__}")
+    limit = check_memory_limit(memory_limit)
     data = bytes(data)
     info = _header(data)
     where = {ident: (offset, length) for ident, offset, length in info.sections}
@@ -429,6 +459,7 @@ def inspect(data: bytes | bytearray | memoryview) -> tuple[FileInfo, Program]:
         cur.done()
 
     resources = []
+    declared = 0  # bytes of buffer memory the file asks for so far
     if cur := cursor(RESOURCES):
         names: set[str] = set()
         for _ in range(cur.count("resource", 10)):
@@ -445,6 +476,16 @@ def inspect(data: bytes | bytearray | memoryview) -> tuple[FileInfo, Program]:
             desc = cur.value()
             if not isinstance(desc, dict):
                 raise cur.fail(f"description of {name!r} is not a dict", desc_at)
+            size = desc.get("size")
+            if kind == ResourceKind.BUFFER and type(size) is int and size > 0:
+                declared += size
+                if declared > limit:
+                    raise cur.fail(
+                        f"buffer {name!r} of {size} bytes brings the file's buffers to "
+                        f"{declared} bytes, over the memory limit of {limit} bytes "
+                        "(pass memory_limit=... to load it)",
+                        at,
+                    )
             resources.append(Resource(_RESOURCE_KINDS[kind], name, desc))
         cur.done()
     if bool(info.flags & FLAG_LINKED) != any(r.linked for r in resources):
@@ -495,14 +536,19 @@ _CONST_KINDS = {int(k): k for k in ConstKind}
 _RESOURCE_KINDS = {int(k): k for k in ResourceKind}
 
 
-def loads(data: bytes | bytearray | memoryview) -> Program:
-    """The Program stored in .hgb bytes; raises :class:`HGBError` for any defect."""
-    return inspect(data)[1]
+def loads(data: bytes | bytearray | memoryview, *, memory_limit: int | None = None) -> Program:
+    """The Program stored in .hgb bytes; raises :class:`HGBError` for any defect.
+
+    ``memory_limit``: bytes the declared buffers may take together (see :func:`inspect`).
+    """
+    return inspect(data, memory_limit=memory_limit)[1]
 
 
-def load(path: str | os.PathLike) -> Program:
-    """Read a .hgb file (refusing files over MAX_FILE_SIZE before reading them)."""
+def load(path: str | os.PathLike, *, memory_limit: int | None = None) -> Program:
+    """Read a .hgb file (refusing files over MAX_FILE_SIZE before reading them, and
+    buffers over ``memory_limit`` together before making anything)."""
     _check_path(path)
+    check_memory_limit(memory_limit)
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         if size > MAX_FILE_SIZE:
@@ -510,4 +556,4 @@ def load(path: str | os.PathLike) -> Program:
         data = f.read(size + 1)  # what fstat says, +1 to notice a file still growing
     if len(data) > MAX_FILE_SIZE:
         raise HGBError(f"file exceeds the limit of {MAX_FILE_SIZE} bytes", MAX_FILE_SIZE)
-    return loads(data)
+    return loads(data, memory_limit=memory_limit)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hypergl_compiler import (
+    ArgumentError,
     CompileError,
     Program,
     SceneCompiler,
@@ -33,6 +34,7 @@ from .trace_log import TraceLog
 __version__ = "0.1.0"
 
 __all__ = [
+    "ArgumentError",
     "Buffer",
     "Capabilities",
     "CommandBuffer",

@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from hypergl_compiler import operands
+
 
 def check_count(value: Any, what: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
@@ -14,16 +16,9 @@ def check_count(value: Any, what: str, minimum: int) -> int:
 
 
 def check_size(size: Any, what: str) -> tuple[int, int]:
-    try:
-        width, height = size
-    except (TypeError, ValueError):
-        raise TypeError(f"{what} must be (width, height), got {size!r}") from None
-    for value in (width, height):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"{what} must be integers, got {size!r}")
-        if value <= 0:
-            raise ValueError(f"{what} must be positive, got {size!r}")
-    return int(width), int(height)
+    """(width, height) of positive ints: the compiler's check, so that ``ctx`` and ``cmd``
+    raise the same ArgumentError for the same bad size."""
+    return operands.check_size(size, what)
 
 
 def check_rect(rect: Any, width: int, height: int) -> tuple[int, int, int, int]:

@@ -1,9 +1,9 @@
 """`ctx.command_buffer()`: hypergl_compiler's recorder bound to live resources.
 
 Resource operands are the context's own objects (buffers, pipelines, ...):
-each one gets a slot the first time a program names it. `submit()` verifies the
-program once with the C++ verifier, then replays it in one call with the GIL
-released.
+:class:`LiveResources`, a ``hypergl_compiler.ResourceResolver``, gives each one a
+slot the first time a program names it. `submit()` verifies the program once
+with the C++ verifier, then replays it in one call with the GIL released.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import hypergl_compiler
-from hypergl_compiler import CompileError
+from hypergl_compiler import CompileError, ResourceTable
 from hypergl_compiler.isa import ResourceKind
 
 from .errors import ResourceError
@@ -23,29 +23,18 @@ if TYPE_CHECKING:
     from .context import Context
 
 
-class CommandBuffer(hypergl_compiler.CommandBuffer):
-    """Records a program over a context's live objects; `submit()` replays it."""
+class LiveResources:
+    """The live objects a command buffer's programs name, by slot (a ResourceResolver)."""
 
-    def __init__(self, context: Context, *, name: str = "program") -> None:
-        super().__init__(metadata={"name": name})
-        self._context = context
-        self._live: list[GPUResource | None] = []  # slot -> live object (None: bind at submit)
-        self._slot_of: dict[int, int] = {}  # id(live object) -> slot
-        self._replayer = Replayer(context)
+    def __init__(self, context: Context) -> None:
+        self.context = context
+        self.objects: list[GPUResource | None] = []  # slot -> object (None: bound at submit)
+        self._slot_of: dict[int, int] = {}  # id(object) -> slot; `objects` keeps it alive
 
-    @property
-    def context(self) -> Context:
-        return self._context
-
-    def _add_resource(self, kind: ResourceKind, name: str | None, desc: Mapping[str, Any]) -> int:
-        slot = super()._add_resource(kind, name, desc)
-        self._live.append(None)
-        return slot
-
-    def _resource_slot(self, kind: ResourceKind, value: Any) -> int:
+    def resolve(self, table: ResourceTable, kind: ResourceKind, value: Any) -> int | None:
         if not isinstance(value, GPUResource):
-            return super()._resource_slot(kind, value)
-        if value.context is not self._context:
+            return None
+        if value.context is not self.context:
             raise ResourceError(f"{value!r} belongs to another context")
         if value.released:
             raise ResourceError(f"{value!r} has been released")
@@ -55,21 +44,39 @@ class CommandBuffer(hypergl_compiler.CommandBuffer):
             )
         slot = self._slot_of.get(id(value))
         if slot is None:
-            slot = self._add_resource(kind, self._free_name(value.name), value.describe())
-            self._live[slot] = value
+            slot = table.declare(kind, table.free_name(value.name), value.describe())
+            self.objects.extend([None] * (slot + 1 - len(self.objects)))
+            self.objects[slot] = value
             self._slot_of[id(value)] = slot
         return slot
 
-    def _free_name(self, name: str) -> str:
-        """The object's own name, made unique and an identifier for the resource table."""
-        base = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name) or "resource"
-        if base[0].isdigit():
-            base = "_" + base
-        taken = {resource.name for resource in self._resources}
-        candidate, serial = base, 1
-        while candidate in taken:
-            candidate, serial = f"{base}_{serial}", serial + 1
-        return candidate
+
+class CommandBuffer(hypergl_compiler.CommandBuffer):
+    """Records a program over a context's live objects; `submit()` replays it."""
+
+    def __init__(self, context: Context, *, name: str = "program") -> None:
+        self._live = LiveResources(context)
+        super().__init__(metadata={"name": name}, resolver=self._live)
+        self._context = context
+        self._replayer = Replayer(context._link)  # the context's handle for its engine
+
+    @property
+    def context(self) -> Context:
+        return self._context
+
+    def bound_objects(self) -> list[GPUResource | None]:
+        """The live object in each slot of the resource table (None: bound at submit)."""
+        objects = self._live.objects
+        return objects + [None] * (len(self.resources) - len(objects))
+
+    def release(self, what: str) -> None:
+        """``cmd.release('all')``: release every live object this command buffer's programs use."""
+        if what != "all":
+            raise ValueError(f"cmd.release expects 'all', got {what!r}; "
+                             "release one object with obj.release()")  # fmt: skip
+        for obj in self._live.objects:
+            if obj is not None and not obj.released:
+                obj.release()
 
     def submit(
         self,
@@ -88,7 +95,9 @@ class CommandBuffer(hypergl_compiler.CommandBuffer):
         that caused it (slower).
         Ctrl+C stops a running program with KeyboardInterrupt.
         """
-        return self._replayer.submit(self.program, self._live, registers, budget, bindings, debug)
+        return self._replayer.submit(
+            self.program, self._live.objects, registers, budget, bindings, debug
+        )
 
     def prepare(
         self,
@@ -102,4 +111,6 @@ class CommandBuffer(hypergl_compiler.CommandBuffer):
 
         ``prepared.submit()`` then replays it with the least Python per call.
         """
-        return self._replayer.prepare(self.program, self._live, registers, budget, bindings, debug)
+        return self._replayer.prepare(
+            self.program, self._live.objects, registers, budget, bindings, debug
+        )

@@ -13,30 +13,20 @@ import itertools
 import weakref
 from typing import Any
 
-import numpy as np
-
 from hypergl_compiler.isa import ResourceKind
 
-from . import _core, texture_set
+from . import _core, resource_checks, texture_set
 from ._egl import HeadlessHost
 from ._native import translated_errors
 from .capabilities import Capabilities
-from .checks import check_count, check_size
+from .checks import check_size
+from .context_link import ContextLink
 from .errors import ContextError, HyperGLError, ResourceError, ShaderError
 from .formats import (
     ATTACHMENTS,
-    COLOR_FORMATS,
-    DEPTH_FORMATS,
-    FILTERS,
-    TEXTURE_FORMATS,
     WRAP_MODES,
-    check_field,
-    check_fields,
-    check_pixels,
 )
-from .pipeline_state import PipelineStateError, pipeline_state
 from .resources import (
-    BUFFER_USAGES,
     Buffer,
     ExternalSource,
     Fence,
@@ -46,9 +36,9 @@ from .resources import (
     Readback,
     Texture,
     TextureSet,
-    as_bytes,
 )
 from .trace_log import TraceLog
+from .window_controls import WindowControls
 
 DEVICES = ("gl", "trace", "null")
 # format -> (NumPy dtype of its pixels, channels); depth formats take no pixels.
@@ -65,13 +55,14 @@ def _close_open_contexts() -> None:
             ctx.close()
 
 
-class Context:
+class Context(WindowControls):
     """A device plus every resource created on it. Create with `hypergl.context()`."""
 
     def __init__(self, device: str, host: Any = None) -> None:
         self._device = device
         self._host = host
         self._closed = False
+        self._link = ContextLink(self, device, host)
         self._handles: dict[int, GPUResource] = {}
         self._counter = itertools.count()
         self._screen: Framebuffer | None = None
@@ -79,7 +70,7 @@ class Context:
         _open_contexts.add(self)
         with translated_errors():
             if host is None:
-                self._native = _core.Context(device)
+                self._native = self._link.native = _core.Context(device)
             else:
                 self.capabilities = Capabilities.from_probe(_core.probe(host.load))
                 if not self.capabilities.at_least(4, 3):
@@ -88,7 +79,7 @@ class Context:
                         f"{self.capabilities.version}"
                     )
                 indirect_arb = not self.capabilities.at_least(4, 6)
-                self._native = _core.Context.gl(
+                self._native = self._link.native = _core.Context.gl(
                     host.load,
                     self.capabilities.indirect_count,
                     indirect_arb,
@@ -110,19 +101,11 @@ class Context:
         return f"<hypergl.Context device='{self._device}' live={len(self._handles)}>"
 
     def _enter(self) -> None:
-        """Check the context is open and make it current on this thread.
-
-        Always re-bound (about 0.3 us): another library's context (moderngl,
-        a window) may have been made current in between.
-        """
-        if self._closed:
-            raise ContextError("this context has been closed")
-        if self._host is not None:
-            self._host.make_current()
+        self._link.enter()
 
     @property
     def _gl(self) -> bool:
-        return self._host is not None
+        return self._link.gl
 
     # --- naming and tracking ------------------------------------------------------------
     def _name(self, name: str | None, kind: str) -> str:
@@ -149,7 +132,7 @@ class Context:
                     native = self._native.resource(int(cls.kind), name)
             except _core.ShaderError as exc:
                 raise ShaderError(str(exc)) from None
-        return self._track(cls(self, native, desc))
+        return self._track(cls(self._link, native, desc))
 
     # --- buffers -----------------------------------------------------------------------
     def buffer(
@@ -165,27 +148,10 @@ class Context:
         Its memory is mapped for reading and writing for its whole life:
         ``buf.map(dtype, shape)`` gives a NumPy array over it without a copy.
         """
-        if usage not in BUFFER_USAGES:
-            raise ValueError(f"unknown buffer usage {usage!r}; expected one of {BUFFER_USAGES}")
-        raw = None if data is None else as_bytes(data, "buffer")
-        if size is None:
-            if raw is None:
-                raise ValueError("buffer needs data or size")
-            size = raw.nbytes
-        if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
-            raise TypeError(f"buffer size must be an int, got {size!r}")
-        if not 0 < size < 1 << 32:
-            raise ValueError(f"buffer size must be in 1..2**32-1 bytes, got {size}")
-        if raw is not None and raw.nbytes > size:
-            raise ValueError(f"buffer data of {raw.nbytes} bytes exceeds size {size}")
-        size = int(size)
+        desc, raw = resource_checks.buffer_args(data, size, usage)
+        size = desc["size"]
         name = self._name(name, "buffer")
-        handle = self._make(
-            Buffer,
-            name,
-            {"size": size, "usage": usage},
-            lambda n: self._native.gl_buffer(n, size, raw),
-        )
+        handle = self._make(Buffer, name, desc, lambda n: self._native.gl_buffer(n, size, raw))
         if raw is not None and not self._gl:
             handle.write(raw)
         return handle
@@ -208,29 +174,11 @@ class Context:
         rgba8 uint8 x4, r32f float32 x1, rgba32f float32 x4, rgba16f float16 x4,
         r32ui uint32 x1. Depth formats (depth24, depth32f) take no data.
         """
-        if format not in TEXTURE_FORMATS:
-            raise ValueError(f"unknown texture format {format!r}; expected one of "
-                             f"{sorted(TEXTURE_FORMATS)}")  # fmt: skip
-        if filter not in FILTERS:
-            raise ValueError(f"unknown filter {filter!r}; expected one of {FILTERS}")
-        if wrap not in WRAP_MODES:
-            raise ValueError(f"unknown wrap mode {wrap!r}; expected one of {sorted(WRAP_MODES)}")
-        layers = check_count(layers, "layers", minimum=0)
-        pixels = None
-        if data is not None:
-            pixels, (width, height) = check_pixels(data, format, layers)
-            if size is not None and tuple(size) != (width, height):
-                raise ValueError(f"texture size {size!r} disagrees with data of {width}x{height}")
-        elif size is None:
-            raise ValueError("texture needs data or size")
-        else:
-            width, height = check_size(size, "texture size")
-        self._check_texture_size(width, height, layers)
+        desc, pixels = resource_checks.texture_args(
+            data, size, format, layers, filter, wrap, self._limits
+        )
+        width, height, layers = desc["width"], desc["height"], desc["layers"]
         name = self._name(name, "texture")
-        desc = {"width": width, "height": height, "format": format, "layers": layers,
-                "filter": filter, "wrap": wrap}  # fmt: skip
-        if pixels is not None:
-            desc["data"] = pixels.tobytes()
         return self._make(
             Texture,
             name,
@@ -255,20 +203,9 @@ class Context:
         Bindless textures back it where the driver has them, a texture array
         elsewhere; the program and the image are the same.
         """
-        if filter not in FILTERS:
-            raise ValueError(f"unknown filter {filter!r}; expected one of {FILTERS}")
-        if wrap not in WRAP_MODES:
-            raise ValueError(f"unknown wrap mode {wrap!r}; expected one of {sorted(WRAP_MODES)}")
-        images = np.asarray(images)
-        if images.ndim != 4 or images.shape[0] < 1:
-            raise ValueError(f"texture_set needs images of shape (N, H, W, 4), got {images.shape}")
-        pixels, (width, height) = check_pixels(images, "rgba8", images.shape[0])
-        count = images.shape[0]
-        self._check_texture_size(width, height, count)
+        desc, pixels = resource_checks.texture_set_args(images, filter, wrap, self._limits)
+        width, height, count = desc["width"], desc["height"], desc["layers"]
         name = self._name(name, "texture_set")
-        desc = {"width": width, "height": height, "format": "rgba8", "layers": count,
-                "filter": filter, "wrap": wrap, "texture_set": True,
-                "data": pixels.tobytes()}  # fmt: skip
         return self._make(
             TextureSet,
             name,
@@ -278,31 +215,9 @@ class Context:
             ),
         )
 
-    def _write_texture(self, texture: Texture, data: Any) -> None:
-        desc = texture._desc
-        if desc.get("texture_set"):
-            raise ResourceError(f"texture set '{texture.name}' cannot be rewritten")
-        if desc["format"] in DEPTH_FORMATS:
-            raise ValueError(f"depth texture '{texture.name}' takes no pixel data")
-        pixels, size = check_pixels(data, desc["format"], desc["layers"])
-        if size != (desc["width"], desc["height"]):
-            raise ValueError(f"texture '{texture.name}' is {desc['width']}x{desc['height']}, "
-                             f"the data is {size[0]}x{size[1]}")  # fmt: skip
-        self._enter()
-        if self._gl:
-            with translated_errors():
-                self._native.gl_texture_write(texture._native, pixels)
-        desc["data"] = pixels.tobytes()
-
-    def _check_texture_size(self, width: int, height: int, layers: int) -> None:
-        if self.capabilities is None:
-            return
-        limit = self.capabilities.limits.get("max_texture_size", 0)
-        if width > limit or height > limit:
-            raise ValueError(f"texture of {width}x{height} exceeds this GPU's limit of {limit}")
-        layer_limit = self.capabilities.limits.get("max_array_texture_layers", 0)
-        if layers > layer_limit:
-            raise ValueError(f"{layers} layers exceed this GPU's limit of {layer_limit}")
+    @property
+    def _limits(self) -> dict[str, int] | None:
+        return None if self.capabilities is None else self.capabilities.limits
 
     # --- pipelines ---------------------------------------------------------------------
     def pipeline(
@@ -311,35 +226,22 @@ class Context:
         vertex_shader: str | None = None,
         fragment_shader: str | None = None,
         compute_shader: str | None = None,
+        vertex_count: int | None = None,
         name: str | None = None,
         **state: Any,
     ) -> Pipeline:
         """An immutable pipeline: shaders plus state, all validated here.
 
+        ``vertex_count`` is what ``cmd.draw()`` without a count draws with it.
         State keywords: vertex_layout, topology, depth_test, depth_write,
         depth_func, blend ('none' | 'alpha'), cull ('none' | 'front' | 'back'),
         front_face, texture_set_unit. Compile and link errors raise ShaderError
         with the driver's log.
         """
-        for label, source in (
-            ("vertex_shader", vertex_shader),
-            ("fragment_shader", fragment_shader),
-            ("compute_shader", compute_shader),
-        ):
-            if source is not None and (not isinstance(source, str) or not source.strip()):
-                raise TypeError(f"{label} must be GLSL source text, got {source!r}")
-        if compute_shader is not None and (vertex_shader or fragment_shader):
-            raise ValueError("a pipeline is either compute (compute_shader) or graphics "
-                             "(vertex_shader, fragment_shader), not both")  # fmt: skip
-        if compute_shader is None and vertex_shader is None:
-            raise ValueError("pipeline needs a vertex_shader or a compute_shader")
-        try:
-            parsed = pipeline_state(state)
-        except PipelineStateError as exc:
-            raise ValueError(str(exc)) from None
+        desc, parsed = resource_checks.pipeline_args(
+            vertex_shader, fragment_shader, compute_shader, vertex_count, state
+        )
         name = self._name(name, "pipeline")
-        desc = {"vertex_shader": vertex_shader, "fragment_shader": fragment_shader,
-                "compute_shader": compute_shader, **parsed.describe()}  # fmt: skip
 
         def gl_factory(n: str) -> Any:
             sources = [vertex_shader or "", fragment_shader or "", compute_shader or ""]
@@ -364,25 +266,9 @@ class Context:
         name: str | None = None,
     ) -> Framebuffer:
         """Colour attachments of the given formats plus an optional depth attachment."""
-        width, height = check_size(size, "framebuffer size")
-        if isinstance(color, str):
-            color = (color,)
-        color = list(color)
-        if len(color) > 4:
-            raise ValueError(f"at most 4 colour attachments, got {len(color)}")
-        for fmt in color:
-            if fmt not in COLOR_FORMATS:
-                raise ValueError(f"unknown colour format {fmt!r}; expected one of {COLOR_FORMATS}")
-        if depth is not None and depth not in DEPTH_FORMATS:
-            raise ValueError(f"unknown depth format {depth!r}; expected one of {DEPTH_FORMATS}")
-        if not color and depth is None:
-            raise ValueError("a framebuffer needs a colour or a depth attachment")
-        if self.capabilities is not None:
-            limit = self.capabilities.limits.get("max_renderbuffer_size", 0)
-            if width > limit or height > limit:
-                raise ValueError(f"framebuffer of {width}x{height} exceeds the limit {limit}")
+        desc = resource_checks.framebuffer_args(size, color, depth, self._limits)
+        width, height, color = desc["width"], desc["height"], desc["color"]
         name = self._name(name, "framebuffer")
-        desc = {"width": width, "height": height, "color": color, "depth": depth}
         return self._make(
             Framebuffer,
             name,
@@ -411,22 +297,11 @@ class Context:
         ``cmd.read_framebuffer(readback, framebuffer)`` captures a frame inside a
         program; ``readback.read(lag=1)`` returns it a frame later without a stall.
         """
-        if isinstance(framebuffer, Framebuffer):
-            width, height = framebuffer.size
-        else:
-            width, height = check_size(framebuffer, "readback size")
-        if attachment not in ATTACHMENTS:
-            raise ValueError(f"unknown attachment {attachment!r}; expected one of "
-                             f"{sorted(ATTACHMENTS)}")  # fmt: skip
-        if components not in (1, 3, 4) or (attachment == "depth" and components != 1):
-            raise ValueError(f"components must be 1, 3 or 4 (1 for depth), got {components!r}")
-        depth = check_count(depth, "depth", minimum=1)
-        if depth > 16:
-            raise ValueError(f"readback depth {depth} is more than 16 frames")
+        size = framebuffer.size if isinstance(framebuffer, Framebuffer) else framebuffer
+        desc = resource_checks.readback_args(size, attachment, components, depth)
+        width, height, depth = desc["width"], desc["height"], desc["depth"]
         index = ATTACHMENTS[attachment]
         name = self._name(name, "readback")
-        desc = {"width": width, "height": height, "components": components,
-                "attachment": attachment, "depth": depth}  # fmt: skip
         return self._make(
             Readback,
             name,
@@ -455,31 +330,15 @@ class Context:
         ``record_size``-byte record. ``count=(buffer, offset)`` receives the row
         count as a u32. The copy runs in C++ without the GIL: no per-row Python.
         """
-        if not callable(acquire):
-            raise TypeError(f"acquire must be callable, got {acquire!r}")
-        if release is not None and not callable(release):
-            raise TypeError(f"release must be callable or None, got {release!r}")
-        record_size = check_count(record_size, "record_size", minimum=1)
-        parts = [check_field(field, record_size) for field in check_fields(fields)]
-        count_buffer, count_offset = None, 0
-        if count is not None:
-            try:
-                count_buffer, count_offset = count
-            except (TypeError, ValueError):
-                raise TypeError(f"count must be (buffer, offset), got {count!r}") from None
-            if not isinstance(count_buffer, Buffer) or count_buffer.context is not self:
-                raise TypeError(f"count needs a buffer of this context, got {count_buffer!r}")
-            count_offset = check_count(count_offset, "count offset", minimum=0)
-            if count_offset % 4 or count_offset + 4 > count_buffer.size:
-                raise ValueError(f"count offset {count_offset} is not an aligned u32 inside "
-                                 f"buffer '{count_buffer.name}'")  # fmt: skip
-            count_buffer._check_live()
+        parts, record_size, count_buffer, count_offset = resource_checks.external_source_args(
+            self, acquire, fields, record_size, release, count
+        )
         name = self._name(name, "external")
         native = self._native.external_source(
             name, acquire, release, parts, record_size,
             None if count_buffer is None else count_buffer._native, count_offset,
         )  # fmt: skip
-        return self._track(ExternalSource(self, native, {"record_size": record_size}))
+        return self._track(ExternalSource(self._link, native, {"record_size": record_size}))
 
     def upload(self, source: ExternalSource, buffer: Buffer) -> None:
         """Run `source`'s conversion into `buffer` now: the code path of the `upload` op."""
@@ -494,49 +353,10 @@ class Context:
             except RuntimeError as exc:
                 raise HyperGLError(str(exc)) from None
 
-    @property
-    def screen(self) -> Framebuffer:
-        """The window's own framebuffer (window contexts only)."""
-        if not hasattr(self._host, "framebuffer_size"):
-            raise ContextError("ctx.screen needs a window: hypergl.context(window=(w, h))")
-        if self._screen is None or self._screen.released:
-            width, height = self._host.framebuffer_size()
-            self._screen = self._make(
-                Framebuffer,
-                "screen",
-                {"width": width, "height": height, "color": ["rgba8"], "depth": "depth24"},
-                lambda n: self._native.gl_default_framebuffer(n, width, height),
-            )
-        return self._screen
-
-    # --- windows -------------------------------------------------------------------------
-    def _window(self) -> Any:
-        if not hasattr(self._host, "swap"):
-            raise ContextError("this context has no window: hypergl.context(window=(w, h))")
-        return self._host
-
-    def swap(self) -> None:
-        """Show the frame rendered into ``ctx.screen``."""
-        self._enter()
-        self._window().swap()
-
-    def poll(self) -> None:
-        """Process window events (resizes update ``ctx.screen``)."""
-        window = self._window()
-        window.poll()
-        if self._screen is not None and not self._screen.released:
-            self._screen._native.resize(*window.framebuffer_size())
-
-    @property
-    def should_close(self) -> bool:
-        return self._window().should_close
-
     # --- reading back ----------------------------------------------------------------------
     def finish(self) -> None:
         """Wait until the GPU has done everything submitted; its writes are then visible."""
-        self._enter()
-        if self._gl:
-            self._native.finish()
+        self._link.finish()
 
     def check_errors(self) -> None:
         """Raise HyperGLError if OpenGL has recorded an error (gl device)."""
@@ -546,18 +366,6 @@ class Context:
                 self._native.check_errors()
             except RuntimeError as exc:
                 raise HyperGLError(str(exc)) from None
-
-    def _need_gl(self, what: str) -> None:
-        if not self._gl:
-            raise ContextError(f"{what} needs the gl device, this context is '{self._device}'")
-
-    def _fence_wait(self, fence: Fence, timeout: float) -> bool:
-        if not self._gl:
-            return True
-        self._enter()
-        if not isinstance(timeout, (int, float)) or timeout < 0:
-            raise ValueError(f"timeout must be a non-negative number of seconds, got {timeout!r}")
-        return self._native.fence_wait(fence._native, int(timeout * 1e9))
 
     # --- lifetime --------------------------------------------------------------------
     def release(self, obj: GPUResource | str) -> None:
@@ -571,7 +379,7 @@ class Context:
             return
         if not isinstance(obj, GPUResource):
             raise TypeError(f"release expects a HyperGL resource or 'all', got {obj!r}")
-        if obj._context is not self:
+        if obj.context is not self:
             raise ResourceError(f"'{obj.name}' belongs to another context")
         self._enter()
         self._native.release(obj._native)
@@ -594,9 +402,10 @@ class Context:
         if self._closed:
             return
         self.release("all")
-        self._closed = True
+        self._closed = self._link.closed = True
         _open_contexts.discard(self)
         host, self._host = self._host, None
+        self._link.host = None
         if host is not None and self._native.gl_live_mappings == 0:
             host.close()
 
@@ -622,15 +431,25 @@ class Context:
 
         return load_bridge(name)(self, source, **options)
 
-    def load(self, source: Any, *, bindings: dict[str, GPUResource] | None = None):
+    def load(
+        self,
+        source: Any,
+        *,
+        bindings: dict[str, GPUResource] | None = None,
+        memory_limit: int | None = None,
+    ):
         """Inflate a .hgb file (path or bytes) into live resources and a verified program.
 
         Self-contained files create every resource they describe; linked files
         name resources that `bindings` supplies. Returns a Scene to submit.
+        The resources the file makes may take `memory_limit` bytes together
+        (default: ``hypergl_compiler.hgb.default_memory_limit()``, a quarter of
+        this machine's memory, at most 4 GiB); the whole file is checked before
+        anything is made.
         """
         from .scene import load_scene
 
-        return load_scene(self, source, bindings or {})
+        return load_scene(self, source, {} if bindings is None else bindings, memory_limit)
 
 
 def context(

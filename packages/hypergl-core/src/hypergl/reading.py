@@ -12,7 +12,7 @@ from .errors import ResourceError
 from .formats import ATTACHMENTS
 
 if TYPE_CHECKING:
-    from .context import Context
+    from .context_link import ContextLink
     from .resources import Framebuffer, Readback
 
 
@@ -22,22 +22,23 @@ class PixelReader:
     Rows come in OpenGL's order (bottom row first). Made by ``fb.reader(into)``.
     """
 
-    def __init__(self, context: Context, out: np.ndarray, call: tuple) -> None:
-        self._context = context
+    def __init__(self, link: ContextLink, out: np.ndarray, call: tuple) -> None:
+        self._link = link
         self.out = out
         self._call = call
 
     def read(self) -> np.ndarray:
-        self._context._enter()
+        link = self._link
+        link.enter()
         try:  # not a context manager: this is the hot path
-            self._context._native.read_pixels(*self._call)
+            link.native.read_pixels(*self._call)
         except NATIVE_ERRORS as exc:
             raise translate(exc) from None
         return self.out
 
 
 def pixel_reader(
-    ctx: Context,
+    link: ContextLink,
     framebuffer: Framebuffer,
     into: Any,
     attachment: str,
@@ -46,7 +47,7 @@ def pixel_reader(
     dtype: Any,
 ) -> PixelReader:
     """Check a read once: attachment, rectangle, components and the output array."""
-    ctx._need_gl("reading pixels")
+    link.need_gl("reading pixels")
     if attachment not in ATTACHMENTS:
         raise ValueError(f"unknown attachment {attachment!r}; expected one of "
                          f"{sorted(ATTACHMENTS)}")  # fmt: skip
@@ -70,11 +71,11 @@ def pixel_reader(
     float_pixels = index < 4 and dtype == np.float32
     call = (framebuffer._native, index, components, float_pixels, rect,
             out.reshape(-1).view(np.uint8))  # fmt: skip
-    return PixelReader(ctx, out, call)
+    return PixelReader(link, out, call)
 
 
 def read_pixels(
-    ctx: Context,
+    link: ContextLink,
     framebuffer: Framebuffer,
     into: Any,
     attachment: str,
@@ -85,16 +86,18 @@ def read_pixels(
 ) -> np.ndarray:
     if origin not in ("top", "bottom"):
         raise ValueError(f"origin must be 'top' or 'bottom', got {origin!r}")
-    out = pixel_reader(ctx, framebuffer, into, attachment, components, rect, dtype).read()
+    out = pixel_reader(link, framebuffer, into, attachment, components, rect, dtype).read()
     if origin == "top":
         out[:] = out[::-1]
     return out
 
 
-def read_readback(ctx: Context, readback: Readback, lag: Any, into: Any, origin: str) -> np.ndarray:
+def read_readback(
+    link: ContextLink, readback: Readback, lag: Any, into: Any, origin: str
+) -> np.ndarray:
     """The frame captured `lag` captures ago, into `into` (or a new array)."""
-    ctx._need_gl("reading a readback ring")
-    ctx._enter()
+    link.need_gl("reading a readback ring")
+    link.enter()
     desc = readback._desc
     if isinstance(lag, bool) or not isinstance(lag, int) or not 0 <= lag < desc["depth"]:
         raise ValueError(f"lag must be an int in 0..{desc['depth'] - 1}, got {lag!r}")
@@ -113,7 +116,7 @@ def read_readback(ctx: Context, readback: Readback, lag: Any, into: Any, origin:
         raise ValueError(f"origin must be 'top' or 'bottom', got {origin!r}")
     out = check_output(into, shape, dtype, f"readback '{readback.name}'")
     with translated_errors():
-        ctx._native.readback_frame(
+        link.native.readback_frame(
             readback._native, written - 1 - lag, 10_000_000_000, out.reshape(-1).view(np.uint8)
         )
     if origin == "top":

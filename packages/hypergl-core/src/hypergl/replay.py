@@ -20,7 +20,7 @@ from .errors import ResourceError
 from .resources import GPUResource
 
 if TYPE_CHECKING:
-    from .context import Context
+    from .context_link import ContextLink
 
 
 @dataclass(frozen=True)
@@ -79,11 +79,12 @@ def register_values(registers: Sequence[Any] | Mapping[int, Any] | None) -> list
 class Replayer:
     """Submits one program at a time; caches its verified native image."""
 
-    def __init__(self, context: Context) -> None:
-        self.context = context
+    def __init__(self, link: ContextLink) -> None:
+        self._link = link
         self._compiled: tuple[Program, Any] | None = None
 
-    def _native(self, program: Program) -> Any:
+    def verified(self, program: Program) -> Any:
+        """The engine's verified image of `program` (made once; raises VerifyError)."""
         if self._compiled is None or self._compiled[0] is not program:
             self._compiled = (program, native_program(program))
         return self._compiled[1]
@@ -98,15 +99,15 @@ class Replayer:
         debug: bool = False,
     ) -> PreparedSubmit:
         """Check everything a submit of `program` needs, once."""
-        self.context._enter()
-        native = self._native(program)
+        self._link.enter()
+        native = self.verified(program)
         if budget is not None and (
             isinstance(budget, bool) or not isinstance(budget, int) or budget < 0
         ):
             raise ValueError(f"budget must be a non-negative int or None, got {budget!r}")
         values = register_values(registers)
         resources = bound_resources(program, live, bindings or {})
-        return PreparedSubmit(self.context, native, resources, values, budget, bool(debug))
+        return PreparedSubmit(self._link, native, resources, values, budget, bool(debug))
 
     def submit(
         self,
@@ -131,17 +132,18 @@ class PreparedSubmit:
     resource is alive and of the right kind). Made by ``cmd.prepare()``.
     """
 
-    def __init__(self, context: Context, native: Any, resources: list, registers: list,
+    def __init__(self, link: ContextLink, native: Any, resources: list, registers: list,
                  budget: int | None, debug: bool) -> None:  # fmt: skip
-        self._context = context
+        self._link = link
         self._call = (native, resources, registers, budget, debug)
         self._last: tuple | None = None
 
     def submit(self) -> None:
         """Replay once; the statistics of the last run are in `stats`."""
-        self._context._enter()
+        link = self._link
+        link.enter()
         try:  # not a context manager: this is the hot path
-            self._last = self._context._native.submit(*self._call)
+            self._last = link.native.submit(*self._call)
         except NATIVE_ERRORS as exc:
             raise translate(exc) from None
 

@@ -15,10 +15,13 @@ import numpy as np
 from hypergl_compiler.isa import ResourceKind
 
 from . import reading
+from ._native import translated_errors
 from .errors import ResourceError
+from .formats import DEPTH_FORMATS, check_pixels
 
 if TYPE_CHECKING:
     from .context import Context
+    from .context_link import ContextLink
 
 BUFFER_USAGES = ("vertex", "index", "uniform", "storage", "indirect", "parameter", "readback")
 
@@ -28,8 +31,8 @@ class GPUResource:
 
     kind: ResourceKind
 
-    def __init__(self, context: Context, native: Any, desc: dict[str, Any]) -> None:
-        self._context = context
+    def __init__(self, link: ContextLink, native: Any, desc: dict[str, Any]) -> None:
+        self._link = link  # how the resource reaches its context's engine
         self._native = native
         self._desc = desc
 
@@ -39,7 +42,7 @@ class GPUResource:
 
     @property
     def context(self) -> Context:
-        return self._context
+        return self._link.context
 
     @property
     def released(self) -> bool:
@@ -50,7 +53,7 @@ class GPUResource:
         return dict(self._desc)
 
     def release(self) -> None:
-        self._context.release(self)
+        self._link.context.release(self)
 
     def _check_live(self) -> None:
         if self._native.released:
@@ -89,7 +92,7 @@ class Buffer(GPUResource):
             raise TypeError(f"map: {dtype!r} is not a NumPy dtype") from exc
         if dtype.hasobject or dtype.itemsize == 0:
             raise TypeError(f"map: dtype {dtype} cannot alias GPU memory")
-        raw = _Mapping(self._native.view(), self._context._host).array()
+        raw = _Mapping(self._native.view(), self._link.host).array()
         if shape is None:
             if self.size % dtype.itemsize:
                 raise ValueError(
@@ -126,7 +129,7 @@ class Buffer(GPUResource):
 
     def read(self, dtype: Any = np.uint8) -> np.ndarray:
         """A copy of the buffer's contents, after the GPU's writes so far."""
-        self._context.finish()
+        self._link.finish()
         return self.map(dtype).copy()
 
 
@@ -161,7 +164,20 @@ class Texture(GPUResource):
     def write(self, data: Any) -> None:
         """Replace every pixel (same shape and dtype as at creation); seen by the next submit."""
         self._check_live()
-        self._context._write_texture(self, data)
+        desc = self._desc
+        if desc.get("texture_set"):
+            raise ResourceError(f"texture set '{self.name}' cannot be rewritten")
+        if desc["format"] in DEPTH_FORMATS:
+            raise ValueError(f"depth texture '{self.name}' takes no pixel data")
+        pixels, size = check_pixels(data, desc["format"], desc["layers"])
+        if size != (desc["width"], desc["height"]):
+            raise ValueError(f"texture '{self.name}' is {desc['width']}x{desc['height']}, "
+                             f"the data is {size[0]}x{size[1]}")  # fmt: skip
+        self._link.enter()
+        if self._link.gl:
+            with translated_errors():
+                self._link.native.gl_texture_write(self._native, pixels)
+        desc["data"] = pixels.tobytes()
 
 
 class TextureSet(Texture):
@@ -181,6 +197,11 @@ class Pipeline(GPUResource):
     """Shaders plus fixed-function state; immutable."""
 
     kind = ResourceKind.PIPELINE
+
+    @property
+    def vertex_count(self) -> int | None:
+        """What ``cmd.draw()`` without a count draws with this pipeline (None: not declared)."""
+        return self._desc.get("vertex_count")
 
 
 class Framebuffer(GPUResource):
@@ -215,7 +236,7 @@ class Framebuffer(GPUResource):
         """
         self._check_live()
         return reading.read_pixels(
-            self._context, self, into, attachment, components, origin, rect, dtype
+            self._link, self, into, attachment, components, origin, rect, dtype
         )
 
     def reader(
@@ -232,7 +253,7 @@ class Framebuffer(GPUResource):
         """
         self._check_live()
         dtype = into.dtype if isinstance(into, np.ndarray) else np.uint8
-        return reading.pixel_reader(self._context, self, into, attachment, components, rect, dtype)
+        return reading.pixel_reader(self._link, self, into, attachment, components, rect, dtype)
 
 
 class Fence(GPUResource):
@@ -243,7 +264,7 @@ class Fence(GPUResource):
     def wait(self, timeout: float = 10.0) -> bool:
         """Wait up to `timeout` seconds; True when the fence has passed."""
         self._check_live()
-        return self._context._fence_wait(self, timeout)
+        return self._link.fence_wait(self._native, timeout)
 
 
 class Readback(GPUResource):
@@ -261,7 +282,7 @@ class Readback(GPUResource):
         lag=1 gives one frame of latency: the GPU had a whole frame to finish it.
         """
         self._check_live()
-        return reading.read_readback(self._context, self, lag, into, origin)
+        return reading.read_readback(self._link, self, lag, into, origin)
 
 
 class ExternalSource(GPUResource):

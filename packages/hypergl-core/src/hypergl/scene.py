@@ -24,6 +24,7 @@ from .formats import TEXTURE_FORMATS
 from .pipeline_state import PIPELINE_STATE_KEYS
 from .replay import Replayer, SubmitStats
 from .resources import Buffer, GPUResource
+from .scene_memory import check_scene_memory
 
 if TYPE_CHECKING:
     from .command_buffer import CommandBuffer
@@ -33,9 +34,10 @@ if TYPE_CHECKING:
 def save(cmd: CommandBuffer, path: str | os.PathLike, *, linked: Iterable[str] | bool = ()) -> None:
     """Save an ended command buffer as a .hgb file (self-contained unless `linked`)."""
     program = cmd.program
+    objects = cmd.bound_objects()
     resources = []
     for slot, entry in enumerate(program.resources):
-        live = cmd._live[slot] if slot < len(cmd._live) else None
+        live = objects[slot] if slot < len(objects) else None
         if isinstance(live, Buffer) and not live.released:
             entry = ResourceEntry(
                 entry.kind, entry.name, {**entry.desc, "data": live.read().tobytes()}
@@ -50,8 +52,8 @@ class Scene:
     def __init__(self, context: Context, program: Program, objects: Sequence[GPUResource | None]):
         self.program = program
         self._objects = list(objects)
-        self._replayer = Replayer(context)
-        self._replayer._native(program)  # the C++ verifier runs at load
+        self._replayer = Replayer(context._link)  # the context's handle for its engine
+        self._replayer.verified(program)  # the C++ verifier runs at load
 
     @property
     def objects(self) -> dict[str, GPUResource]:
@@ -83,16 +85,24 @@ class Scene:
         )
 
 
-def load_scene(context: Context, source: Any, bindings: Mapping[str, GPUResource]) -> Scene:
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        program = hgb.loads(source)
-    else:
-        program = hgb.load(source)
+def load_scene(
+    context: Context,
+    source: Any,
+    bindings: Mapping[str, GPUResource],
+    memory_limit: int | None = None,
+) -> Scene:
+    """Read, check against `memory_limit` (every resource), then make the resources."""
+    limit = hgb.check_memory_limit(memory_limit)
     if not isinstance(bindings, Mapping):
         raise TypeError(f"bindings must map resource names to objects, got {bindings!r}")
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        program = hgb.loads(source, memory_limit=limit)
+    else:
+        program = hgb.load(source, memory_limit=limit)
     unknown = set(bindings) - {entry.name for entry in program.resources}
     if unknown:
         raise ResourceError(f"bindings name resources the file lacks: {sorted(unknown)}")
+    check_scene_memory(program, bindings, limit)  # before anything is made
     objects: list[GPUResource | None] = []
     try:
         for entry in program.resources:
@@ -126,6 +136,7 @@ def _inflate(context: Context, entry: ResourceEntry) -> GPUResource:
                 vertex_shader=d.get("vertex_shader"),
                 fragment_shader=d.get("fragment_shader"),
                 compute_shader=d.get("compute_shader"),
+                vertex_count=d.get("vertex_count"),
                 **state,
             )
         if entry.kind is ResourceKind.FRAMEBUFFER:

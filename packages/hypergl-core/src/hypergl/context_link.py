@@ -1,0 +1,63 @@
+"""`ContextLink`: what resources, readers and replays need of their context.
+
+One per context, made by it and handed to everything it creates. It is the only
+way those objects reach the engine's context object and the GL host, so the
+context's own class keeps its internals to itself.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .errors import ContextError
+
+if TYPE_CHECKING:
+    from .context import Context
+
+
+class ContextLink:
+    """The engine's context object, the GL host (None off GL) and "make current"."""
+
+    __slots__ = ("closed", "context", "device", "host", "native")
+
+    def __init__(self, context: Context, device: str, host: Any) -> None:
+        self.context = context
+        self.device = device
+        self.host = host
+        self.native: Any = None  # the engine's context, set once it exists
+        self.closed = False
+
+    @property
+    def gl(self) -> bool:
+        """True on the gl device (while the context is open)."""
+        return self.host is not None
+
+    def enter(self) -> None:
+        """Check the context is open and make it current on this thread.
+
+        Always re-bound (about 0.3 us): another library's context (moderngl,
+        a window) may have been made current in between.
+        """
+        if self.closed:
+            raise ContextError("this context has been closed")
+        if self.host is not None:
+            self.host.make_current()
+
+    def need_gl(self, what: str) -> None:
+        if self.host is None:
+            raise ContextError(f"{what} needs the gl device, this context is '{self.device}'")
+
+    def finish(self) -> None:
+        """Wait until the GPU has done everything submitted."""
+        self.enter()
+        if self.host is not None:
+            self.native.finish()
+
+    def fence_wait(self, fence: Any, timeout: float) -> bool:
+        """Wait up to `timeout` seconds for the engine's `fence`; True when it has passed."""
+        if self.host is None:
+            return True
+        self.enter()
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0:
+            raise ValueError(f"timeout must be a non-negative number of seconds, got {timeout!r}")
+        return self.native.fence_wait(fence, int(timeout * 1e9))

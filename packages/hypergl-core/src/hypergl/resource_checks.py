@@ -1,0 +1,207 @@
+"""The arguments of each resource factory of a context, checked before anything is made.
+
+One function per kind; each returns the description a self-contained .hgb stores
+(plus what the engine needs besides) or raises an error naming the bad value.
+``limits`` are the driver's (``ctx.capabilities.limits``), None off the gl device.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from .checks import check_count, check_size
+from .errors import ResourceError
+from .formats import (
+    ATTACHMENTS,
+    COLOR_FORMATS,
+    DEPTH_FORMATS,
+    FILTERS,
+    TEXTURE_FORMATS,
+    WRAP_MODES,
+    check_field,
+    check_fields,
+    check_pixels,
+)
+from .pipeline_state import PipelineState, PipelineStateError, pipeline_state
+from .resources import BUFFER_USAGES, Buffer, as_bytes
+
+Limits = Mapping[str, int] | None
+
+
+def buffer_args(data: Any, size: Any, usage: Any) -> tuple[dict, np.ndarray | None]:
+    """(description, the data as bytes or None)."""
+    if usage not in BUFFER_USAGES:
+        raise ValueError(f"unknown buffer usage {usage!r}; expected one of {BUFFER_USAGES}")
+    raw = None if data is None else as_bytes(data, "buffer")
+    if size is None:
+        if raw is None:
+            raise ValueError("buffer needs data or size")
+        size = raw.nbytes
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
+        raise TypeError(f"buffer size must be an int, got {size!r}")
+    if not 0 < size < 1 << 32:
+        raise ValueError(f"buffer size must be in 1..2**32-1 bytes, got {size}")
+    if raw is not None and raw.nbytes > size:
+        raise ValueError(f"buffer data of {raw.nbytes} bytes exceeds size {size}")
+    return {"size": int(size), "usage": usage}, raw
+
+
+def _sampler(filter: Any, wrap: Any) -> None:
+    if filter not in FILTERS:
+        raise ValueError(f"unknown filter {filter!r}; expected one of {FILTERS}")
+    if wrap not in WRAP_MODES:
+        raise ValueError(f"unknown wrap mode {wrap!r}; expected one of {sorted(WRAP_MODES)}")
+
+
+def texture_size_within(limits: Limits, width: int, height: int, layers: int) -> None:
+    if limits is None:
+        return
+    limit = limits.get("max_texture_size", 0)
+    if width > limit or height > limit:
+        raise ValueError(f"texture of {width}x{height} exceeds this GPU's limit of {limit}")
+    layer_limit = limits.get("max_array_texture_layers", 0)
+    if layers > layer_limit:
+        raise ValueError(f"{layers} layers exceed this GPU's limit of {layer_limit}")
+
+
+def texture_args(
+    data: Any, size: Any, format: Any, layers: Any, filter: Any, wrap: Any, limits: Limits
+) -> tuple[dict, np.ndarray | None]:
+    """(description, the pixels as bytes or None)."""
+    if format not in TEXTURE_FORMATS:
+        raise ValueError(f"unknown texture format {format!r}; expected one of "
+                         f"{sorted(TEXTURE_FORMATS)}")  # fmt: skip
+    _sampler(filter, wrap)
+    layers = check_count(layers, "layers", minimum=0)
+    pixels = None
+    if data is not None:
+        pixels, (width, height) = check_pixels(data, format, layers)
+        if size is not None and tuple(size) != (width, height):
+            raise ValueError(f"texture size {size!r} disagrees with data of {width}x{height}")
+    elif size is None:
+        raise ValueError("texture needs data or size")
+    else:
+        width, height = check_size(size, "texture size")
+    texture_size_within(limits, width, height, layers)
+    desc = {"width": width, "height": height, "format": format, "layers": layers,
+            "filter": filter, "wrap": wrap}  # fmt: skip
+    if pixels is not None:
+        desc["data"] = pixels.tobytes()
+    return desc, pixels
+
+
+def texture_set_args(
+    images: Any, filter: Any, wrap: Any, limits: Limits
+) -> tuple[dict, np.ndarray]:
+    """(description, the images as bytes)."""
+    _sampler(filter, wrap)
+    images = np.asarray(images)
+    if images.ndim != 4 or images.shape[0] < 1:
+        raise ValueError(f"texture_set needs images of shape (N, H, W, 4), got {images.shape}")
+    pixels, (width, height) = check_pixels(images, "rgba8", images.shape[0])
+    count = images.shape[0]
+    texture_size_within(limits, width, height, count)
+    desc = {"width": width, "height": height, "format": "rgba8", "layers": count,
+            "filter": filter, "wrap": wrap, "texture_set": True,
+            "data": pixels.tobytes()}  # fmt: skip
+    return desc, pixels
+
+
+def pipeline_args(
+    vertex_shader: Any,
+    fragment_shader: Any,
+    compute_shader: Any,
+    vertex_count: Any,
+    state: Mapping[str, Any],
+) -> tuple[dict, PipelineState]:
+    """(description, the parsed state)."""
+    for label, source in (
+        ("vertex_shader", vertex_shader),
+        ("fragment_shader", fragment_shader),
+        ("compute_shader", compute_shader),
+    ):
+        if source is not None and (not isinstance(source, str) or not source.strip()):
+            raise TypeError(f"{label} must be GLSL source text, got {source!r}")
+    if compute_shader is not None and (vertex_shader or fragment_shader):
+        raise ValueError("a pipeline is either compute (compute_shader) or graphics "
+                         "(vertex_shader, fragment_shader), not both")  # fmt: skip
+    if compute_shader is None and vertex_shader is None:
+        raise ValueError("pipeline needs a vertex_shader or a compute_shader")
+    try:
+        parsed = pipeline_state(state)
+    except PipelineStateError as exc:
+        raise ValueError(str(exc)) from None
+    desc = {"vertex_shader": vertex_shader, "fragment_shader": fragment_shader,
+            "compute_shader": compute_shader, **parsed.describe()}  # fmt: skip
+    if vertex_count is not None:
+        vertex_count = check_count(vertex_count, "vertex_count", minimum=0)
+        if vertex_count >= 1 << 32:
+            raise ValueError(f"vertex_count must be below 2**32, got {vertex_count}")
+        desc["vertex_count"] = vertex_count
+    return desc, parsed
+
+
+def framebuffer_args(size: Any, color: Any, depth: Any, limits: Limits) -> dict:
+    width, height = check_size(size, "framebuffer size")
+    if isinstance(color, str):
+        color = (color,)
+    color = list(color)
+    if len(color) > 4:
+        raise ValueError(f"at most 4 colour attachments, got {len(color)}")
+    for fmt in color:
+        if fmt not in COLOR_FORMATS:
+            raise ValueError(f"unknown colour format {fmt!r}; expected one of {COLOR_FORMATS}")
+    if depth is not None and depth not in DEPTH_FORMATS:
+        raise ValueError(f"unknown depth format {depth!r}; expected one of {DEPTH_FORMATS}")
+    if not color and depth is None:
+        raise ValueError("a framebuffer needs a colour or a depth attachment")
+    if limits is not None:
+        limit = limits.get("max_renderbuffer_size", 0)
+        if width > limit or height > limit:
+            raise ValueError(f"framebuffer of {width}x{height} exceeds the limit {limit}")
+    return {"width": width, "height": height, "color": color, "depth": depth}
+
+
+def readback_args(size: Any, attachment: Any, components: Any, depth: Any) -> dict:
+    """`size` is a framebuffer's size or a (width, height) to check."""
+    width, height = check_size(size, "readback size")
+    if attachment not in ATTACHMENTS:
+        raise ValueError(f"unknown attachment {attachment!r}; expected one of "
+                         f"{sorted(ATTACHMENTS)}")  # fmt: skip
+    if components not in (1, 3, 4) or (attachment == "depth" and components != 1):
+        raise ValueError(f"components must be 1, 3 or 4 (1 for depth), got {components!r}")
+    depth = check_count(depth, "depth", minimum=1)
+    if depth > 16:
+        raise ValueError(f"readback depth {depth} is more than 16 frames")
+    return {"width": width, "height": height, "components": components,
+            "attachment": attachment, "depth": depth}  # fmt: skip
+
+
+def external_source_args(
+    context: Any, acquire: Any, fields: Any, record_size: Any, release: Any, count: Any
+) -> tuple[list, int, Buffer | None, int]:
+    """(field tuples for the engine, record size, count buffer or None, its offset)."""
+    if not callable(acquire):
+        raise TypeError(f"acquire must be callable, got {acquire!r}")
+    if release is not None and not callable(release):
+        raise TypeError(f"release must be callable or None, got {release!r}")
+    record_size = check_count(record_size, "record_size", minimum=1)
+    parts = [check_field(field, record_size) for field in check_fields(fields)]
+    count_buffer, count_offset = None, 0
+    if count is not None:
+        try:
+            count_buffer, count_offset = count
+        except (TypeError, ValueError):
+            raise TypeError(f"count must be (buffer, offset), got {count!r}") from None
+        if not isinstance(count_buffer, Buffer) or count_buffer.context is not context:
+            raise TypeError(f"count needs a buffer of this context, got {count_buffer!r}")
+        count_offset = check_count(count_offset, "count offset", minimum=0)
+        if count_offset % 4 or count_offset + 4 > count_buffer.size:
+            raise ValueError(f"count offset {count_offset} is not an aligned u32 inside "
+                             f"buffer '{count_buffer.name}'")  # fmt: skip
+        if count_buffer.released:
+            raise ResourceError(f"buffer '{count_buffer.name}' has been released")
+    return parts, record_size, count_buffer, count_offset

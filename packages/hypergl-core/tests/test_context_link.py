@@ -1,0 +1,58 @@
+"""Resources, readers and replays reach their context only through its ContextLink.
+
+Read with ast: outside context.py, no ``ctx._x`` / ``context._x`` / ``self._context._x``
+names a private attribute of Context, except ``context._link`` (the handle itself).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import hypergl
+
+SOURCE = Path(hypergl.__file__).resolve().parent
+ALLOWED = {"_link"}
+
+
+def context_private_names() -> set[str]:
+    tree = ast.parse((SOURCE / "context.py").read_text())
+    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Context"]
+    names = {n.name for n in cls.body if isinstance(n, ast.FunctionDef)}
+    names |= {n.attr for n in ast.walk(cls) if isinstance(n, ast.Attribute)
+              and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name)
+              and n.value.id == "self"}  # fmt: skip
+    return {n for n in names if n.startswith("_") and not n.endswith("__")}
+
+
+def names_a_context(node: ast.expr) -> bool:
+    text = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+    return text in ("ctx", "context", "_context")
+
+
+def test_only_the_link_reaches_into_a_context():
+    private = context_private_names()
+    assert {"_enter", "_native", "_link"} <= private
+    bad = []
+    for path in sorted(SOURCE.rglob("*.py")):
+        if path.name == "context.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Attribute) and node.attr in private - ALLOWED
+                    and names_a_context(node.value)):  # fmt: skip
+                bad.append(f"{path.name}:{node.lineno} .{node.attr}")
+    assert not bad, "context internals used outside context.py: " + "; ".join(bad)
+
+
+def test_a_closed_context_is_refused_through_the_link():
+    ctx = hypergl.context(device="trace")
+    buffer = ctx.buffer(size=4)
+    fence = ctx.fence()
+    ctx.close()
+    for call in (buffer.read, fence.wait):
+        try:
+            call()
+        except hypergl.HyperGLError as exc:
+            assert "closed" in str(exc) or "released" in str(exc)
+        else:
+            raise AssertionError(f"{call} worked on a closed context")
