@@ -81,7 +81,10 @@ class Context:
             if host is None:
                 self._native = _core.Context(device)
             else:
-                self.capabilities = Capabilities.from_probe(_core.probe(host.load))
+                # The engine's EGL context is made current by the engine; a window's is current.
+                egl = getattr(host, "egl", None)
+                probed = host.probe() if egl is not None else _core.probe(host.load)
+                self.capabilities = Capabilities.from_probe(probed)
                 if not self.capabilities.at_least(4, 3):
                     raise ContextError(
                         f"HyperGL needs OpenGL 4.3 or newer, this driver has "
@@ -89,10 +92,11 @@ class Context:
                     )
                 indirect_arb = not self.capabilities.at_least(4, 6)
                 self._native = _core.Context.gl(
-                    host.load,
+                    None if egl is not None else host.load,
                     self.capabilities.indirect_count,
                     indirect_arb,
                     self.capabilities.bindless_textures,
+                    egl,
                 )
 
     # --- what the context is -------------------------------------------------
@@ -110,10 +114,12 @@ class Context:
         return f"<hypergl.Context device='{self._device}' live={len(self._handles)}>"
 
     def _enter(self) -> None:
-        """Check the context is open and make it current on this thread.
+        """Check the context is open and, for a window, make it current on this thread.
 
-        Always re-bound (about 0.3 us): another library's context (moderngl,
-        a window) may have been made current in between.
+        Always re-bound (about 0.3 us): another library's context (moderngl)
+        may have been made current in between. The headless EGL context needs
+        nothing here: the engine makes it current inside each call, on the
+        calling thread, under the context's lock.
         """
         if self._closed:
             raise ContextError("this context has been closed")
@@ -641,21 +647,35 @@ def context(
     backend: str = "glfw",
     vsync: bool = False,
     visible: bool = True,
+    device_index: int | None = None,
 ) -> Context:
     """Create a context.
 
-    ``hypergl.context()`` is headless OpenGL through EGL; ``window=(w, h)`` opens
-    a GLFW window (``backend='sdl'`` for SDL2) with ``ctx.screen``, ``swap()``,
+    ``hypergl.context()`` is headless OpenGL through EGL; ``device_index=i``
+    opens the i-th GPU of ``hypergl.devices()`` (counted within
+    ``CUDA_VISIBLE_DEVICES`` where that is set); ``window=(w, h)`` opens a GLFW
+    window (``backend='sdl'`` for SDL2) with ``ctx.screen``, ``swap()``,
     ``poll()`` and ``should_close``; ``device='trace'`` or ``'null'`` need no GPU.
+    Any thread may use a context, one at a time.
     """
     if device not in DEVICES:
         raise ValueError(f"unknown device {device!r}; expected one of {DEVICES}")
+    if device_index is not None and (device != "gl" or window is not None):
+        raise ValueError(f"device_index={device_index!r} needs a headless gl context "
+                         f"(device='gl', no window), got device={device!r}")  # fmt: skip
     if device != "gl":
         if window is not None:
             raise ValueError(f"device {device!r} cannot open a window")
         return Context(device)
     if window is None:
-        return Context("gl", HeadlessHost())
+        from .devices import egl_device_index
+
+        host = HeadlessHost(egl_device_index(device_index))
+        try:
+            return Context("gl", host)
+        except BaseException:
+            host.close()
+            raise
     from .windows import WINDOW_BACKENDS
 
     if backend not in WINDOW_BACKENDS:
