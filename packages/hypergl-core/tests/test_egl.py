@@ -87,7 +87,7 @@ def test_no_egl_library_is_a_clear_context_error(monkeypatch, tmp_path):
     missing = tmp_path / "no-libEGL.so.1"
     monkeypatch.setenv("HYPERGL_EGL_LIBRARY", str(missing))
     for make in (hypergl.context, hypergl.probe, hypergl.devices):
-        with pytest.raises(hypergl.ContextError, match="could not load the EGL library.*apt"):
+        with pytest.raises(hypergl.ContextError, match=r"could not load the EGL library.*apt"):
             make()
     with pytest.raises(hypergl.ContextError, match="device_index=0: no EGL devices"):
         hypergl.context(device_index=0)
@@ -95,7 +95,7 @@ def test_no_egl_library_is_a_clear_context_error(monkeypatch, tmp_path):
 
 def test_a_library_that_is_not_egl_is_named(monkeypatch):
     monkeypatch.setenv("HYPERGL_EGL_LIBRARY", "libm.so.6")
-    with pytest.raises(hypergl.ContextError, match="libm.so.6 has no eglGetProcAddress"):
+    with pytest.raises(hypergl.ContextError, match=r"libm\.so\.6 has no eglGetProcAddress"):
         hypergl.context()
 
 

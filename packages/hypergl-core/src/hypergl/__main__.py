@@ -14,9 +14,8 @@ _PROVIDERS = {"demo": "hypergl-culverin[demo]"}
 
 
 def _info(_args: argparse.Namespace) -> int:
-    from .probe import probe
-
     from .devices import devices
+    from .probe import probe
 
     caps = probe()
     print(f"hypergl {__version__}")

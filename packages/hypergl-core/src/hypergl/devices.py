@@ -97,7 +97,9 @@ def egl_device_index(device_index: int | None) -> int | None:
     try:
         listed = devices()
     except ContextError as exc:
-        raise ContextError(f"device_index={device_index}: no EGL devices to choose from ({exc})")
+        raise ContextError(
+            f"device_index={device_index}: no EGL devices to choose from ({exc})"
+        ) from None
     for device in listed:
         if device.index == device_index:
             return device.egl_index
