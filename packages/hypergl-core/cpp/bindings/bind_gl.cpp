@@ -8,6 +8,8 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdlib>
+
 #include "bindings.hpp"
 #include "errors.hpp"
 #include "hypergl/context.hpp"
@@ -68,7 +70,9 @@ std::shared_ptr<Context> make_gl_context(nb::object load, bool indirect_count,
         throw;
     }
     egl->leave();
-    return std::make_shared<Context>(std::move(device), egl);
+    auto context = std::make_shared<Context>(std::move(device), egl);
+    if (std::getenv("HYPERGL_GL_THREAD")) context->use_gl_thread();
+    return context;
 }
 
 PipelineState pipeline_state(uint32_t topology, bool depth_test, bool depth_write,

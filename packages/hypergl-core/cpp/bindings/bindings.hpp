@@ -26,8 +26,7 @@ nanobind::dict probe_with(const hypergl::GLLoader &loader);
 template <typename F>
 auto locked(hypergl::Context &context, F action) {
     nanobind::gil_scoped_release unlocked;
-    hypergl::Context::Entry entry(context);
-    return action();
+    return context.call(action);
 }
 
 // Adapts a Python callable `name -> int address` (glfw.get_proc_address,
