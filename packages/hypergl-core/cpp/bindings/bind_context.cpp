@@ -99,7 +99,8 @@ nb::tuple submit(Context &context, const ProgramImage &program,
     RunStats stats;
     try {
         nb::gil_scoped_release unlocked;
-        stats = context.call([&] { return context.run(program, resources, registers.data(), options); });
+        Context::Entry entry(context);
+        stats = context.run(program, resources, registers.data(), options);
     } catch (const Interrupted &) {
         interrupt->restore();
         throw nb::python_error();

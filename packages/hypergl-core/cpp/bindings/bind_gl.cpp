@@ -8,8 +8,6 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
-#include <cstdlib>
-
 #include "bindings.hpp"
 #include "errors.hpp"
 #include "hypergl/context.hpp"
@@ -70,9 +68,7 @@ std::shared_ptr<Context> make_gl_context(nb::object load, bool indirect_count,
         throw;
     }
     egl->leave();
-    auto context = std::make_shared<Context>(std::move(device), egl);
-    if (std::getenv("HYPERGL_GL_THREAD")) context->use_gl_thread();
-    return context;
+    return std::make_shared<Context>(std::move(device), egl);
 }
 
 PipelineState pipeline_state(uint32_t topology, bool depth_test, bool depth_write,

@@ -26,7 +26,8 @@ nanobind::dict probe_with(const hypergl::GLLoader &loader);
 template <typename F>
 auto locked(hypergl::Context &context, F action) {
     nanobind::gil_scoped_release unlocked;
-    return context.call(action);
+    hypergl::Context::Entry entry(context);
+    return action();
 }
 
 // Adapts a Python callable `name -> int address` (glfw.get_proc_address,

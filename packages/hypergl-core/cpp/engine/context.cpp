@@ -6,46 +6,6 @@
 
 namespace hypergl {
 
-GLThread::GLThread(std::shared_ptr<CurrentContext> current)
-    : current_(std::move(current)), thread_([this] { loop(); }) {}
-
-GLThread::~GLThread() {
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        stop_ = true;
-    }
-    wake_.notify_one();
-    thread_.join();
-}
-
-void GLThread::loop() {
-    if (current_) current_->enter();
-    std::unique_lock<std::mutex> lock(mutex_);
-    for (;;) {
-        wake_.wait(lock, [&] { return stop_ || job_; });
-        if (stop_) break;
-        try {
-            (*job_)();
-        } catch (...) {
-            error_ = std::current_exception();
-        }
-        job_ = nullptr;
-        done_ = true;
-        finished_.notify_one();
-    }
-    if (current_) current_->leave();
-}
-
-void GLThread::run(const std::function<void()> &job) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    job_ = &job;
-    done_ = false;
-    error_ = nullptr;
-    wake_.notify_one();
-    finished_.wait(lock, [&] { return done_; });
-    if (error_) std::rethrow_exception(error_);
-}
-
 void Context::adopt(const std::shared_ptr<Resource> &resource) {
     resource->set_owner(this);
     resources_.push_back(resource);

@@ -1,6 +1,5 @@
 // A headless GL context: choosing the display, creating the newest core
 // context the driver gives, and making it current on the thread that enters.
-#include <cstdlib>
 #include <utility>
 
 #include "hypergl/egl.hpp"
@@ -37,7 +36,7 @@ const char *const kInstallHint =
 }  // namespace
 
 HeadlessContext::HeadlessContext(std::optional<int> device_index)
-    : library_(EGLLibrary::load()), keep_current_(std::getenv("HYPERGL_EGL_KEEP_CURRENT")) {
+    : library_(EGLLibrary::load()) {
     const EGLLibrary &lib = *library_;
     std::string tried;
     const auto attempt = [&](egl::Display display, std::string platform, int index) {
@@ -207,7 +206,7 @@ void HeadlessContext::enter() {
 
 void HeadlessContext::leave() noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!made_current_ || keep_current_) return;
+    if (!made_current_) return;
     made_current_ = false;
     const EGLLibrary &lib = *library_;
     if (previous_context_)

@@ -3,14 +3,8 @@
 // and free-threaded Python has no GIL at all).
 #pragma once
 
-#include <condition_variable>
-#include <exception>
-#include <functional>
 #include <memory>
 #include <mutex>
-#include <optional>
-#include <thread>
-#include <type_traits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -39,25 +33,6 @@ class CurrentContext {
     virtual void leave() noexcept = 0;
 };
 
-// EXPERIMENT (HYPERGL_GL_THREAD=1): all GL work on one thread the context
-// owns, where the GL context stays current.
-class GLThread {
-  public:
-    explicit GLThread(std::shared_ptr<CurrentContext> current);
-    ~GLThread();
-    void run(const std::function<void()> &job);
-
-  private:
-    void loop();
-    std::shared_ptr<CurrentContext> current_;
-    std::mutex mutex_;
-    std::condition_variable wake_, finished_;
-    const std::function<void()> *job_ = nullptr;
-    bool done_ = false, stop_ = false;
-    std::exception_ptr error_;
-    std::thread thread_;
-};
-
 class Context {
   public:
     explicit Context(std::unique_ptr<Device> device,
@@ -66,25 +41,6 @@ class Context {
 
     Device &device() { return *device_; }
     std::mutex &mutex() { return mutex_; }
-    void use_gl_thread() { thread_ = std::make_unique<GLThread>(current_); }
-
-    // Runs `action` inside an Entry, or on the GL thread with the lock held.
-    template <typename F>
-    auto call(F &&action) -> decltype(action()) {
-        using R = decltype(action());
-        if (!thread_) {
-            Entry entry(*this);
-            return action();
-        }
-        std::lock_guard<std::mutex> lock(mutex_);
-        if constexpr (std::is_void_v<R>) {
-            thread_->run([&] { action(); });
-        } else {
-            std::optional<R> result;
-            thread_->run([&] { result.emplace(action()); });
-            return std::move(*result);
-        }
-    }
 
     // Holds the lock and, where there is one, the GL context current on this
     // thread: every call into the device happens inside an Entry.
@@ -128,7 +84,6 @@ class Context {
   private:
     std::unique_ptr<Device> device_;
     std::shared_ptr<CurrentContext> current_;
-    std::unique_ptr<GLThread> thread_;
     std::vector<std::shared_ptr<Resource>> resources_;
     std::mutex mutex_;
 };

@@ -150,7 +150,6 @@ class HeadlessContext final : public CurrentContext {
     egl::Surface previous_draw_ = nullptr, previous_read_ = nullptr;
     egl::ContextHandle previous_context_ = nullptr;
     bool made_current_ = false;
-    bool keep_current_ = false;  // EXPERIMENT: never let go (one thread only)
 };
 
 }  // namespace hypergl
