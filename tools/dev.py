@@ -3,6 +3,7 @@
 
     python3 tools/dev.py demo    # the main job: hypergl demo (options after it, e.g. --window)
     python3 tools/dev.py test    # the whole test suite
+    python3 tools/dev.py test --free-threaded  # compiler/core/py_gpu suites on CPython 3.13t
     python3 tools/dev.py bench   # every benchmark, one table and a chart
     python3 tools/dev.py lint    # ruff
     python3 tools/dev.py info    # what this machine's OpenGL can do
@@ -264,6 +265,12 @@ def main() -> int:
         print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
         return 2
     name, args = sys.argv[1], sys.argv[2:]
+    if name == "test" and "--free-threaded" in args:  # its own interpreter and environment
+        sys.path.insert(0, str(ROOT / "tools"))
+        from free_threaded import main as free_threaded_tests
+
+        ensure_system_packages()
+        return free_threaded_tests([a for a in args if a != "--free-threaded"])
     python = ensure_environment()
     if name == "setup":
         return 0

@@ -9,7 +9,7 @@ import pytest
 DISTRIBUTIONS = {
     "hypergl-compiler": (">=3.10", set()),
     "py-gpu": (">=3.10", set()),
-    "hypergl-core": (">=3.12", {"hypergl-compiler", "numpy", "glcontext"}),
+    "hypergl-core": (">=3.12", {"hypergl-compiler", "numpy"}),
     "hypergl-culverin": (">=3.12", {"hypergl-core", "culverin", "numpy"}),
 }
 

@@ -11,11 +11,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_gl_tests_skip_with_a_reason_without_egl(tmp_path):
-    # A glcontext that cannot be imported stands for a machine without EGL.
-    stub = tmp_path / "glcontext"
-    stub.mkdir()
-    (stub / "__init__.py").write_text("raise ImportError('simulated: no EGL on this machine')\n")
-    env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    # An EGL library that does not exist stands for a machine without EGL.
+    env = dict(os.environ, HYPERGL_EGL_LIBRARY=str(tmp_path / "simulated-no-libEGL.so.1"))
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
          "packages/hypergl-core/tests/test_probe.py",
@@ -24,4 +21,5 @@ def test_gl_tests_skip_with_a_reason_without_egl(tmp_path):
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
     assert "5 passed, 5 skipped" in result.stdout  # capabilities pass, probe tests skip
-    assert "simulated: no EGL" in result.stdout
+    assert "could not load the EGL library" in result.stdout
+    assert "simulated-no-libEGL" in result.stdout

@@ -99,7 +99,7 @@ nb::tuple submit(Context &context, const ProgramImage &program,
     RunStats stats;
     try {
         nb::gil_scoped_release unlocked;
-        std::lock_guard<std::mutex> lock(context.mutex());
+        Context::Entry entry(context);
         stats = context.run(program, resources, registers.data(), options);
     } catch (const Interrupted &) {
         interrupt->restore();

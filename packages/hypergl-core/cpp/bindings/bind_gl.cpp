@@ -11,6 +11,7 @@
 #include "bindings.hpp"
 #include "errors.hpp"
 #include "hypergl/context.hpp"
+#include "hypergl/egl.hpp"
 #include "hypergl/gl_device.hpp"
 
 namespace nb = nanobind;
@@ -43,14 +44,31 @@ std::shared_ptr<T> adopted(Context &context, std::shared_ptr<T> resource) {
     return resource;
 }
 
-std::shared_ptr<Context> make_gl_context(nb::callable load, bool indirect_count,
-                                         bool indirect_count_arb, bool bindless) {
-    const hypergl::GLLoader loader = python_loader(std::move(load));
+// On an engine-made EGL context (`egl`), the device is created with it
+// current and every later call makes it current on the calling thread; on a
+// window's context (`load`), the window keeps it current.
+std::shared_ptr<Context> make_gl_context(nb::object load, bool indirect_count,
+                                         bool indirect_count_arb, bool bindless,
+                                         std::shared_ptr<HeadlessContext> egl) {
     GLFeatures features;
     features.indirect_count = indirect_count;
     features.indirect_count_arb = indirect_count_arb;
     features.bindless_textures = bindless;
-    return std::make_shared<Context>(std::make_unique<GLDevice>(loader, features));
+    if (!egl) {
+        const hypergl::GLLoader loader = python_loader(nb::cast<nb::callable>(load));
+        return std::make_shared<Context>(std::make_unique<GLDevice>(loader, features));
+    }
+    nb::gil_scoped_release unlocked;
+    egl->enter();
+    std::unique_ptr<GLDevice> device;
+    try {
+        device = std::make_unique<GLDevice>(egl->loader(), features);
+    } catch (...) {
+        egl->leave();
+        throw;
+    }
+    egl->leave();
+    return std::make_shared<Context>(std::move(device), egl);
 }
 
 PipelineState pipeline_state(uint32_t topology, bool depth_test, bool depth_write,
@@ -100,10 +118,11 @@ void register_gl(nb::module_ &m) {
 
     nb::class_<Context> context = nb::borrow<nb::class_<Context>>(m.attr("Context"));
     context
-        .def_static("gl", &make_gl_context, nb::arg("load"), nb::arg("indirect_count"),
+        .def_static("gl", &make_gl_context, nb::arg("load").none(), nb::arg("indirect_count"),
                     nb::arg("indirect_count_arb"), nb::arg("bindless"),
-                    "A context on the current GL context; `load(name) -> int` resolves "
-                    "entry points.")
+                    nb::arg("egl").none() = nb::none(),
+                    "A context on an EGLContext (`egl`), or on the current GL context with "
+                    "`load(name) -> int` resolving entry points.")
         .def_prop_ro("bindless_textures",
                      [](Context &c) { return gl_device(c).features().bindless_textures; })
         .def_prop_ro("gl_live_mappings",

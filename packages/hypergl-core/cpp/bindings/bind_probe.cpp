@@ -9,11 +9,9 @@
 
 namespace nb = nanobind;
 
-namespace {
-
-nb::dict probe(nb::callable load) {
+nb::dict probe_with(const hypergl::GLLoader &loader) {
     hypergl::GLApi api;
-    hypergl::load_gl_api(api, python_loader(std::move(load)));
+    hypergl::load_gl_api(api, loader);
     hypergl::ProbeResult result = hypergl::probe_context(api);
     nb::dict out;
     out["version"] = result.version;
@@ -27,6 +25,10 @@ nb::dict probe(nb::callable load) {
     out["limits"] = result.limits;
     return out;
 }
+
+namespace {
+
+nb::dict probe(nb::callable load) { return probe_with(python_loader(std::move(load))); }
 
 }  // namespace
 

@@ -14,19 +14,24 @@ void register_program(nanobind::module_ &m);
 void register_context(nanobind::module_ &m);
 void register_gl(nanobind::module_ &m);
 void register_external(nanobind::module_ &m);
+void register_egl(nanobind::module_ &m);
 
-// Runs `action` on the context with the GIL released and its lock held (the
-// lock is always taken without the GIL, so a run that needs the GIL for a
-// signal check cannot deadlock against a thread waiting for the lock).
+// The capability probe of the current GL context as a dict (bind_probe.cpp).
+nanobind::dict probe_with(const hypergl::GLLoader &loader);
+
+// Runs `action` on the context with the GIL released, its lock held and its
+// GL context current on this thread (the lock is always taken without the
+// GIL, so a run that needs the GIL for a signal check cannot deadlock against
+// a thread waiting for the lock).
 template <typename F>
 auto locked(hypergl::Context &context, F action) {
     nanobind::gil_scoped_release unlocked;
-    std::lock_guard<std::mutex> lock(context.mutex());
+    hypergl::Context::Entry entry(context);
     return action();
 }
 
-// Adapts a Python callable `name -> int address` (glcontext's
-// load_opengl_function, glfw.get_proc_address) to the engine's loader type.
+// Adapts a Python callable `name -> int address` (glfw.get_proc_address,
+// SDL_GL_GetProcAddress) to the engine's loader type.
 // Runs with the GIL held.
 inline hypergl::GLLoader python_loader(nanobind::callable load) {
     return [load](const char *name) -> void * {

@@ -8,4 +8,5 @@ NB_MODULE(_core, m) {
     register_context(m);
     register_gl(m);
     register_external(m);
+    register_egl(m);
 }

@@ -15,6 +15,7 @@ from ._native import verify
 from .capabilities import Capabilities
 from .command_buffer import CommandBuffer, SubmitStats
 from .context import Context, context
+from .devices import Device, devices
 from .errors import ContextError, HyperGLError, ResourceError, ShaderError, VMError
 from .plugins import PluginError, installed_bridges
 from .probe import probe
@@ -41,6 +42,7 @@ __all__ = [
     "CompileError",
     "Context",
     "ContextError",
+    "Device",
     "ExternalSource",
     "Fence",
     "Framebuffer",
@@ -61,6 +63,7 @@ __all__ = [
     "VerifyError",
     "__version__",
     "context",
+    "devices",
     "installed_bridges",
     "probe",
     "save",

@@ -14,10 +14,14 @@ _PROVIDERS = {"demo": "hypergl-culverin[demo]"}
 
 
 def _info(_args: argparse.Namespace) -> int:
+    from .devices import devices
     from .probe import probe
 
     caps = probe()
     print(f"hypergl {__version__}")
+    print("EGL devices")
+    for device in devices():
+        print(f"  {device}")
     print(f"OpenGL    {caps.version} ({'core' if caps.core_profile else 'compat'} profile)")
     print(f"renderer  {caps.renderer}")
     print(f"vendor    {caps.vendor}")
@@ -36,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="hypergl", description=__doc__)
     parser.add_argument("--version", action="version", version=f"hypergl {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("info", help="print the OpenGL version, features and limits")
+    commands.add_parser("info", help="print the EGL devices, OpenGL version, features and limits")
     plugged = installed_commands()
     for name in plugged:  # each parses its own options: hypergl NAME --help
         commands.add_parser(name, help=f"see: hypergl {name} --help", add_help=False)

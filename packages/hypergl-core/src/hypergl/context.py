@@ -72,7 +72,10 @@ class Context(WindowControls):
             if host is None:
                 self._native = self._link.native = _core.Context(device)
             else:
-                self.capabilities = Capabilities.from_probe(_core.probe(host.load))
+                # The engine's EGL context is made current by the engine; a window's is current.
+                egl = getattr(host, "egl", None)
+                probed = host.probe() if egl is not None else _core.probe(host.load)
+                self.capabilities = Capabilities.from_probe(probed)
                 if not self.capabilities.at_least(4, 3):
                     raise ContextError(
                         f"HyperGL needs OpenGL 4.3 or newer, this driver has "
@@ -80,10 +83,11 @@ class Context(WindowControls):
                     )
                 indirect_arb = not self.capabilities.at_least(4, 6)
                 self._native = self._link.native = _core.Context.gl(
-                    host.load,
+                    None if egl is not None else host.load,
                     self.capabilities.indirect_count,
                     indirect_arb,
                     self.capabilities.bindless_textures,
+                    egl,
                 )
 
     # --- what the context is -------------------------------------------------
@@ -460,21 +464,35 @@ def context(
     backend: str = "glfw",
     vsync: bool = False,
     visible: bool = True,
+    device_index: int | None = None,
 ) -> Context:
     """Create a context.
 
-    ``hypergl.context()`` is headless OpenGL through EGL; ``window=(w, h)`` opens
-    a GLFW window (``backend='sdl'`` for SDL2) with ``ctx.screen``, ``swap()``,
+    ``hypergl.context()`` is headless OpenGL through EGL; ``device_index=i``
+    opens the i-th GPU of ``hypergl.devices()`` (counted within
+    ``CUDA_VISIBLE_DEVICES`` where that is set); ``window=(w, h)`` opens a GLFW
+    window (``backend='sdl'`` for SDL2) with ``ctx.screen``, ``swap()``,
     ``poll()`` and ``should_close``; ``device='trace'`` or ``'null'`` need no GPU.
+    Any thread may use a context, one at a time.
     """
     if device not in DEVICES:
         raise ValueError(f"unknown device {device!r}; expected one of {DEVICES}")
+    if device_index is not None and (device != "gl" or window is not None):
+        raise ValueError(f"device_index={device_index!r} needs a headless gl context "
+                         f"(device='gl', no window), got device={device!r}")  # fmt: skip
     if device != "gl":
         if window is not None:
             raise ValueError(f"device {device!r} cannot open a window")
         return Context(device)
     if window is None:
-        return Context("gl", HeadlessHost())
+        from .devices import egl_device_index
+
+        host = HeadlessHost(egl_device_index(device_index))
+        try:
+            return Context("gl", host)
+        except BaseException:
+            host.close()
+            raise
     from .windows import WINDOW_BACKENDS
 
     if backend not in WINDOW_BACKENDS:

@@ -33,10 +33,12 @@ class ContextLink:
         return self.host is not None
 
     def enter(self) -> None:
-        """Check the context is open and make it current on this thread.
+        """Check the context is open and, for a window, make it current on this thread.
 
-        Always re-bound (about 0.3 us): another library's context (moderngl,
-        a window) may have been made current in between.
+        Always re-bound (about 0.3 us): another library's context (moderngl)
+        may have been made current in between. The headless EGL context needs
+        nothing here: the engine makes it current inside each call, on the
+        calling thread, under the context's lock.
         """
         if self.closed:
             raise ContextError("this context has been closed")

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from . import _core
-from ._egl import create_headless_context, release_headless_context
+from ._egl import HeadlessHost
 from .capabilities import Capabilities
 
 
-def probe() -> Capabilities:
-    """Create a headless EGL context, read its version, renderer, extensions and limits."""
-    context = create_headless_context()
+def probe(device_index: int | None = None) -> Capabilities:
+    """Create a headless EGL context, read its version, renderer, extensions and limits.
+
+    `device_index` is as for `hypergl.context` (see `hypergl.devices()`).
+    """
+    from .devices import egl_device_index
+
+    host = HeadlessHost(egl_device_index(device_index))
     try:
-        return Capabilities.from_probe(_core.probe(context.load_opengl_function))
+        return Capabilities.from_probe(host.probe())
     finally:
-        release_headless_context(context)
+        host.close()

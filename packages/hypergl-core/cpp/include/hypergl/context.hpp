@@ -22,12 +22,43 @@ class BindingError : public std::invalid_argument {
     using std::invalid_argument::invalid_argument;
 };
 
+// A GL context that must be current on the thread that calls into it (EGL).
+// Entered with the Context's lock held, so by one thread at a time.
+class CurrentContext {
+  public:
+    virtual ~CurrentContext() = default;
+    // Makes the GL context current on the calling thread; throws if it cannot.
+    virtual void enter() = 0;
+    // Releases it from the calling thread (puts back what was current before).
+    virtual void leave() noexcept = 0;
+};
+
 class Context {
   public:
-    explicit Context(std::unique_ptr<Device> device) : device_(std::move(device)) {}
+    explicit Context(std::unique_ptr<Device> device,
+                     std::shared_ptr<CurrentContext> current = nullptr)
+        : device_(std::move(device)), current_(std::move(current)) {}
 
     Device &device() { return *device_; }
     std::mutex &mutex() { return mutex_; }
+
+    // Holds the lock and, where there is one, the GL context current on this
+    // thread: every call into the device happens inside an Entry.
+    class Entry {
+      public:
+        explicit Entry(Context &context) : lock_(context.mutex_), current_(context.current_.get()) {
+            if (current_) current_->enter();
+        }
+        ~Entry() {
+            if (current_) current_->leave();
+        }
+        Entry(const Entry &) = delete;
+        Entry &operator=(const Entry &) = delete;
+
+      private:
+        std::lock_guard<std::mutex> lock_;
+        CurrentContext *current_;
+    };
 
     // Registers a resource created by a device-specific factory.
     void adopt(const std::shared_ptr<Resource> &resource);
@@ -52,6 +83,7 @@ class Context {
 
   private:
     std::unique_ptr<Device> device_;
+    std::shared_ptr<CurrentContext> current_;
     std::vector<std::shared_ptr<Resource>> resources_;
     std::mutex mutex_;
 };

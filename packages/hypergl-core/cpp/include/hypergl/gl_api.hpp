@@ -1,5 +1,5 @@
 // The OpenGL entry points HyperGL uses, loaded per context from a loader
-// (glcontext for headless EGL, the window library for windows).
+// (eglGetProcAddress for headless EGL, the window library for windows).
 //
 // The list is an X-macro so that the typedefs, the table and the loading code
 // cannot drift apart. A loaded pointer says nothing about support: EGL hands
