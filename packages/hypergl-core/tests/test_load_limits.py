@@ -5,6 +5,7 @@ Regression of issue 17: a 455-byte file with four 4 GiB buffers made 16 GiB.
 
 from __future__ import annotations
 
+import dataclasses
 import resource
 
 import pytest
@@ -70,3 +71,16 @@ def test_a_raised_limit_loads_and_bound_resources_do_not_count():
 def test_a_bad_memory_limit_is_named(limit):
     with hypergl.context(device="trace") as ctx, pytest.raises(TypeError, match="memory_limit"):
         ctx.load(four_huge_buffers(), memory_limit=limit)
+
+
+def test_a_program_that_fails_verification_makes_nothing():
+    cmd = CommandBuffer()
+    cmd.buffer("data", size=64)
+    cmd.halt()
+    program = cmd.end()
+    bad = program.code[:-16] + bytes([0xEE, 0]) + bytes(14)  # an unknown opcode
+    data = hgb.dumps(dataclasses.replace(program, code=bad))
+    with hypergl.context(device="trace") as ctx:
+        with pytest.raises(hypergl.VerifyError, match="instruction"):
+            ctx.load(data)
+        assert ctx.live_objects() == []

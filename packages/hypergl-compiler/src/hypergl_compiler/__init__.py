@@ -3,6 +3,8 @@
 Record with :class:`CommandBuffer` (and :class:`SceneCompiler` for loops,
 conditions, switches and ``@subroutine``), store with :mod:`.hgb`, check with
 :func:`verify`, read with :func:`dis` and write text back with :func:`asm`.
+A runtime binds its own objects to resource operands through the
+:class:`ResourceResolver` protocol (``CommandBuffer(resolver=...)``).
 """
 
 from __future__ import annotations

@@ -49,11 +49,18 @@ def save(cmd: CommandBuffer, path: str | os.PathLike, *, linked: Iterable[str] |
 class Scene:
     """A loaded program and the resources made for it; `submit()` replays it."""
 
-    def __init__(self, context: Context, program: Program, objects: Sequence[GPUResource | None]):
+    def __init__(
+        self,
+        context: Context,
+        program: Program,
+        objects: Sequence[GPUResource | None],
+        replayer: Replayer | None = None,
+    ) -> None:
         self.program = program
         self._objects = list(objects)
-        self._replayer = Replayer(context._link)  # the context's handle for its engine
-        self._replayer.verified(program)  # the C++ verifier runs at load
+        # the context's handle for its engine; a replayer given has verified the program
+        self._replayer = replayer or Replayer(context._link)
+        self._replayer.verified(program)  # the C++ verifier runs at load (once)
 
     @property
     def objects(self) -> dict[str, GPUResource]:
@@ -103,6 +110,8 @@ def load_scene(
     if unknown:
         raise ResourceError(f"bindings name resources the file lacks: {sorted(unknown)}")
     check_scene_memory(program, bindings, limit)  # before anything is made
+    replayer = Replayer(context._link)
+    replayer.verified(program)  # and the C++ verifier too: validate first, then make
     objects: list[GPUResource | None] = []
     try:
         for entry in program.resources:
@@ -114,7 +123,7 @@ def load_scene(
                 )
             else:
                 objects.append(_inflate(context, entry))
-        return Scene(context, program, objects)
+        return Scene(context, program, objects, replayer)
     except BaseException:
         for obj in objects:
             if obj is not None and obj.name not in bindings and not obj.released:

@@ -44,7 +44,6 @@ from .shaders import (
 )
 
 READBACK_MODES = ("direct", "ring")
-READ_TIMEOUT_NS = 10_000_000_000
 # Flat varyings per tile: 5 + 3 * K vec4 (record and sphere bounds), 29 for K = 8. Mesa and
 # desktop GPUs take 32; a driver with fewer fails to link the pipeline with a ShaderError.
 MAX_OBJECTS = 8
