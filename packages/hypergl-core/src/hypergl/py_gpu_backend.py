@@ -101,6 +101,9 @@ class HyperGLBackend:
         supports_vertex_attributes=True,
         supports_ids=True,
         supports_persistent_batches=True,
+        supports_async_readback=True,
+        api="opengl",
+        priority=250,
     )
 
     @classmethod

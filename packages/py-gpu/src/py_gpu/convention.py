@@ -31,11 +31,6 @@ HALF_PIXEL = SUBPIXEL // 2
 MAX_SCREEN_COORD = float(1 << 20)
 
 
-def snap(value: float) -> int:
-    """A screen coordinate in 1/256 pixel units, rounded to nearest (ties to even)."""
-    return round(value * SUBPIXEL)
-
-
 def gl_depth(z: float) -> float:
     """The fixed, monotonic map from contract ``z`` to a GPU depth in ``(0, 1)``.
 

@@ -92,6 +92,9 @@ class ModernGLBackend:
         supports_vertex_attributes=True,
         supports_ids=True,
         supports_persistent_batches=True,
+        supports_async_readback=True,
+        api="opengl",
+        priority=200,
     )
 
     @classmethod
@@ -249,5 +252,3 @@ class ModernGLBackend:
             cache.clear()
         self._ctx.release()
 
-
-ModernGLRasterBackend = ModernGLBackend
