@@ -1,11 +1,11 @@
-"""World-space meshes: per-vertex (smooth) attributes, instancing,
-texture atlases and depth / normal / object-id attachments.  Needs NumPy.
+"""World-space meshes: per-vertex (smooth) attributes, instancing, texture atlases and depth /
+normal / object-id attachments (camera helpers: :mod:`py_gpu.camera`).  Needs NumPy.
 
 Pipeline (:class:`MeshRenderer`, its stages in :mod:`py_gpu.mesh_pipeline`): instances are
-transformed to world space, projected with the camera, clipped against the near plane, mapped to screen space (y down, the
-:mod:`py_gpu.convention`), and rasterised by the chosen backend into a *visibility buffer*
-(which triangle covers each pixel, via the backend's ``rasterize_ids``).  Shading is deferred:
-per covered pixel the perspective-correct barycentric coordinates of its source triangle are
+transformed to world space, projected with the camera, clipped against the near plane, mapped
+to screen space (y down, the :mod:`py_gpu.convention`), and rasterised by the chosen backend
+into a *visibility buffer* (which triangle covers each pixel: ``rasterize_ids``).  Shading is
+deferred: per covered pixel the perspective-correct barycentric coordinates of its triangle are
 solved in clip space and used to interpolate normals, UVs and vertex colours, sample the texture
 atlas and light the pixel.  Every backend therefore gets the same attributes and attachments.
 
