@@ -33,6 +33,7 @@ from py_gpu.buffers import FrameBuffer
 from py_gpu.convention import SUBPIXEL, affine_depth, guard
 from py_gpu.errors import BackendUnavailableError
 from py_gpu.geometry import RasterBatch
+from py_gpu.readback import PendingFrame, Ring
 
 VERTEX_SHADER = """#version 430
 // 2 / viewport width, 2 / viewport height, guard band in pixels
@@ -60,6 +61,8 @@ void main() {
     frag_id = float(gl_PrimitiveID + 1);
 }
 """
+#: Frames in flight for render_async (the depth of the readback ring).
+RING_SIZE = 3
 VERTEX_DTYPE = np.dtype([("position", np.float32, 3), ("color", np.uint8, 4)])
 VERTEX_LAYOUT = [
     {
@@ -136,6 +139,7 @@ class HyperGLBackend:
         self._resident_count = 0
         self._targets: dict[tuple[int, int], Any] = {}
         self._programs: dict[tuple, Any] = {}
+        self._readbacks: dict[tuple[int, int], tuple[Any, Ring]] = {}
         #: Counters for tests and benchmarks: uploads and (re)allocations of the shared buffer.
         self.stats = {"uploads": 0, "allocations": 1, "recordings": 0}
 
@@ -151,9 +155,20 @@ class HyperGLBackend:
                                                        depth="depth32f")  # fmt: skip
         return self._targets[key]
 
-    def _program(self, vertices, width: int, height: int, background, ids: bool):
-        """The recorded frame program for this buffer, size and background (cached)."""
-        key = (id(vertices), width, height, tuple(background), ids)
+    def _readback(self, width: int, height: int):
+        """The ring of pixel-pack buffers that asynchronous frames of this size are read into."""
+        key = (width, height)
+        if key not in self._readbacks:
+            readback = self._ctx.readback(self._target(width, height, False), components=3,
+                                          depth=RING_SIZE, name="py_gpu_frames")  # fmt: skip
+            self._readbacks[key] = (readback, Ring(RING_SIZE))
+        return self._readbacks[key]
+
+    def _program(self, vertices, width: int, height: int, background, ids: bool,
+                 capture: Any = None):  # fmt: skip
+        """The recorded frame program for this buffer, size and background (cached); with
+        `capture` (a readback) the frame is also read into it without waiting."""
+        key = (id(vertices), width, height, tuple(background), ids, id(capture))
         program = self._programs.get(key)
         if program is None:
             if len(self._programs) > 64:
@@ -170,6 +185,8 @@ class HyperGLBackend:
             cmd.li(1, 0)
             cmd.li(2, 1)
             cmd.draw_reg(0, 1, 2)
+            if capture is not None:
+                cmd.read_framebuffer(capture, self._target(width, height, ids))
             cmd.end()
             self._programs[key] = program = (cmd, vertices)
             self.stats["recordings"] += 1
@@ -240,6 +257,33 @@ class HyperGLBackend:
         framebuffer.read(frame.to_numpy(), components=3, origin="bottom")
         return frame
 
+    def render_async(
+        self,
+        batch: RasterBatch | BatchHandle,
+        width: int,
+        height: int,
+        *,
+        background: Any = (0, 0, 0),
+        target: FrameBuffer | None = None,
+    ) -> PendingFrame:
+        """Submit the frame and return at once; ``result()`` reads it from the readback ring
+        (the GPU draws frame k+1 while frame k is copied out)."""
+        source = batch
+        batch, width, height, bg = check_render_args(batch, width, height, background, target)
+        readback, ring = self._readback(width, height)
+        slot = ring.claim()
+        vertices, count = self._source(source, batch)
+        self._program(vertices, width, height, bg, False, readback).submit(registers={0: count})
+        captured = readback.frames_written - 1
+
+        def finish() -> FrameBuffer:
+            frame = frame_for(target, width, height)
+            lag = readback.frames_written - 1 - captured
+            readback.read(lag, frame.to_numpy(), origin="bottom")
+            return frame
+
+        return ring.attach(slot, PendingFrame(finish))
+
     def rasterize_ids(self, batch: RasterBatch | BatchHandle, width: int, height: int):
         """``(ids, depth)``: the winning triangle per pixel from the GPU, ``z`` recomputed."""
         source = batch
@@ -251,4 +295,5 @@ class HyperGLBackend:
 
     def close(self) -> None:
         self._programs.clear()
+        self._readbacks.clear()
         self._ctx.close()

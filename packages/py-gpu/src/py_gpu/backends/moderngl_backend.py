@@ -20,7 +20,8 @@ from ..buffers import ColorLike, FrameBuffer
 from ..convention import SUBPIXEL, affine_depth, guard
 from ..errors import BackendUnavailableError
 from ..geometry import RasterBatch
-from . import BackendCapabilities, BatchHandle, check_render_args, deliver
+from ..readback import PendingFrame, Ring
+from . import BackendCapabilities, BatchHandle, check_render_args, deliver, frame_for
 
 VERTEX_SHADER = """
 #version 330
@@ -53,6 +54,8 @@ void main() {
 }
 """
 
+#: Frames in flight for render_async (pixel-pack buffers per frame size).
+RING_SIZE = 3
 VERTEX_DTYPE = np.dtype([("position", np.float32, 3), ("color", np.uint8, 4)])
 
 
@@ -121,6 +124,7 @@ class ModernGLBackend:
         self._resident_count = 0
         self._targets: dict[tuple[int, int], tuple] = {}
         self._id_targets: dict[tuple[int, int], tuple] = {}
+        self._packs: dict[tuple[int, int], tuple[list, Ring]] = {}
         #: Counters for tests and benchmarks: uploads and (re)allocations of the shared buffer.
         self.stats = {"uploads": 0, "allocations": 1}
 
@@ -224,6 +228,43 @@ class ModernGLBackend:
             data = fbo.read(components=3, alignment=1)
         return deliver(data, width, height, target)
 
+    def _pixel_packs(self, width: int, height: int):
+        """A ring of pixel-pack buffers that asynchronous frames of this size are read into."""
+        key = (width, height)
+        if key not in self._packs:
+            with self._ctx:
+                buffers = [self._ctx.buffer(reserve=width * height * 3) for _ in range(RING_SIZE)]
+            self._packs[key] = (buffers, Ring(RING_SIZE))
+        return self._packs[key]
+
+    def render_async(
+        self,
+        batch: RasterBatch | BatchHandle,
+        width: int,
+        height: int,
+        *,
+        background: ColorLike = (0, 0, 0),
+        target: FrameBuffer | None = None,
+    ) -> PendingFrame:
+        """Draw and start reading into a pixel-pack buffer; ``result()`` waits for that frame."""
+        source = batch
+        batch, width, height, bg = check_render_args(batch, width, height, background, target)
+        buffers, ring = self._pixel_packs(width, height)
+        slot = ring.claim()
+        with self._ctx:
+            fbo = self._target(width, height)
+            fbo.clear(bg[0] / 255.0, bg[1] / 255.0, bg[2] / 255.0, 1.0, depth=1.0)
+            self._draw(source, batch, width, height, ids=False)
+            fbo.read_into(buffers[slot], components=3, alignment=1)
+
+        def finish() -> FrameBuffer:
+            frame = frame_for(target, width, height)
+            with self._ctx:
+                buffers[slot].read_into(frame.pixels)
+            return frame
+
+        return ring.attach(slot, PendingFrame(finish))
+
     def rasterize_ids(self, batch: RasterBatch | BatchHandle, width: int, height: int):
         """``(ids, depth)``: winning triangle per pixel from the GPU, ``z`` recomputed exactly."""
         from ._setup import depth_for_ids
@@ -246,5 +287,9 @@ class ModernGLBackend:
                 color.release()
                 depth.release()
             cache.clear()
+        for buffers, _ in self._packs.values():
+            for buffer in buffers:
+                buffer.release()
+        self._packs.clear()
         self._ctx.release()
 

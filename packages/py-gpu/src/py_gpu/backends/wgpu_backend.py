@@ -68,25 +68,29 @@ def pack_vertices(batch: RasterBatch) -> np.ndarray:
     return data
 
 
+#: wgpu's own backends this backend accepts; its OpenGL fallback is left to the GL backends.
+NATIVE_APIS = ("Vulkan", "Metal", "D3D12")
+
+
 @functools.cache
 def _adapter():
-    """The first WebGPU adapter (cached), or a string saying why there is none."""
+    """The first Vulkan, Metal or D3D12 adapter (cached), or a string saying why there is none."""
     try:
         import wgpu
     except ImportError as exc:
         return f"wgpu is not installed ({exc}); pip install 'py-gpu[webgpu]'"
     try:
-        adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+        adapters = wgpu.gpu.enumerate_adapters_sync()
     except Exception as exc:
-        adapter, error = None, f"{type(exc).__name__}: {exc}"
-    else:
-        error = ""
-    if adapter is None:
-        return (
-            "no WebGPU adapter here (needs Vulkan, Metal or D3D12; on Linux without a GPU "
-            f"install Mesa's lavapipe, Debian package mesa-vulkan-drivers) {error}".strip()
-        )
-    return adapter
+        return f"wgpu cannot list adapters: {type(exc).__name__}: {exc}"
+    found = [a.info.get("backend_type", "?") for a in adapters]
+    for adapter in adapters:
+        if adapter.info.get("backend_type") in NATIVE_APIS:
+            return adapter
+    return (
+        f"no Vulkan, Metal or D3D12 adapter (wgpu found: {', '.join(found) or 'none'}); "
+        "on Linux without a GPU install Mesa's lavapipe (Debian: mesa-vulkan-drivers)"
+    )
 
 
 def _row_bytes(width: int, texel: int) -> int:
