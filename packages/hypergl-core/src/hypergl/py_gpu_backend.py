@@ -61,7 +61,7 @@ void main() {
     frag_id = float(gl_PrimitiveID + 1);
 }
 """
-#: Frames in flight for render_async (the depth of the readback ring).
+#: Frames in flight for render_async (framebuffers per frame size).
 RING_SIZE = 3
 VERTEX_DTYPE = np.dtype([("position", np.float32, 3), ("color", np.uint8, 4)])
 VERTEX_LAYOUT = [
@@ -139,7 +139,8 @@ class HyperGLBackend:
         self._resident_count = 0
         self._targets: dict[tuple[int, int], Any] = {}
         self._programs: dict[tuple, Any] = {}
-        self._readbacks: dict[tuple[int, int], tuple[Any, Ring]] = {}
+        self._in_flight: dict[tuple[int, int], tuple[list, Ring]] = {}
+        self._fence = ctx.fence(name="py_gpu_flush")
         #: Counters for tests and benchmarks: uploads and (re)allocations of the shared buffer.
         self.stats = {"uploads": 0, "allocations": 1, "recordings": 0}
 
@@ -155,26 +156,29 @@ class HyperGLBackend:
                                                        depth="depth32f")  # fmt: skip
         return self._targets[key]
 
-    def _readback(self, width: int, height: int):
-        """The ring of pixel-pack buffers that asynchronous frames of this size are read into."""
+    def _frames_in_flight(self, width: int, height: int):
+        """A ring of framebuffers for asynchronous frames of this size, and a fence."""
         key = (width, height)
-        if key not in self._readbacks:
-            readback = self._ctx.readback(self._target(width, height, False), components=3,
-                                          depth=RING_SIZE, name="py_gpu_frames")  # fmt: skip
-            self._readbacks[key] = (readback, Ring(RING_SIZE))
-        return self._readbacks[key]
+        if key not in self._in_flight:
+            framebuffers = [
+                self._ctx.framebuffer((width, height), color=["rgba8"], depth="depth32f")
+                for _ in range(RING_SIZE)
+            ]
+            self._in_flight[key] = (framebuffers, Ring(RING_SIZE))
+        return self._in_flight[key]
 
     def _program(self, vertices, width: int, height: int, background, ids: bool,
-                 capture: Any = None):  # fmt: skip
-        """The recorded frame program for this buffer, size and background (cached); with
-        `capture` (a readback) the frame is also read into it without waiting."""
-        key = (id(vertices), width, height, tuple(background), ids, id(capture))
+                 framebuffer: Any = None):  # fmt: skip
+        """The recorded frame program for this buffer, size and background (cached); into
+        `framebuffer` (an asynchronous frame) it ends with a fence, whose flush starts the
+        GPU on the frame without waiting for it."""
+        key = (id(vertices), width, height, tuple(background), ids, id(framebuffer))
         program = self._programs.get(key)
         if program is None:
             if len(self._programs) > 64:
                 self._programs.clear()
             cmd = self._ctx.command_buffer(name="py_gpu_frame")
-            cmd.bind_framebuffer(self._target(width, height, ids))
+            cmd.bind_framebuffer(framebuffer or self._target(width, height, ids))
             colour = (0.0,) * 4 if ids else (*(c / 255.0 for c in background), 1.0)
             cmd.clear(color=colour, depth=1.0)
             g = guard(width, height, self._max_viewport)
@@ -185,8 +189,8 @@ class HyperGLBackend:
             cmd.li(1, 0)
             cmd.li(2, 1)
             cmd.draw_reg(0, 1, 2)
-            if capture is not None:
-                cmd.read_framebuffer(capture, self._target(width, height, ids))
+            if framebuffer is not None:
+                cmd.fence_signal(self._fence)
             cmd.end()
             self._programs[key] = program = (cmd, vertices)
             self.stats["recordings"] += 1
@@ -266,20 +270,21 @@ class HyperGLBackend:
         background: Any = (0, 0, 0),
         target: FrameBuffer | None = None,
     ) -> PendingFrame:
-        """Submit the frame and return at once; ``result()`` reads it from the readback ring
-        (the GPU draws frame k+1 while frame k is copied out)."""
+        """Submit the frame into one of a ring of framebuffers and return at once; ``result()``
+        reads it. Measured on llvmpipe: a read-back into a pixel-pack buffer is done by the
+        driver at submit time (no overlap), while a flushed draw is rasterised by its threads
+        while Python goes on."""
         source = batch
         batch, width, height, bg = check_render_args(batch, width, height, background, target)
-        readback, ring = self._readback(width, height)
+        framebuffers, ring = self._frames_in_flight(width, height)
         slot = ring.claim()
         vertices, count = self._source(source, batch)
-        self._program(vertices, width, height, bg, False, readback).submit(registers={0: count})
-        captured = readback.frames_written - 1
+        cmd = self._program(vertices, width, height, bg, False, framebuffers[slot])
+        cmd.submit(registers={0: count})
 
         def finish() -> FrameBuffer:
             frame = frame_for(target, width, height)
-            lag = readback.frames_written - 1 - captured
-            readback.read(lag, frame.to_numpy(), origin="bottom")
+            framebuffers[slot].read(frame.to_numpy(), components=3, origin="bottom")
             return frame
 
         return ring.attach(slot, PendingFrame(finish))
@@ -295,5 +300,5 @@ class HyperGLBackend:
 
     def close(self) -> None:
         self._programs.clear()
-        self._readbacks.clear()
+        self._in_flight.clear()
         self._ctx.close()
