@@ -125,9 +125,10 @@ class HyperGLBackend:
         except hypergl.HyperGLError as exc:
             raise BackendUnavailableError(f"hypergl cannot start: {exc}") from exc
         ctx = self._ctx
+        # OpenGL 4.x guarantees viewports of at least 16384 pixels.
         limits = ctx.capabilities.limits if ctx.capabilities is not None else {}
-        self._max_viewport = min(limits.get("max_viewport_width", 0),
-                                 limits.get("max_viewport_height", 0))  # fmt: skip
+        self._max_viewport = min(limits.get("max_viewport_width", 16384),
+                                 limits.get("max_viewport_height", 16384))  # fmt: skip
         self._pipeline = ctx.pipeline(vertex_shader=VERTEX_SHADER, fragment_shader=FRAGMENT_SHADER,
                                       name="py_gpu_colour", **STATE)  # fmt: skip
         self._id_pipeline = ctx.pipeline(
@@ -157,7 +158,7 @@ class HyperGLBackend:
         return self._targets[key]
 
     def _frames_in_flight(self, width: int, height: int):
-        """A ring of framebuffers for asynchronous frames of this size, and a fence."""
+        """A ring of framebuffers for asynchronous frames of this size."""
         key = (width, height)
         if key not in self._in_flight:
             framebuffers = [
