@@ -17,7 +17,9 @@ In the same run:
   the cost of the convention itself is measured in the same run;
 * **sync vs async** per GPU backend: blocks of frames rendered with ``render`` (draw, wait,
   read) against the same number through ``py_gpu.readback.stream`` (``render_async``, two frames
-  in flight, the drain of the last ones included), blocks interleaved.
+  in flight, the drain of the last ones included), blocks interleaved; once with nothing else
+  to do per frame, once with a consumer that waits ``--consumer-ms`` per frame (I/O-bound,
+  like a video or network writer: the case async readback is for).
 
 Each cell renders the same batch repeatedly (after a warm-up) and reports the median fps; the
 GPU backends and both floors run interleaved, frame by frame.
@@ -181,18 +183,25 @@ def floor_renderer(xyz: np.ndarray, rgb: np.ndarray, *, convention: bool = False
     return render, ctx
 
 
-def measure_sync_async(backend, batch, rounds: int, block: int, budget_s: float) -> dict:
+def measure_sync_async(backend, batch, rounds: int, block: int, budget_s: float,
+                       consumer_s: float = 0.0) -> dict:  # fmt: skip
     """fps of ``block`` frames through ``render`` vs through ``stream`` (frames in flight),
-    blocks interleaved; the median block of each."""
+    blocks interleaved; the median block of each. ``consumer_s``: the consumer sleeps that
+    long per frame (an I/O-bound consumer: a network or disk writer)."""
     from py_gpu.readback import stream
+
+    def consume():
+        if consumer_s:
+            time.sleep(consumer_s)
 
     def sync_block():
         for _ in range(block):
             backend.render(batch, WIDTH, HEIGHT)
+            consume()
 
     def async_block():
         for _ in stream(backend, [batch] * block, WIDTH, HEIGHT, in_flight=ASYNC_IN_FLIGHT):
-            pass
+            consume()
 
     sync_block()
     async_block()  # warm-up: programs, staging rings
@@ -310,6 +319,9 @@ def main() -> None:
     p.add_argument("--async-block", type=int, default=10,
                    help="frames per sync/async block (default %(default)s)")  # fmt: skip
     p.add_argument("--async-sizes", default="1000", help="triangle counts for sync vs async")
+    p.add_argument("--consumer-ms", type=float, default=5.0,
+                   help="also measure sync vs async with a consumer that waits this long per "
+                        "frame (I/O-bound; 0: skip; default %(default)s)")  # fmt: skip
     p.add_argument("--setup-seed", action="store_true", help="create the py-gpu 0.0.1 venv")
     args = p.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -360,6 +372,13 @@ def main() -> None:
             result = measure_sync_async(backends[name], batch, max(3, args.repeat // 3),
                                         args.async_block, args.budget)  # fmt: skip
             async_fps.setdefault(name, {})[str(size)] = result
+            if args.consumer_ms > 0:
+                progress(f"{name} sync vs async, {size} triangles, consumer waiting "
+                         f"{args.consumer_ms:g} ms per frame")  # fmt: skip
+                result = measure_sync_async(backends[name], batch, max(3, args.repeat // 3),
+                                            args.async_block, args.budget,
+                                            args.consumer_ms / 1000.0)  # fmt: skip
+                async_fps.setdefault(name, {})[f"{size}+io"] = result
     for name, backend in backends.items():
         for size in sizes:
             if name not in GPU_BACKENDS and (name != "cpu" or size in CPU_SIZES):
@@ -399,7 +418,7 @@ def main() -> None:
         x, y = fps.get(a, {}).get(str(size)), fps.get(b, {}).get(str(size))
         return None if x is None or y is None else x / y
 
-    def async_ratio(name: str, size: int) -> float | None:
+    def async_ratio(name: str, size: int | str) -> float | None:
         cell = async_fps.get(name, {}).get(str(size))
         return None if cell is None else cell["async"] / cell["sync"]
 
@@ -408,6 +427,7 @@ def main() -> None:
         "async_vs_sync_1k": async_ratio("hypergl", 1000),
         "moderngl_async_vs_sync_1k": async_ratio("moderngl", 1000),
         "wgpu_async_vs_sync_1k": async_ratio("wgpu", 1000),
+        "async_vs_sync_1k_io_consumer": async_ratio("hypergl", "1000+io"),
         "hypergl_vs_floor_convention_100k": ratio("hypergl", "floor_convention", 100000),
         "floor_convention_vs_floor_100k": ratio("floor_convention", "floor", 100000),
         "numpy_vs_seed_numpy_1k": ratio("numpy", "seed_numpy", 1000),
@@ -449,7 +469,9 @@ def main() -> None:
         for name, cells in async_fps.items():
             for size, cell in cells.items():
                 gain = cell["async"] / cell["sync"]
-                print(f"  {name:<10}{int(size) // 1000:>4}k  sync {cell['sync']:>7.1f}  "
+                count, _, io = size.partition("+")
+                what = f"{int(count) // 1000}k" + (f" +{args.consumer_ms:g} ms I/O" if io else "")
+                print(f"  {name:<10}{what:>14}  sync {cell['sync']:>7.1f}  "
                       f"async {cell['async']:>7.1f}  {gain:.2f}x")  # fmt: skip
     print("\nratios (target)")
     for key, value in ratios.items():
