@@ -58,6 +58,14 @@ def test_odd_sizes_read_back_whole_rows(wgpu_backend, make_batch):
     assert wgpu_backend.render(batch, 37, 23).pixels == cpu.render(batch, 37, 23).pixels
 
 
+def test_larger_than_the_device_says_so(wgpu_backend, make_batch):
+    from py_gpu.errors import InvalidSizeError
+
+    batch = make_batch(np.random.default_rng(9), 4, 16, 16)
+    with pytest.raises(InvalidSizeError, match="40000x8 is larger"):
+        wgpu_backend.render(batch, 40000, 8)
+
+
 def test_without_a_vulkan_adapter_it_is_unavailable_and_auto_falls_back():
     pytest.importorskip("wgpu")
     script = textwrap.dedent(

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..buffers import ColorLike, FrameBuffer
 from ..convention import SUBPIXEL, affine_depth, guard
-from ..errors import BackendUnavailableError
+from ..errors import BackendUnavailableError, InvalidSizeError
 from ..geometry import RasterBatch
 from ..readback import PendingFrame, Ring
 from . import BackendCapabilities, BatchHandle, check_render_args, frame_for
@@ -221,6 +221,11 @@ class WgpuBackend:
     def _target(self, width: int, height: int) -> _Target:
         key = (width, height)
         if key not in self._targets:
+            if max(width, height) > self._max_viewport:
+                raise InvalidSizeError(
+                    f"{width}x{height} is larger than this WebGPU device's textures "
+                    f"({self._max_viewport} pixels at most per side)"
+                )
             if len(self._targets) > 8:
                 self._targets.clear()
             self._targets[key] = _Target(self, width, height)
