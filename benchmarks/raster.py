@@ -5,16 +5,27 @@ Fixtures: 1k, 10k and 100k seeded random triangles at 640x360 in the shape of py
 triangle size scales with sqrt(1000/N) so overdraw stays near the 1k fixture's (about 8).
 In the same run:
 
-* our backends (cpu on the 1k fixture only: it is the pure-Python reference),
+* our backends (cpu on the 1k fixture only: it is the pure-Python reference; wgpu on
+  whatever Vulkan/Metal/D3D12 adapter it finds, lavapipe here),
 * py-gpu 0.0.1 from PyPI, installed in its own virtual environment
   (``.bench-venvs/py-gpu-0.0.1``; ``--setup-seed`` creates it) and run in a subprocess worker,
   its ModernGL backend forced onto headless EGL,
 * the **floor**: hand-written moderngl with a persistent vertex buffer, depth test and RGBA
-  readback of the same triangles.
+  readback of the same triangles (it ignores py_gpu's convention: no snapping, its own depth);
+* **floor_convention**: the same hand-written moderngl honouring the convention the backends
+  keep (x, y snapped to 1/256 px, the affine depth per vertex, a guard-band viewport), so that
+  the cost of the convention itself is measured in the same run;
+* **sync vs async** per GPU backend: blocks of frames rendered with ``render`` (draw, wait,
+  read) against the same number through ``py_gpu.readback.stream`` (``render_async``, two frames
+  in flight, the drain of the last ones included), blocks interleaved; once with nothing else
+  to do per frame, once with a consumer that waits ``--consumer-ms`` per frame (I/O-bound,
+  like a video or network writer: the case async readback is for).
 
-Each cell renders the same batch repeatedly (after a warm-up) and reports the median fps.
+Each cell renders the same batch repeatedly (after a warm-up) and reports the median fps; the
+GPU backends and both floors run interleaved, frame by frame.
 
     python benchmarks/raster.py [--repeat N] [--sizes 1000,10000,100000] [--json FILE]
+                                [--async-block N] [--no-seed]
 """
 
 from __future__ import annotations
@@ -34,9 +45,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 SEED_VENV = ROOT / ".bench-venvs" / "py-gpu-0.0.1"
 WIDTH, HEIGHT = 640, 360
-OUR_BACKENDS = ("hypergl", "moderngl", "numba", "numpy", "cpu")
+OUR_BACKENDS = ("hypergl", "moderngl", "wgpu", "numba", "numpy", "cpu")
 SEED_BACKENDS = ("moderngl", "numpy", "cpu")
-GPU_BACKENDS = ("hypergl", "moderngl")  # measured interleaved with the floor
+GPU_BACKENDS = ("hypergl", "moderngl", "wgpu")  # measured interleaved with the floors
+ASYNC_IN_FLIGHT = 2
 CPU_SIZES = (1000,)  # the pure-Python rasterizers are only run on the 1k fixture
 
 
@@ -116,14 +128,40 @@ void main() { frag_color = v_color; }
 """
 
 
-def floor_renderer(xyz: np.ndarray, rgb: np.ndarray):
-    """Hand-written moderngl: persistent VBO, depth test, RGBA readback."""
+CONVENTION_VS = """
+#version 330
+uniform vec3 u_scale;
+in vec3 in_position;
+in vec4 in_color;
+out vec4 v_color;
+void main() {
+    gl_Position = vec4((in_position.xy + u_scale.z) * u_scale.xy - 1.0,
+                       in_position.z * 2.0 - 1.0, 1.0);
+    v_color = in_color;
+}
+"""
+
+
+def floor_renderer(xyz: np.ndarray, rgb: np.ndarray, *, convention: bool = False):
+    """Hand-written moderngl: persistent VBO, depth test, RGBA readback.
+
+    ``convention``: snap x, y to 1/256 px, write py_gpu's affine depth per vertex and draw
+    through the guard-band viewport, as the backends do.
+    """
     import moderngl
 
+    from py_gpu.convention import SUBPIXEL, affine_depth, guard
+
     ctx = moderngl.create_standalone_context(require=330, backend="egl")
-    program = ctx.program(vertex_shader=FLOOR_VS, fragment_shader=FLOOR_FS)
+    vertex_shader = CONVENTION_VS if convention else FLOOR_VS
+    program = ctx.program(vertex_shader=vertex_shader, fragment_shader=FLOOR_FS)
     data = np.empty(len(xyz) * 3, dtype=[("p", np.float32, 3), ("c", np.uint8, 4)])
     data["p"] = xyz.reshape(-1, 3)
+    if convention:
+        data["p"][:, :2] = (np.rint(xyz[:, :, :2] * SUBPIXEL) / SUBPIXEL).reshape(-1, 2)
+        data["p"][:, 2] = affine_depth(xyz[:, :, 2]).reshape(-1)
+        g = guard(WIDTH, HEIGHT)
+        program["u_scale"].value = (2.0 / (WIDTH + 2 * g), 2.0 / (HEIGHT + 2 * g), g)
     data["c"][:, :3] = np.repeat(rgb, 3, axis=0)
     data["c"][:, 3] = 255
     vbo = ctx.buffer(data.tobytes())
@@ -136,11 +174,47 @@ def floor_renderer(xyz: np.ndarray, rgb: np.ndarray):
     def render():
         with ctx:
             fbo.use()
+            if convention:
+                ctx.viewport = (-g, -g, WIDTH + 2 * g, HEIGHT + 2 * g)
             fbo.clear(0.0, 0.0, 0.0, 1.0, depth=1.0)
             vao.render()
             return fbo.read(components=4)
 
     return render, ctx
+
+
+def measure_sync_async(backend, batch, rounds: int, block: int, budget_s: float,
+                       consumer_s: float = 0.0) -> dict:  # fmt: skip
+    """fps of ``block`` frames through ``render`` vs through ``stream`` (frames in flight),
+    blocks interleaved; the median block of each. ``consumer_s``: the consumer sleeps that
+    long per frame (an I/O-bound consumer: a network or disk writer)."""
+    from py_gpu.readback import stream
+
+    def consume():
+        if consumer_s:
+            time.sleep(consumer_s)
+
+    def sync_block():
+        for _ in range(block):
+            backend.render(batch, WIDTH, HEIGHT)
+            consume()
+
+    def async_block():
+        for _ in stream(backend, [batch] * block, WIDTH, HEIGHT, in_flight=ASYNC_IN_FLIGHT):
+            consume()
+
+    sync_block()
+    async_block()  # warm-up: programs, staging rings
+    times: dict[str, list[float]] = {"sync": [], "async": []}
+    start = time.perf_counter()
+    while len(times["sync"]) < rounds and (
+        not times["sync"] or time.perf_counter() - start < budget_s * 2
+    ):
+        for name, run in (("sync", sync_block), ("async", async_block)):
+            t0 = time.perf_counter()
+            run()
+            times[name].append(time.perf_counter() - t0)
+    return {name: block / statistics.median(values) for name, values in times.items()}
 
 
 # ----------------------------------------------------------------------------- seed worker
@@ -242,6 +316,12 @@ def main() -> None:
     p.add_argument("--budget", type=float, default=3.0, help="seconds per cell at most")
     p.add_argument("--sizes", default="1000,10000,100000", help="triangle counts")
     p.add_argument("--no-seed", action="store_true", help="skip py-gpu 0.0.1")
+    p.add_argument("--async-block", type=int, default=10,
+                   help="frames per sync/async block (default %(default)s)")  # fmt: skip
+    p.add_argument("--async-sizes", default="1000", help="triangle counts for sync vs async")
+    p.add_argument("--consumer-ms", type=float, default=5.0,
+                   help="also measure sync vs async with a consumer that waits this long per "
+                        "frame (I/O-bound; 0: skip; default %(default)s)")  # fmt: skip
     p.add_argument("--setup-seed", action="store_true", help="create the py-gpu 0.0.1 venv")
     args = p.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -263,22 +343,42 @@ def main() -> None:
             backends[name] = py_gpu.select_backend(name)
         except Exception as exc:
             missing[name] = str(exc)
-    # The GPU backends and the floor run interleaved per fixture: their ratios
+    # The GPU backends and both floors run interleaved per fixture: their ratios
     # are the targets, and this machine drifts.
     for size in sizes:
-        progress(f"{', '.join(n for n in GPU_BACKENDS if n in backends)} and the floor, "
+        progress(f"{', '.join(n for n in GPU_BACKENDS if n in backends)} and the floors, "
                  f"{size} triangles (interleaved)")  # fmt: skip
         batch = py_gpu.RasterBatch.from_arrays(*fixtures[size])
         render_floor, floor_ctx = floor_renderer(*fixtures[size])
+        render_conv, conv_ctx = floor_renderer(*fixtures[size], convention=True)
         renders = {
             name: (lambda b=backends[name], bt=batch: b.render(bt, WIDTH, HEIGHT))
             for name in GPU_BACKENDS
             if name in backends
         }
         renders["floor"] = render_floor
+        renders["floor_convention"] = render_conv
         for name, value in measure_interleaved(renders, args.repeat, args.budget).items():
             fps.setdefault(name, {})[str(size)] = value
         floor_ctx.release()
+        conv_ctx.release()
+    async_fps: dict[str, dict[str, dict[str, float]]] = {}
+    for size in [int(s) for s in args.async_sizes.split(",") if int(s) in fixtures]:
+        batch = py_gpu.RasterBatch.from_arrays(*fixtures[size])
+        for name in GPU_BACKENDS:
+            if name not in backends:
+                continue
+            progress(f"{name} sync vs async, {size} triangles (blocks of {args.async_block})")
+            result = measure_sync_async(backends[name], batch, max(3, args.repeat // 3),
+                                        args.async_block, args.budget)  # fmt: skip
+            async_fps.setdefault(name, {})[str(size)] = result
+            if args.consumer_ms > 0:
+                progress(f"{name} sync vs async, {size} triangles, consumer waiting "
+                         f"{args.consumer_ms:g} ms per frame")  # fmt: skip
+                result = measure_sync_async(backends[name], batch, max(3, args.repeat // 3),
+                                            args.async_block, args.budget,
+                                            args.consumer_ms / 1000.0)  # fmt: skip
+                async_fps.setdefault(name, {})[f"{size}+io"] = result
     for name, backend in backends.items():
         for size in sizes:
             if name not in GPU_BACKENDS and (name != "cpu" or size in CPU_SIZES):
@@ -318,7 +418,18 @@ def main() -> None:
         x, y = fps.get(a, {}).get(str(size)), fps.get(b, {}).get(str(size))
         return None if x is None or y is None else x / y
 
+    def async_ratio(name: str, size: int | str) -> float | None:
+        cell = async_fps.get(name, {}).get(str(size))
+        return None if cell is None else cell["async"] / cell["sync"]
+
     ratios = {
+        "wgpu_vs_moderngl_1k": ratio("wgpu", "moderngl", 1000),
+        "async_vs_sync_1k": async_ratio("hypergl", 1000),
+        "moderngl_async_vs_sync_1k": async_ratio("moderngl", 1000),
+        "wgpu_async_vs_sync_1k": async_ratio("wgpu", 1000),
+        "async_vs_sync_1k_io_consumer": async_ratio("hypergl", "1000+io"),
+        "hypergl_vs_floor_convention_100k": ratio("hypergl", "floor_convention", 100000),
+        "floor_convention_vs_floor_100k": ratio("floor_convention", "floor", 100000),
         "numpy_vs_seed_numpy_1k": ratio("numpy", "seed_numpy", 1000),
         "numba_vs_seed_numpy_1k": ratio("numba", "seed_numpy", 1000),
         "hypergl_vs_seed_moderngl_1k": ratio("hypergl", "seed_moderngl", 1000),
@@ -334,12 +445,14 @@ def main() -> None:
         "hypergl_vs_seed_moderngl_1k": 2.5,
         "hypergl_vs_floor_1k": 0.9,
         "hypergl_vs_floor_100k": 0.9,
+        "async_vs_sync_1k": 1.2,
+        "hypergl_vs_floor_convention_100k": 0.9,
     }
 
     columns = [str(s) for s in sizes]
     print(f"\nraster benchmark, {WIDTH}x{HEIGHT}, median fps (frames <= {args.repeat})")
     print(f"{'backend':<16}" + "".join(f"{int(c) // 1000:>10}k" for c in columns) + "  agree@1st")
-    order = [*OUR_BACKENDS, "floor", *(f"seed_{n}" for n in SEED_BACKENDS)]
+    order = [*OUR_BACKENDS, "floor", "floor_convention", *(f"seed_{n}" for n in SEED_BACKENDS)]
     for name in order:
         if name not in fps:
             continue
@@ -350,17 +463,28 @@ def main() -> None:
         print(f"{name:<16}{cells}{agree}")
     for name, reason in missing.items():
         print(f"{name:<16}missing: {reason}")
+    if async_fps:
+        print(f"\nsync vs async readback, fps (blocks of {args.async_block} frames, "
+              f"{ASYNC_IN_FLIGHT} in flight)")  # fmt: skip
+        for name, cells in async_fps.items():
+            for size, cell in cells.items():
+                gain = cell["async"] / cell["sync"]
+                count, _, io = size.partition("+")
+                what = f"{int(count) // 1000}k" + (f" +{args.consumer_ms:g} ms I/O" if io else "")
+                print(f"  {name:<10}{what:>14}  sync {cell['sync']:>7.1f}  "
+                      f"async {cell['async']:>7.1f}  {gain:.2f}x")  # fmt: skip
     print("\nratios (target)")
     for key, value in ratios.items():
         target = f" (>= {targets[key]})" if key in targets else ""
         shown = f"{value:.2f}x" if value is not None else "n/a"
-        print(f"  {key:<30}{shown}{target}")
+        print(f"  {key:<34}{shown}{target}")
     for note in notes:
         print(f"note: {note}")
 
     if args.json:
         payload = {
             "fps": fps,
+            "async_fps": async_fps,
             **ratios,
             "missing": missing,
             "agreement_first_fixture": agreement,

@@ -35,8 +35,10 @@ CORE = ROOT / "packages" / "hypergl-core"
 CORE_STAMP = VENV / ".hypergl-core-sources.sha256"
 MIN_PYTHON = (3, 12)
 
-# Debian packages: EGL with Mesa's llvmpipe, and a virtual display for windows.
-SYSTEM_PACKAGES = ["libegl1", "libgl1-mesa-dri", "libegl-mesa0", "libgles2", "xvfb", "xauth"]
+# Debian packages: EGL with Mesa's llvmpipe, Vulkan with Mesa's lavapipe (py-gpu's
+# wgpu backend), and a virtual display for windows.
+SYSTEM_PACKAGES = ["libegl1", "libgl1-mesa-dri", "libegl-mesa0", "libgles2", "mesa-vulkan-drivers",
+                   "xvfb", "xauth"]  # fmt: skip
 
 
 def say(message: str) -> None:
@@ -53,7 +55,7 @@ def run(command: list[str], **kwargs) -> subprocess.CompletedProcess:
 
 
 def ensure_system_packages() -> None:
-    """Install Debian's EGL/Mesa and Xvfb packages when missing (as root)."""
+    """Install Debian's EGL/Vulkan (Mesa) and Xvfb packages when missing (as root)."""
     if shutil.which("dpkg-query") is None:
         say("not a Debian system: make sure EGL (Mesa) and Xvfb are installed")
         return

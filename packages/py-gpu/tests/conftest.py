@@ -10,16 +10,20 @@ import pytest
 import py_gpu
 from py_gpu.geometry import RasterBatch
 
-#: Backends that draw through OpenGL (their tests carry the ``gl`` marker).
-GL_BACKENDS = {"moderngl", "hypergl"}
-#: Backends that must reproduce the CPU reference bit for bit.
-EXACT_BACKENDS = {"cpu", "numpy", "numba"}
+
+def _api(status) -> str:
+    return status.capabilities.api if status.capabilities is not None else "unknown"
+
+
+#: Backends that must reproduce the CPU reference bit for bit: those that declare the cpu api.
+EXACT_BACKENDS = {n for n, s in py_gpu.available_backends().items() if _api(s) == "cpu"}
 
 
 def _backend_params():
     params = []
     for name, status in py_gpu.available_backends().items():
-        marks = [pytest.mark.gl] if name in GL_BACKENDS else []
+        # Backends that declare OpenGL carry the ``gl`` marker (skipped without EGL).
+        marks = [pytest.mark.gl] if _api(status) == "opengl" else []
         if not status.available:
             marks.append(pytest.mark.skip(reason=f"backend {name} unavailable: {status.reason}"))
         params.append(pytest.param(name, marks=marks, id=name))
@@ -52,7 +56,7 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(params=BACKEND_PARAMS)
 def backend(request):
-    """Every installed backend that starts here (hypergl joins automatically)."""
+    """Every installed backend that starts here (plugins join automatically)."""
     return py_gpu.select_backend(request.param)
 
 

@@ -28,7 +28,7 @@ TRIANGLE = RasterBatch(
 
 def test_builtins_are_entry_points():
     installed = py_gpu.installed_backends()
-    for name in ("cpu", "numpy", "numba", "moderngl"):
+    for name in ("cpu", "numpy", "numba", "moderngl", "wgpu"):
         assert name in installed
     eps = {ep.name: ep.value for ep in importlib.metadata.entry_points(group="py_gpu.backends")}
     assert eps["cpu"] == "py_gpu.backends.cpu:CpuBackend"
@@ -54,14 +54,21 @@ def test_available_backends_report_reasons():
     status = py_gpu.available_backends()
     assert status["cpu"].available and status["cpu"].reason is None
     assert status["numpy"].available
-    assert "hypergl" in status
     for entry in status.values():
         assert entry.available or entry.reason, entry
     auto = py_gpu.select_backend("auto")
-    first = next(
-        name for name in backends.AUTO_ORDER if status.get(name) and status[name].available
-    )
+    first = next(name for name in backends.auto_order() if status[name].available)
     assert auto.name == first
+
+
+def test_auto_order_follows_declared_priorities():
+    order = backends.auto_order()
+    assert set(order) == set(py_gpu.installed_backends())
+    priorities = [backends.declared_capabilities(name).priority for name in order]
+    assert priorities == sorted(priorities, reverse=True)
+    assert order.index("numba") < order.index("numpy") < order.index("cpu")
+    for name in order:
+        assert backends.declared_capabilities(name).api in backends.APIS, name
 
 
 @pytest.fixture
@@ -80,8 +87,13 @@ def fake_registry(monkeypatch):
     return install
 
 
+def _caps(priority):
+    return backends.BackendCapabilities("test", accelerated=False, priority=priority)
+
+
 class _RefusingBackend:
     name = "refusing"
+    capabilities = _caps(100)
 
     @classmethod
     def probe(cls):
@@ -89,6 +101,8 @@ class _RefusingBackend:
 
 
 class _ExplodingBackend:
+    capabilities = _caps(200)
+
     def __init__(self):
         raise RuntimeError("XOpenDisplay: cannot open display")
 
@@ -100,16 +114,17 @@ def test_auto_falls_back_with_reasons(fake_registry):
     sys.modules[here] = sys.modules[__name__]
     fake_registry(
         {
-            "hypergl": "hypergl_does_not_exist.module:HyperGLBackend",
+            "plugin": "plugin_does_not_exist.module:PluginBackend",
             "moderngl": f"{here}:_ExplodingBackend",
             "numba": f"{here}:_RefusingBackend",
             "numpy": "py_gpu.backends.numpy_backend:NumpyBackend",
             "cpu": "py_gpu.backends.cpu:CpuBackend",
         }
     )
+    assert backends.auto_order() == ("moderngl", "numba", "numpy", "cpu", "plugin")
     assert py_gpu.select_backend("auto").name == "numpy"
     status = py_gpu.available_backends()
-    assert "ModuleNotFoundError" in status["hypergl"].reason
+    assert "ModuleNotFoundError" in status["plugin"].reason
     assert "cannot open display" in status["moderngl"].reason
     assert status["numba"].reason == "no device here"
     with pytest.raises(BackendUnavailableError, match="no device here"):
@@ -122,7 +137,13 @@ def test_auto_reaches_cpu(fake_registry):
     fake_registry({"numpy": "nowhere:Nothing", "cpu": "py_gpu.backends.cpu:CpuBackend"})
     assert py_gpu.select_backend("auto").name == "cpu"
     status = py_gpu.available_backends()
-    assert status["hypergl"].reason.startswith("not installed")
+    assert "ModuleNotFoundError" in status["numpy"].reason
+
+
+def test_auto_with_nothing_installed_says_so(fake_registry):
+    fake_registry({})
+    with pytest.raises(BackendUnavailableError, match="none is installed"):
+        py_gpu.select_backend("auto")
 
 
 def test_detect_reports_apis():
@@ -223,7 +244,7 @@ def test_moderngl_runs_headless_without_display(tmp_path):
         """
         import py_gpu
         backend = py_gpu.select_backend("auto")
-        assert backend.name in ("hypergl", "moderngl"), backend.name
+        assert backend.capabilities.api == "opengl", backend.name
         batch = py_gpu.RasterBatch.from_arrays([[(0, 0, 1), (8, 0, 1), (0, 8, 1)]], [(9, 9, 9)])
         print(backend.name, py_gpu.select_backend("moderngl").render(batch, 8, 8).get_pixel(1, 1))
         """

@@ -4,13 +4,15 @@ Loaded only through the ``py_gpu.backends`` entry point, so py-gpu is present
 whenever this module is imported (hypergl-core itself does not depend on it).
 
 Per target size and background one program is recorded: bind the framebuffer,
-clear, bind the pipeline and the persistent vertex buffer, ``draw_reg`` with the
-vertex count in r0. A frame is then: pack the vertices straight into the
-persistently mapped buffer (skipped when the same batch is drawn again), one
-``submit``, one read into the frame's own memory. The convention is py-gpu's:
-pixel x maps to ``2x/W - 1``, y likewise (GL's bottom row is read as our top
-row, so no flip), vertices snapped to 1/256 pixel, depth the fixed map of the
-linearly interpolated z written through ``gl_FragDepth``.
+clear, set a viewport with a guard band, bind the pipeline and the persistent
+vertex buffer, ``draw_reg`` with the vertex count in r0. A frame is then: pack
+the vertices straight into the persistently mapped buffer (skipped when the same
+batch is drawn again), one ``submit``, one read into the frame's own memory. The
+convention is py-gpu's: pixel x maps to GL window x, y likewise (GL's bottom row
+is read as our top row, so no flip), nothing near the image is clipped
+(``py_gpu.convention.guard``), vertices snapped to 1/256 pixel, depth
+``py_gpu.convention.affine_depth`` written per vertex into a 32-bit float depth
+buffer (the fragment shader leaves depth alone: early depth tests stay on).
 """
 
 from __future__ import annotations
@@ -28,42 +30,39 @@ from py_gpu.backends import (
     frame_for,
 )
 from py_gpu.buffers import FrameBuffer
-from py_gpu.convention import GLSL_DEPTH, SUBPIXEL
+from py_gpu.convention import SUBPIXEL, affine_depth, guard
 from py_gpu.errors import BackendUnavailableError
 from py_gpu.geometry import RasterBatch
+from py_gpu.readback import PendingFrame, Ring
 
 VERTEX_SHADER = """#version 430
-layout(location = 0) uniform vec2 u_scale;
-layout(location = 0) in vec3 in_position;
+// 2 / viewport width, 2 / viewport height, guard band in pixels
+layout(location = 0) uniform vec3 u_scale;
+layout(location = 0) in vec3 in_position;  // x, y snapped; z: the affine depth in [0, 0.5]
 layout(location = 1) in vec4 in_color;
-noperspective out float v_z;
 flat out vec4 v_color;
 void main() {
-    gl_Position = vec4(in_position.xy * u_scale - 1.0, 0.0, 1.0);
-    v_z = in_position.z;
+    gl_Position = vec4((in_position.xy + u_scale.z) * u_scale.xy - 1.0,
+                       in_position.z * 2.0 - 1.0, 1.0);
     v_color = in_color;
 }
 """
-FRAGMENT_SHADER = f"""#version 430
-noperspective in float v_z;
+FRAGMENT_SHADER = """#version 430
 flat in vec4 v_color;
 out vec4 frag_color;
-void main() {{
-    float z = v_z;
-    gl_FragDepth = {GLSL_DEPTH};
+void main() {
     frag_color = v_color;
-}}
+}
 """
-ID_FRAGMENT_SHADER = f"""#version 430
-noperspective in float v_z;
+ID_FRAGMENT_SHADER = """#version 430
 flat in vec4 v_color;
 out float frag_id;
-void main() {{
-    float z = v_z;
-    gl_FragDepth = {GLSL_DEPTH};
+void main() {
     frag_id = float(gl_PrimitiveID + 1);
-}}
+}
 """
+#: Frames in flight for render_async (framebuffers per frame size).
+RING_SIZE = 3
 VERTEX_DTYPE = np.dtype([("position", np.float32, 3), ("color", np.uint8, 4)])
 VERTEX_LAYOUT = [
     {
@@ -79,12 +78,14 @@ STATE = {"vertex_layout": VERTEX_LAYOUT, "depth_test": True, "depth_func": "less
 
 
 def pack_into(batch: RasterBatch, out: np.ndarray) -> None:
-    """Write the batch's vertices (x, y snapped to 1/256 px, RGBA8) into `out` in place."""
+    """Write the batch's vertices (x, y snapped to 1/256 px, the affine depth, RGBA8) into
+    `out` in place."""
     xyz, rgb = batch.arrays()
     count = xyz.shape[0] * 3
     position = out["position"][:count]
-    position[:] = xyz.reshape(-1, 3)
+    position[:, :2] = xyz[:, :, :2].reshape(-1, 2)
     position[:, :2] = np.rint(position[:, :2] * SUBPIXEL) / SUBPIXEL
+    position[:, 2] = affine_depth(xyz[:, :, 2]).reshape(-1)
     colour = out["color"][:count]
     colour[:, :3] = np.repeat(rgb, 3, axis=0)
     colour[:, 3] = 255
@@ -101,6 +102,9 @@ class HyperGLBackend:
         supports_vertex_attributes=True,
         supports_ids=True,
         supports_persistent_batches=True,
+        supports_async_readback=True,
+        api="opengl",
+        priority=250,
     )
 
     @classmethod
@@ -121,6 +125,10 @@ class HyperGLBackend:
         except hypergl.HyperGLError as exc:
             raise BackendUnavailableError(f"hypergl cannot start: {exc}") from exc
         ctx = self._ctx
+        # OpenGL 4.x guarantees viewports of at least 16384 pixels.
+        limits = ctx.capabilities.limits if ctx.capabilities is not None else {}
+        self._max_viewport = min(limits.get("max_viewport_width", 16384),
+                                 limits.get("max_viewport_height", 16384))  # fmt: skip
         self._pipeline = ctx.pipeline(vertex_shader=VERTEX_SHADER, fragment_shader=FRAGMENT_SHADER,
                                       name="py_gpu_colour", **STATE)  # fmt: skip
         self._id_pipeline = ctx.pipeline(
@@ -132,6 +140,8 @@ class HyperGLBackend:
         self._resident_count = 0
         self._targets: dict[tuple[int, int], Any] = {}
         self._programs: dict[tuple, Any] = {}
+        self._in_flight: dict[tuple[int, int], tuple[list, Ring]] = {}
+        self._fence = ctx.fence(name="py_gpu_flush")
         #: Counters for tests and benchmarks: uploads and (re)allocations of the shared buffer.
         self.stats = {"uploads": 0, "allocations": 1, "recordings": 0}
 
@@ -143,26 +153,45 @@ class HyperGLBackend:
         key = (width, height, ids)
         if key not in self._targets:
             color = ["r32f"] if ids else ["rgba8"]
-            self._targets[key] = self._ctx.framebuffer((width, height), color=color)
+            self._targets[key] = self._ctx.framebuffer((width, height), color=color,
+                                                       depth="depth32f")  # fmt: skip
         return self._targets[key]
 
-    def _program(self, vertices, width: int, height: int, background, ids: bool):
-        """The recorded frame program for this buffer, size and background (cached)."""
-        key = (id(vertices), width, height, tuple(background), ids)
+    def _frames_in_flight(self, width: int, height: int):
+        """A ring of framebuffers for asynchronous frames of this size."""
+        key = (width, height)
+        if key not in self._in_flight:
+            framebuffers = [
+                self._ctx.framebuffer((width, height), color=["rgba8"], depth="depth32f")
+                for _ in range(RING_SIZE)
+            ]
+            self._in_flight[key] = (framebuffers, Ring(RING_SIZE))
+        return self._in_flight[key]
+
+    def _program(self, vertices, width: int, height: int, background, ids: bool,
+                 framebuffer: Any = None):  # fmt: skip
+        """The recorded frame program for this buffer, size and background (cached); into
+        `framebuffer` (an asynchronous frame) it ends with a fence, whose flush starts the
+        GPU on the frame without waiting for it."""
+        key = (id(vertices), width, height, tuple(background), ids, id(framebuffer))
         program = self._programs.get(key)
         if program is None:
             if len(self._programs) > 64:
                 self._programs.clear()
             cmd = self._ctx.command_buffer(name="py_gpu_frame")
-            cmd.bind_framebuffer(self._target(width, height, ids))
+            cmd.bind_framebuffer(framebuffer or self._target(width, height, ids))
             colour = (0.0,) * 4 if ids else (*(c / 255.0 for c in background), 1.0)
             cmd.clear(color=colour, depth=1.0)
+            g = guard(width, height, self._max_viewport)
+            cmd.viewport(-g, -g, width + 2 * g, height + 2 * g)
             cmd.bind_pipeline(self._id_pipeline if ids else self._pipeline)
-            cmd.uniform_const(0, (2.0 / width, 2.0 / height), "vec2")
+            cmd.uniform_const(0, (2.0 / (width + 2 * g), 2.0 / (height + 2 * g), g), "vec3")
             cmd.bind_vertex_buffer(vertices, 0)
             cmd.li(1, 0)
             cmd.li(2, 1)
             cmd.draw_reg(0, 1, 2)
+            if framebuffer is not None:
+                cmd.fence_signal(self._fence)
             cmd.end()
             self._programs[key] = program = (cmd, vertices)
             self.stats["recordings"] += 1
@@ -233,6 +262,34 @@ class HyperGLBackend:
         framebuffer.read(frame.to_numpy(), components=3, origin="bottom")
         return frame
 
+    def render_async(
+        self,
+        batch: RasterBatch | BatchHandle,
+        width: int,
+        height: int,
+        *,
+        background: Any = (0, 0, 0),
+        target: FrameBuffer | None = None,
+    ) -> PendingFrame:
+        """Submit the frame into one of a ring of framebuffers and return at once; ``result()``
+        reads it. Measured on llvmpipe: a read-back into a pixel-pack buffer is done by the
+        driver at submit time (no overlap), while a flushed draw is rasterised by its threads
+        while Python goes on."""
+        source = batch
+        batch, width, height, bg = check_render_args(batch, width, height, background, target)
+        framebuffers, ring = self._frames_in_flight(width, height)
+        slot = ring.claim()
+        vertices, count = self._source(source, batch)
+        cmd = self._program(vertices, width, height, bg, False, framebuffers[slot])
+        cmd.submit(registers={0: count})
+
+        def finish() -> FrameBuffer:
+            frame = frame_for(target, width, height)
+            framebuffers[slot].read(frame.to_numpy(), components=3, origin="bottom")
+            return frame
+
+        return ring.attach(slot, PendingFrame(finish))
+
     def rasterize_ids(self, batch: RasterBatch | BatchHandle, width: int, height: int):
         """``(ids, depth)``: the winning triangle per pixel from the GPU, ``z`` recomputed."""
         source = batch
@@ -244,4 +301,5 @@ class HyperGLBackend:
 
     def close(self) -> None:
         self._programs.clear()
+        self._in_flight.clear()
         self._ctx.close()

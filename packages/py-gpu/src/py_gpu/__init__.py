@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import convention, errors
+from . import compat, convention, errors
 from .backends import (
     BackendCapabilities,
     BackendStatus,
@@ -18,9 +18,10 @@ from .backends import (
     installed_backends,
     select_backend,
 )
-from .backends.cpu import CpuBackend, CPURasterBackend
+from .backends.cpu import CpuBackend
 from .buffers import DepthBuffer, FrameBuffer
-from .detect import detect, detect_gpu_packages
+from .compat import detect_gpu_packages
+from .detect import detect
 from .errors import (
     BackendUnavailableError,
     InvalidColorError,
@@ -34,13 +35,7 @@ from .geometry import RasterBatch, ScreenTriangle, ScreenVertex
 
 __version__ = "0.1.0"
 
-# Optional classes, importable from the top level as in py_gpu 0.0.1 (None when their
-# dependency is missing); resolved lazily so importing py_gpu never imports NumPy or ModernGL.
-_OPTIONAL = {
-    "NumpyRasterBackend": ("py_gpu.backends.numpy_backend", "NumpyBackend"),
-    "ModernGLRasterBackend": ("py_gpu.backends.moderngl_backend", "ModernGLBackend"),
-    "NumbaRasterBackend": ("py_gpu.backends.numba_backend", "NumbaBackend"),
-}
+compat.install_legacy_modules()
 _MESH = (
     "Camera",
     "DirectionalLight",
@@ -60,14 +55,12 @@ _MESH = (
 def __getattr__(name: str) -> Any:
     import importlib
 
-    if name in _OPTIONAL:
-        module_name, attr = _OPTIONAL[name]
-        try:
-            value = getattr(importlib.import_module(module_name), attr)
-        except ImportError:
-            value = None
+    if name in compat.CLASSES:  # resolved lazily: importing py_gpu never imports NumPy
+        value = compat.legacy_class(name, optional=True)
         globals()[name] = value
         return value
+    if f"py_gpu.{name}" in compat.MODULES:
+        return importlib.import_module(f"py_gpu.{name}")
     if name in _MESH:
         value = getattr(importlib.import_module("py_gpu.mesh"), name)
         globals()[name] = value
@@ -98,6 +91,7 @@ __all__ = [
     "TargetSizeError",
     "UnknownBackendError",
     "available_backends",
+    "compat",
     "convention",
     "detect",
     "detect_gpu_packages",

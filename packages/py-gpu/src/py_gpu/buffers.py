@@ -13,11 +13,6 @@ from .png import encode_png
 ColorLike = tuple[int, int, int]
 
 
-def clamp_channel(value: int | float) -> int:
-    """Round and clamp one channel to 0..255 (kept from py_gpu 0.0.1)."""
-    return max(0, min(255, round(value)))
-
-
 def as_rgb(value: Sequence[float]) -> ColorLike:
     """Validate an RGB colour: three finite channels in 0..255, rounded to integers.
 
@@ -58,10 +53,6 @@ def validate_size(width: object, height: object) -> tuple[int, int]:
         if value <= 0:
             raise InvalidSizeError(f"{label} must be positive, got {value!r}")
     return int(width), int(height)  # type: ignore[call-overload]
-
-
-def _validate_dimensions(width: int, height: int) -> None:
-    validate_size(width, height)
 
 
 @dataclass

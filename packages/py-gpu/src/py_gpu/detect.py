@@ -4,17 +4,6 @@ from __future__ import annotations
 
 from importlib.util import find_spec
 
-#: (module name, label) pairs kept from py_gpu 0.0.1.
-CANDIDATES = (
-    ("wgpu", "WebGPU/wgpu"),
-    ("moderngl", "OpenGL/ModernGL"),
-    ("OpenGL", "OpenGL/PyOpenGL"),
-    ("vulkan", "Vulkan"),
-    ("cupy", "CUDA/CuPy"),
-    ("numba", "CPU/GPU Numba"),
-    ("torch", "PyTorch"),
-)
-
 #: API -> the Python modules that provide it.
 APIS = {
     "WebGPU": ("wgpu",),
@@ -37,8 +26,3 @@ def detect() -> dict[str, tuple[str, ...]]:
     """For each of WebGPU, OpenGL, Vulkan, CuPy, Numba and PyTorch, the installed modules that
     provide it (an empty tuple when none is installed)."""
     return {api: tuple(m for m in modules if _installed(m)) for api, modules in APIS.items()}
-
-
-def detect_gpu_packages() -> tuple[str, ...]:
-    """Labels of optional GPU or acceleration packages visible to Python (py_gpu 0.0.1 API)."""
-    return tuple(label for module, label in CANDIDATES if _installed(module))

@@ -1,11 +1,11 @@
-"""World-space meshes: camera/projection helpers, per-vertex (smooth) attributes, instancing,
-texture atlases and depth / normal / object-id attachments.  Needs NumPy.
+"""World-space meshes: per-vertex (smooth) attributes, instancing, texture atlases and depth /
+normal / object-id attachments (camera helpers: :mod:`py_gpu.camera`).  Needs NumPy.
 
-Pipeline (:class:`MeshRenderer`): instances are transformed to world space, projected with the
-camera, clipped against the near plane, mapped to screen space (y down, the
-:mod:`py_gpu.convention`), and rasterised by the chosen backend into a *visibility buffer*
-(which triangle covers each pixel, via the backend's ``rasterize_ids``).  Shading is deferred:
-per covered pixel the perspective-correct barycentric coordinates of its source triangle are
+Pipeline (:class:`MeshRenderer`, its stages in :mod:`py_gpu.mesh_pipeline`): instances are
+transformed to world space, projected with the camera, clipped against the near plane, mapped
+to screen space (y down, the :mod:`py_gpu.convention`), and rasterised by the chosen backend
+into a *visibility buffer* (which triangle covers each pixel: ``rasterize_ids``).  Shading is
+deferred: per covered pixel the perspective-correct barycentric coordinates of its triangle are
 solved in clip space and used to interpolate normals, UVs and vertex colours, sample the texture
 atlas and light the pixel.  Every backend therefore gets the same attributes and attachments.
 
@@ -23,93 +23,25 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import mesh_pipeline as stages
 from .buffers import ColorLike, FrameBuffer, as_rgb, validate_size
-from .errors import InvalidGeometryError, InvalidSizeError
+from .camera import Camera, look_at, orthographic, perspective
+from .errors import InvalidColorError, InvalidGeometryError, InvalidSizeError
 
-# --------------------------------------------------------------------------- matrices
-
-
-def _vec3(value, label: str) -> np.ndarray:
-    array = np.asarray(value, dtype=np.float64)
-    if array.shape != (3,) or not np.isfinite(array).all():
-        raise InvalidGeometryError(f"{label} must be three finite numbers, got {value!r}")
-    return array
-
-
-def look_at(eye, target, up=(0.0, 1.0, 0.0)) -> np.ndarray:
-    """World-to-view 4x4 matrix of a camera at ``eye`` looking at ``target``."""
-    eye, target, up = _vec3(eye, "eye"), _vec3(target, "target"), _vec3(up, "up")
-    forward = target - eye
-    if np.linalg.norm(forward) == 0:
-        raise InvalidGeometryError("camera eye and target must differ")
-    forward = forward / np.linalg.norm(forward)
-    right = np.cross(forward, up)
-    if np.linalg.norm(right) < 1e-12:
-        raise InvalidGeometryError(f"camera up {tuple(up)} is parallel to the view direction")
-    right /= np.linalg.norm(right)
-    true_up = np.cross(right, forward)
-    view = np.eye(4)
-    view[0, :3], view[1, :3], view[2, :3] = right, true_up, -forward
-    view[:3, 3] = -view[:3, :3] @ eye
-    return view
-
-
-def _check_planes(near: float, far: float) -> None:
-    if not (math.isfinite(near) and math.isfinite(far)) or near <= 0 or far <= near:
-        raise InvalidGeometryError(f"need 0 < near < far, got near={near!r}, far={far!r}")
-
-
-def perspective(fov_y_degrees: float, aspect: float, near: float, far: float) -> np.ndarray:
-    """OpenGL-style perspective projection (NDC z in [-1, 1])."""
-    _check_planes(near, far)
-    if not (0 < fov_y_degrees < 180) or not (aspect > 0 and math.isfinite(aspect)):
-        raise InvalidGeometryError(
-            f"need 0 < fov_y < 180 and aspect > 0, got {fov_y_degrees!r}, {aspect!r}"
-        )
-    f = 1.0 / math.tan(math.radians(fov_y_degrees) / 2.0)
-    m = np.zeros((4, 4))
-    m[0, 0], m[1, 1] = f / aspect, f
-    m[2, 2], m[2, 3] = (far + near) / (near - far), 2 * far * near / (near - far)
-    m[3, 2] = -1.0
-    return m
-
-
-def orthographic(height: float, aspect: float, near: float, far: float) -> np.ndarray:
-    """OpenGL-style orthographic projection of a view ``height`` world units tall."""
-    _check_planes(near, far)
-    if not (height > 0 and aspect > 0):
-        raise InvalidGeometryError(f"need height > 0 and aspect > 0, got {height!r}, {aspect!r}")
-    m = np.eye(4)
-    m[0, 0], m[1, 1] = 2.0 / (height * aspect), 2.0 / height
-    m[2, 2], m[2, 3] = -2.0 / (far - near), -(far + near) / (far - near)
-    return m
-
-
-@dataclass
-class Camera:
-    """A look-at camera with a perspective (default) or orthographic projection."""
-
-    position: Sequence[float] = (0.0, 0.0, 5.0)
-    target: Sequence[float] = (0.0, 0.0, 0.0)
-    up: Sequence[float] = (0.0, 1.0, 0.0)
-    fov_y: float = 60.0
-    near: float = 0.1
-    far: float = 100.0
-    orthographic: bool = False
-    ortho_height: float = 2.0
-
-    def view_matrix(self) -> np.ndarray:
-        return look_at(self.position, self.target, self.up)
-
-    def projection_matrix(self, aspect: float) -> np.ndarray:
-        if self.orthographic:
-            return orthographic(self.ortho_height, aspect, self.near, self.far)
-        return perspective(self.fov_y, aspect, self.near, self.far)
-
-    def view_projection(self, width: int, height: int) -> np.ndarray:
-        width, height = validate_size(width, height)
-        return self.projection_matrix(width / height) @ self.view_matrix()
-
+__all__ = [
+    "Camera",
+    "DirectionalLight",
+    "Instances",
+    "Material",
+    "MeshBatch",
+    "MeshHandle",
+    "MeshRenderer",
+    "RenderResult",
+    "TextureAtlas",
+    "look_at",
+    "orthographic",
+    "perspective",
+]
 
 # --------------------------------------------------------------------------- scene data
 
@@ -256,8 +188,6 @@ class MeshBatch:
         self.uvs = _array(self.uvs, (2,), "uvs", rows=count)
         self.colors = _array(self.colors, (3,), "colors", rows=count)
         if self.colors is not None and ((self.colors < 0).any() or (self.colors > 255).any()):
-            from .errors import InvalidColorError
-
             raise InvalidColorError("vertex colours must lie in 0..255")
         if self.material_ids is not None:
             ids = np.asarray(self.material_ids)
@@ -377,41 +307,6 @@ class RenderResult:
 # --------------------------------------------------------------------------- renderer
 
 
-def _clip_near(clip: np.ndarray):
-    """Clip ``(T, 3, 4)`` clip-space triangles against the near plane ``z >= -w``.
-
-    Returns ``(triangles (M, 3, 4), source (M,))`` keeping the winding.
-    """
-    d = clip[:, :, 2] + clip[:, :, 3]
-    inside = d >= 0
-    n_in = inside.sum(axis=1)
-    out_tris = [clip[n_in == 3]]
-    out_src = [np.flatnonzero(n_in == 3)]
-    for count in (1, 2):
-        rows = np.flatnonzero(n_in == count)
-        if rows.size == 0:
-            continue
-        # Rotate so that the odd vertex (the inside one for 1, the outside one for 2) is first.
-        odd = inside[rows] if count == 1 else ~inside[rows]
-        first = np.argmax(odd, axis=1)
-        order = (first[:, None] + np.arange(3)[None, :]) % 3
-        tri = np.take_along_axis(clip[rows], order[:, :, None], axis=1)
-        dd = np.take_along_axis(d[rows], order, axis=1)
-        v0, v1, v2 = tri[:, 0], tri[:, 1], tri[:, 2]
-        t01 = (dd[:, 0] / (dd[:, 0] - dd[:, 1]))[:, None]
-        t02 = (dd[:, 0] / (dd[:, 0] - dd[:, 2]))[:, None]
-        p01 = v0 + t01 * (v1 - v0)
-        p02 = v0 + t02 * (v2 - v0)
-        if count == 1:
-            out_tris.append(np.stack([v0, p01, p02], axis=1))
-            out_src.append(rows)
-        else:
-            out_tris.append(np.stack([p01, v1, v2], axis=1))
-            out_tris.append(np.stack([p01, v2, p02], axis=1))
-            out_src += [rows, rows]
-    return np.concatenate(out_tris), np.concatenate(out_src)
-
-
 class MeshRenderer:
     """Renders world-space meshes through any backend (see the module documentation)."""
 
@@ -470,7 +365,8 @@ class MeshRenderer:
     ) -> RenderResult:
         """Render ``items``: a :class:`MeshHandle`/:class:`MeshBatch`, a ``(handle, Instances)``
         pair, or a list of those.  ``shading``: ``"smooth"`` (interpolated vertex normals),
-        ``"flat"`` (face normals) or ``"unlit"``."""
+        ``"flat"`` (face normals) or ``"unlit"``.  Runs the stages of :mod:`py_gpu.mesh_pipeline`.
+        """
         width, height = validate_size(width, height)
         bg = np.array(as_rgb(background), dtype=np.uint8)
         if target is not None:
@@ -479,117 +375,18 @@ class MeshRenderer:
             raise ValueError(f"shading must be 'smooth', 'flat' or 'unlit', got {shading!r}")
         view = camera.view_matrix()
         view_proj = camera.projection_matrix(width / height) @ view
-        parts = self._gather(items)
-        # Concatenate every instance's triangles (world space) in draw order.
-        world, normals, face_n, uvs, vcolors, mats, objs, tints = ([] for _ in range(8))
-        for handle, inst in parts:
-            mesh = handle.mesh
-            tri_world = mesh.positions[mesh.indices]  # (T, 3, 3)
-            for k in range(len(inst.transforms)):
-                m = inst.transforms[k]
-                world.append(tri_world @ m[:3, :3].T + m[:3, 3])
-                normal_matrix = np.linalg.inv(m[:3, :3]).T
-                face = handle.face_normals @ normal_matrix.T
-                face_n.append(face)
-                if mesh.normals is not None and shading == "smooth":
-                    normals.append(mesh.normals[mesh.indices] @ normal_matrix.T)
-                else:
-                    normals.append(np.repeat(face[:, None, :], 3, axis=1))
-                t = mesh.triangle_count
-                uvs.append(mesh.uvs[mesh.indices] if mesh.uvs is not None else np.zeros((t, 3, 2)))
-                vcolors.append(
-                    mesh.colors[mesh.indices]
-                    if mesh.colors is not None
-                    else np.full((t, 3, 3), 255.0)
-                )
-                mats.append(
-                    mesh.material_ids if mesh.material_ids is not None else np.zeros(t, np.int64)
-                )
-                objs.append(np.full(t, inst.object_ids[k], dtype=np.int32))
-                tint = inst.tints[k] if inst.tints is not None else np.ones(3)
-                tints.append(np.broadcast_to(tint, (t, 3)))
-        if not world:
-            return self._empty(width, height, bg, target)
-        world_a = np.concatenate(world)
-        count = len(world_a)
-        homo = np.concatenate([world_a, np.ones((count, 3, 1))], axis=2)
-        clip = homo @ view_proj.T  # (T, 3, 4)
-        view_depth = -(homo @ view.T)[:, :, 2]  # distance along the view axis per vertex
-        tris, source = _clip_near(clip)
-        # Drop triangles entirely beyond the far plane or outside the supported screen range.
-        far_out = (tris[:, :, 2] > tris[:, :, 3]).all(axis=1)
-        ndc = tris[:, :, :3] / tris[:, :, 3:4]
-        screen = np.empty_like(ndc)
-        screen[:, :, 0] = (ndc[:, :, 0] + 1.0) * (width / 2.0)
-        screen[:, :, 1] = (1.0 - ndc[:, :, 1]) * (height / 2.0)
-        screen[:, :, 2] = ndc[:, :, 2]
-        from .convention import MAX_SCREEN_COORD
-        from .geometry import RasterBatch
-
-        ok = ~far_out & np.isfinite(screen).all(axis=(1, 2))
-        ok &= (np.abs(screen[:, :, :2]) <= MAX_SCREEN_COORD).all(axis=(1, 2))
-        screen, source = screen[ok], source[ok]
-        batch = RasterBatch.from_arrays(screen)
-        ids, _ = self._raster.rasterize_ids(batch, width, height)
-        ys, xs = np.nonzero(ids >= 0)
-        src = source[ids[ys, xs]]
-        # Perspective-correct barycentrics of each pixel in its source triangle.
-        m = np.stack([clip[:, :, 0], clip[:, :, 1], clip[:, :, 3]], axis=1)  # (T, 3 rows, 3 verts)
-        used = np.unique(src)
-        inv = np.zeros_like(m)
-        det = np.linalg.det(m[used])
-        good = np.abs(det) > 1e-300
-        inv[used[good]] = np.linalg.inv(m[used[good]])
-        px = (xs + 0.5) * (2.0 / width) - 1.0
-        py = 1.0 - (ys + 0.5) * (2.0 / height)
-        lam = np.einsum("nij,nj->ni", inv[src], np.stack([px, py, np.ones_like(px)], axis=1))
-        total = lam.sum(axis=1, keepdims=True)
-        lam = np.divide(lam, total, out=np.full_like(lam, 1.0 / 3.0), where=total != 0)
-
-        def interp(values):
-            return np.einsum("ni,nij->nj", lam, np.concatenate(values)[src])
-
-        depth_px = np.einsum("ni,ni->n", lam, view_depth[src])
-        normal_px = interp(normals)
-        length = np.linalg.norm(normal_px, axis=1, keepdims=True)
-        normal_px = np.divide(normal_px, length, out=np.zeros_like(normal_px), where=length > 0)
-        mat = np.concatenate(mats)[src]
-        base = self._material_colors[mat] * (interp(vcolors) / 255.0)
-        texture = self._material_textures[mat]
-        textured = texture >= 0
-        if textured.any():
-            uv_px = interp(uvs)[textured]
-            sample = self.atlas.sample(texture[textured], uv_px, filter=self.texture_filter)
-            base[textured] *= sample / 255.0
-        base *= np.concatenate(tints)[src]
-        if shading == "unlit":
-            light = np.ones((len(src), 3))
-        else:
-            shade_n = normal_px if shading == "smooth" else np.concatenate(face_n)[src]
+        world = stages.transform(self._gather(items), shading)
+        projected = frags = rgb = None
+        if world is not None:
+            projected = stages.clip(world, view, view_proj, width, height)
+            ys, xs, source = stages.raster(self._raster, projected, width, height)
+            frags = stages.barycentrics(projected, ys, xs, source, width, height)
             eye = np.asarray(camera.position, dtype=np.float64)
-            world_px = np.einsum("ni,nij->nj", lam, world_a[src])
-            facing = np.einsum("nj,nj->n", shade_n, eye - world_px)
-            shade_n = np.where((facing < 0)[:, None], -shade_n, shade_n)  # two-sided lighting
-            light = np.full((len(src), 3), float(ambient))
-            for lt in lights:
-                direction = _vec3(lt.direction, "light direction")
-                direction = -direction / np.linalg.norm(direction)
-                lambert = np.clip(shade_n @ direction, 0.0, None) * float(lt.intensity)
-                light += lambert[:, None] * np.asarray(lt.color, dtype=np.float64)
-        rgb = np.clip(np.rint(base * light), 0, 255).astype(np.uint8)
-        color = np.empty((height, width, 3), dtype=np.uint8)
-        color[:] = bg
-        color[ys, xs] = rgb
-        depth = np.full((height, width), np.inf, dtype=np.float32)
-        depth[ys, xs] = depth_px
-        normal = np.zeros((height, width, 3), dtype=np.float32)
-        normal[ys, xs] = normal_px
-        object_id = np.full((height, width), -1, dtype=np.int32)
-        object_id[ys, xs] = np.concatenate(objs)[src]
-        triangle_id = np.full((height, width), -1, dtype=np.int32)
-        triangle_id[ys, xs] = src
-        frame = self._frame(color, target)
-        return RenderResult(frame, depth, normal, object_id, triangle_id)
+            look = stages.Look(self._material_colors, self._material_textures, self.atlas,
+                               self.texture_filter, shading, eye, lights, ambient)  # fmt: skip
+            rgb = stages.shade(world, frags, look)
+        color, *images = stages.attachments(world, projected, frags, rgb, width, height, bg)
+        return RenderResult(self._frame(color, target), *images)
 
     @staticmethod
     def _frame(color: np.ndarray, target: FrameBuffer | None) -> FrameBuffer:
@@ -597,17 +394,6 @@ class MeshRenderer:
             target.pixels[:] = color.tobytes()
             return target
         return FrameBuffer.from_numpy(color)
-
-    def _empty(self, width, height, bg, target) -> RenderResult:
-        color = np.empty((height, width, 3), dtype=np.uint8)
-        color[:] = bg
-        return RenderResult(
-            self._frame(color, target),
-            np.full((height, width), np.inf, dtype=np.float32),
-            np.zeros((height, width, 3), dtype=np.float32),
-            np.full((height, width), -1, dtype=np.int32),
-            np.full((height, width), -1, dtype=np.int32),
-        )
 
     def _gather(self, items) -> list[tuple[MeshHandle, Instances]]:
         if isinstance(items, (MeshHandle, MeshBatch, tuple)):

@@ -8,16 +8,19 @@ A backend is a class (or zero-argument factory) exposed by an entry point in the
     [project.entry-points."py_gpu.backends"]
     mybackend = "my_package.module:MyBackend"
 
-The built-in ``cpu``, ``numpy``, ``numba`` and ``moderngl`` backends are registered exactly the same
-way by py-gpu's own ``pyproject.toml``; ``hypergl`` is declared by hypergl-core.  Discovery reads
-entry-point *metadata* once (cached) and imports only the backend that is asked for.
+The built-in ``cpu``, ``numpy``, ``numba``, ``moderngl`` and ``wgpu`` backends are registered
+exactly the same way by py-gpu's own ``pyproject.toml``; other distributions declare theirs.
+Discovery reads entry-point *metadata* once (cached) and imports only the backend that is asked
+for; ``select_backend("auto")`` imports each installed backend class (without starting it) to
+read the ``priority`` it declares in its capabilities, so py_gpu never names a plugin.
 
 The backend protocol
 --------------------
 ``name: str``
-    The registry name (``"cpu"``, ``"hypergl"``...).
+    The registry name (``"cpu"``, ``"wgpu"``...).
 ``capabilities: BackendCapabilities``
-    What the backend supports.
+    What the backend supports, its ``api`` and its ``priority`` for ``auto`` (a class attribute,
+    read without starting the backend).
 ``render(batch, width, height, *, background=(0, 0, 0), target=None) -> FrameBuffer``
     Draw a :class:`~py_gpu.RasterBatch` following :mod:`py_gpu.convention`, into ``target`` when
     given (a :class:`~py_gpu.FrameBuffer` of exactly ``width`` x ``height``, else
@@ -38,6 +41,8 @@ Optional, used when present:
 ``upload(batch) -> BatchHandle``
     Keep a static batch resident (e.g. in GPU memory); ``render`` accepts the handle in place of
     the batch and does not upload again.
+``render_async(batch, width, height, *, background=(0, 0, 0)) -> PendingFrame``
+    Start a frame without waiting for it (see :mod:`py_gpu.readback`); ``result()`` waits.
 ``close()``
     Release resources.
 """
@@ -52,19 +57,24 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from ..buffers import ColorLike, FrameBuffer, as_rgb, validate_size
+from ..compat import resolve_alias
 from ..errors import BackendUnavailableError, TargetSizeError, UnknownBackendError
 from ..geometry import RasterBatch
 
 ENTRY_POINT_GROUP = "py_gpu.backends"
-#: The order in which ``select_backend("auto")`` tries backends.
-AUTO_ORDER = ("hypergl", "moderngl", "numba", "numpy", "cpu")
-#: Names accepted by py_gpu 0.0.1 that mean a specific backend.
-ALIASES = {"opengl": "moderngl", "gpu": "moderngl"}
+
+#: ``BackendCapabilities.api`` values: where a backend draws.
+APIS = ("cpu", "opengl", "webgpu")
 
 
 @dataclass(frozen=True)
 class BackendCapabilities:
-    """What a backend supports (fields kept from py_gpu 0.0.1, new ones default to False)."""
+    """What a backend supports (fields kept from py_gpu 0.0.1, new ones default to False).
+
+    ``api`` says where it draws (one of :data:`APIS`; the ``cpu`` ones reproduce the reference
+    bit for bit).  ``priority`` ranks it for ``select_backend("auto")``: higher is tried first
+    (py_gpu's own: OpenGL 200, WebGPU 150, Numba 50, NumPy 20, pure Python 0).
+    """
 
     name: str
     accelerated: bool
@@ -74,6 +84,9 @@ class BackendCapabilities:
     supports_ids: bool = False
     supports_persistent_batches: bool = False
     headless: bool = True
+    api: str = "cpu"
+    priority: int = 0
+    supports_async_readback: bool = False
 
 
 @runtime_checkable
@@ -154,6 +167,7 @@ class BackendStatus:
     available: bool
     reason: str | None
     target: str
+    capabilities: BackendCapabilities | None = None
 
     def __str__(self) -> str:
         state = "available" if self.available else f"unavailable: {self.reason}"
@@ -189,6 +203,33 @@ def refresh() -> None:
 def installed_backends() -> tuple[str, ...]:
     """Names of every backend declared in the ``py_gpu.backends`` group, sorted."""
     return tuple(sorted(_entry_points()))
+
+
+def _load(name: str) -> Any:
+    """The backend's class or factory (imports its module, starts nothing)."""
+    return _entry_points()[name].load()
+
+
+def declared_capabilities(name: str) -> BackendCapabilities | None:
+    """The capabilities backend ``name`` declares, read without starting it (None if unreadable)."""
+    try:
+        caps = getattr(_load(name), "capabilities", None)
+    except Exception:
+        return None
+    return caps if isinstance(caps, BackendCapabilities) else None
+
+
+def auto_order() -> tuple[str, ...]:
+    """Installed backends in the order ``auto`` tries them: declared priority, highest first.
+
+    A backend whose class cannot be imported, or declares no capabilities, goes last.
+    """
+
+    def rank(name: str) -> tuple[int, str]:
+        caps = declared_capabilities(name)
+        return (-(caps.priority if caps is not None else -(1 << 30)), name)
+
+    return tuple(sorted(installed_backends(), key=rank))
 
 
 def _describe(exc: BaseException) -> str:
@@ -229,26 +270,26 @@ def _start(name: str) -> Any:
 def select_backend(prefer: str = "auto") -> RasterBackend:
     """Return a started backend.
 
-    ``"auto"`` tries ``hypergl -> moderngl -> numba -> numpy -> cpu`` and returns the first that
-    starts (``cpu`` needs nothing, so ``auto`` always succeeds).  Any other name loads that entry
+    ``"auto"`` tries the installed backends by the priority they declare (:func:`auto_order`)
+    and returns the first that starts (``cpu`` needs nothing, so ``auto`` always succeeds with
+    py-gpu's own backends installed).  Any other name loads that entry
     point: :class:`UnknownBackendError` (listing the installed names) when none has that name,
     :class:`BackendUnavailableError` (with the reason) when it cannot start here.  Backends are
     started once per process and shared.
     """
     if not isinstance(prefer, str):
         raise UnknownBackendError(f"backend name must be a string, got {prefer!r}")
-    name = ALIASES.get(prefer.lower(), prefer.lower())
+    name = resolve_alias(prefer.lower())
     if name == "auto":
         reasons = []
-        for candidate in AUTO_ORDER:
-            if candidate not in _entry_points():
-                reasons.append(f"{candidate}: not installed")
-                continue
+        for candidate in auto_order():
             try:
                 return _start(candidate)
             except BackendUnavailableError as exc:
                 reasons.append(str(exc))
-        raise BackendUnavailableError("no backend could start: " + "; ".join(reasons))
+        raise BackendUnavailableError(
+            "no backend could start: " + ("; ".join(reasons) or "none is installed")
+        )
     if name not in _entry_points():
         installed = ", ".join(installed_backends()) or "none"
         raise UnknownBackendError(
@@ -258,35 +299,30 @@ def select_backend(prefer: str = "auto") -> RasterBackend:
 
 
 def available_backends() -> dict[str, BackendStatus]:
-    """Every installed backend (plus ``hypergl`` when not installed), whether it works and why not.
+    """Every installed backend, in ``auto`` order, whether it works here and why not.
 
     This starts each backend that is not started yet (e.g. creates a GL context).
     """
     result: dict[str, BackendStatus] = {}
-    names = list(dict.fromkeys([*AUTO_ORDER, *installed_backends()]))
-    for name in names:
-        ep = _entry_points().get(name)
-        if ep is None:
-            if name == "hypergl":
-                result[name] = BackendStatus(
-                    name, False, "not installed (install hypergl-core to get it)", ""
-                )
-            continue
+    for name in auto_order():
+        ep = _entry_points()[name]
+        caps = declared_capabilities(name)
         try:
             _start(name)
-            result[name] = BackendStatus(name, True, None, ep.value)
+            result[name] = BackendStatus(name, True, None, ep.value, caps)
         except BackendUnavailableError:
-            result[name] = BackendStatus(name, False, _failures.get(name, "unknown"), ep.value)
+            reason = _failures.get(name, "unknown")
+            result[name] = BackendStatus(name, False, reason, ep.value, caps)
     return result
 
 
 def _lazy_classes() -> dict[str, tuple[str, str]]:
     return {
         "CpuBackend": ("cpu", "CpuBackend"),
-        "CPURasterBackend": ("cpu", "CpuBackend"),
         "NumpyBackend": ("numpy_backend", "NumpyBackend"),
         "NumbaBackend": ("numba_backend", "NumbaBackend"),
         "ModernGLBackend": ("moderngl_backend", "ModernGLBackend"),
+        "WgpuBackend": ("wgpu_backend", "WgpuBackend"),
     }
 
 
@@ -304,21 +340,26 @@ def depth_for_ids(xyz: Any, ids: Any) -> Any:
 def __getattr__(attr: str) -> Any:
     target = _lazy_classes().get(attr)
     if target is None:
+        from .. import compat
+
+        if attr in compat.CLASSES:  # py_gpu 0.0.1 class names
+            return compat.legacy_class(attr, optional=False)
         raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
     module = importlib.import_module(f"{__name__}.{target[0]}")
     return getattr(module, target[1])
 
 
 __all__ = [
-    "ALIASES",
-    "AUTO_ORDER",
+    "APIS",
     "ENTRY_POINT_GROUP",
     "BackendCapabilities",
     "BackendStatus",
     "BatchHandle",
     "RasterBackend",
+    "auto_order",
     "available_backends",
     "check_render_args",
+    "declared_capabilities",
     "deliver",
     "depth_for_ids",
     "installed_backends",

@@ -94,6 +94,8 @@ class CpuBackend:
         accelerated=False,
         supports_depth=True,
         supports_ids=True,
+        api="cpu",
+        priority=0,
     )
 
     @classmethod
@@ -147,5 +149,3 @@ class CpuBackend:
             np.asarray(depth, dtype=np.float64).reshape(height, width),
         )
 
-
-CPURasterBackend = CpuBackend

@@ -1,10 +1,11 @@
 """ModernGL backend: offscreen OpenGL on a headless EGL context.
 
-Follows :mod:`py_gpu.convention`: pixel ``x`` maps to NDC with ``2 * x / W - 1`` (and ``y`` with
-``2 * y / H - 1``: GL's bottom row is read back as our top row, so no row flip is needed), vertex
-positions are pre-snapped to the 1/256 pixel grid GL rasterises on, and the fragment depth is the
-fixed monotonic map :data:`py_gpu.convention.GLSL_DEPTH` of the linearly interpolated ``z`` (no
-per-batch normalisation, no near/far clipping).  One vertex buffer persists across frames and is
+Follows :mod:`py_gpu.convention`: pixel ``x`` maps to GL window ``x`` (and ``y`` to ``y``: GL's
+bottom row is read back as our top row, so no row flip is needed) through a viewport with a guard
+band (:func:`py_gpu.convention.guard`: nothing near the image is clipped), vertex positions are
+pre-snapped to the 1/256 pixel grid GL rasterises on, and the depth is
+:func:`py_gpu.convention.affine_depth` written per vertex (the fragment shader leaves depth
+alone, so early depth tests stay on).  One vertex buffer persists across frames and is
 grown only when a batch does not fit; a batch rendered again is not uploaded again, and
 :meth:`ModernGLBackend.upload` keeps static batches resident.
 """
@@ -16,49 +17,45 @@ import weakref
 import numpy as np
 
 from ..buffers import ColorLike, FrameBuffer
-from ..convention import GLSL_DEPTH, SUBPIXEL
+from ..convention import SUBPIXEL, affine_depth, guard
 from ..errors import BackendUnavailableError
 from ..geometry import RasterBatch
-from . import BackendCapabilities, BatchHandle, check_render_args, deliver
+from ..readback import PendingFrame, Ring
+from . import BackendCapabilities, BatchHandle, check_render_args, deliver, frame_for
 
 VERTEX_SHADER = """
 #version 330
-uniform vec2 u_scale;
-in vec3 in_position;
+uniform vec3 u_scale;  // 2 / viewport width, 2 / viewport height, guard band in pixels
+in vec3 in_position;  // x, y snapped to 1/256 px; z: the affine depth in [0, 0.5]
 in vec4 in_color;
-noperspective out float v_z;
 flat out vec4 v_color;
 void main() {
-    gl_Position = vec4(in_position.xy * u_scale - 1.0, 0.0, 1.0);
-    v_z = in_position.z;
+    gl_Position = vec4((in_position.xy + u_scale.z) * u_scale.xy - 1.0,
+                       in_position.z * 2.0 - 1.0, 1.0);
     v_color = in_color;
 }
 """
 
-FRAGMENT_SHADER = f"""
+FRAGMENT_SHADER = """
 #version 330
-noperspective in float v_z;
 flat in vec4 v_color;
 out vec4 frag_color;
-void main() {{
-    float z = v_z;
-    gl_FragDepth = {GLSL_DEPTH};
+void main() {
     frag_color = v_color;
-}}
+}
 """
 
-ID_FRAGMENT_SHADER = f"""
+ID_FRAGMENT_SHADER = """
 #version 330
-noperspective in float v_z;
 flat in vec4 v_color;
 out float frag_id;
-void main() {{
-    float z = v_z;
-    gl_FragDepth = {GLSL_DEPTH};
+void main() {
     frag_id = float(gl_PrimitiveID + 1);
-}}
+}
 """
 
+#: Frames in flight for render_async (pixel-pack buffers per frame size).
+RING_SIZE = 3
 VERTEX_DTYPE = np.dtype([("position", np.float32, 3), ("color", np.uint8, 4)])
 
 
@@ -70,12 +67,12 @@ def create_egl_context(require: int = 330):
 
 
 def pack_vertices(batch: RasterBatch) -> bytes:
-    """Interleaved float32 ``x, y, z`` (x, y snapped to 1/256 px) + RGBA8 per vertex."""
+    """Interleaved float32 ``x, y`` (snapped to 1/256 px), the affine depth, RGBA8 per vertex."""
     xyz, rgb = batch.arrays()
     data = np.empty(xyz.shape[0] * 3, dtype=VERTEX_DTYPE)
-    snapped = xyz.copy()
-    snapped[:, :, :2] = np.rint(snapped[:, :, :2] * SUBPIXEL) / SUBPIXEL
-    data["position"] = snapped.reshape(-1, 3)
+    position = data["position"]
+    position[:, :2] = (np.rint(xyz[:, :, :2] * SUBPIXEL) / SUBPIXEL).reshape(-1, 2)
+    position[:, 2] = affine_depth(xyz[:, :, 2]).reshape(-1)
     data["color"][:, :3] = np.repeat(rgb, 3, axis=0)
     data["color"][:, 3] = 255
     return data.tobytes()
@@ -92,6 +89,9 @@ class ModernGLBackend:
         supports_vertex_attributes=True,
         supports_ids=True,
         supports_persistent_batches=True,
+        supports_async_readback=True,
+        api="opengl",
+        priority=200,
     )
 
     @classmethod
@@ -112,6 +112,7 @@ class ModernGLBackend:
             raise BackendUnavailableError(f"no headless EGL OpenGL context: {exc}") from exc
         self._moderngl = moderngl
         ctx = self._ctx
+        self._max_viewport = int(min(ctx.info["GL_MAX_VIEWPORT_DIMS"]))
         self._program = ctx.program(vertex_shader=VERTEX_SHADER, fragment_shader=FRAGMENT_SHADER)
         self._id_program = ctx.program(
             vertex_shader=VERTEX_SHADER, fragment_shader=ID_FRAGMENT_SHADER
@@ -123,6 +124,7 @@ class ModernGLBackend:
         self._resident_count = 0
         self._targets: dict[tuple[int, int], tuple] = {}
         self._id_targets: dict[tuple[int, int], tuple] = {}
+        self._packs: dict[tuple[int, int], tuple[list, Ring]] = {}
         #: Counters for tests and benchmarks: uploads and (re)allocations of the shared buffer.
         self.stats = {"uploads": 0, "allocations": 1}
 
@@ -187,11 +189,12 @@ class ModernGLBackend:
         fbo = self._target(width, height, ids)
         fbo.use()
         ctx = self._ctx
-        ctx.viewport = (0, 0, width, height)
+        g = guard(width, height, self._max_viewport)
+        ctx.viewport = (-g, -g, width + 2 * g, height + 2 * g)
         ctx.enable_only(self._moderngl.DEPTH_TEST)
         ctx.depth_func = "<"
         program = self._id_program if ids else self._program
-        program["u_scale"].value = (2.0 / width, 2.0 / height)
+        program["u_scale"].value = (2.0 / (width + 2 * g), 2.0 / (height + 2 * g), g)
         if isinstance(source, BatchHandle):
             if source.released:
                 raise ValueError("this batch handle was released")
@@ -225,6 +228,43 @@ class ModernGLBackend:
             data = fbo.read(components=3, alignment=1)
         return deliver(data, width, height, target)
 
+    def _pixel_packs(self, width: int, height: int):
+        """A ring of pixel-pack buffers that asynchronous frames of this size are read into."""
+        key = (width, height)
+        if key not in self._packs:
+            with self._ctx:
+                buffers = [self._ctx.buffer(reserve=width * height * 3) for _ in range(RING_SIZE)]
+            self._packs[key] = (buffers, Ring(RING_SIZE))
+        return self._packs[key]
+
+    def render_async(
+        self,
+        batch: RasterBatch | BatchHandle,
+        width: int,
+        height: int,
+        *,
+        background: ColorLike = (0, 0, 0),
+        target: FrameBuffer | None = None,
+    ) -> PendingFrame:
+        """Draw and start reading into a pixel-pack buffer; ``result()`` waits for that frame."""
+        source = batch
+        batch, width, height, bg = check_render_args(batch, width, height, background, target)
+        buffers, ring = self._pixel_packs(width, height)
+        slot = ring.claim()
+        with self._ctx:
+            fbo = self._target(width, height)
+            fbo.clear(bg[0] / 255.0, bg[1] / 255.0, bg[2] / 255.0, 1.0, depth=1.0)
+            self._draw(source, batch, width, height, ids=False)
+            fbo.read_into(buffers[slot], components=3, alignment=1)
+
+        def finish() -> FrameBuffer:
+            frame = frame_for(target, width, height)
+            with self._ctx:
+                buffers[slot].read_into(frame.pixels)
+            return frame
+
+        return ring.attach(slot, PendingFrame(finish))
+
     def rasterize_ids(self, batch: RasterBatch | BatchHandle, width: int, height: int):
         """``(ids, depth)``: winning triangle per pixel from the GPU, ``z`` recomputed exactly."""
         from ._setup import depth_for_ids
@@ -247,7 +287,9 @@ class ModernGLBackend:
                 color.release()
                 depth.release()
             cache.clear()
+        for buffers, _ in self._packs.values():
+            for buffer in buffers:
+                buffer.release()
+        self._packs.clear()
         self._ctx.release()
 
-
-ModernGLRasterBackend = ModernGLBackend

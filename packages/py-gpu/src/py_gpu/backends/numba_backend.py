@@ -147,6 +147,8 @@ class NumbaBackend:
         accelerated=True,
         supports_depth=True,
         supports_ids=True,
+        api="cpu",
+        priority=50,
     )
 
     @classmethod

@@ -237,6 +237,8 @@ class NumpyBackend:
         accelerated=True,
         supports_depth=True,
         supports_ids=True,
+        api="cpu",
+        priority=20,
     )
 
     @classmethod
@@ -264,5 +266,3 @@ class NumpyBackend:
         ids, depth = rasterize_arrays(batch.arrays()[0], width, height)
         return ids.reshape(height, width), depth.reshape(height, width)
 
-
-NumpyRasterBackend = NumpyBackend
