@@ -348,11 +348,14 @@ class _Cursor:
 
 def _header(data: bytes) -> FileInfo:
     size = len(data)
+    # The magic first, so that a short file of another kind is not called a truncated .hgb
+    # (only a prefix of the magic is).
+    magic = bytes(data[: len(MAGIC)])
+    if magic != MAGIC[:size]:
+        raise HGBError(f"not a .hgb file (magic {magic!r})", 0)
     if size < _HEADER.size:
         raise HGBError(f"truncated: {size} bytes, a header needs {_HEADER.size}", size)
-    magic, major, minor, flags, file_size, count, crc, reserved = _HEADER.unpack_from(data)
-    if magic != MAGIC:
-        raise HGBError(f"not a .hgb file (magic {magic!r})", 0)
+    _magic, major, minor, flags, file_size, count, crc, reserved = _HEADER.unpack_from(data)
     if major != VERSION[0]:
         raise HGBError(
             f"format version {major}.{minor} is not supported: this reader reads "

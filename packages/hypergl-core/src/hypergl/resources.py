@@ -218,6 +218,22 @@ class Framebuffer(GPUResource):
             self._context, self, into, attachment, components, origin, rect, dtype
         )
 
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """``np.asarray(fb)``: the colour pixels, uint8 ``(H, W, 4)``, top row first (a new
+        array each time, read from the GPU)."""
+        pixels = self.read()
+        return pixels if dtype is None else pixels.astype(dtype, copy=False)
+
+    def _repr_png_(self) -> bytes | None:
+        """Jupyter shows a framebuffer as its picture (None when it cannot be read)."""
+        from .errors import HyperGLError
+        from .png import encode_png
+
+        try:
+            return encode_png(self.read())
+        except (HyperGLError, ValueError):
+            return None
+
     def reader(
         self,
         into: np.ndarray,

@@ -128,6 +128,20 @@ class FrameBuffer:
 
         return np.frombuffer(self.pixels, dtype=np.uint8).reshape(self.height, self.width, 3)
 
+    def __array__(self, dtype=None, copy: bool | None = None):
+        """``np.asarray(frame)``: the ``(height, width, 3)`` uint8 pixels, a view unless a
+        copy or another dtype is asked for."""
+        array = self.to_numpy()
+        if dtype is not None and array.dtype != dtype:
+            if copy is False:
+                raise ValueError(f"a uint8 frame cannot be viewed as {dtype!r} without a copy")
+            return array.astype(dtype)
+        return array.copy() if copy else array
+
+    def _repr_png_(self) -> bytes:
+        """Jupyter shows a frame as its picture."""
+        return self.to_png_bytes()
+
     def to_rgb_bytes(self) -> bytes:
         return bytes(self.pixels)
 

@@ -191,10 +191,24 @@ def installed_backends() -> tuple[str, ...]:
     return tuple(sorted(_entry_points()))
 
 
+#: What to install when a backend's import fails for a missing module (top-level name).
+INSTALL_HINTS = {
+    "numpy": 'pip install "py-gpu[numeric]"',
+    "numba": 'pip install "py-gpu[numeric]"',
+    "moderngl": 'pip install "py-gpu[opengl]"',
+    "glcontext": 'pip install "py-gpu[opengl]"',
+}
+
+
 def _describe(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     first = text[0] if text else ""
-    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+    described = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+    missing = exc.name if isinstance(exc, ModuleNotFoundError) else None
+    if missing:
+        top = missing.partition(".")[0]
+        described += f" (install it: {INSTALL_HINTS.get(top, f'pip install {top}')})"
+    return described
 
 
 def _start(name: str) -> Any:
