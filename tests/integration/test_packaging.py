@@ -106,5 +106,6 @@ def test_culverin_wheel_declares_its_entry_point(tmp_path):
 def test_wheel_carries_the_license(package, tmp_path):
     wheel = build("wheel", package, tmp_path)
     with zipfile.ZipFile(wheel) as archive:
-        (license_file,) = [n for n in archive.namelist() if n.endswith(".dist-info/licenses/LICENSE")]
+        names = archive.namelist()
+        (license_file,) = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
         assert archive.read(license_file) == (ROOT / "LICENSE").read_bytes()

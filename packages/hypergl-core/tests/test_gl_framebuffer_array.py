@@ -10,6 +10,7 @@ from PIL import Image
 
 from hypergl.png import encode_png
 
+
 def cleared(ctx, color):
     fb = ctx.framebuffer((6, 4))
     cmd = ctx.command_buffer()

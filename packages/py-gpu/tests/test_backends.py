@@ -249,7 +249,8 @@ def test_numpy_backends_without_numpy_say_what_to_install():
         "        print(exc)\n"
         "print(select_backend('auto').name)\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    command = [sys.executable, "-c", code]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     for name, line in zip(("numpy", "numba"), lines[:2], strict=True):
