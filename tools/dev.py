@@ -5,6 +5,7 @@
     python3 tools/dev.py test    # the whole test suite
     python3 tools/dev.py bench   # every benchmark, one table and a chart
     python3 tools/dev.py lint    # ruff
+    python3 tools/dev.py dist    # build every wheel and sdist, test them installed
     python3 tools/dev.py info    # what this machine's OpenGL can do
 
 Standard library only, so it runs on any Python 3 before anything is installed.
@@ -244,6 +245,11 @@ def command_lint(python: Path, args: list[str]) -> int:
     return run([str(python), "-m", "ruff", "check", *(args or ["."])], cwd=ROOT).returncode
 
 
+def command_dist(python: Path, args: list[str]) -> int:
+    script = ROOT / "tools" / "dist.py"
+    return run(virtual_display_command([str(python), str(script), *args]), cwd=ROOT).returncode
+
+
 def command_info(python: Path, args: list[str]) -> int:
     return run([str(python), "-m", "hypergl", "info", *args], cwd=ROOT).returncode
 
@@ -254,6 +260,7 @@ COMMANDS = {
     "bench": command_bench,
     "lint": command_lint,
     "info": command_info,
+    "dist": command_dist,
 }
 
 
