@@ -28,9 +28,10 @@ import sys
 import tarfile
 import tempfile
 import time
-import tomllib
 import zipfile
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ROOT / "packages"
