@@ -70,4 +70,3 @@ def test_headless_contexts_have_no_screen():
         with pytest.raises(hypergl.ContextError, match="no window"):
             ctx.swap()
         np.testing.assert_equal(ctx.device, "gl")
-

@@ -17,7 +17,7 @@ from __future__ import annotations
 import operator
 import re
 import struct
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -112,7 +112,16 @@ class Reg(int):
         return f"r{int(self)}"
 
 
-r0, r1, r2, r3, r4, r5, r6, r7 = REGISTERS = tuple(Reg(i) for i in range(isa.NUM_REGISTERS))
+REGISTERS: tuple[Reg, ...] = tuple(Reg(i) for i in range(isa.NUM_REGISTERS))
+r0: Reg
+r1: Reg
+r2: Reg
+r3: Reg
+r4: Reg
+r5: Reg
+r6: Reg
+r7: Reg
+r0, r1, r2, r3, r4, r5, r6, r7 = REGISTERS
 
 
 class Label:
@@ -122,7 +131,7 @@ class Label:
 
     def __init__(self, owner: CommandBuffer, name: str) -> None:
         self._owner = owner
-        self.name = name
+        self.name: str = name
         self._section: int | None = None
         self._index = 0
 
@@ -145,9 +154,9 @@ class ResourceHandle:
 
     def __init__(self, owner: CommandBuffer, kind: ResourceKind, slot: int, name: str) -> None:
         self._owner = owner
-        self.kind = kind
-        self.slot = slot
-        self.name = name
+        self.kind: ResourceKind = kind
+        self.slot: int = slot
+        self.name: str = name
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ResourceHandle):
@@ -161,7 +170,7 @@ class ResourceHandle:
         return f"<{self.kind.name.lower()} {self.name!r} slot {self.slot}>"
 
 
-def _reg3(name: str):
+def _reg3(name: str) -> Callable[[CommandBuffer, int, int, int], None]:
     op = BY_NAME[name]
 
     def method(self: CommandBuffer, dst: int, a: int, b: int) -> None:
@@ -172,7 +181,7 @@ def _reg3(name: str):
     return method
 
 
-def _reg2(name: str):
+def _reg2(name: str) -> Callable[[CommandBuffer, int, int], None]:
     op = BY_NAME[name]
 
     def method(self: CommandBuffer, dst: int, src: int) -> None:

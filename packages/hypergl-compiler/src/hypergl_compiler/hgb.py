@@ -244,7 +244,7 @@ def dumps(program: Any, *, linked: bool | Iterable[str] = ()) -> bytes:
     return _assemble(_sections(program, resources), flags)
 
 
-def save(program: Any, path: str | os.PathLike, *, linked: bool | Iterable[str] = ()) -> None:
+def save(program: Any, path: str | os.PathLike[str], *, linked: bool | Iterable[str] = ()) -> None:
     """Write :func:`dumps` of ``program`` to ``path``."""
     _check_path(path)
     data = dumps(program, linked=linked)
@@ -503,7 +503,7 @@ def loads(data: bytes | bytearray | memoryview) -> Program:
     return inspect(data)[1]
 
 
-def load(path: str | os.PathLike) -> Program:
+def load(path: str | os.PathLike[str]) -> Program:
     """Read a .hgb file (refusing files over MAX_FILE_SIZE before reading them)."""
     _check_path(path)
     with open(path, "rb") as f:

@@ -11,7 +11,7 @@ import atexit
 import contextlib
 import itertools
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -49,6 +49,10 @@ from .resources import (
     as_bytes,
 )
 from .trace_log import TraceLog
+
+if TYPE_CHECKING:
+    from .command_buffer import CommandBuffer
+    from .scene import Scene
 
 DEVICES = ("gl", "trace", "null")
 # format -> (NumPy dtype of its pixels, channels); depth formats take no pixels.
@@ -607,7 +611,7 @@ class Context:
         self.close()
 
     # --- programs --------------------------------------------------------------------
-    def command_buffer(self, name: str = "program"):
+    def command_buffer(self, name: str = "program") -> CommandBuffer:
         """A command buffer whose resource operands are this context's live objects."""
         from .command_buffer import CommandBuffer
 
@@ -622,7 +626,7 @@ class Context:
 
         return load_bridge(name)(self, source, **options)
 
-    def load(self, source: Any, *, bindings: dict[str, GPUResource] | None = None):
+    def load(self, source: Any, *, bindings: dict[str, GPUResource] | None = None) -> Scene:
         """Inflate a .hgb file (path or bytes) into live resources and a verified program.
 
         Self-contained files create every resource they describe; linked files

@@ -241,7 +241,7 @@ class Framebuffer(GPUResource):
         attachment: str = "color0",
         components: int = 4,
         rect: tuple[int, int, int, int] | None = None,
-    ):
+    ) -> reading.PixelReader:
         """A reader into `into`, checked once: ``reader.read()`` is then the cheapest read.
 
         For hot loops; rows come in OpenGL's order (bottom row first).
@@ -271,7 +271,9 @@ class Readback(GPUResource):
     def frames_written(self) -> int:
         return self._native.frames_written if hasattr(self._native, "frames_written") else 0
 
-    def read(self, lag: int = 1, into: np.ndarray | None = None, *, origin: str = "top"):
+    def read(
+        self, lag: int = 1, into: np.ndarray | None = None, *, origin: str = "top"
+    ) -> np.ndarray:
         """The frame captured `lag` captures ago (0: the newest, which may wait for the GPU).
 
         lag=1 gives one frame of latency: the GPU had a whole frame to finish it.

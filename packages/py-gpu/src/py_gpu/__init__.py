@@ -6,7 +6,7 @@ Backends are found through the ``py_gpu.backends`` entry-point group (see
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import convention, errors
 from .backends import (
@@ -33,6 +33,23 @@ from .errors import (
 from .geometry import RasterBatch, ScreenTriangle, ScreenVertex
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:  # the lazy exports below, as type checkers should see them
+    from .backends.moderngl_backend import ModernGLBackend as ModernGLRasterBackend
+    from .backends.numba_backend import NumbaBackend as NumbaRasterBackend
+    from .backends.numpy_backend import NumpyBackend as NumpyRasterBackend
+    from .mesh import Camera as Camera
+    from .mesh import DirectionalLight as DirectionalLight
+    from .mesh import Instances as Instances
+    from .mesh import Material as Material
+    from .mesh import MeshBatch as MeshBatch
+    from .mesh import MeshHandle as MeshHandle
+    from .mesh import MeshRenderer as MeshRenderer
+    from .mesh import RenderResult as RenderResult
+    from .mesh import TextureAtlas as TextureAtlas
+    from .mesh import look_at as look_at
+    from .mesh import orthographic as orthographic
+    from .mesh import perspective as perspective
 
 # Optional classes, importable from the top level as in py_gpu 0.0.1 (None when their
 # dependency is missing); resolved lazily so importing py_gpu never imports NumPy or ModernGL.

@@ -49,11 +49,17 @@ import functools
 import importlib.metadata
 import threading
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..buffers import ColorLike, FrameBuffer, as_rgb, validate_size
 from ..errors import BackendUnavailableError, TargetSizeError, UnknownBackendError
 from ..geometry import RasterBatch
+
+if TYPE_CHECKING:  # the lazy exports of __getattr__, as type checkers should see them
+    from .cpu import CpuBackend as CpuBackend
+    from .moderngl_backend import ModernGLBackend as ModernGLBackend
+    from .numba_backend import NumbaBackend as NumbaBackend
+    from .numpy_backend import NumpyBackend as NumpyBackend
 
 ENTRY_POINT_GROUP = "py_gpu.backends"
 #: The order in which ``select_backend("auto")`` tries backends.
