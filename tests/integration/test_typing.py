@@ -26,11 +26,11 @@ ENV = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")  # checker
 
 TARGET = 0.95
 # Measured floors (raise them as annotations land; the target is TARGET for every package).
-FLOORS = {
-    "hypergl_compiler": 0.89,
-    "hypergl": 0.77,
-    "py_gpu": 0.76,
-    "hypergl_culverin": 0.68,
+FLOORS = {  # measured 89.3%, 90.3%, 91.1%, 82.0% when these were set
+    "hypergl_compiler": 0.88,
+    "hypergl": 0.89,
+    "py_gpu": 0.90,
+    "hypergl_culverin": 0.80,
 }
 READMES = [ROOT / "README.md", *sorted((ROOT / "packages").glob("*/README.md"))]
 
