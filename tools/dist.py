@@ -79,8 +79,11 @@ def build_sdist(dist: str, out: Path) -> Path:
 
 def build_wheel(dist: str, out: Path) -> Path:
     before = set(out.glob("*.whl"))
+    env = dict(os.environ)
+    if env.get("CI"):  # as tools/dev.py builds the editable install: same CMake cache, no rebuild
+        env.setdefault("HYPERGL_WERROR", "ON")
     run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-         "-w", out, PACKAGES / dist], cwd=ROOT)  # fmt: skip
+         "-w", out, PACKAGES / dist], cwd=ROOT, env=env)  # fmt: skip
     (wheel,) = set(out.glob("*.whl")) - before
     return wheel
 
