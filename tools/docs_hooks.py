@@ -14,16 +14,17 @@ PLACEHOLDER = "<!-- isa-table -->"
 def isa_table() -> str:
     from hypergl_compiler import isa
 
-    rows = ["| code | mnemonic | a | b | c | d | meaning | flags |",
-            "| ---: | --- | --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+    rows = ["| code | mnemonic | operands | meaning | flags |",
+            "| ---: | --- | --- | --- | --- |"]  # fmt: skip
     for op in isa.OPS:
-        operands = [
-            "" if kind is isa.Operand.NONE else kind.name.lower() for kind in op.operands
-        ]
+        operands = ", ".join(
+            f"{field}: {kind.name.lower()}"
+            for field, kind in zip(isa.FIELDS, op.operands, strict=True)
+            if kind is not isa.Operand.NONE
+        )
         flags = ", ".join(f.name.lower() for f in isa.Flag if f and f in op.flags)
         meaning = op.meaning.replace("|", "\\|")
-        rows.append(f"| `0x{op.code:02X}` | `{op.name}` | {' | '.join(operands)} | "
-                    f"{meaning} | {flags} |")  # fmt: skip
+        rows.append(f"| `0x{op.code:02X}` | `{op.name}` | {operands} | {meaning} | {flags} |")
     return "\n".join(rows)
 
 
