@@ -38,12 +38,10 @@ def features(obs: np.ndarray) -> np.ndarray:
 
     def centroid(mask: np.ndarray) -> np.ndarray:
         count = np.maximum(mask.sum(axis=(1, 2)), 1)
-        return (
-            np.stack([(mask * xs).sum(axis=(1, 2)), (mask * ys).sum(axis=(1, 2))], 1)
-            / count[:, None]
-        )
+        sums = np.stack([(mask * xs).sum(axis=(1, 2)), (mask * ys).sum(axis=(1, 2))], 1)
+        return np.asarray(sums / count[:, None])
 
-    return (centroid(red) - centroid(blue)).astype(np.float32)
+    return np.asarray(centroid(red) - centroid(blue), dtype=np.float32)
 
 
 class Progress:
@@ -117,6 +115,7 @@ def main() -> None:
             advantage = (advantage - advantage[valid].mean()) / (advantage[valid].std() + 1e-6)
             grad = np.zeros_like(weights)
             for (feats, actions, *_), adv, ok in zip(trajectory, advantage, valid, strict=True):
+                assert feats is not None  # the REINFORCE policy always computes features
                 score = (actions - feats @ weights) / sigma**2  # d log pi / d mean
                 grad += feats.T @ (score * (adv * ok)[:, None])
             weights += args.lr * grad / max(int(valid.sum()), 1)

@@ -6,6 +6,8 @@
     python3 tools/dev.py test --free-threaded  # compiler/core/py_gpu suites on CPython 3.13t
     python3 tools/dev.py bench   # every benchmark, one table and a chart
     python3 tools/dev.py lint    # ruff
+    python3 tools/dev.py dist    # build every wheel and sdist, test them installed
+    python3 tools/dev.py docs    # the documentation site, strict (site/; --serve to browse)
     python3 tools/dev.py info    # what this machine's OpenGL can do
 
 Standard library only, so it runs on any Python 3 before anything is installed.
@@ -247,6 +249,19 @@ def command_lint(python: Path, args: list[str]) -> int:
     return run([str(python), "-m", "ruff", "check", *(args or ["."])], cwd=ROOT).returncode
 
 
+def command_dist(python: Path, args: list[str]) -> int:
+    script = ROOT / "tools" / "dist.py"
+    return run(virtual_display_command([str(python), str(script), *args]), cwd=ROOT).returncode
+
+
+def command_docs(python: Path, args: list[str]) -> int:
+    mkdocs = [str(python), "-m", "mkdocs"]
+    if args[:1] == ["--serve"]:
+        return run([*mkdocs, "serve", "--strict", *args[1:]], cwd=ROOT).returncode
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    return run([*mkdocs, "build", "--strict", *args], cwd=ROOT, env=env).returncode
+
+
 def command_info(python: Path, args: list[str]) -> int:
     return run([str(python), "-m", "hypergl", "info", *args], cwd=ROOT).returncode
 
@@ -257,6 +272,8 @@ COMMANDS = {
     "bench": command_bench,
     "lint": command_lint,
     "info": command_info,
+    "dist": command_dist,
+    "docs": command_docs,
 }
 
 

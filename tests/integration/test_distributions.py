@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import importlib
 from importlib import metadata
+from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# distribution -> the import package whose __version__ is its single version source
+MODULES = {
+    "hypergl-compiler": "hypergl_compiler",
+    "py-gpu": "py_gpu",
+    "hypergl-core": "hypergl",
+    "hypergl-culverin": "hypergl_culverin",
+}
 
 DISTRIBUTIONS = {
     "hypergl-compiler": (">=3.10", set()),
@@ -32,7 +44,7 @@ def test_metadata_is_as_declared(name):
     dist = metadata.distribution(name)
     requires_python, runtime = DISTRIBUTIONS[name]
     assert dist.metadata["Name"] == name
-    assert dist.version == "0.1.0"
+    assert dist.version == importlib.import_module(MODULES[name]).__version__
     assert dist.metadata["Requires-Python"] == requires_python
     assert set(runtime_requirements(dist)) == runtime
 
@@ -58,3 +70,28 @@ def test_hypergl_bridges_group_is_registered():
 def test_console_scripts_are_registered():
     names = {ep.name for ep in metadata.entry_points(group="console_scripts")}
     assert {"hgb", "hypergl"} <= names
+
+
+@pytest.mark.parametrize("name", sorted(DISTRIBUTIONS))
+def test_license_ships_with_every_distribution(name):
+    # each sdist and wheel carries packages/<dist>/LICENSE, the root LICENSE's copy
+    assert (ROOT / "packages" / name / "LICENSE").read_bytes() == (ROOT / "LICENSE").read_bytes()
+    dist = metadata.distribution(name)
+    assert dist.metadata["License-Expression"] == "MIT"
+    assert "LICENSE" in (dist.metadata.get_all("License-File") or [])
+
+
+@pytest.mark.parametrize("name", sorted(DISTRIBUTIONS))
+def test_changelog_has_a_section_for_the_current_version(name):
+    changelog = (ROOT / "packages" / name / "CHANGELOG.md").read_text(encoding="utf-8")
+    version = importlib.import_module(MODULES[name]).__version__
+    assert "\n## Unreleased\n" in changelog
+    assert f"\n## {version}" in changelog, f"CHANGELOG.md of {name} has no '## {version}' section"
+
+
+@pytest.mark.parametrize("name", sorted(DISTRIBUTIONS))
+def test_version_is_written_once(name):
+    # pyproject.toml takes the version from __version__ (dynamic), so a release edits one line
+    pyproject = (ROOT / "packages" / name / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'dynamic = ["version"]' in pyproject
+    assert "\nversion =" not in pyproject

@@ -6,6 +6,7 @@ Builds run without isolation, with the build backends of the test environment
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import tarfile
@@ -20,6 +21,14 @@ PACKAGES = ROOT / "packages"
 PURE = {"hypergl-compiler": "hypergl_compiler", "py-gpu": "py_gpu"}
 
 pytestmark = pytest.mark.slow
+
+
+def source_version(package: str) -> str:
+    """The single version source of a distribution: ``__version__`` in its ``__init__.py``."""
+    (init,) = (PACKAGES / package / "src").glob("*/__init__.py")
+    found = re.search(r'^__version__ = "([^"]+)"', init.read_text(encoding="utf-8"), re.M)
+    assert found, f"{init} has no __version__"
+    return found.group(1)
 
 
 def build(kind: str, package: str, out: Path) -> Path:
@@ -62,7 +71,7 @@ def test_pure_distribution_installs_alone_into_a_bare_venv(package, tmp_path):
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     version, third_party = listing.stdout.splitlines()
-    assert version == "0.1.0" and third_party == "[]"
+    assert version == source_version(package) and third_party == "[]"
     if package == "hypergl-compiler":
         usage = subprocess.run([str(env / "bin" / "hgb")], capture_output=True, text=True)
         assert usage.returncode == 2 and "usage" in usage.stderr.lower()
@@ -76,6 +85,8 @@ def test_every_distribution_builds_an_sdist(package, tmp_path):
         names = archive.getnames()
     assert any(name.endswith("pyproject.toml") for name in names)
     assert any(name.endswith("py.typed") for name in names)
+    root = f"{package.replace('-', '_')}-{source_version(package)}/"
+    assert {root + "LICENSE", root + "CHANGELOG.md"} <= set(names)
     if package == "hypergl-core":  # the C++ sources travel with it
         assert any(name.endswith("cpp/engine/interpreter.cpp") for name in names)
         assert any(name.endswith("CMakeLists.txt") for name in names)
@@ -89,3 +100,12 @@ def test_culverin_wheel_declares_its_entry_point(tmp_path):
     assert (
         "[hypergl.bridges]" in text and "culverin = hypergl_culverin.bridge:CulverinBridge" in text
     )
+
+
+@pytest.mark.parametrize("package", sorted(PURE))
+def test_wheel_carries_the_license(package, tmp_path):
+    wheel = build("wheel", package, tmp_path)
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        (license_file,) = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+        assert archive.read(license_file) == (ROOT / "LICENSE").read_bytes()

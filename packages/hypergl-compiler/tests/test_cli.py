@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+import hypergl_compiler
 from hypergl_compiler import Program, asm, hgb, isa
 
 
@@ -81,3 +82,18 @@ def test_main_is_callable_in_process(scene_file, capsys):
 
     assert main(["verify", str(scene_file)]) == 0
     assert "ok" in capsys.readouterr().out
+
+
+def test_version():
+    result = run("--version")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"hgb {hypergl_compiler.__version__} ")
+    assert ".hgb 1.1" in result.stdout
+
+
+def test_a_short_text_file_is_not_a_hgb_file(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("hi\n")
+    result = run("info", str(path))
+    assert result.returncode == 1
+    assert "not a .hgb file" in result.stderr

@@ -126,6 +126,19 @@ def test_truncated_header():
     assert info.value.offset == 9
 
 
+@pytest.mark.parametrize("data", [b"PK", b"hello\n", b"#!/bin/sh\necho hi\n"])
+def test_a_short_file_of_another_kind_is_not_a_hgb_file(data):
+    # the magic is checked before the length: not "truncated"
+    with pytest.raises(HGBError, match=r"not a \.hgb file") as info:
+        hgb.loads(data)
+    assert info.value.offset == 0
+
+
+def test_a_prefix_of_the_magic_is_truncated():
+    with pytest.raises(HGBError, match="truncated: 4 bytes"):
+        hgb.loads(hgb.MAGIC[:4])
+
+
 def test_wrong_magic(scene):
     with pytest.raises(HGBError, match=r"not a \.hgb file") as info:
         hgb.loads(b"PK\x03\x04" + hgb.dumps(scene)[4:])

@@ -255,3 +255,27 @@ def test_moderngl_runs_headless_without_display(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().endswith("(9, 9, 9)")
+
+
+def test_numpy_backends_without_numpy_say_what_to_install():
+    # A fresh interpreter where `import numpy` fails as it does when NumPy is not installed.
+    code = (
+        "import sys; sys.modules['numpy'] = None\n"
+        "from py_gpu import select_backend\n"
+        "from py_gpu.errors import BackendUnavailableError\n"
+        "for name in ('numpy', 'numba'):\n"
+        "    try:\n"
+        "        select_backend(name)\n"
+        "    except BackendUnavailableError as exc:\n"
+        "        print(exc)\n"
+        "print(select_backend('auto').name)\n"
+    )
+    command = [sys.executable, "-c", code]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    for name, line in zip(("numpy", "numba"), lines[:2], strict=True):
+        assert f"backend {name!r} cannot start" in line
+        assert "numpy" in line
+        assert 'install it: pip install "py-gpu[numeric]"' in line
+    assert lines[2] == "cpu"

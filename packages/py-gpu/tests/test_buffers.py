@@ -118,3 +118,23 @@ def test_depth_buffer():
     assert depth.to_numpy()[1, 1] == 0.5
     depth.clear(2.0)
     assert set(depth.values) == {2.0}
+
+
+def test_frame_is_an_array_and_a_picture():
+    frame = FrameBuffer.new(3, 2, (10, 20, 30))
+    frame.set_pixel(2, 1, (255, 0, 7))
+    array = np.asarray(frame)
+    assert array.shape == (2, 3, 3) and array.dtype == np.uint8
+    assert array[1, 2].tolist() == [255, 0, 7] and array[0, 0].tolist() == [10, 20, 30]
+    array[0, 0] = (1, 2, 3)  # a view: no copy unless asked
+    assert frame.get_pixel(0, 0) == (1, 2, 3)
+    copied = np.array(frame, copy=True)
+    copied[0, 0] = 0
+    assert frame.get_pixel(0, 0) == (1, 2, 3)
+    assert np.asarray(frame, dtype=np.float32)[1, 2].tolist() == [255.0, 0.0, 7.0]
+    with pytest.raises(ValueError, match="without a copy"):
+        np.array(frame, dtype=np.float32, copy=False)
+    # _repr_png_ is what Jupyter displays
+    picture = Image.open(io.BytesIO(frame._repr_png_()))
+    assert picture.size == (3, 2)
+    assert np.asarray(picture.convert("RGB")).tolist() == array.tolist()

@@ -11,7 +11,7 @@ import os
 import sys
 from collections import Counter
 
-from . import hgb
+from . import __version__, hgb
 from .disasm import dis
 from .errors import HGBError, VerifyError
 from .program import Program
@@ -64,6 +64,12 @@ def _info(path: str, info: hgb.FileInfo, program: Program) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="hgb", description="Inspect HyperGL .hgb programs.")
+    format_version = ".".join(map(str, hgb.VERSION))
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"hgb {__version__} (hypergl-compiler; writes .hgb {format_version})",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, text in (
         ("info", "summarise the header, resources and sections"),

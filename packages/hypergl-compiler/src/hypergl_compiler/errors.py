@@ -37,7 +37,8 @@ class VerifyError(ValueError):
             where = f"instruction {index} ({mnemonic})"
         super().__init__(f"{where}: {reason}")
 
-    def __reduce__(self):  # keep the attributes through pickling (multiprocessing)
+    # keep the attributes through pickling (multiprocessing)
+    def __reduce__(self) -> tuple[type[VerifyError], tuple[int, str, str]]:
         return (type(self), (self.index, self.mnemonic, self.reason))
 
 
@@ -49,5 +50,5 @@ class HGBError(ValueError):
         self.offset = offset
         super().__init__(f"at byte {offset}: {reason}")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[HGBError], tuple[str, int]]:
         return (type(self), (self.reason, self.offset))

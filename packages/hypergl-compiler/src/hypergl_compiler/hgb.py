@@ -246,7 +246,7 @@ def dumps(program: Any, *, linked: bool | Iterable[str] = ()) -> bytes:
     return _assemble(_sections(program, resources), flags)
 
 
-def save(program: Any, path: str | os.PathLike, *, linked: bool | Iterable[str] = ()) -> None:
+def save(program: Any, path: str | os.PathLike[str], *, linked: bool | Iterable[str] = ()) -> None:
     """Write :func:`dumps` of ``program`` to ``path``."""
     _check_path(path)
     data = dumps(program, linked=linked)
@@ -350,11 +350,14 @@ class _Cursor:
 
 def _header(data: bytes) -> FileInfo:
     size = len(data)
+    # The magic first, so that a short file of another kind is not called a truncated .hgb
+    # (only a prefix of the magic is).
+    magic = bytes(data[: len(MAGIC)])
+    if magic != MAGIC[:size]:
+        raise HGBError(f"not a .hgb file (magic {magic!r})", 0)
     if size < _HEADER.size:
         raise HGBError(f"truncated: {size} bytes, a header needs {_HEADER.size}", size)
-    magic, major, minor, flags, file_size, count, crc, reserved = _HEADER.unpack_from(data)
-    if magic != MAGIC:
-        raise HGBError(f"not a .hgb file (magic {magic!r})", 0)
+    _magic, major, minor, flags, file_size, count, crc, reserved = _HEADER.unpack_from(data)
     if major != VERSION[0]:
         raise HGBError(
             f"format version {major}.{minor} is not supported: this reader reads "
@@ -544,7 +547,7 @@ def loads(data: bytes | bytearray | memoryview, *, memory_limit: int | None = No
     return inspect(data, memory_limit=memory_limit)[1]
 
 
-def load(path: str | os.PathLike, *, memory_limit: int | None = None) -> Program:
+def load(path: str | os.PathLike[str], *, memory_limit: int | None = None) -> Program:
     """Read a .hgb file (refusing files over MAX_FILE_SIZE before reading them, and
     buffers over ``memory_limit`` together before making anything)."""
     _check_path(path)

@@ -41,7 +41,7 @@ class Constant:
         size = CONST_ELEMENT_SIZE[self.kind]
         return None if len(self.data) % size else len(self.data) // size
 
-    def values(self) -> tuple:
+    def values(self) -> tuple[Any, ...]:
         """The elements as Python values (ints, floats, one str for UTF8, bytes for BYTES)."""
         if self.kind is ConstKind.BYTES:
             return (self.data,)

@@ -8,6 +8,7 @@ reported version or from an advertised extension.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -23,7 +24,7 @@ class Capabilities:
     limits: dict[str, int] = field(repr=False)
 
     @classmethod
-    def from_probe(cls, raw: dict) -> Capabilities:
+    def from_probe(cls, raw: dict[str, Any]) -> Capabilities:
         return cls(
             version=raw["version"],
             renderer=raw["renderer"],

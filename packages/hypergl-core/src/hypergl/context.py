@@ -11,7 +11,7 @@ import atexit
 import contextlib
 import itertools
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hypergl_compiler.isa import ResourceKind
 
@@ -39,6 +39,10 @@ from .resources import (
 )
 from .trace_log import TraceLog
 from .window_controls import WindowControls
+
+if TYPE_CHECKING:
+    from .command_buffer import CommandBuffer
+    from .scene import Scene
 
 DEVICES = ("gl", "trace", "null")
 # format -> (NumPy dtype of its pixels, channels); depth formats take no pixels.
@@ -420,7 +424,7 @@ class Context(WindowControls):
         self.close()
 
     # --- programs --------------------------------------------------------------------
-    def command_buffer(self, name: str = "program"):
+    def command_buffer(self, name: str = "program") -> CommandBuffer:
         """A command buffer whose resource operands are this context's live objects."""
         from .command_buffer import CommandBuffer
 
@@ -441,7 +445,7 @@ class Context(WindowControls):
         *,
         bindings: dict[str, GPUResource] | None = None,
         memory_limit: int | None = None,
-    ):
+    ) -> Scene:
         """Inflate a .hgb file (path or bytes) into live resources and a verified program.
 
         Self-contained files create every resource they describe; linked files

@@ -36,7 +36,7 @@ class VMError(HyperGLError):
         where = f"instruction {index} ({mnemonic})" if index >= 0 else "program"
         super().__init__(f"{where}: {reason}")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[VMError], tuple[int, str, str]]:
         return (type(self), (self.index, self.mnemonic, self.reason))
 
 

@@ -28,13 +28,13 @@ WRAP_MODES = {"repeat": 0x2901, "clamp": 0x812F, "mirror": 0x8370}
 FILTERS = ("linear", "nearest")
 
 
-def check_fields(fields: Any) -> list:
+def check_fields(fields: Any) -> list[Any]:
     if isinstance(fields, (str, bytes)) or not isinstance(fields, (list, tuple)) or not fields:
         raise TypeError(f"fields must be a non-empty list of field dicts, got {fields!r}")
     return list(fields)
 
 
-def check_field(field: Any, record_size: int) -> tuple:
+def check_field(field: Any, record_size: int) -> tuple[Any, ...]:
     """One external-source field, validated, as the engine's tuple."""
     if not isinstance(field, dict):
         raise TypeError(f"field {field!r} is not a dict")

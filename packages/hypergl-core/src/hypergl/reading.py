@@ -22,7 +22,7 @@ class PixelReader:
     Rows come in OpenGL's order (bottom row first). Made by ``fb.reader(into)``.
     """
 
-    def __init__(self, link: ContextLink, out: np.ndarray, call: tuple) -> None:
+    def __init__(self, link: ContextLink, out: np.ndarray, call: tuple[Any, ...]) -> None:
         self._link = link
         self.out = out
         self._call = call

@@ -239,6 +239,22 @@ class Framebuffer(GPUResource):
             self._link, self, into, attachment, components, origin, rect, dtype
         )
 
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """``np.asarray(fb)``: the colour pixels, uint8 ``(H, W, 4)``, top row first (a new
+        array each time, read from the GPU)."""
+        pixels = self.read()
+        return pixels if dtype is None else pixels.astype(dtype, copy=False)
+
+    def _repr_png_(self) -> bytes | None:
+        """Jupyter shows a framebuffer as its picture (None when it cannot be read)."""
+        from .errors import HyperGLError
+        from .png import encode_png
+
+        try:
+            return encode_png(self.read())
+        except (HyperGLError, ValueError):
+            return None
+
     def reader(
         self,
         into: np.ndarray,
@@ -246,7 +262,7 @@ class Framebuffer(GPUResource):
         attachment: str = "color0",
         components: int = 4,
         rect: tuple[int, int, int, int] | None = None,
-    ):
+    ) -> reading.PixelReader:
         """A reader into `into`, checked once: ``reader.read()`` is then the cheapest read.
 
         For hot loops; rows come in OpenGL's order (bottom row first).
@@ -276,7 +292,9 @@ class Readback(GPUResource):
     def frames_written(self) -> int:
         return self._native.frames_written if hasattr(self._native, "frames_written") else 0
 
-    def read(self, lag: int = 1, into: np.ndarray | None = None, *, origin: str = "top"):
+    def read(
+        self, lag: int = 1, into: np.ndarray | None = None, *, origin: str = "top"
+    ) -> np.ndarray:
         """The frame captured `lag` captures ago (0: the newest, which may wait for the GPU).
 
         lag=1 gives one frame of latency: the GPU had a whole frame to finish it.

@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 
-class TraceLog(list):
+class TraceLog(list[tuple[Any, ...]]):
     """The calls a trace context has made: tuples ``(mnemonic, *args)``.
 
     A snapshot taken when ``ctx.trace`` is read; ``clear()`` also empties the
     context's log.
     """
 
-    def __init__(self, entries: list, native: Any) -> None:
+    def __init__(self, entries: list[tuple[Any, ...]], native: Any) -> None:
         super().__init__(entries)
         self._native = native
 

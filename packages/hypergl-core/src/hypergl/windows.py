@@ -7,6 +7,8 @@ HyperGL context drives it through the same device as headless EGL.
 from __future__ import annotations
 
 import contextlib
+import os
+import warnings
 from typing import Any
 
 from .errors import ContextError
@@ -81,6 +83,7 @@ class SDLWindow:
         self._sdl = sdl2
         if sdl2.SDL_Init(sdl2.SDL_INIT_VIDEO) != 0:
             raise ContextError(f"SDL could not initialise: {sdl2.SDL_GetError().decode()}")
+        _warn_if_offscreen(sdl2, visible)
         video = sdl2.video
         video.SDL_GL_SetAttribute(video.SDL_GL_CONTEXT_MAJOR_VERSION, 4)
         video.SDL_GL_SetAttribute(video.SDL_GL_CONTEXT_MINOR_VERSION, 3)
@@ -136,6 +139,26 @@ class SDLWindow:
     def __del__(self) -> None:
         with contextlib.suppress(Exception):
             self.close()
+
+
+# SDL's video drivers that draw into no window a person can see.
+_INVISIBLE_SDL_DRIVERS = ("offscreen", "dummy", "evdev")
+
+
+def _warn_if_offscreen(sdl2: Any, visible: bool) -> None:
+    """Say so when SDL found no display and chose a driver without windows: else a
+    visible window silently becomes an invisible one."""
+    driver = (sdl2.SDL_GetCurrentVideoDriver() or b"").decode()
+    asked = os.environ.get("SDL_VIDEODRIVER", "")
+    if visible and driver in _INVISIBLE_SDL_DRIVERS and driver not in asked.split(","):
+        warnings.warn(
+            f"SDL found no display and fell back to its {driver!r} video driver: the window "
+            "is invisible (rendering and reading pixels still work). Set DISPLAY or run under "
+            "xvfb-run to see it, use hypergl.context() for headless rendering, or set "
+            f"SDL_VIDEODRIVER={driver} to ask for this without the warning.",
+            RuntimeWarning,
+            stacklevel=4,
+        )
 
 
 WINDOW_BACKENDS: dict[str, Any] = {"glfw": GLFWWindow, "sdl": SDLWindow}

@@ -133,7 +133,7 @@ class CulverinBridge:
         self._released = False
         self._next_id = itertools.count(1)
         prefix = f"culverin{next(_serial)}"
-        self.buffer = ctx.buffer(
+        self.buffer: hypergl.Buffer = ctx.buffer(
             np.zeros(self._capacity * self._layout.record_size, np.uint8),
             usage="storage",
             name=f"{prefix}_bodies",
@@ -143,7 +143,7 @@ class CulverinBridge:
             self.counter = ctx.buffer(np.zeros(4, np.uint32), name=f"{prefix}_count")
             count = (self.counter, 0)
         self.count_target: tuple[hypergl.Buffer, int] = count
-        self.source = ctx.external_source(
+        self.source: hypergl.ExternalSource = ctx.external_source(
             self._feed.acquire,
             self._layout.fields(),
             record_size=self._layout.record_size,

@@ -22,6 +22,7 @@ same bits, half the element operations in the engine's conversion loop.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 # Culverin 0.15.0 shadow buffers: positions f64 x4 (x, y, z, pad), rotations f32 x4,
 # velocities f32 x4, user_data u64: one row per body, C-contiguous.
@@ -65,7 +66,7 @@ class RecordLayout:
         names = ("positions", "rotations", "user_data")
         return (*names, "velocities") if self.velocities else names
 
-    def fields(self) -> list[dict]:
+    def fields(self) -> list[dict[str, Any]]:
         """The external-source fields: every conversion the C++ copy performs per row."""
         fields = [
             {"source": 0, "type": "f64", "stride": POSITION_STRIDE, "components": 3,
@@ -82,7 +83,7 @@ class RecordLayout:
                            "components": 2, "to": "u64", "at": self.velocity_at})  # fmt: skip
         return fields
 
-    def numpy_dtype(self):
+    def numpy_dtype(self) -> Any:
         """A structured NumPy dtype matching the record (for reading a mapped buffer)."""
         import numpy as np
 

@@ -30,14 +30,15 @@ class CulverinReachTask(ReachTask):
     def __init__(self, num_envs: int, **options: Any) -> None:
         super().__init__(num_envs, **options)
         n = self.num_envs
-        self.world = culverin.PhysicsWorld(settings={"max_bodies": n * (OBJECTS + 4) + 8})
-        self.origin = np.zeros((n, 2), np.float32)
+        settings = {"max_bodies": n * (OBJECTS + 4) + 8}
+        self.world: culverin.PhysicsWorld = culverin.PhysicsWorld(settings=settings)
+        self.origin: np.ndarray = np.zeros((n, 2), np.float32)
         self.origin[:, 0] = np.arange(n) * ENV_SPACING
         half = self.arena + 0.1
         width = n * ENV_SPACING
         self.world.create_body(pos=(width / 2, -0.5, 0), size=(width, 0.5, 4.0),
                                shape=culverin.SHAPE_BOX, motion=culverin.MOTION_STATIC)  # fmt: skip
-        self.handles = np.zeros((n, OBJECTS), np.uint64)
+        self.handles: np.ndarray = np.zeros((n, OBJECTS), np.uint64)
         for env in range(n):
             x = float(self.origin[env, 0])
             for dx, dz, sx, sz in ((half, 0, 0.05, half), (-half, 0, 0.05, half),

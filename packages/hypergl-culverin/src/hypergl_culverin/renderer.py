@@ -107,29 +107,30 @@ class BodyRenderer:
                     f"sphere_detail values must be ints in 3..256, got {sphere_detail!r}"
                 )
         box, sphere = meshes.box(), meshes.sphere(stacks, slices)
-        self.box_vertices, self.sphere_vertices = len(box), len(sphere)
-        self.vertices = ctx.buffer(np.concatenate([box, sphere]), usage="vertex")
-        self.looks = ctx.buffer(size=max_ids * LOOK_DTYPE.itemsize)
+        self.box_vertices: int = len(box)
+        self.sphere_vertices: int = len(sphere)
+        self.vertices: hypergl.Buffer = ctx.buffer(np.concatenate([box, sphere]), usage="vertex")
+        self.looks: hypergl.Buffer = ctx.buffer(size=max_ids * LOOK_DTYPE.itemsize)
         self._looks = self.looks.map(LOOK_DTYPE, max_ids)
         self._looks[:] = np.zeros((), LOOK_DTYPE)
-        self.camera = ctx.buffer(size=80, usage="uniform")
+        self.camera: hypergl.Buffer = ctx.buffer(size=80, usage="uniform")
         self.set_camera(np.eye(4))
         # DrawArraysIndirectCommand {count, instanceCount, first, baseInstance} x 2.
         commands = np.array(
             [(self.box_vertices, 0, 0, 0), (self.sphere_vertices, 0, self.box_vertices, 0)],
             dtype=np.uint32,
         )
-        self.indirect = ctx.buffer(commands, usage="indirect")
+        self.indirect: hypergl.Buffer = ctx.buffer(commands, usage="indirect")
         # Signalled after the draws, waited on before the next upload: the CPU never
         # rewrites the records while the GPU may still be drawing the previous frame.
-        self.fence = ctx.fence()
+        self.fence: hypergl.Fence = ctx.fence()
         vertex = _VERTEX.format(
             bodies=bridge.glsl(),
             looks=self._looks_binding,
             camera=camera_binding,
             box_vertices=self.box_vertices,
         )
-        self.pipeline = ctx.pipeline(
+        self.pipeline: hypergl.Pipeline = ctx.pipeline(
             vertex_shader=vertex,
             fragment_shader=_FRAGMENT.format(camera=camera_binding),
             vertex_layout=[

@@ -6,7 +6,7 @@ Backends are found through the ``py_gpu.backends`` entry-point group (see
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import compat, convention, errors
 from .backends import (
@@ -36,6 +36,24 @@ from .geometry import RasterBatch, ScreenTriangle, ScreenVertex
 __version__ = "0.1.0"
 
 compat.install_legacy_modules()
+
+if TYPE_CHECKING:  # the lazy exports below, as type checkers should see them
+    from .backends.moderngl_backend import ModernGLBackend as ModernGLRasterBackend
+    from .backends.numba_backend import NumbaBackend as NumbaRasterBackend
+    from .backends.numpy_backend import NumpyBackend as NumpyRasterBackend
+    from .camera import Camera as Camera
+    from .camera import look_at as look_at
+    from .camera import orthographic as orthographic
+    from .camera import perspective as perspective
+    from .mesh import DirectionalLight as DirectionalLight
+    from .mesh import Instances as Instances
+    from .mesh import Material as Material
+    from .mesh import MeshBatch as MeshBatch
+    from .mesh import MeshHandle as MeshHandle
+    from .mesh import MeshRenderer as MeshRenderer
+    from .mesh import RenderResult as RenderResult
+    from .mesh import TextureAtlas as TextureAtlas
+
 _MESH = (
     "Camera",
     "DirectionalLight",

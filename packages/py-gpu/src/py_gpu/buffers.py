@@ -6,9 +6,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidColorError, InvalidSizeError, TargetSizeError
 from .png import encode_png
+
+if TYPE_CHECKING:  # NumPy is optional at run time
+    import numpy as np
+    from numpy.typing import NDArray
 
 ColorLike = tuple[int, int, int]
 
@@ -79,7 +84,7 @@ class FrameBuffer:
         return cls(width, height, bytearray(bytes(color) * (width * height)))
 
     @classmethod
-    def from_numpy(cls, array) -> FrameBuffer:
+    def from_numpy(cls, array: Any) -> FrameBuffer:
         """Copy an ``(height, width, 3)`` uint8 array into a new frame buffer."""
         import numpy as np
 
@@ -113,11 +118,25 @@ class FrameBuffer:
                 f"target frame is {self.width}x{self.height} but the render is {width}x{height}"
             )
 
-    def to_numpy(self):
+    def to_numpy(self) -> NDArray[np.uint8]:
         """A ``(height, width, 3)`` uint8 NumPy view of the pixels (shares memory)."""
         import numpy as np
 
         return np.frombuffer(self.pixels, dtype=np.uint8).reshape(self.height, self.width, 3)
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> NDArray[Any]:
+        """``np.asarray(frame)``: the ``(height, width, 3)`` uint8 pixels, a view unless a
+        copy or another dtype is asked for."""
+        array = self.to_numpy()
+        if dtype is not None and array.dtype != dtype:
+            if copy is False:
+                raise ValueError(f"a uint8 frame cannot be viewed as {dtype!r} without a copy")
+            return array.astype(dtype)
+        return array.copy() if copy else array
+
+    def _repr_png_(self) -> bytes:
+        """Jupyter shows a frame as its picture."""
+        return self.to_png_bytes()
 
     def to_rgb_bytes(self) -> bytes:
         return bytes(self.pixels)
@@ -167,7 +186,7 @@ class DepthBuffer:
             raise IndexError(f"pixel coordinate out of bounds: {(x, y)}")
         return self.values[y * self.width + x]
 
-    def to_numpy(self):
+    def to_numpy(self) -> NDArray[np.float64]:
         """A ``(height, width)`` float64 NumPy copy of the depth values."""
         import numpy as np
 

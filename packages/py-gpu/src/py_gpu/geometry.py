@@ -9,10 +9,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from .buffers import ColorLike, as_rgb
 from .convention import MAX_SCREEN_COORD
 from .errors import InvalidColorError, InvalidGeometryError
+
+if TYPE_CHECKING:  # NumPy is optional at run time
+    import numpy as np
+    from numpy.typing import NDArray
 
 RawTriangle = tuple[float, float, float, float, float, float, float, float, float, int, int, int]
 
@@ -85,7 +90,7 @@ class RasterBatch:
         self._rgb = None
 
     @classmethod
-    def from_arrays(cls, positions, colors=None, *, indices=None) -> RasterBatch:
+    def from_arrays(cls, positions: Any, colors: Any = None, *, indices: Any = None) -> RasterBatch:
         """Build a batch from arrays without creating per-triangle objects.
 
         ``positions``: screen-space ``(x, y, z)`` per vertex, shape ``(N, 3, 3)`` (triangle,
@@ -193,7 +198,7 @@ class RasterBatch:
             a, b, c = t.a, t.b, t.c
             yield (a.x, a.y, a.z, b.x, b.y, b.z, c.x, c.y, c.z, *t.color)
 
-    def arrays(self):
+    def arrays(self) -> tuple[NDArray[np.float64], NDArray[np.uint8]]:
         """``(xyz, rgb)``: float64 ``(N, 3, 3)`` positions and uint8 ``(N, 3)`` colours (cached,
         read-only)."""
         if self._xyz is None:

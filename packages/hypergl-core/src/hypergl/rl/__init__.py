@@ -7,11 +7,14 @@ are imported lazily so ``import hypergl.rl`` works without it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .batch_renderer import BatchRenderer
 from .errors import ActionError, ObservationArrayError, ObservationDtypeError, RLConfigError
 from .reach import ReachTask, StateSource
+
+if TYPE_CHECKING:  # lazy below (gymnasium is optional), visible to type checkers
+    from .env import ReachEnv, ReachVectorEnv
 
 _LAZY = {"ReachEnv": "env", "ReachVectorEnv": "env"}
 

@@ -72,6 +72,30 @@ class BatchRenderer:
     work). Frames are identical to the fully shaded ones (``False``).
     """
 
+    # Public attributes, declared for type checkers (set in __init__ and _views).
+    context: Any
+    num_envs: int
+    width: int
+    height: int
+    components: int
+    max_objects: int
+    readback: str
+    packed: bool
+    framebuffer_width: int
+    incremental: bool
+    output: np.ndarray
+    frames: int
+    state: np.ndarray
+    eye: np.ndarray
+    forward: np.ndarray
+    right: np.ndarray
+    up: np.ndarray
+    floor_color: np.ndarray
+    checker: np.ndarray
+    position: np.ndarray
+    radius: np.ndarray
+    color: np.ndarray
+
     def __init__(
         self,
         num_envs: int,

@@ -61,6 +61,17 @@ class ReachTask:
     """
 
     action_dim = 2
+    # Public attributes, declared for type checkers (set in __init__).
+    num_envs: int
+    max_steps: int
+    arena: float
+    speed: float
+    success_bonus: float
+    hand_radius: float
+    target_radius: float
+    radii: np.ndarray
+    hand: np.ndarray
+    target: np.ndarray
 
     def __init__(
         self,

@@ -54,12 +54,18 @@ import functools
 import importlib.metadata
 import threading
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..buffers import ColorLike, FrameBuffer, as_rgb, validate_size
 from ..compat import resolve_alias
 from ..errors import BackendUnavailableError, TargetSizeError, UnknownBackendError
 from ..geometry import RasterBatch
+
+if TYPE_CHECKING:  # the lazy exports of __getattr__, as type checkers should see them
+    from .cpu import CpuBackend as CpuBackend
+    from .moderngl_backend import ModernGLBackend as ModernGLBackend
+    from .numba_backend import NumbaBackend as NumbaBackend
+    from .numpy_backend import NumpyBackend as NumpyBackend
 
 ENTRY_POINT_GROUP = "py_gpu.backends"
 
@@ -232,10 +238,24 @@ def auto_order() -> tuple[str, ...]:
     return tuple(sorted(installed_backends(), key=rank))
 
 
+#: What to install when a backend's import fails for a missing module (top-level name).
+INSTALL_HINTS = {
+    "numpy": 'pip install "py-gpu[numeric]"',
+    "numba": 'pip install "py-gpu[numeric]"',
+    "moderngl": 'pip install "py-gpu[opengl]"',
+    "glcontext": 'pip install "py-gpu[opengl]"',
+}
+
+
 def _describe(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     first = text[0] if text else ""
-    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+    described = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+    missing = exc.name if isinstance(exc, ModuleNotFoundError) else None
+    if missing:
+        top = missing.partition(".")[0]
+        described += f" (install it: {INSTALL_HINTS.get(top, f'pip install {top}')})"
+    return described
 
 
 def _start(name: str) -> Any:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from ..buffers import ColorLike, FrameBuffer
 from ..convention import HALF_PIXEL, SUBPIXEL, SUBPIXEL_BITS
@@ -89,7 +90,7 @@ class CpuBackend:
     """Small dependency-free raster backend: the correctness reference and last fallback."""
 
     name = "cpu"
-    capabilities = BackendCapabilities(
+    capabilities: BackendCapabilities = BackendCapabilities(
         name="CPU screen-space rasterizer",
         accelerated=False,
         supports_depth=True,
@@ -130,7 +131,7 @@ class CpuBackend:
         rasterize(triangles(), width, height, visit)
         return deliver(pixels, width, height, target)
 
-    def rasterize_ids(self, batch: RasterBatch, width: int, height: int):
+    def rasterize_ids(self, batch: RasterBatch, width: int, height: int) -> tuple[Any, Any]:
         """``(ids, depth)`` NumPy arrays of the winning triangle and its ``z`` per pixel."""
         import numpy as np
 

@@ -13,6 +13,7 @@ grown only when a batch does not fit; a batch rendered again is not uploaded aga
 from __future__ import annotations
 
 import weakref
+from typing import Any
 
 import numpy as np
 
@@ -82,7 +83,7 @@ class ModernGLBackend:
     """GPU raster backend using an offscreen ModernGL context on headless EGL."""
 
     name = "moderngl"
-    capabilities = BackendCapabilities(
+    capabilities: BackendCapabilities = BackendCapabilities(
         name="ModernGL GPU rasterizer",
         accelerated=True,
         supports_depth=True,
@@ -265,7 +266,9 @@ class ModernGLBackend:
 
         return ring.attach(slot, PendingFrame(finish))
 
-    def rasterize_ids(self, batch: RasterBatch | BatchHandle, width: int, height: int):
+    def rasterize_ids(
+        self, batch: RasterBatch | BatchHandle, width: int, height: int
+    ) -> tuple[Any, Any]:
         """``(ids, depth)``: winning triangle per pixel from the GPU, ``z`` recomputed exactly."""
         from ._setup import depth_for_ids
 

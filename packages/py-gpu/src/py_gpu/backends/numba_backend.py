@@ -6,6 +6,8 @@ compiled on first use and cached on disk (``cache=True``).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..buffers import ColorLike, FrameBuffer
@@ -142,7 +144,7 @@ class NumbaBackend:
     """Compiled CPU raster backend (Numba)."""
 
     name = "numba"
-    capabilities = BackendCapabilities(
+    capabilities: BackendCapabilities = BackendCapabilities(
         name="Numba screen-space rasterizer",
         accelerated=True,
         supports_depth=True,
@@ -178,7 +180,7 @@ class NumbaBackend:
         rasterize_arrays(xyz, width, height, rgb, bg, out)
         return frame
 
-    def rasterize_ids(self, batch: RasterBatch, width: int, height: int):
+    def rasterize_ids(self, batch: RasterBatch, width: int, height: int) -> tuple[Any, Any]:
         batch, width, height, _ = check_render_args(batch, width, height, (0, 0, 0), None)
         ids, depth = rasterize_arrays(batch.arrays()[0], width, height)
         return ids.reshape(height, width), depth.reshape(height, width)

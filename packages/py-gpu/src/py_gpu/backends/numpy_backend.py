@@ -11,6 +11,7 @@ bit-identical to the CPU reference.
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -232,7 +233,7 @@ class NumpyBackend:
     """Vectorised screen-space raster backend for machines with NumPy."""
 
     name = "numpy"
-    capabilities = BackendCapabilities(
+    capabilities: BackendCapabilities = BackendCapabilities(
         name="NumPy screen-space rasterizer",
         accelerated=True,
         supports_depth=True,
@@ -261,7 +262,7 @@ class NumpyBackend:
         shade_flat(ids, rgb, bg, out=frame.to_numpy().reshape(-1, 3))
         return frame
 
-    def rasterize_ids(self, batch: RasterBatch, width: int, height: int):
+    def rasterize_ids(self, batch: RasterBatch, width: int, height: int) -> tuple[Any, Any]:
         batch, width, height, _ = check_render_args(batch, width, height, (0, 0, 0), None)
         ids, depth = rasterize_arrays(batch.arrays()[0], width, height)
         return ids.reshape(height, width), depth.reshape(height, width)
