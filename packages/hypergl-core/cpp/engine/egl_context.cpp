@@ -137,7 +137,11 @@ bool HeadlessContext::create_context(std::string &why) {
     const bool robustness = has("EGL_EXT_create_context_robustness");
     const bool flush_control = has("EGL_KHR_context_flush_control");
     std::string last;
-    for (const bool robust : {true, false}) {
+    // Robust access with a reset notification, robust access alone (llvmpipe
+    // refuses any reset strategy), then none.
+    enum Robustness { kRobustWithReset, kRobustOnly, kNotRobust };
+    for (const Robustness level : {kRobustWithReset, kRobustOnly, kNotRobust}) {
+        const bool robust = level != kNotRobust;
         if (robust && !robustness) continue;
         for (const auto &[major, minor] : kVersions) {
             egl::Int attributes[16];
@@ -153,6 +157,8 @@ bool HeadlessContext::create_context(std::string &why) {
             if (robust) {
                 attributes[n++] = kRobustAccessEXT;
                 attributes[n++] = 1;
+            }
+            if (level == kRobustWithReset) {
                 attributes[n++] = kResetStrategyEXT;
                 attributes[n++] = kLoseContextOnResetEXT;
             }
