@@ -27,6 +27,15 @@ def test_the_engine_makes_a_core_context_on_an_egl_device():
     assert egl.destroyed
 
 
+def test_hypergl_egl_robust_0_asks_for_a_plain_context(monkeypatch):
+    monkeypatch.setenv("HYPERGL_EGL_ROBUST", "0")
+    ctx = hypergl.context()
+    try:
+        assert ctx._host.egl.robust_access is False
+    finally:
+        ctx.close()
+
+
 def test_devices_lists_what_each_device_says_about_itself():
     devices = hypergl.devices()
     assert devices, "EGL lists no device here"
