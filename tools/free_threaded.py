@@ -33,7 +33,7 @@ MEMBERS = ["packages/hypergl-compiler", "packages/py-gpu", "packages/hypergl-cor
 # What the suites import besides the members; only binary wheels are taken.
 TEST_REQUIREMENTS = ["numpy>=1.26", "pytest>=8", "hypothesis>=6", "pillow>=10", "glfw>=2.7",
                      "PySDL2>=0.9", "ruff", "scikit-build-core>=0.10", "nanobind>=2.4",
-                     "cmake>=3.26"]  # fmt: skip
+                     "cmake>=3.26", "hatchling"]  # fmt: skip
 DEB_SRC = "Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: trixie\nComponents: main\n"
 
 
@@ -95,8 +95,11 @@ def ensure_environment(python: Path) -> Path:
         say(f"creating {VENV.name}")
         run([str(python), "-m", "venv", str(VENV)])
         run([str(venv_python), "-m", "pip", "install", "-q", "--upgrade", "pip"])
+    wanted = VENV / ".requirements"
+    if not wanted.exists() or wanted.read_text() != "\n".join(TEST_REQUIREMENTS):
         run([str(venv_python), "-m", "pip", "install", "-q", "--only-binary", ":all:",
              *TEST_REQUIREMENTS])  # fmt: skip
+        wanted.write_text("\n".join(TEST_REQUIREMENTS))
     digest = hashlib.sha256()
     for member in MEMBERS:
         for path in sorted((ROOT / member).rglob("*")):

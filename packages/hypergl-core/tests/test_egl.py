@@ -20,9 +20,20 @@ def test_the_engine_makes_a_core_context_on_an_egl_device():
         assert (egl.major, egl.minor) in ((4, 6), (4, 5), (4, 4), (4, 3), (0, 0))
         assert ctx.capabilities.core_profile and ctx.capabilities.at_least(4, 3)
         assert isinstance(egl.robust_access, bool)  # requested where EGL offers it
+        if "llvmpipe" in ctx.capabilities.renderer:  # grants robust access (no reset strategy)
+            assert egl.robust_access
     finally:
         ctx.close()
     assert egl.destroyed
+
+
+def test_hypergl_egl_robust_0_asks_for_a_plain_context(monkeypatch):
+    monkeypatch.setenv("HYPERGL_EGL_ROBUST", "0")
+    ctx = hypergl.context()
+    try:
+        assert ctx._host.egl.robust_access is False
+    finally:
+        ctx.close()
 
 
 def test_devices_lists_what_each_device_says_about_itself():

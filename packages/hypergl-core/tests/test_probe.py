@@ -45,3 +45,4 @@ def test_info_command_prints_version_and_features():
         [sys.executable, "-m", "hypergl", "info"], capture_output=True, text=True, check=True
     ).stdout
     assert "OpenGL" in out and "multi_draw_indirect" in out and "max_texture_size" in out
+    assert "EGL devices\n  #0: " in out  # each device hypergl.context(device_index=...) opens

@@ -1,5 +1,6 @@
 // A headless GL context: choosing the display, creating the newest core
 // context the driver gives, and making it current on the thread that enters.
+#include <cstdlib>
 #include <utility>
 
 #include "hypergl/egl.hpp"
@@ -134,10 +135,18 @@ bool HeadlessContext::create_context(std::string &why) {
             return false;
         }
     }
-    const bool robustness = has("EGL_EXT_create_context_robustness");
+    // HYPERGL_EGL_ROBUST=0 asks for a plain context (a driver whose robust
+    // contexts are slow or broken); llvmpipe showed no cost (benchmarks/egl_robust.py).
+    const char *robust_setting = std::getenv("HYPERGL_EGL_ROBUST");
+    const bool robustness = has("EGL_EXT_create_context_robustness") &&
+                            !(robust_setting && std::string(robust_setting) == "0");
     const bool flush_control = has("EGL_KHR_context_flush_control");
     std::string last;
-    for (const bool robust : {true, false}) {
+    // Robust access with a reset notification, robust access alone (llvmpipe
+    // refuses any reset strategy), then none.
+    enum Robustness { kRobustWithReset, kRobustOnly, kNotRobust };
+    for (const Robustness level : {kRobustWithReset, kRobustOnly, kNotRobust}) {
+        const bool robust = level != kNotRobust;
         if (robust && !robustness) continue;
         for (const auto &[major, minor] : kVersions) {
             egl::Int attributes[16];
@@ -153,6 +162,8 @@ bool HeadlessContext::create_context(std::string &why) {
             if (robust) {
                 attributes[n++] = kRobustAccessEXT;
                 attributes[n++] = 1;
+            }
+            if (level == kRobustWithReset) {
                 attributes[n++] = kResetStrategyEXT;
                 attributes[n++] = kLoseContextOnResetEXT;
             }
