@@ -43,8 +43,8 @@ HUMANOID = [
     ("hips", None, culverin.SHAPE_BOX, (0.16, 0.10, 0.10), 12.0, (0.0, 0.0, 0.0)),
     ("chest", "hips", culverin.SHAPE_CAPSULE, (0.14, 0.12), 10.0, (0.0, 0.34, 0.0)),
     ("head", "chest", culverin.SHAPE_SPHERE, 0.11, 4.0, (0.0, 0.68, 0.0)),
-    ("left_arm", "chest", culverin.SHAPE_CAPSULE, (0.18, 0.05), 3.0, (-0.30, 0.40, 0.0)),
-    ("right_arm", "chest", culverin.SHAPE_CAPSULE, (0.18, 0.05), 3.0, (0.30, 0.40, 0.0)),
+    ("left_arm", "chest", culverin.SHAPE_CAPSULE, (0.18, 0.05), 3.0, (-0.18, 0.34, 0.0)),
+    ("right_arm", "chest", culverin.SHAPE_CAPSULE, (0.18, 0.05), 3.0, (0.18, 0.34, 0.0)),
     ("left_leg", "hips", culverin.SHAPE_CAPSULE, (0.22, 0.07), 6.0, (-0.10, -0.40, 0.0)),
     ("right_leg", "hips", culverin.SHAPE_CAPSULE, (0.22, 0.07), 6.0, (0.10, -0.40, 0.0)),
 ]
@@ -60,6 +60,8 @@ def humanoid(bridge: Any) -> RecordingRagdollSettings:
     settings = bridge.ragdoll_settings(skeleton)
     for name, parent, shape, size, mass, offset in HUMANOID:
         parent_index = -1 if parent is None else index[parent]
-        settings.add_part(index[name], shape, size, mass, parent_index, pos=offset)
+        # Loose joints (a cone of 0.6 rad, +-0.3 rad twist): it slumps as a ragdoll should.
+        settings.add_part(index[name], shape, size, mass, parent_index, twist_min=-0.3,
+                          twist_max=0.3, cone_angle=0.0 if parent is None else 0.6, pos=offset)
     settings.stabilize()
     return settings

@@ -82,8 +82,9 @@ class _LinkLook(Shape):
         return parts
 
 
-def _geometry(element: ET.Element, base: Path, link: str) -> tuple[Shape, tuple, Any, Any]:
-    """(drawn shape, extra rotation, Culverin SHAPE_*, size) of a <geometry>."""
+def _geometry(element: ET.Element, base: Path, link: str) -> tuple[Shape, tuple, Any, Any, Any]:
+    """(drawn shape, extra rotation, Culverin SHAPE_*, size, centre of the simulated
+    shape in the element's frame) of a <geometry>."""
     geometry = element.find("geometry")
     if geometry is None or len(geometry) == 0:
         raise UrdfError(f"link {link!r}: a <{element.tag}> without <geometry>")
@@ -91,14 +92,15 @@ def _geometry(element: ET.Element, base: Path, link: str) -> tuple[Shape, tuple,
     try:
         if node.tag == "box":
             half = tuple(v / 2 for v in _vec(node.get("size"), (1.0, 1.0, 1.0), "box size"))
-            return shapes.Box(half), shapes.IDENTITY, culverin.SHAPE_BOX, half
+            return shapes.Box(half), shapes.IDENTITY, culverin.SHAPE_BOX, half, np.zeros(3)
         if node.tag == "sphere":
             radius = float(node.get("radius", "nan"))
-            return shapes.Sphere(radius), shapes.IDENTITY, culverin.SHAPE_SPHERE, radius
+            return (shapes.Sphere(radius), shapes.IDENTITY, culverin.SHAPE_SPHERE, radius,
+                    np.zeros(3))
         if node.tag == "cylinder":
             radius, length = float(node.get("radius", "nan")), float(node.get("length", "nan"))
             size = (length / 2, radius)
-            return shapes.Cylinder(*size), Y_TO_Z, culverin.SHAPE_CYLINDER, size
+            return shapes.Cylinder(*size), Y_TO_Z, culverin.SHAPE_CYLINDER, size, np.zeros(3)
     except (ValueError, shapes.ShapeError) as exc:
         raise UrdfError(f"link {link!r}: bad <{node.tag}>: {exc}") from None
     if node.tag == "mesh":
@@ -116,24 +118,9 @@ def _geometry(element: ET.Element, base: Path, link: str) -> tuple[Shape, tuple,
         lo, hi = vertices.min(axis=0), vertices.max(axis=0)
         half = tuple(float(x) for x in np.maximum((hi - lo) / 2, 1e-3))
         # Drawn as the mesh; simulated as its bounding box (centred where the mesh is).
-        return _Offset(shapes.TriangleMesh(vertices, indices), -(lo + hi) / 2), \
-            shapes.IDENTITY, culverin.SHAPE_BOX, half  # fmt: skip
+        return (shapes.TriangleMesh(vertices, indices), shapes.IDENTITY, culverin.SHAPE_BOX,
+                half, (lo + hi) / 2)
     raise UrdfError(f"link {link!r}: unknown geometry <{node.tag}> (box, sphere, cylinder, mesh)")
-
-
-class _Offset(Shape):
-    """A shape shifted so that the point `-shift` of it is its origin (mesh bounding boxes)."""
-
-    def __init__(self, shape: Shape, shift: np.ndarray) -> None:
-        self.shape, self.shift = shape, shift
-        self.kind = shape.kind
-
-    def meshes(self) -> dict[str, np.ndarray]:
-        return self.shape.meshes()
-
-    def local_parts(self) -> list[Part]:
-        return [Part(p.mesh, tuple(float(x) for x in np.asarray(p.offset) + self.shift),
-                     p.rotation, p.scale, p.mode) for p in self.shape.parts()]  # fmt: skip
 
 
 def load(bridge: Any, path: Any, pos: Any, *, fixed_base: bool, color: Any) -> dict[str, int]:
@@ -189,14 +176,15 @@ def load(bridge: Any, path: Any, pos: Any, *, fixed_base: bool, color: Any) -> d
         visuals = []
         for visual in link.findall("visual"):
             offset, rotation = _origin(visual, f"link {name!r} visual")
-            shape, extra, _, _ = _geometry(visual, base, name)
+            shape, extra, _, _, _ = _geometry(visual, base, name)
             visuals.append((offset, quat_mul(rotation, extra), shape))
         collisions = link.findall("collision") or link.findall("visual")
         parts = []
         for collision in collisions:
             offset, rotation = _origin(collision, f"link {name!r} collision")
-            _, extra, kind, size = _geometry(collision, base, name)
-            parts.append((tuple(offset), quat_mul(rotation, extra), kind, size))
+            _, extra, kind, size, centre = _geometry(collision, base, name)
+            at = tuple(float(x) for x in offset + rotate(rotation, centre))
+            parts.append((at, quat_mul(rotation, extra), kind, size))
         if not parts:  # a link with no geometry: a small body that is not drawn
             parts = [((0.0, 0.0, 0.0), shapes.IDENTITY, culverin.SHAPE_SPHERE, 0.02)]
         compound = shapes.Compound([(o, r, shapes.from_culverin(k, s)) for o, r, k, s in parts])
