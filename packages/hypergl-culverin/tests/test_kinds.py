@@ -184,8 +184,13 @@ def test_compound_parts_are_each_drawn_about_its_centre_of_mass(gl_ctx):
     handle = scene.bridge.create_compound_body((0, 0.3, 0), tuple(TILT), parts)
     image = scene.render()
     assert np.linalg.norm(np.subtract(scene.world.get_position(handle), (0, 0.3, 0))) > 0.1
-    local = np.concatenate([sphere_points(0.5) + (0.9, 0, 0), box_points((0.3,) * 3) - (0.7, 0, 0),
-                            capsule_points(0.3, 0.15) + (0, 0.8, 0)])  # fmt: skip
+    local = np.concatenate(
+        [
+            sphere_points(0.5) + np.array([0.9, 0, 0]),
+            box_points((0.3,) * 3) - np.array([0.7, 0, 0]),
+            capsule_points(0.3, 0.15) + np.array([0, 0.8, 0]),
+        ]
+    )
     expected = analytic_mask(placed(local, (0, 0.3, 0)))
     assert_silhouette(image.max(2) > 0, expected, CURVED_TOLERANCE_PX)
 
@@ -205,8 +210,8 @@ def test_heightfield(gl_ctx):
     row, col = np.divmod(np.arange(n * n), n)
     heights = (0.3 * np.sin(col / 2.0) + 0.2 * np.cos(row / 3.0)).astype(np.float32)
     scene = Scene(gl_ctx)
-    scene.bridge.create_heightfield((-1.5, 0, -1.5), (0, 0, 0, 1), (3 / (n - 1), 1.0,
-                                                                    3 / (n - 1)), heights, n)  # fmt: skip
+    cell = 3 / (n - 1)
+    scene.bridge.create_heightfield((-1.5, 0, -1.5), (0, 0, 0, 1), (cell, 1.0, cell), heights, n)
     image = scene.render()
     # Culverin's own heights: a ray straight down onto every sample.
     samples = []
@@ -339,7 +344,7 @@ def test_vehicle_chassis_and_wheels(gl_ctx, tracked):
     near = [i for i, w in enumerate(wheels) if w["pos"][0] > 0]
     assert vehicle.wheel_count == len(wheels)
     for index in near:
-        centre, rotation = vehicle.get_wheel_transform(index)
+        centre, _ = vehicle.get_wheel_transform(index)
         axle = rotate(scene.world.get_rotation(chassis), [(1.0, 0.0, 0.0)])[0]
         disc = cylinder_points(0.1, 0.35)[:, [1, 0, 2]]  # its axis along x
         expected = analytic_mask(disc @ _basis(axle).T + centre, side)
@@ -394,10 +399,10 @@ def test_urdf_links_are_drawn_with_their_visuals(gl_ctx, tmp_path):
     image = scene.render()
     drawn = image.max(2) > 0
     # The upper arm: a cylinder standing on the base (the joint turned URDF's z to y).
-    upper = cylinder_points(0.5, 0.1) + (0.0, 0.1 + 0.5, 0.0)
+    upper = cylinder_points(0.5, 0.1) + np.array([0.0, 0.6, 0.0])
     base = box_points((0.5, 0.1, 0.5))
     hand = tetra_points(0.3 * np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1.0]]), 50_000)
-    hand = rotate((-(0.5**0.5), 0, 0, 0.5**0.5), hand) + (0, 1.1, 0)
+    hand = rotate((-(0.5**0.5), 0, 0, 0.5**0.5), hand) + np.array([0, 1.1, 0])
     expected = analytic_mask(np.concatenate([upper, base, hand]))
     assert_silhouette(drawn, expected, CURVED_TOLERANCE_PX)
 
@@ -411,7 +416,7 @@ def test_urdf_errors_name_the_problem(ctx, tmp_path):
         bridge.load_urdf(bad)
     with pytest.raises(UrdfError, match="does not exist"):
         bridge.load_urdf(tmp_path / "nowhere.urdf")
-    with pytest.raises(UrdfError, match="missing.stl"):
+    with pytest.raises(UrdfError, match=r"missing\.stl"):
         bridge.load_urdf(write_arm(tmp_path, mesh="missing.stl"))
     bad.write_text("<robot><link name='a'><visual><geometry><torus/></geometry></visual>"
                    "</link></robot>")  # fmt: skip

@@ -238,8 +238,10 @@ class CulverinBridge:
         """``create(user_data=id, **options)`` under the lock, then the shape kept."""
         self._check_live()
         if "user_data" in options:
-            raise ValueError("the bridge's helpers assign user_data themselves (the stable "
-                             "id); use world.* and bridge.set_shape to choose your own")  # fmt: skip
+            raise ValueError(
+                "the bridge's helpers assign user_data themselves (the stable "
+                "id); use world.* and bridge.set_shape to choose your own"
+            )
         body_id = self._new_id()
         with self._lock:
             self._feed.drop_views()
@@ -353,7 +355,8 @@ class CulverinBridge:
         return character
 
     def create_vehicle(self, chassis: int, wheels: list, *, tracks: list | None = None,
-                       wheel_width: float = 0.2, color: Any = None, **options: Any) -> Any:  # fmt: skip
+                       wheel_width: float = 0.2, color: Any = None,
+                       **options: Any) -> Any:  # fmt: skip
         """``world.create_vehicle`` (or ``create_tracked_vehicle`` with `tracks`) on a chassis
         made by this bridge; the wheels are drawn as cylinders of ``wheel_width``.
 
@@ -362,8 +365,10 @@ class CulverinBridge:
         """
         self._check_live()
         if self._world.get_index(chassis) is None:
-            raise ValueError("the chassis is not in the world yet: step the world once after "
-                             "creating it (Culverin 0.15 crashes on an unstepped chassis)")  # fmt: skip
+            raise ValueError(
+                "the chassis is not in the world yet: step the world once after "
+                "creating it (Culverin 0.15 crashes on an unstepped chassis)"
+            )
         with self._lock:
             self._feed.drop_views()
             if tracks is None:
@@ -377,8 +382,7 @@ class CulverinBridge:
             cylinder = shapes.Cylinder(wheel_width / 2, float(wheel["radius"]))
             look = shapes.Compound([((0.0, 0.0, 0.0), axle, cylinder)])
             self._record(body_id, look, color)
-            self.attachments.append(
-                (body_id, lambda v=vehicle, i=index: v.get_wheel_transform(i)))
+            self.attachments.append((body_id, lambda v=vehicle, i=index: v.get_wheel_transform(i)))
         return vehicle
 
     def create_ragdoll(self, settings: Any, pos: Any, rot: Any = (0, 0, 0, 1), *,

@@ -65,11 +65,12 @@ def capsule(stacks: int = 12, slices: int = 16) -> np.ndarray:
     parts = []
     for grid, shift in ((top, 1.0), (bottom, -1.0)):
         normals = _strip(grid)
-        positions = normals + (0.0, shift, 0.0)
+        positions = normals + np.array([0.0, shift, 0.0])
         parts.append(np.concatenate([positions, normals], axis=1))
     ring = top[-1:]  # the equator: y = 0 on the unit sphere
     band_normals = _strip(np.concatenate([ring, ring]))
-    band_positions = _strip(np.concatenate([ring + (0, 1.0, 0), ring - (0, 1.0, 0)]))
+    up = np.array([0.0, 1.0, 0.0])
+    band_positions = _strip(np.concatenate([ring + up, ring - up]))
     parts.append(np.concatenate([band_positions, band_normals], axis=1))
     return np.concatenate(parts).astype(np.float32)
 

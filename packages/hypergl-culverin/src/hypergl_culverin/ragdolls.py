@@ -61,7 +61,16 @@ def humanoid(bridge: Any) -> RecordingRagdollSettings:
     for name, parent, shape, size, mass, offset in HUMANOID:
         parent_index = -1 if parent is None else index[parent]
         # Loose joints (a cone of 0.6 rad, +-0.3 rad twist): it slumps as a ragdoll should.
-        settings.add_part(index[name], shape, size, mass, parent_index, twist_min=-0.3,
-                          twist_max=0.3, cone_angle=0.0 if parent is None else 0.6, pos=offset)
+        settings.add_part(
+            index[name],
+            shape,
+            size,
+            mass,
+            parent_index,
+            twist_min=-0.3,
+            twist_max=0.3,
+            cone_angle=0.0 if parent is None else 0.6,
+            pos=offset,
+        )
     settings.stabilize()
     return settings

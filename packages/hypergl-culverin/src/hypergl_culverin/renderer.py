@@ -160,12 +160,21 @@ class BodyRenderer:
             vertex_shader=VERTEX.format(**fill),
             fragment_shader=FRAGMENT.format(camera=camera_binding),
             vertex_layout=[
-                {"binding": 0, "stride": VERTEX_BYTES, "attributes": [
-                    {"location": 0, "format": "f32x3", "offset": 0},
-                    {"location": 1, "format": "f32x3", "offset": 12}]},
-                {"binding": 1, "stride": 8, "per_instance": True, "attributes": [
-                    {"location": 2, "format": "u32x2", "offset": 0}]},
-            ],  # fmt: skip
+                {
+                    "binding": 0,
+                    "stride": VERTEX_BYTES,
+                    "attributes": [
+                        {"location": 0, "format": "f32x3", "offset": 0},
+                        {"location": 1, "format": "f32x3", "offset": 12},
+                    ],
+                },
+                {
+                    "binding": 1,
+                    "stride": 8,
+                    "per_instance": True,
+                    "attributes": [{"location": 2, "format": "u32x2", "offset": 0}],
+                },
+            ],
             depth_test=depth_test,
             name="culverin_bodies",
         )

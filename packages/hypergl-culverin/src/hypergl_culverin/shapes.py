@@ -98,8 +98,13 @@ class Shape:
         if not com.any():
             return self.local_parts()
         return [
-            Part(p.mesh, tuple(float(x) for x in np.asarray(p.offset) - com), p.rotation,
-                 p.scale, p.mode)  # fmt: skip
+            Part(
+                p.mesh,
+                tuple(float(x) for x in np.asarray(p.offset) - com),
+                p.rotation,
+                p.scale,
+                p.mode,
+            )
             for p in self.local_parts()
         ]
 

@@ -95,8 +95,13 @@ def _geometry(element: ET.Element, base: Path, link: str) -> tuple[Shape, tuple,
             return shapes.Box(half), shapes.IDENTITY, culverin.SHAPE_BOX, half, np.zeros(3)
         if node.tag == "sphere":
             radius = float(node.get("radius", "nan"))
-            return (shapes.Sphere(radius), shapes.IDENTITY, culverin.SHAPE_SPHERE, radius,
-                    np.zeros(3))
+            return (
+                shapes.Sphere(radius),
+                shapes.IDENTITY,
+                culverin.SHAPE_SPHERE,
+                radius,
+                np.zeros(3),
+            )
         if node.tag == "cylinder":
             radius, length = float(node.get("radius", "nan")), float(node.get("length", "nan"))
             size = (length / 2, radius)
@@ -118,8 +123,13 @@ def _geometry(element: ET.Element, base: Path, link: str) -> tuple[Shape, tuple,
         lo, hi = vertices.min(axis=0), vertices.max(axis=0)
         half = tuple(float(x) for x in np.maximum((hi - lo) / 2, 1e-3))
         # Drawn as the mesh; simulated as its bounding box (centred where the mesh is).
-        return (shapes.TriangleMesh(vertices, indices), shapes.IDENTITY, culverin.SHAPE_BOX,
-                half, (lo + hi) / 2)
+        return (
+            shapes.TriangleMesh(vertices, indices),
+            shapes.IDENTITY,
+            culverin.SHAPE_BOX,
+            half,
+            (lo + hi) / 2,
+        )
     raise UrdfError(f"link {link!r}: unknown geometry <{node.tag}> (box, sphere, cylinder, mesh)")
 
 
