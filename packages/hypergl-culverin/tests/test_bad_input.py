@@ -44,12 +44,13 @@ def test_world_grown_past_capacity(ctx, make_world):
         world.create_body(pos=(i, 1, 0), size=0.5, shape=1)
     assert bridge.sync() == 3
     world.create_body(pos=(5, 1, 0), size=0.5, shape=1)
-    with pytest.raises(CapacityError, match="4 bodies, more than the bridge's capacity of 3"):
+    with pytest.raises(CapacityError, match="4 bodies, more than the bridge's capacity of 3") as e:
         bridge.sync()
+    assert "capacity=1024" in str(e.value)  # says how to raise it
     cmd = ctx.command_buffer()
     bridge.record(cmd)
     cmd.end()
-    with pytest.raises(VMError, match="capacity of 3") as info:
+    with pytest.raises(VMError, match=r"4 rows, more than the 3 records.*capacity=") as info:
         cmd.submit()
     assert info.value.mnemonic == "upload"
     with pytest.raises(CapacityError, match="smaller than the world's 4 bodies"):

@@ -11,6 +11,7 @@ import atexit
 import contextlib
 import itertools
 import weakref
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ from hypergl_compiler.isa import ResourceKind
 
 from . import _core, texture_set
 from ._egl import HeadlessHost
-from ._native import translated_errors
+from ._native import NATIVE_ERRORS, translate, translated_errors
 from .capabilities import Capabilities
 from .checks import check_count, check_size
 from .errors import ContextError, HyperGLError, ResourceError, ShaderError
@@ -481,18 +482,81 @@ class Context:
         )  # fmt: skip
         return self._track(ExternalSource(self, native, {"record_size": record_size}))
 
+    def attribute_source(
+        self,
+        owner: Any,
+        names: Sequence[str],
+        fields: list[dict[str, Any]],
+        *,
+        record_size: int,
+        count_attribute: str | None = None,
+        lock: Any = None,
+        keep_views: bool = False,
+        count: tuple[Buffer, int] | None = None,
+        name: str | None = None,
+    ) -> ExternalSource:
+        """An external source whose arrays are attributes `names` of `owner`, exported in C++.
+
+        Like :meth:`external_source` with ``acquire = lambda: [getattr(owner, n) for n in
+        names]``, but with no Python frame per upload: ``lock.acquire()`` / ``release()``
+        (if given) bracket each copy. With ``keep_views`` (needs ``count_attribute``, the
+        owner's row count) the exports stay held between uploads while the count is
+        unchanged, for owners that never reallocate exported memory (Culverin);
+        ``source.drop_views()`` releases them so the owner may grow.
+        """
+        names = list(names)
+        if not names or not all(isinstance(n, str) and n.isidentifier() for n in names):
+            raise ValueError(f"names must be attribute names, got {names!r}")
+        if count_attribute is not None and not (
+            isinstance(count_attribute, str) and count_attribute.isidentifier()
+        ):
+            raise ValueError(f"count_attribute must be an attribute name, got {count_attribute!r}")
+        if keep_views and count_attribute is None:
+            raise ValueError("keep_views needs count_attribute (a changed count re-exports)")
+        if lock is not None and not (hasattr(lock, "acquire") and hasattr(lock, "release")):
+            raise TypeError(f"lock needs acquire() and release(), got {lock!r}")
+        record_size = check_count(record_size, "record_size", minimum=1)
+        parts = [check_field(field, record_size) for field in check_fields(fields)]
+        count_buffer, count_offset = self._count_target(count)
+        native = self._native.attribute_source(
+            self._name(name, "external"), owner, names, count_attribute or "", lock,
+            bool(keep_views), parts, record_size,
+            None if count_buffer is None else count_buffer._native, count_offset,
+        )  # fmt: skip
+        return self._track(ExternalSource(self, native, {"record_size": record_size}))
+
+    def _count_target(self, count: Any) -> tuple[Buffer | None, int]:
+        if count is None:
+            return None, 0
+        try:
+            count_buffer, count_offset = count
+        except (TypeError, ValueError):
+            raise TypeError(f"count must be (buffer, offset), got {count!r}") from None
+        if not isinstance(count_buffer, Buffer) or count_buffer.context is not self:
+            raise TypeError(f"count needs a buffer of this context, got {count_buffer!r}")
+        count_offset = check_count(count_offset, "count offset", minimum=0)
+        if count_offset % 4 or count_offset + 4 > count_buffer.size:
+            raise ValueError(f"count offset {count_offset} is not an aligned u32 inside "
+                             f"buffer '{count_buffer.name}'")  # fmt: skip
+        count_buffer._check_live()
+        return count_buffer, count_offset
+
     def upload(self, source: ExternalSource, buffer: Buffer) -> None:
         """Run `source`'s conversion into `buffer` now: the code path of the `upload` op."""
         if not isinstance(source, ExternalSource):
             raise TypeError(f"upload needs an ExternalSource, got {source!r}")
         if not isinstance(buffer, Buffer):
             raise TypeError(f"upload needs a Buffer, got {buffer!r}")
-        self._enter()
-        with translated_errors():
-            try:
-                self._native.upload(source._native, buffer._native)
-            except RuntimeError as exc:
-                raise HyperGLError(str(exc)) from None
+        # A CPU copy into persistently mapped memory: no GL call, so no make-current, and
+        # no context manager: this runs every frame and its cold cost is the bridge's.
+        if self._closed:
+            raise ContextError("this context has been closed")
+        try:
+            self._native.upload(source._native, buffer._native)
+        except NATIVE_ERRORS as exc:
+            raise translate(exc) from None
+        except RuntimeError as exc:
+            raise HyperGLError(str(exc)) from None
 
     @property
     def screen(self) -> Framebuffer:

@@ -7,8 +7,13 @@ that every ``cmd.submit()`` runs the very same code.
 
 Culverin's rules, and how the bridge keeps them:
 
-* views are acquired fresh at every sync and released right after the copy: none is held
-  across a step;
+* the views are exported in C++ (no Python frame per sync) and, with ``keep_views=True``
+  (the default), held between syncs while ``world.count`` is unchanged: Culverin never
+  reallocates a shadow buffer while a view of it is alive (it raises ``BufferError``
+  instead of growing), so the held addresses stay valid and a frame costs one count read.
+  A changed count re-exports. The bridge's creating helpers and ``bridge.stepping()``
+  release the views first, so the world can grow; before growing the world straight
+  through Culverin outside ``stepping()``, call ``bridge.drop_views()``;
 * rows move when bodies are destroyed (swap-remove at the next step): the record carries the
   body's ``user_data`` as its stable id (``id.x`` low, ``id.y`` high 32 bits);
 * physics in another thread: the bridge's lock (``bridge.stepping()`` / ``bridge.step(dt)``)
@@ -39,45 +44,29 @@ _serial = itertools.count()
 
 
 class _WorldFeed:
-    """The external source's callbacks: the world, the lock and the capacity, nothing more.
+    """The lock shared by syncs and steps, and the capacity message.
 
-    Kept apart from the bridge so that the native source (which holds these callbacks)
-    never references the bridge or itself: no reference cycle through C++ objects,
-    which Python's collector cannot see into.
+    Kept apart from the bridge so that the native source (which holds the lock) never
+    references the bridge: no reference cycle through C++ objects, which Python's
+    collector cannot see into.
     """
 
-    def __init__(self, world: Any, sources: tuple[str, ...], capacity: int) -> None:
+    def __init__(self, world: Any, capacity: int) -> None:
         self.world = world
-        self.sources = sources
         self.capacity = capacity
         self.lock = threading.RLock()
-        self.overflow: int | None = None
-
-    def acquire(self) -> tuple:
-        """Take the lock (waiting without the GIL), then fresh views of every shadow buffer."""
-        self.lock.acquire()
-        try:
-            world = self.world
-            bodies = world.count
-            if bodies > self.capacity:
-                self.overflow = bodies
-                raise CapacityError(self.overflow_message())
-            self.overflow = None
-            return tuple(getattr(world, name) for name in self.sources)
-        except BaseException:
-            self.lock.release()
-            raise
+        self.source: Any = None
 
     def drop_views(self) -> None:
-        """Forget views kept between syncs (none yet): bodies may be created."""
+        """Release views kept between syncs: bodies may be created (the world may grow)."""
+        if self.source is not None:
+            self.source.drop_views()
 
-    def release(self) -> None:
-        """Called by C++ once the views are released: a step may run again."""
-        self.lock.release()
-
-    def overflow_message(self) -> str:
-        return (f"the world has {self.overflow} bodies, more than the bridge's capacity "
-                f"of {self.capacity}")  # fmt: skip
+    def overflow_message(self, bodies: int) -> str:
+        return (f"the world has {bodies} bodies, more than the bridge's capacity of "
+                f"{self.capacity}: make the bridge with room for them, e.g. ctx.bridge("
+                f"'culverin', world, capacity={max(2 * bodies, 1024)}) (and raise the "
+                "world's max_bodies setting if it is smaller)")  # fmt: skip
 
 
 class CulverinBridge:
@@ -94,6 +83,8 @@ class CulverinBridge:
                    is bound at ``binding + 1`` by :meth:`bind`.
     ``count``      ``(buffer, offset)`` that receives the live row count as a u32 at each
                    sync (e.g. an indirect command's instanceCount); default: ``bridge.counter``.
+    ``keep_views`` hold Culverin's views between syncs while the body count is unchanged
+                   (default True; see the module doc); False exports them at every sync.
     """
 
     def __init__(
@@ -106,6 +97,7 @@ class CulverinBridge:
         velocities: bool = False,
         binding: int = 0,
         count: tuple[hypergl.Buffer, int] | None = None,
+        keep_views: bool = True,
     ) -> None:
         if not isinstance(ctx, hypergl.Context):
             raise TypeError(f"CulverinBridge needs a hypergl.Context, got {ctx!r}")
@@ -123,6 +115,8 @@ class CulverinBridge:
         elif precision == "f64" and not fp64:
             raise ValueError("precision='f64' needs a GPU with fp64 (GL 4.0 or "
                              "ARB_gpu_shader_fp64); use 'f32' or 'auto'")  # fmt: skip
+        if not isinstance(keep_views, bool):
+            raise TypeError(f"keep_views must be True or False, got {keep_views!r}")
         if not isinstance(velocities, bool):
             raise TypeError(f"velocities must be True or False, got {velocities!r}")
         if isinstance(binding, bool) or not isinstance(binding, int) or not 0 <= binding < 64:
@@ -132,7 +126,7 @@ class CulverinBridge:
         self._capacity = self._checked_capacity(capacity, world)
         self._binding = binding
         self._ctx = ctx
-        self._feed = _WorldFeed(world, self._layout.sources, self._capacity)
+        self._feed = _WorldFeed(world, self._capacity)
         self._lock = self._feed.lock
         self._released = False
         self._next_id = itertools.count(1)
@@ -157,14 +151,18 @@ class CulverinBridge:
             self.counter = ctx.buffer(np.zeros(4, np.uint32), name=f"{prefix}_count")
             count = (self.counter, 0)
         self.count_target: tuple[hypergl.Buffer, int] = count
-        self.source = ctx.external_source(
-            self._feed.acquire,
+        self.source = ctx.attribute_source(
+            world,
+            self._layout.sources,
             self._layout.fields(),
             record_size=self._layout.record_size,
-            release=self._feed.release,
+            count_attribute="count",
+            lock=self._lock,
+            keep_views=keep_views,
             count=count,
             name=f"{prefix}_world",
         )
+        self._feed.source = self.source
 
     @staticmethod
     def _checked_capacity(capacity: Any, world: Any) -> int:
@@ -186,12 +184,15 @@ class CulverinBridge:
     # --- synchronising -------------------------------------------------------------------
     def sync(self) -> int:
         """Copy every body into the buffer now (C++, no GIL); returns the rows copied."""
-        self._check_live()
+        if self._released:  # the rest is checked only when the copy fails: a lean hot path
+            raise BridgeReleasedError("this culverin bridge has been released")
         try:
             self._ctx.upload(self.source, self.buffer)
-        except HyperGLError as exc:
-            if self._feed.overflow is not None:
-                raise CapacityError(self._feed.overflow_message()) from exc
+        except (HyperGLError, ValueError) as exc:
+            self._check_live()  # a closed context or released buffer: their own error
+            bodies = self._world.count
+            if bodies > self._capacity:
+                raise CapacityError(self._feed.overflow_message(bodies)) from exc
             raise
         return self.source.rows_uploaded
 
@@ -215,10 +216,17 @@ class CulverinBridge:
         """Hold the bridge's lock: no sync copies while the block runs.
 
         Wrap ``world.step()`` (and body creation or destruction) in it when physics runs
-        on another thread than rendering. Do not call HyperGL inside the block.
+        on another thread than rendering; it releases the kept views first, so bodies
+        may be created inside. Do not call HyperGL inside the block.
         """
         with self._lock:
+            self._feed.drop_views()
             yield
+
+    def drop_views(self) -> None:
+        """Release the views kept between syncs, so that the world may grow (see the module
+        doc); the next sync exports them again."""
+        self._feed.drop_views()
 
     def step(self, dt: float) -> None:
         """``world.step(dt)`` under the bridge's lock (Culverin releases the GIL meanwhile)."""

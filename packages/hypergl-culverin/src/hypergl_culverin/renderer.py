@@ -123,7 +123,9 @@ class BodyRenderer:
         self._template[:] = 0
         self.indirect = ctx.buffer(size=self._max_meshes * 16, usage="indirect",
                                    name="culverin_commands")  # fmt: skip
-        self.instances = ctx.buffer(size=max_parts * 8, usage="vertex",
+        # Room for every part twice: a coarse mesh's list also holds its fine mesh's parts.
+        self._instance_capacity = 2 * max_parts
+        self.instances = ctx.buffer(size=self._instance_capacity * 8, usage="vertex",
                                     name="culverin_instances")  # fmt: skip
         self.extras = ctx.buffer(size=16 + max_extras * EXTRA_DTYPE.itemsize,
                                  name="culverin_extras")  # fmt: skip
@@ -257,25 +259,33 @@ class BodyRenderer:
         self._set_parts(int(body_id), shape.parts(), shape.meshes(), rgb)
 
     def _set_parts(self, body_id: int, parts: list[Part], new_meshes: dict, rgb) -> None:
-        if self._parts_used + len(parts) > len(self._parts):
-            raise ShapeError(f"the renderer's {len(self._parts)} parts are used up (each body "
-                             "has one per piece: compounds and URDF links more): raise "
-                             "max_parts")  # fmt: skip
+        old = self._look_parts.get(body_id)
+        reuse = old is not None and old[1] == len(parts)  # a new look in the same slots
+        if not reuse and self._parts_used + len(parts) > len(self._parts):
+            raise ShapeError(
+                f"the renderer's {len(self._parts)} parts are used up (each body "
+                "has one per piece: compounds and URDF links more): raise max_parts"
+            )
         for key, rows in new_meshes.items():
             self._add_mesh(key, rows)
-        self._drop_look(body_id)
-        first = self._parts_used
-        for k, part in enumerate(parts):
+        meshes_of = []
+        for part in parts:
             mesh = self._mesh_index.get(part.mesh)
             if mesh is None:
                 raise ShapeError(f"part mesh {part.mesh!r} is not in the renderer's library")
-            scale = part.scale
-            if part.mode == MODE_SOFT:
-                scale = (float(self._soft_first(body_id)), 0.0, 0.0)
+            meshes_of.append(mesh)
+        soft_first = self._soft_first(body_id) if any(p.mode == MODE_SOFT for p in parts) else 0
+        if reuse:
+            first = old[0]
+        else:
+            self._drop_look(body_id)
+            first = self._parts_used
+            self._parts_used += len(parts)
+        for k, (part, mesh) in enumerate(zip(parts, meshes_of, strict=True)):
+            scale = (float(soft_first), 0.0, 0.0) if part.mode == MODE_SOFT else part.scale
             self._parts[first + k] = ((*part.offset, part.mode), part.rotation,
                                       (*scale, mesh), (*rgb, 1.0))  # fmt: skip
             self._part_mesh[first + k] = mesh
-        self._parts_used += len(parts)
         self._look_parts[body_id] = (first, len(parts))
         self._looks[body_id] = (first, len(parts))
         self._regions_dirty = True
@@ -303,7 +313,7 @@ class BodyRenderer:
         for fine in np.nonzero(coarse >= 0)[0]:
             sizes[coarse[fine]] += counts[fine]  # a coarse list holds its fine mesh's too
         bases = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        if bases[-1] + sizes[-1] > len(self._parts):
+        if bases[-1] + sizes[-1] > self._instance_capacity:
             raise ShapeError("the instance lists outgrow max_parts: raise max_parts")
         self._template[:, 3] = bases
         self._regions_dirty = False

@@ -57,13 +57,11 @@ def run(options: DemoOptions, stream=sys.stdout) -> dict:
     except hypergl.ContextError as exc:
         raise DemoError(str(exc)) from None
     with ctx:
-        world, bridge, looks = build_world(
+        world, bridge = build_world(
             lambda w, capacity: ctx.bridge("culverin", w, capacity=capacity), options.bodies
         )
         bodies = BodyRenderer(bridge, max_ids=options.bodies + 16, camera_binding=1,
                                sphere_detail=(5, 8))  # fmt: skip
-        for body_id, shape, size, colour in looks:
-            bodies.set_look(body_id, shape, size, colour)
         target = ctx.screen if options.window else ctx.framebuffer(options.size, name="frame")
         camera = Camera(ctx, target.size)
         forest = Forest(ctx, camera)
