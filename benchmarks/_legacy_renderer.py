@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 
 import hypergl
-
 from hypergl_culverin import CulverinBridge
+
 
 def _box() -> np.ndarray:
     """36 vertices: 6 faces x 2 triangles, flat normals."""
@@ -66,7 +66,7 @@ def _sphere(stacks: int = 12, slices: int = 16) -> np.ndarray:
     return np.concatenate([triangles, triangles], axis=1).astype(np.float32)
 
 
-class meshes:  # noqa: N801  (the old module's name)
+class meshes:
     box = staticmethod(_box)
     sphere = staticmethod(_sphere)
 

@@ -32,15 +32,15 @@ def main() -> None:
     p.add_argument("--size", default="640x360")
     args = p.parse_args()
     size = tuple(int(v) for v in args.size.lower().split("x"))
-    import hypergl
     from _legacy_renderer import BodyRenderer as OldRenderer
 
+    import hypergl
     from hypergl_culverin.demo.scene import BACKGROUND, build_scene
 
     ctx = hypergl.context()
     scene = build_scene(ctx, bodies=args.bodies, size=size, readback=False)
     world, bridge, target = scene.world, scene.bridge, scene.target
-    for frame in range(60):  # let them fall into view and settle a little
+    for _ in range(60):  # let them fall into view and settle a little
         world.step(1 / 60)
     scene.aim(0)
     old = OldRenderer(bridge, max_ids=bridge.capacity + 16, camera_binding=1,

@@ -114,3 +114,13 @@ def indexed_rows(count: int, indices: np.ndarray) -> np.ndarray:
     if len(indices) and rows[:, 0].max() >= count:
         raise ValueError(f"a face names vertex {int(rows[:, 0].max())} of {count}")
     return rows
+
+
+def indexed(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(unique rows in first-use order, u32 indices) of a non-indexed triangle list."""
+    rows = np.ascontiguousarray(rows, np.float32)
+    unique, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(first)  # keep first-use order: neighbouring triangles share vertices
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return unique[order], rank[inverse.reshape(-1)].astype(np.uint32)

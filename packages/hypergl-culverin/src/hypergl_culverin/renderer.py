@@ -118,10 +118,16 @@ class BodyRenderer:
         self.mesh_info = ctx.buffer(size=self._max_meshes * 16, name="culverin_mesh_info")
         self._mesh_info = self.mesh_info.map(np.float32, (self._max_meshes, 4))
         self._mesh_info[:] = (0.0, -1.0, 0.0, 0.0)
-        self.template = ctx.buffer(size=self._max_meshes * 16, name="culverin_commands_zero")
-        self._template = self.template.map(np.uint32, (self._max_meshes, 4))
+        # Indexed meshes (a shared vertex is shaded once: llvmpipe is vertex-bound here).
+        self.indices = ctx.buffer(size=max_vertices * 4, usage="index", name="culverin_indices")
+        self._indices = self.indices.map(np.uint32, (max_vertices,))
+        self._indices_used = 0
+        # DrawElementsIndirectCommand per mesh: count, instanceCount (0 here: the compute
+        # pass counts), firstIndex, baseVertex, baseInstance (the mesh's instance list).
+        self.template = ctx.buffer(size=self._max_meshes * 20, name="culverin_commands_zero")
+        self._template = self.template.map(np.uint32, (self._max_meshes, 5))
         self._template[:] = 0
-        self.indirect = ctx.buffer(size=self._max_meshes * 16, usage="indirect",
+        self.indirect = ctx.buffer(size=self._max_meshes * 20, usage="indirect",
                                    name="culverin_commands")  # fmt: skip
         # Room for every part twice: a coarse mesh's list also holds its fine mesh's parts.
         self._instance_capacity = 2 * max_parts
@@ -143,9 +149,9 @@ class BodyRenderer:
 
         self._add_mesh("box", meshes.box())
         self._add_mesh("sphere", meshes.sphere(stacks, slices))
-        self._add_mesh("sphere_lo", meshes.sphere(max(3, stacks // 2), max(4, slices // 2)))
+        self._add_mesh("sphere_lo", meshes.sphere(3, 6))
         self._add_mesh("capsule", meshes.capsule(stacks, slices))
-        self._add_mesh("capsule_lo", meshes.capsule(max(4, stacks // 2), max(4, slices // 2)))
+        self._add_mesh("capsule_lo", meshes.capsule(4, 6))
         self._add_mesh("cylinder", meshes.cylinder(slices))
         self._add_mesh("quad", meshes.quad())
         for key, coarse, radius in BUILT_IN:
@@ -202,15 +208,22 @@ class BodyRenderer:
             raise ShapeError(f"the renderer holds {self._max_meshes} meshes already (each "
                              "convex hull, triangle mesh, heightfield and soft body is one): "
                              "raise max_meshes")  # fmt: skip
-        first, count = self._vertices_used, len(rows)
-        if first + count > len(self._vertices):
-            raise ShapeError(f"mesh {key!r} needs {count} vertices, {len(self._vertices) - first}"
-                             " are left: raise max_vertices")  # fmt: skip
-        self._vertices[first : first + count] = rows
+        unique, indices = meshes.indexed(rows)
+        first, count = self._vertices_used, len(unique)
+        first_index = self._indices_used
+        if first + count > len(self._vertices) or first_index + len(indices) > len(self._indices):
+            left = (len(self._vertices) - first, len(self._indices) - first_index)
+            raise ShapeError(
+                f"mesh {key!r} needs {count} vertices and {len(indices)} indices, "
+                f"{left[0]} and {left[1]} are left: raise max_vertices"
+            )
+        self._vertices[first : first + count] = unique
         self._vertices_used += count
+        self._indices[first_index : first_index + len(indices)] = indices
+        self._indices_used += len(indices)
         index = len(self._mesh_index)
         self._mesh_index[key] = index
-        self._template[index] = (count, 0, first, 0)
+        self._template[index] = (len(indices), 0, first_index, first, 0)
         if rows[:, :3].size and key not in dict.fromkeys(k for k, _, _ in BUILT_IN):
             self._mesh_info[index] = (float(np.linalg.norm(rows[:, :3], axis=1).max()), -1, 0, 0)
         return index
@@ -315,7 +328,7 @@ class BodyRenderer:
         bases = np.concatenate([[0], np.cumsum(sizes)[:-1]])
         if bases[-1] + sizes[-1] > self._instance_capacity:
             raise ShapeError("the instance lists outgrow max_parts: raise max_parts")
-        self._template[:, 3] = bases
+        self._template[:, 4] = bases
         self._regions_dirty = False
 
     def update(self) -> None:
@@ -383,8 +396,7 @@ class BodyRenderer:
                 cmd.upload(source, staging)
                 cmd.copy_buffer(staging, self.soft_vertices, count * 16, dst_offset=first * 16)
         bindings = self._bindings
-        commands = self._max_meshes * 16
-        cmd.copy_buffer(self.template, self.indirect, commands)
+        cmd.copy_buffer(self.template, self.indirect, self._max_meshes * 20)
         cmd.bind_pipeline(self.expand)
         bridge.bind(cmd)
         cmd.bind_uniform_buffer(self.camera, self._camera_binding)
@@ -404,19 +416,21 @@ class BodyRenderer:
         cmd.bind_storage_buffer(self.soft_vertices, bindings["soft"])
         cmd.bind_vertex_buffer(self.vertices, 0)
         cmd.bind_vertex_buffer(self.instances, 1)
+        cmd.bind_index_buffer(self.indices)
         cmd.bind_indirect_buffer(self.indirect)
-        cmd.multi_draw_indirect(self._max_meshes)
+        cmd.multi_draw_indexed_indirect(self._max_meshes, stride=20)
         cmd.fence_signal(self.fence)
         self._recorded_soft = len(self._soft)
 
     def instance_counts(self) -> dict[str, int]:
         """Instances each mesh drew in the last frame (reads the GPU's commands back)."""
-        counts = self.indirect.read(np.uint32).reshape(-1, 4)[:, 1]
+        counts = self.indirect.read(np.uint32).reshape(-1, 5)[:, 1]
         return {key: int(counts[index]) for key, index in self._mesh_index.items()}
 
     def release(self) -> None:
         """Free the renderer's own buffers and pipelines (not the bridge's)."""
         own = (self.fence, self.pipeline, self.expand, self.camera, self.indirect, self.template,
+               self.indices,
                self.instances, self.mesh_info, self.vertices, self.parts, self.looks,
                self.extras, self.soft_vertices)  # fmt: skip
         for resource in own:

@@ -85,8 +85,8 @@ void main() {{
             if (info.y >= 0.0 && radius * ndc_per_unit < lod.x * max(w, 1e-4))
                 mesh = uint(info.y + 0.5);
         }}
-        uint slot = atomicAdd(commands[4u * mesh + 1u], 1u);
-        instances[commands[4u * mesh + 3u] + slot] = uvec2(row | (uint(source) << 31), p);
+        uint slot = atomicAdd(commands[5u * mesh + 1u], 1u);
+        instances[commands[5u * mesh + 4u] + slot] = uvec2(row | (uint(source) << 31), p);
     }}
 }}
 """

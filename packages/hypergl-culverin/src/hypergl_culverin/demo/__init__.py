@@ -56,7 +56,7 @@ def run(options: DemoOptions, stream=sys.stdout) -> dict:
         scene = build_scene(ctx, scene=options.scene, bodies=options.bodies,
                             ragdolls=options.ragdolls, size=options.size,
                             window=options.window)  # fmt: skip
-        world, bodies, forest = scene.world, scene.bodies, scene.forest
+        world, forest = scene.world, scene.forest
         target, ring, cmd = scene.target, scene.ring, scene.cmd
 
         writer = None
@@ -90,7 +90,7 @@ def run(options: DemoOptions, stream=sys.stdout) -> dict:
         frames = frame + 1
         result = {
             "frames": frames,
-            "bodies": world.count,
+            "bodies": world.count - 1,  # not the floor
             "scene": options.scene,
             "fps": frames / elapsed,
             "physics_ms": 1e3 * physics_s / frames,

@@ -1,4 +1,7 @@
-"""The ragdoll scene: humanoid ragdolls rain into the clearing (``hypergl demo --scene ragdolls``)."""
+"""The ragdoll scene: humanoid ragdolls rain into the clearing.
+
+``hypergl demo --scene ragdolls``.
+"""
 
 from __future__ import annotations
 

@@ -31,8 +31,16 @@ class DemoScene:
         self.bridge.release()
 
 
-def build_scene(ctx, *, scene: str = "bodies", bodies: int = 10_000, ragdolls: int = 1_000,
-                size=(640, 360), window: bool = False, readback: bool = True) -> DemoScene:  # fmt: skip
+def build_scene(
+    ctx,
+    *,
+    scene: str = "bodies",
+    bodies: int = 10_000,
+    ragdolls: int = 1_000,
+    size=(640, 360),
+    window: bool = False,
+    readback: bool = True,
+) -> DemoScene:
     from ..renderer import BodyRenderer
     from .camera import Camera
     from .forest import Forest
@@ -48,8 +56,9 @@ def build_scene(ctx, *, scene: str = "bodies", bodies: int = 10_000, ragdolls: i
         world, bridge = build_world(factory, bodies)
     else:
         raise ValueError(f"scene must be 'bodies' or 'ragdolls', got {scene!r}")
+    # Spheres under ~9 px of radius (most of the 10,000) on the coarse mesh.
     renderer = BodyRenderer(bridge, max_ids=bridge.capacity + 16, camera_binding=1,
-                            sphere_detail=(5, 8))  # fmt: skip
+                            sphere_detail=(5, 8), lod_threshold=0.05)  # fmt: skip
     target = ctx.screen if window else ctx.framebuffer(size, name="frame")
     camera = Camera(ctx, target.size)
     forest = Forest(ctx, camera)
