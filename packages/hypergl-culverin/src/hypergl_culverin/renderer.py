@@ -184,6 +184,7 @@ class BodyRenderer:
                 },
             ],
             depth_test=depth_test,
+            cull="back",  # a closed body shows half its triangles; meshes carry both sides
             name="culverin_bodies",
         )
         self.update()
