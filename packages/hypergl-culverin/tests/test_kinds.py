@@ -423,3 +423,17 @@ def test_urdf_errors_name_the_problem(ctx, tmp_path):
     with pytest.raises(UrdfError, match="torus"):
         bridge.load_urdf(bad)
     assert issubclass(ShapeError, ValueError) and issubclass(UrdfError, ValueError)
+
+
+def test_a_body_made_straight_through_culverin_gets_a_look(gl_ctx):
+    from hypergl_culverin.shapes import Capsule
+
+    scene = Scene(gl_ctx)
+    handle = scene.world.create_body(pos=(0, 0.5, 0), rot=tuple(TILT), size=(0.6, 0.3),
+                                     shape=culverin.SHAPE_CAPSULE)  # fmt: skip
+    assert not (scene.render().max(2) > 0).any()  # no look yet: not drawn
+    body_id = scene.bridge.set_shape(handle, Capsule(0.6, 0.3))
+    assert scene.world.get_user_data(handle) == body_id
+    image = scene.render()
+    expected = analytic_mask(placed(capsule_points(0.6, 0.3)))
+    assert_silhouette(image.max(2) > 0, expected, CURVED_TOLERANCE_PX)
