@@ -5,8 +5,9 @@ bridge's ``upload`` (and one per soft body: its vertices into the soft-vertex bu
 copy of the indirect-command template (every instance count back to 0), a compute pass
 over the live rows that appends each visible part of each body to its mesh's instance
 list (frustum-culled, far spheres and capsules on a coarse mesh), and one
-``multi_draw_indirect`` over all meshes. The vertex shader reads
-``culverin_bodies[row]`` and the part's placement; looks are per *stable id* (``id``),
+``multi_draw_indexed_indirect_count`` over the library's meshes (the count in a parameter
+buffer; plain multi-draw-indirect over ``max_meshes`` commands where the GPU lacks it).
+The vertex shader reads ``culverin_bodies[row]`` and the part's placement; looks are per *stable id* (``id``),
 so Culverin's swap-removes move rows without moving looks.
 
 Shapes come from the bridge's creating helpers (``bridge.create_body``, ``create_convex_hull``,
@@ -129,6 +130,13 @@ class BodyRenderer:
         self._template[:] = 0
         self.indirect = ctx.buffer(size=self._max_meshes * 20, usage="indirect",
                                    name="culverin_commands")  # fmt: skip
+        # The draw count (meshes in the library) for multi-draw-indirect-count, where the
+        # GPU has it (GL 4.6 or ARB_indirect_parameters); else all max_meshes commands.
+        caps = ctx.capabilities
+        self.indirect_count = caps is None or caps.indirect_count
+        self.draw_count = ctx.buffer(size=4, usage="parameter", name="culverin_draw_count")
+        self._draw_count = self.draw_count.map(np.uint32, (1,))
+        self._draw_count[0] = 0
         # Room for every part twice: a coarse mesh's list also holds its fine mesh's parts.
         self._instance_capacity = 2 * max_parts
         self.instances = ctx.buffer(size=self._instance_capacity * 8, usage="vertex",
@@ -225,6 +233,7 @@ class BodyRenderer:
         index = len(self._mesh_index)
         self._mesh_index[key] = index
         self._template[index] = (len(indices), 0, first_index, first, 0)
+        self._draw_count[0] = index + 1
         if rows[:, :3].size and key not in dict.fromkeys(k for k, _, _ in BUILT_IN):
             self._mesh_info[index] = (float(np.linalg.norm(rows[:, :3], axis=1).max()), -1, 0, 0)
         return index
@@ -419,7 +428,11 @@ class BodyRenderer:
         cmd.bind_vertex_buffer(self.instances, 1)
         cmd.bind_index_buffer(self.indices)
         cmd.bind_indirect_buffer(self.indirect)
-        cmd.multi_draw_indexed_indirect(self._max_meshes, stride=20)
+        if self.indirect_count:
+            cmd.bind_parameter_buffer(self.draw_count)
+            cmd.multi_draw_indexed_indirect_count(self._max_meshes)
+        else:
+            cmd.multi_draw_indexed_indirect(self._max_meshes, stride=20)
         cmd.fence_signal(self.fence)
         self._recorded_soft = len(self._soft)
 
@@ -431,7 +444,7 @@ class BodyRenderer:
     def release(self) -> None:
         """Free the renderer's own buffers and pipelines (not the bridge's)."""
         own = (self.fence, self.pipeline, self.expand, self.camera, self.indirect, self.template,
-               self.indices,
+               self.indices, self.draw_count,
                self.instances, self.mesh_info, self.vertices, self.parts, self.looks,
                self.extras, self.soft_vertices)  # fmt: skip
         for resource in own:
