@@ -7,8 +7,8 @@ over the live rows that appends each visible part of each body to its mesh's ins
 list (frustum-culled, far spheres and capsules on a coarse mesh), and one
 ``multi_draw_indexed_indirect_count`` over the library's meshes (the count in a parameter
 buffer; plain multi-draw-indirect over ``max_meshes`` commands where the GPU lacks it).
-The vertex shader reads ``culverin_bodies[row]`` and the part's placement; looks are per *stable id* (``id``),
-so Culverin's swap-removes move rows without moving looks.
+The vertex shader reads ``culverin_bodies[row]`` and the part's placement; looks are per
+*stable id* (``id``), so Culverin's swap-removes move rows without moving looks.
 
 Shapes come from the bridge's creating helpers (``bridge.create_body``, ``create_convex_hull``,
 ``create_compound_body``, ``create_ragdoll``, ``load_urdf``, ...), which record them with
