@@ -437,3 +437,30 @@ def test_a_body_made_straight_through_culverin_gets_a_look(gl_ctx):
     image = scene.render()
     expected = analytic_mask(placed(capsule_points(0.6, 0.3)))
     assert_silhouette(image.max(2) > 0, expected, CURVED_TOLERANCE_PX)
+
+
+def test_wheels_turn_on_screen(gl_ctx):
+    side = perspective(45.0, 1.0, 0.5, 100.0) @ look_at((6.0, 0.6, 0.0), (0.0, 0.4, 0.0))
+    scene = Scene(gl_ctx, gravity=(0.0, -9.81, 0.0), view=side)
+    scene.bridge.create_body(pos=(0, -1, 0), size=(40, 1, 40), shape=culverin.SHAPE_BOX,
+                             motion=culverin.MOTION_STATIC, color=(0.0, 0.0, 1.0))  # fmt: skip
+    chassis = scene.bridge.create_body(pos=(0, 0.8, 0), size=(0.8, 0.2, 1.4), mass=800.0,
+                                       color=(0.0, 1.0, 0.0))  # fmt: skip
+    scene.world.step(1 / 60)
+    wheels = [{"pos": (x, -0.2, z), "radius": 0.35} for x in (-0.9, 0.9) for z in (-1.0, 1.0)]
+    vehicle = scene.bridge.create_vehicle(chassis, wheels, color=(1.0, 0.0, 0.0))
+    vehicle.set_input(forward=1.0)
+
+    def spoke_pattern(image):
+        centre, _ = vehicle.get_wheel_transform(3)  # near side (x = +0.9)
+        cx, cy = np.floor(project(side, [centre], SIZE))[0].astype(int)
+        patch = image[cy - 6 : cy + 7, cx - 6 : cx + 7]
+        red = (patch[..., 0] > 30) & (patch[..., 1] < patch[..., 0] // 2)
+        dark = red & (patch[..., 0] < 0.7 * patch[..., 0][red].max())
+        return red, dark
+
+    red_a, dark_a = spoke_pattern(scene.render(steps=20))
+    red_b, dark_b = spoke_pattern(scene.render(steps=6))
+    assert red_a.sum() > 60 and red_b.sum() > 60  # the wheel, seen from its side
+    assert dark_a.sum() > 5 and dark_b.sum() > 5  # its darker spoke
+    assert (dark_a != dark_b).sum() > 5  # the spoke turned between the frames

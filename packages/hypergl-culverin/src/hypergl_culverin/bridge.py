@@ -387,8 +387,13 @@ class CulverinBridge:
         axle = (0.0, 0.0, 0.5**0.5, 0.5**0.5)  # the cylinder's y axis along the axle (x)
         for index, wheel in enumerate(wheels):
             body_id = self._new_id()
-            cylinder = shapes.Cylinder(wheel_width / 2, float(wheel["radius"]))
-            look = shapes.Compound([((0.0, 0.0, 0.0), axle, cylinder)])
+            radius = float(wheel["radius"])
+            cylinder = shapes.Cylinder(wheel_width / 2, radius)
+            # A spoke standing out of both faces: a spinning cylinder would look still.
+            spoke = shapes.Box((wheel_width / 2 + 0.02, 0.85 * radius, 0.12 * radius))
+            look = shapes.Shaded(shapes.Compound([((0.0, 0.0, 0.0), axle, cylinder),
+                                                  ((0.0, 0.0, 0.0), shapes.IDENTITY, spoke)]),
+                                 {1: 0.45})  # fmt: skip
             self._record(body_id, look, color)
             self.attachments.append((body_id, lambda v=vehicle, i=index: v.get_wheel_transform(i)))
         return vehicle

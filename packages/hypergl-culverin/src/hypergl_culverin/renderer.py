@@ -307,7 +307,7 @@ class BodyRenderer:
         for k, (part, mesh) in enumerate(zip(parts, meshes_of, strict=True)):
             scale = (float(soft_first), 0.0, 0.0) if part.mode == MODE_SOFT else part.scale
             self._parts[first + k] = ((*part.offset, part.mode), part.rotation,
-                                      (*scale, mesh), (*rgb, 1.0))  # fmt: skip
+                                      (*scale, mesh), (*rgb, part.shade))  # fmt: skip
             self._part_mesh[first + k] = mesh
         self._look_parts[body_id] = (first, len(parts))
         self._looks[body_id] = (first, len(parts))

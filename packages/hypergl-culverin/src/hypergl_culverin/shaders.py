@@ -8,7 +8,7 @@ the bridge's record declaration). One std430 ``Part`` per drawn piece of a body:
         vec4 rotation;     // quaternion of the part in the body frame
         vec4 scale_mesh;   // xyz: scale (capsule: radius, half height, radius; soft: first
                            // vertex in x); w: mesh index
-        vec4 color;
+        vec4 color;        // rgb, and a: the part's shade (a factor on rgb)
     };
 """
 
@@ -159,6 +159,6 @@ void main() {{
     vec3 n = v_mode == 2 ? cross(dFdx(v_world), dFdy(v_world)) : v_normal;
     float facing = dot(normalize(n), normalize(light.xyz));
     float lit = 0.35 + 0.65 * (v_mode == 2 ? abs(facing) : max(facing, 0.0));
-    color = vec4(v_color.rgb * lit, 1.0);
+    color = vec4(v_color.rgb * (lit * v_color.a), 1.0);  // a: the part's shade
 }}
 """

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -36,6 +36,7 @@ class Part:
     rotation: tuple[float, float, float, float] = IDENTITY
     scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
     mode: int = MODE_SCALED
+    shade: float = 1.0  # the look's colour times this (e.g. a darker spoke on a wheel)
 
 
 def _positive(value: Any, what: str, count: int) -> tuple[float, ...]:
@@ -98,13 +99,7 @@ class Shape:
         if not com.any():
             return self.local_parts()
         return [
-            Part(
-                p.mesh,
-                tuple(float(x) for x in np.asarray(p.offset) - com),
-                p.rotation,
-                p.scale,
-                p.mode,
-            )
+            replace(p, offset=tuple(float(x) for x in np.asarray(p.offset) - com))
             for p in self.local_parts()
         ]
 
@@ -361,8 +356,8 @@ class Compound(Shape):
             for p in shape.parts():  # about the child's own centre of mass
                 centre = offset + rotate(rotation, shape.centroid)
                 placed = centre + rotate(rotation, p.offset)
-                parts.append(Part(p.mesh, tuple(float(x) for x in placed),
-                                  quat_mul(rotation, p.rotation), p.scale, p.mode))  # fmt: skip
+                parts.append(replace(p, offset=tuple(float(x) for x in placed),
+                                     rotation=quat_mul(rotation, p.rotation)))  # fmt: skip
         return parts
 
     @property
@@ -402,6 +397,28 @@ class SoftBody(Shape):
 
     def local_parts(self) -> list[Part]:
         return [Part(self.key, mode=MODE_SOFT)]
+
+
+class Shaded(Shape):
+    """Another shape with some of its parts darker: ``{part index: shade}``."""
+
+    def __init__(self, shape: Shape, shades: dict[int, float]) -> None:
+        self.shape, self.shades, self.kind = shape, dict(shades), shape.kind
+
+    @property
+    def volume(self) -> float:
+        return self.shape.volume
+
+    @property
+    def centroid(self) -> np.ndarray:
+        return self.shape.centroid
+
+    def meshes(self) -> dict[str, np.ndarray]:
+        return self.shape.meshes()
+
+    def local_parts(self) -> list[Part]:
+        return [replace(p, shade=self.shades.get(k, p.shade))
+                for k, p in enumerate(self.shape.local_parts())]  # fmt: skip
 
 
 # Culverin's SHAPE_* constants and the size each takes.

@@ -11,6 +11,7 @@ joints become Culverin constraints.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -77,8 +78,8 @@ class _LinkLook(Shape):
         for offset, rotation, shape in self.visuals:
             for p in shape.parts():
                 placed = offset + rotate(rotation, shape.centroid + np.asarray(p.offset))
-                parts.append(Part(p.mesh, tuple(float(x) for x in placed),
-                                  quat_mul(rotation, p.rotation), p.scale, p.mode))  # fmt: skip
+                parts.append(replace(p, offset=tuple(float(x) for x in placed),
+                                     rotation=quat_mul(rotation, p.rotation)))  # fmt: skip
         return parts
 
 
