@@ -464,3 +464,23 @@ def test_wheels_turn_on_screen(gl_ctx):
     assert red_a.sum() > 60 and red_b.sum() > 60  # the wheel, seen from its side
     assert dark_a.sum() > 5 and dark_b.sum() > 5  # its darker spoke
     assert (dark_a != dark_b).sum() > 5  # the spoke turned between the frames
+
+
+def test_a_soft_body_made_after_recording_asks_for_a_new_recording(gl_ctx):
+    scene = Scene(gl_ctx, gravity=(0.0, -9.81, 0.0))
+    scene.render()
+    vertices, faces, _ = cloth(3)
+    handle = scene.bridge.create_soft_body((0, 1.5, 0), vertices, faces)
+    for _ in range(2):  # until it is recorded again
+        with pytest.raises(ShapeError, match="record the frame again"):
+            scene.renderer.update()
+    cmd = scene.ctx.command_buffer()
+    cmd.bind_framebuffer(scene.fb)
+    cmd.clear(color=(0, 0, 0, 1), depth=1.0)
+    scene.renderer.record(cmd)
+    cmd.end()
+    scene.cmd = cmd
+    image = scene.render(steps=2)
+    reported = np.frombuffer(scene.world.get_soft_body_vertices(handle), np.float64)
+    expected = analytic_mask(on_triangles(reported.reshape(-1, 4)[:, :3], faces, 30))
+    assert_silhouette(image.max(2) > 0, expected, TIP_TOLERANCE_PX)

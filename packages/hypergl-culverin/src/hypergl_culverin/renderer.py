@@ -153,7 +153,7 @@ class BodyRenderer:
         self._mesh_index: dict[str, int] = {}
         self._regions_dirty = False
         self._shapes_seen = 0
-        self._recorded_soft = 0
+        self._recorded_soft: int | None = None  # soft bodies the last record() uploads
 
         self._add_mesh("box", meshes.box())
         self._add_mesh("sphere", meshes.sphere(stacks, slices))
@@ -347,6 +347,12 @@ class BodyRenderer:
         bridge = self._bridge
         log = bridge.shape_log
         if self._shapes_seen < len(log):
+            new_soft = any(shape.kind == "soft_body" for _, shape, _ in log[self._shapes_seen :])
+            if new_soft and self._recorded_soft is not None:
+                raise ShapeError(
+                    "a soft body was made after renderer.record(): its vertices are "
+                    "uploaded by the recorded program, so record the frame again"
+                )
             for body_id, shape, color in log[self._shapes_seen :]:
                 if shape.kind == "soft_body" and body_id not in self._soft_first_of:
                     self._add_soft(body_id, shape)
@@ -398,6 +404,7 @@ class BodyRenderer:
         Soft bodies made after this call need a new recording.
         """
         bridge = self._bridge
+        self._recorded_soft = None  # a new recording takes in new soft bodies
         self.update()
         if sync:
             cmd.fence_wait(self.fence)  # previous frame's draws done (no-op the first time)
