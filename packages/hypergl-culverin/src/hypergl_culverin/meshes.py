@@ -117,10 +117,17 @@ def indexed_rows(count: int, indices: np.ndarray) -> np.ndarray:
 
 
 def indexed(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(unique rows in first-use order, u32 indices) of a non-indexed triangle list."""
+    """(unique rows in first-use order, u32 indices) of a non-indexed triangle list, without
+    degenerate triangles."""
     rows = np.ascontiguousarray(rows, np.float32)
     unique, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
     order = np.argsort(first)  # keep first-use order: neighbouring triangles share vertices
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
-    return unique[order], rank[inverse.reshape(-1)].astype(np.uint32)
+    triangles = rank[inverse.reshape(-1)].astype(np.uint32).reshape(-1, 3)
+    # Drop triangles that name a vertex twice (a UV sphere's pole rows): a third of a
+    # coarse sphere's triangles, each of which the rasterizer would still set up.
+    keep = (triangles[:, 0] != triangles[:, 1]) & (triangles[:, 1] != triangles[:, 2]) & (
+        triangles[:, 0] != triangles[:, 2]
+    )
+    return unique[order], triangles[keep].reshape(-1)
