@@ -50,6 +50,11 @@ HEADLINES: dict[str, tuple[int, list[tuple[str, str, float]]]] = {
             ("vs_render_state", "10k bodies: bridge sync vs get_render_state", 2.0),
         ],
     ),
+    "demo_frame": (
+        3,
+        [("frame_vs_old", "10k-body frame: submit+draw+readback vs old renderer", 4.0)],
+    ),
+    "ragdolls": (3, []),  # rows (n, bodies, physics_ms, sync_us, submit_ms, fps) in the JSON
     "rl_throughput": (
         3,
         [

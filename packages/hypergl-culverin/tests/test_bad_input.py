@@ -44,12 +44,13 @@ def test_world_grown_past_capacity(ctx, make_world):
         world.create_body(pos=(i, 1, 0), size=0.5, shape=1)
     assert bridge.sync() == 3
     world.create_body(pos=(5, 1, 0), size=0.5, shape=1)
-    with pytest.raises(CapacityError, match="4 bodies, more than the bridge's capacity of 3"):
+    with pytest.raises(CapacityError, match="4 bodies, more than the bridge's capacity of 3") as e:
         bridge.sync()
+    assert "capacity=1024" in str(e.value)  # says how to raise it
     cmd = ctx.command_buffer()
     bridge.record(cmd)
     cmd.end()
-    with pytest.raises(VMError, match="capacity of 3") as info:
+    with pytest.raises(VMError, match=r"4 rows, more than the 3 records.*capacity=") as info:
         cmd.submit()
     assert info.value.mnemonic == "upload"
     with pytest.raises(CapacityError, match="smaller than the world's 4 bodies"):
@@ -130,3 +131,90 @@ def test_bad_sphere_detail(ctx, make_world, detail, error, match):
     bridge = ctx.bridge("culverin", make_world())
     with pytest.raises(error, match=match):
         BodyRenderer(bridge, sphere_detail=detail)
+
+
+# --- shapes, helpers and the renderer ------------------------------------------------------
+
+
+def test_unknown_and_bad_shapes(ctx, make_world):
+    import culverin
+
+    from hypergl_culverin import ShapeError
+    from hypergl_culverin.shapes import ConvexHull, Heightfield
+
+    world = make_world()
+    bridge = ctx.bridge("culverin", world, capacity=64)
+    with pytest.raises(ShapeError, match="unknown Culverin shape 99"):
+        bridge.create_body(pos=(0, 1, 0), size=0.5, shape=99)
+    with pytest.raises(ShapeError, match="create_convex_hull"):
+        bridge.create_body(pos=(0, 1, 0), size=0.5, shape=culverin.SHAPE_CONVEX_HULL)
+    with pytest.raises(ShapeError, match="needs size="):
+        bridge.create_body(pos=(0, 1, 0), shape=culverin.SHAPE_BOX)
+    with pytest.raises(ShapeError, match=r"capsule \(half_height, radius\)"):
+        bridge.create_body(pos=(0, 1, 0), size=(0.5, -1.0), shape=culverin.SHAPE_CAPSULE)
+    with pytest.raises(ShapeError, match="flat"):
+        ConvexHull([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]])
+    with pytest.raises(ShapeError, match="at least 4"):
+        bridge.create_convex_hull((0, 0, 0), (0, 0, 0, 1), [[0, 0, 0], [1, 0, 0]])
+    with pytest.raises(ShapeError, match="needs 16 finite heights, got 3"):
+        Heightfield([1.0, 2.0, 3.0], 4)
+    with pytest.raises(ShapeError, match="compound part is"):
+        bridge.create_compound_body((0, 0, 0), (0, 0, 0, 1), [(1, 2)])
+    with pytest.raises(ShapeError, match=r"triangles naming vertices 0\.\.2"):
+        bridge.create_mesh_body((0, 0, 0), (0, 0, 0, 1), np.zeros((3, 3)), [0, 1, 5])
+    assert world.count == 1  # nothing was created by a rejected call
+
+
+def test_renderer_bad_looks_and_limits(ctx, make_world):
+    from hypergl_culverin import BodyRenderer, ShapeError
+
+    world = make_world()
+    bridge = ctx.bridge("culverin", world, capacity=64)
+    renderer = BodyRenderer(bridge, max_ids=8, max_parts=3)
+    with pytest.raises(ShapeError, match="unknown shape 'torus'"):
+        renderer.set_look(1, "torus", 1.0)
+    with pytest.raises(ShapeError, match="needs a size"):
+        renderer.set_look(1, "box")
+    with pytest.raises(ValueError, match=r"body id 8 is outside 0..7 \(raise max_ids\)"):
+        renderer.set_look(8, "box", 0.5)
+    with pytest.raises(ValueError, match="color must be"):
+        renderer.set_look(1, "box", 0.5, color=(1, 0))
+    for body_id in (1, 2, 3):
+        renderer.set_look(body_id, "box", 0.5)
+    renderer.set_look(3, "sphere", 0.5)  # a new look in the same slots: no part used up
+    with pytest.raises(ShapeError, match="raise max_parts"):
+        renderer.set_look(4, "box", 0.5)
+    with pytest.raises(ValueError, match="lod_threshold"):
+        BodyRenderer(bridge, lod_threshold=2.0)
+
+
+def test_helpers_of_a_released_bridge(ctx, make_world):
+    world = make_world()
+    bridge = ctx.bridge("culverin", world, capacity=16)
+    bridge.release()
+    with pytest.raises(BridgeReleasedError):
+        bridge.create_body(pos=(0, 1, 0), size=0.5, shape=1)
+    with pytest.raises(BridgeReleasedError):
+        bridge.sync()
+    from hypergl_culverin import BodyRenderer
+
+    with pytest.raises(BridgeReleasedError):
+        BodyRenderer(bridge)
+
+
+def test_vehicle_on_an_unstepped_chassis_and_foreign_ragdoll_settings(ctx, make_world):
+    import culverin
+
+    world = make_world()
+    bridge = ctx.bridge("culverin", world, capacity=16)
+    chassis = bridge.create_body(pos=(0, 2, 0), size=(1, 0.3, 2), mass=800.0)
+    # Culverin 0.15 crashes the interpreter here; the bridge refuses first.
+    with pytest.raises(ValueError, match="step the world once"):
+        bridge.create_vehicle(chassis, [{"pos": (1, 0, 1), "radius": 0.4}])
+    skeleton = culverin.Skeleton()
+    skeleton.add_joint("root")
+    skeleton.finalize()
+    with pytest.raises(TypeError, match=r"bridge\.ragdoll_settings"):
+        bridge.create_ragdoll(world.create_ragdoll_settings(skeleton), (0, 1, 0))
+    with pytest.raises(ValueError, match="not alive"):
+        bridge.assign_id(123456789)

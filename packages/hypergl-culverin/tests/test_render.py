@@ -91,7 +91,7 @@ def test_destroyed_bodies_disappear_and_the_rest_keep_their_look(gl_ctx, make_wo
             colour = after[y, x, :3]
             assert int(np.argmax(colour)) == i % 3 and colour.max() > 60, (i, colour)
     # The instance count followed the world through the GPU copy, with no Python per body.
-    assert renderer.indirect.read(np.uint32)[[1, 5]].tolist() == [9, 9]
+    assert sum(renderer.instance_counts().values()) == 8  # the floor (id 0) has no look
 
 
 LAYOUT_CS = """#version 430

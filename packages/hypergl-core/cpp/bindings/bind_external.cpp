@@ -92,6 +92,130 @@ class PythonSource final : public ConversionSource {
     std::vector<Py_buffer> buffers_;
 };
 
+// Views of attributes of one Python object (e.g. a Culverin world's shadow
+// buffers), taken in C++ with no Python frame: `lock.acquire()` (which waits
+// without the GIL), the owner's row count, then the exports. With `keep` the
+// exports stay held between uploads while the count is unchanged: an owner
+// that refuses to reallocate exported memory (Culverin raises BufferError
+// rather than grow while a view is alive) keeps every address valid, so a
+// frame costs one count read instead of fresh views; `drop_views()` lets the
+// owner grow again.
+class AttributeSource final : public ConversionSource {
+  public:
+    AttributeSource(std::string name, std::vector<FieldCopy> fields, uint32_t record_size,
+                    std::shared_ptr<Buffer> count_buffer, uint32_t count_offset, nb::object owner,
+                    const std::vector<std::string> &names, const std::string &count_attr,
+                    nb::object lock, bool keep)
+        : ConversionSource(std::move(name), std::move(fields), record_size,
+                           std::move(count_buffer), count_offset),
+          owner_(std::move(owner)), keep_(keep) {
+        for (const std::string &n : names) names_.push_back(nb::str(n.c_str()));
+        if (!count_attr.empty()) count_attr_ = nb::str(count_attr.c_str());
+        if (!lock.is_none()) {
+            lock_acquire_ = lock.attr("acquire");
+            lock_release_ = lock.attr("release");
+        }
+    }
+
+    ~AttributeSource() override {
+        nb::gil_scoped_acquire gil;
+        forget();
+    }
+
+    void release() override {
+        Resource::release();
+        nb::gil_scoped_acquire gil;
+        forget();
+    }
+
+    // Releases the held exports (taking the lock: never under a running copy).
+    void drop_views() {
+        if (lock_acquire_.is_valid()) lock_acquire_();
+        drop_buffers();
+        if (lock_release_.is_valid()) lock_release_();
+    }
+
+    bool views_held() const { return !buffers_.empty(); }
+
+  protected:
+    std::vector<SourceView> acquire() override {
+        nb::gil_scoped_acquire gil;
+        if (!owner_.is_valid()) throw std::runtime_error("external source has been released");
+        try {
+            if (lock_acquire_.is_valid()) lock_acquire_();
+        } catch (nb::python_error &error) {
+            throw std::runtime_error(std::string("taking the lock of '") + name() +
+                                     "' failed: " + error.what());
+        }
+        try {
+            uint64_t rows = 0;
+            if (count_attr_.is_valid()) rows = nb::cast<uint64_t>(owner_.attr(count_attr_));
+            if (keep_ && count_attr_.is_valid() && !buffers_.empty() && rows == held_rows_)
+                return views_;
+            drop_buffers();
+            for (const nb::str &attribute : names_) {
+                nb::object item = owner_.attr(attribute);
+                Py_buffer buffer;
+                if (PyObject_GetBuffer(item.ptr(), &buffer, PyBUF_C_CONTIGUOUS) != 0)
+                    throw nb::python_error();
+                buffers_.push_back(buffer);
+                views_.push_back(SourceView{static_cast<const uint8_t *>(buffer.buf),
+                                            static_cast<uint64_t>(buffer.len)});
+            }
+            held_rows_ = rows;
+            return views_;
+        } catch (nb::python_error &error) {
+            drop_buffers();
+            unlock();
+            throw std::runtime_error(std::string("acquiring the arrays of '") + name() +
+                                     "' failed: " + error.what());
+        } catch (const nb::cast_error &) {
+            drop_buffers();
+            unlock();
+            throw std::runtime_error("the row count of '" + name() +
+                                     "' is not a non-negative int");
+        }
+    }
+
+    void release_views() noexcept override {
+        nb::gil_scoped_acquire gil;
+        if (!keep_ || !count_attr_.is_valid()) drop_buffers();
+        unlock();
+    }
+
+  private:
+    void unlock() noexcept {
+        if (!lock_release_.is_valid()) return;
+        try {
+            lock_release_();
+        } catch (nb::python_error &error) {
+            error.discard_as_unraisable(nb::str("hypergl external source unlock"));
+        }
+    }
+
+    void drop_buffers() noexcept {
+        for (Py_buffer &buffer : buffers_) PyBuffer_Release(&buffer);
+        buffers_.clear();
+        views_.clear();
+    }
+
+    void forget() noexcept {
+        drop_buffers();
+        owner_.reset();
+        lock_acquire_.reset();
+        lock_release_.reset();
+    }
+
+    nb::object owner_;
+    std::vector<nb::str> names_;
+    nb::str count_attr_;
+    nb::object lock_acquire_, lock_release_;
+    bool keep_;
+    std::vector<Py_buffer> buffers_;
+    std::vector<SourceView> views_;
+    uint64_t held_rows_ = 0;
+};
+
 }  // namespace
 
 void register_external(nb::module_ &m) {
@@ -99,6 +223,9 @@ void register_external(nb::module_ &m) {
     nb::class_<ConversionSource, ExternalSource>(m, "ConversionSource")
         .def_prop_ro("rows_uploaded", &ConversionSource::rows_uploaded)
         .def_prop_ro("record_size", &ConversionSource::record_size);
+    nb::class_<AttributeSource, ConversionSource>(m, "AttributeSource")
+        .def("drop_views", &AttributeSource::drop_views)
+        .def_prop_ro("views_held", &AttributeSource::views_held);
 
     nb::class_<Context> context = nb::borrow<nb::class_<Context>>(m.attr("Context"));
     context
@@ -120,6 +247,26 @@ void register_external(nb::module_ &m) {
             },
             nb::arg("name"), nb::arg("acquire"), nb::arg("after").none(), nb::arg("fields"),
             nb::arg("record_size"), nb::arg("count_buffer").none(), nb::arg("count_offset"))
+        .def(
+            "attribute_source",
+            [](Context &c, const std::string &name, nb::object owner,
+               const std::vector<std::string> &names, const std::string &count_attr,
+               nb::object lock, bool keep, const std::vector<FieldPart> &fields,
+               uint32_t record_size, std::shared_ptr<Buffer> count_buffer, uint32_t count_offset) {
+                std::vector<FieldCopy> copies;
+                for (const auto &[source, from, stride, offset, components, to, at] : fields)
+                    copies.push_back(FieldCopy{source, static_cast<ScalarType>(from), stride,
+                                               offset, components, static_cast<ScalarType>(to),
+                                               at});
+                auto source = std::make_shared<AttributeSource>(
+                    name, std::move(copies), record_size, std::move(count_buffer), count_offset,
+                    std::move(owner), names, count_attr, std::move(lock), keep);
+                locked(c, [&] { c.adopt(source); });
+                return source;
+            },
+            nb::arg("name"), nb::arg("owner"), nb::arg("names"), nb::arg("count_attr"),
+            nb::arg("lock").none(), nb::arg("keep"), nb::arg("fields"), nb::arg("record_size"),
+            nb::arg("count_buffer").none(), nb::arg("count_offset"))
         .def(
             "upload",
             [](Context &c, ExternalSource &source, Buffer &destination) {

@@ -184,7 +184,8 @@ void ConversionSource::upload(Buffer &destination) {
     if (rows > capacity)
         throw std::runtime_error("external source '" + name() + "' has " + std::to_string(rows) +
                                  " rows, more than the " + std::to_string(capacity) +
-                                 " records buffer '" + destination.name() + "' holds");
+                                 " records buffer '" + destination.name() +
+                                 "' holds: give it room for them (e.g. a bridge's capacity=)");
     // Blocks of rows, field by field within a block: tight typed loops, and
     // each block of records is still in cache when its next field is written.
     for (uint64_t first = 0; first < rows; first += kBlockRows) {

@@ -11,13 +11,14 @@ import atexit
 import contextlib
 import itertools
 import weakref
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from hypergl_compiler.isa import ResourceKind
 
 from . import _core, resource_checks, texture_set
 from ._egl import HeadlessHost
-from ._native import translated_errors
+from ._native import NATIVE_ERRORS, translate, translated_errors
 from .capabilities import Capabilities
 from .checks import check_size
 from .context_link import ContextLink
@@ -348,18 +349,56 @@ class Context(WindowControls):
         )  # fmt: skip
         return self._track(ExternalSource(self._link, native, {"record_size": record_size}))
 
+    def attribute_source(
+        self,
+        owner: Any,
+        names: Sequence[str],
+        fields: list[dict[str, Any]],
+        *,
+        record_size: int,
+        count_attribute: str | None = None,
+        lock: Any = None,
+        keep_views: bool = False,
+        count: tuple[Buffer, int] | None = None,
+        name: str | None = None,
+    ) -> ExternalSource:
+        """An external source whose arrays are attributes `names` of `owner`, exported in C++.
+
+        Like :meth:`external_source` with ``acquire = lambda: [getattr(owner, n) for n in
+        names]``, but with no Python frame per upload: ``lock.acquire()`` / ``release()``
+        (if given) bracket each copy. With ``keep_views`` (needs ``count_attribute``, the
+        owner's row count) the exports stay held between uploads while the count is
+        unchanged, for owners that never reallocate exported memory (Culverin);
+        ``source.drop_views()`` releases them so the owner may grow.
+        """
+        names, parts, record_size, count_buffer, count_offset = (
+            resource_checks.attribute_source_args(
+                self, names, fields, record_size, count_attribute, lock, keep_views, count
+            )
+        )
+        native = self._native.attribute_source(
+            self._name(name, "external"), owner, names, count_attribute or "", lock,
+            bool(keep_views), parts, record_size,
+            None if count_buffer is None else count_buffer._native, count_offset,
+        )  # fmt: skip
+        return self._track(ExternalSource(self._link, native, {"record_size": record_size}))
+
     def upload(self, source: ExternalSource, buffer: Buffer) -> None:
         """Run `source`'s conversion into `buffer` now: the code path of the `upload` op."""
         if not isinstance(source, ExternalSource):
             raise TypeError(f"upload needs an ExternalSource, got {source!r}")
         if not isinstance(buffer, Buffer):
             raise TypeError(f"upload needs a Buffer, got {buffer!r}")
-        self._enter()
-        with translated_errors():
-            try:
-                self._native.upload(source._native, buffer._native)
-            except RuntimeError as exc:
-                raise HyperGLError(str(exc)) from None
+        # A CPU copy into persistently mapped memory: no GL call, so no make-current, and
+        # no context manager: this runs every frame and its cold cost is the bridge's.
+        if self._closed:
+            raise ContextError("this context has been closed")
+        try:
+            self._native.upload(source._native, buffer._native)
+        except NATIVE_ERRORS as exc:
+            raise translate(exc) from None
+        except RuntimeError as exc:
+            raise HyperGLError(str(exc)) from None
 
     # --- reading back ----------------------------------------------------------------------
     def finish(self) -> None:

@@ -190,18 +190,46 @@ def external_source_args(
         raise TypeError(f"release must be callable or None, got {release!r}")
     record_size = check_count(record_size, "record_size", minimum=1)
     parts = [check_field(field, record_size) for field in check_fields(fields)]
-    count_buffer, count_offset = None, 0
-    if count is not None:
-        try:
-            count_buffer, count_offset = count
-        except (TypeError, ValueError):
-            raise TypeError(f"count must be (buffer, offset), got {count!r}") from None
-        if not isinstance(count_buffer, Buffer) or count_buffer.context is not context:
-            raise TypeError(f"count needs a buffer of this context, got {count_buffer!r}")
-        count_offset = check_count(count_offset, "count offset", minimum=0)
-        if count_offset % 4 or count_offset + 4 > count_buffer.size:
-            raise ValueError(f"count offset {count_offset} is not an aligned u32 inside "
-                             f"buffer '{count_buffer.name}'")  # fmt: skip
-        if count_buffer.released:
-            raise ResourceError(f"buffer '{count_buffer.name}' has been released")
-    return parts, record_size, count_buffer, count_offset
+    return (parts, record_size, *count_target(context, count))
+
+
+def attribute_source_args(
+    context: Any, names: Any, fields: Any, record_size: Any, count_attribute: Any,
+    lock: Any, keep_views: Any, count: Any,
+) -> tuple[list, list, int, Buffer | None, int]:
+    """(attribute names, field tuples, record size, count buffer or None, its offset)."""
+    names = list(names) if isinstance(names, (list, tuple)) else names
+    if not isinstance(names, list) or not names or not all(
+        isinstance(n, str) and n.isidentifier() for n in names
+    ):
+        raise ValueError(f"names must be a list of attribute names, got {names!r}")
+    if count_attribute is not None and not (
+        isinstance(count_attribute, str) and count_attribute.isidentifier()
+    ):
+        raise ValueError(f"count_attribute must be an attribute name, got {count_attribute!r}")
+    if keep_views and count_attribute is None:
+        raise ValueError("keep_views needs count_attribute (a changed count re-exports)")
+    if lock is not None and not (hasattr(lock, "acquire") and hasattr(lock, "release")):
+        raise TypeError(f"lock needs acquire() and release(), got {lock!r}")
+    record_size = check_count(record_size, "record_size", minimum=1)
+    parts = [check_field(field, record_size) for field in check_fields(fields)]
+    return (names, parts, record_size, *count_target(context, count))
+
+
+def count_target(context: Any, count: Any) -> tuple[Buffer | None, int]:
+    """``count=(buffer, offset)`` checked: a live buffer of `context`, an aligned u32 in it."""
+    if count is None:
+        return None, 0
+    try:
+        count_buffer, count_offset = count
+    except (TypeError, ValueError):
+        raise TypeError(f"count must be (buffer, offset), got {count!r}") from None
+    if not isinstance(count_buffer, Buffer) or count_buffer.context is not context:
+        raise TypeError(f"count needs a buffer of this context, got {count_buffer!r}")
+    count_offset = check_count(count_offset, "count offset", minimum=0)
+    if count_offset % 4 or count_offset + 4 > count_buffer.size:
+        raise ValueError(f"count offset {count_offset} is not an aligned u32 inside "
+                         f"buffer '{count_buffer.name}'")  # fmt: skip
+    if count_buffer.released:
+        raise ResourceError(f"buffer '{count_buffer.name}' has been released")
+    return count_buffer, count_offset

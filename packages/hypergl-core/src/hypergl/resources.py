@@ -317,6 +317,17 @@ class ExternalSource(GPUResource):
     def record_size(self) -> int:
         return self._native.record_size
 
+    def drop_views(self) -> None:
+        """Release views an attribute source keeps between uploads (``keep_views``)."""
+        drop = getattr(self._native, "drop_views", None)
+        if drop is not None and not self.released:
+            drop()
+
+    @property
+    def views_held(self) -> bool:
+        """Whether the source holds its owner's views now (between uploads)."""
+        return bool(getattr(self._native, "views_held", False))
+
 
 def as_bytes(data: Any, what: str) -> np.ndarray:
     """`data` as a flat uint8 array without copying where possible."""

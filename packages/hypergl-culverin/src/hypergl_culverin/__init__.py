@@ -1,7 +1,8 @@
 """hypergl-culverin: Culverin (Jolt Physics) body state into HyperGL storage buffers.
 
 ``ctx.bridge("culverin", world)`` returns a :class:`CulverinBridge`; :class:`BodyRenderer`
-draws its bodies as instanced boxes and spheres.
+draws every body kind (boxes, spheres, capsules, cylinders, hulls, meshes, compounds,
+heightfields, planes, characters, vehicles, soft bodies, ragdolls, URDF robots) GPU-driven.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from .errors import (
     CapacityError,
     EmptyWorldError,
     NotAWorldError,
+    ShapeError,
+    UrdfError,
 )
 from .layout import RecordLayout
 from .renderer import BodyRenderer
@@ -28,5 +31,7 @@ __all__ = [
     "EmptyWorldError",
     "NotAWorldError",
     "RecordLayout",
+    "ShapeError",
+    "UrdfError",
     "__version__",
 ]

@@ -7,8 +7,13 @@ that every ``cmd.submit()`` runs the very same code.
 
 Culverin's rules, and how the bridge keeps them:
 
-* views are acquired fresh at every sync and released right after the copy: none is held
-  across a step;
+* the views are exported in C++ (no Python frame per sync) and, with ``keep_views=True``
+  (the default), held between syncs while ``world.count`` is unchanged: Culverin never
+  reallocates a shadow buffer while a view of it is alive (it raises ``BufferError``
+  instead of growing), so the held addresses stay valid and a frame costs one count read.
+  A changed count re-exports. The bridge's creating helpers and ``bridge.stepping()``
+  release the views first, so the world can grow; before growing the world straight
+  through Culverin outside ``stepping()``, call ``bridge.drop_views()``;
 * rows move when bodies are destroyed (swap-remove at the next step): the record carries the
   body's ``user_data`` as its stable id (``id.x`` low, ``id.y`` high 32 bits);
 * physics in another thread: the bridge's lock (``bridge.stepping()`` / ``bridge.step(dt)``)
@@ -30,6 +35,7 @@ import numpy as np
 import hypergl
 from hypergl import ContextError, HyperGLError
 
+from . import shapes
 from .errors import BridgeReleasedError, CapacityError, EmptyWorldError, NotAWorldError
 from .layout import PRECISIONS, RecordLayout
 
@@ -38,42 +44,29 @@ _serial = itertools.count()
 
 
 class _WorldFeed:
-    """The external source's callbacks: the world, the lock and the capacity, nothing more.
+    """The lock shared by syncs and steps, and the capacity message.
 
-    Kept apart from the bridge so that the native source (which holds these callbacks)
-    never references the bridge or itself: no reference cycle through C++ objects,
-    which Python's collector cannot see into.
+    Kept apart from the bridge so that the native source (which holds the lock) never
+    references the bridge: no reference cycle through C++ objects, which Python's
+    collector cannot see into.
     """
 
-    def __init__(self, world: Any, sources: tuple[str, ...], capacity: int) -> None:
+    def __init__(self, world: Any, capacity: int) -> None:
         self.world = world
-        self.sources = sources
         self.capacity = capacity
         self.lock = threading.RLock()
-        self.overflow: int | None = None
+        self.source: Any = None
 
-    def acquire(self) -> tuple:
-        """Take the lock (waiting without the GIL), then fresh views of every shadow buffer."""
-        self.lock.acquire()
-        try:
-            world = self.world
-            bodies = world.count
-            if bodies > self.capacity:
-                self.overflow = bodies
-                raise CapacityError(self.overflow_message())
-            self.overflow = None
-            return tuple(getattr(world, name) for name in self.sources)
-        except BaseException:
-            self.lock.release()
-            raise
+    def drop_views(self) -> None:
+        """Release views kept between syncs: bodies may be created (the world may grow)."""
+        if self.source is not None:
+            self.source.drop_views()
 
-    def release(self) -> None:
-        """Called by C++ once the views are released: a step may run again."""
-        self.lock.release()
-
-    def overflow_message(self) -> str:
-        return (f"the world has {self.overflow} bodies, more than the bridge's capacity "
-                f"of {self.capacity}")  # fmt: skip
+    def overflow_message(self, bodies: int) -> str:
+        return (f"the world has {bodies} bodies, more than the bridge's capacity of "
+                f"{self.capacity}: make the bridge with room for them, e.g. ctx.bridge("
+                f"'culverin', world, capacity={max(2 * bodies, 1024)}) (and raise the "
+                "world's max_bodies setting if it is smaller)")  # fmt: skip
 
 
 class CulverinBridge:
@@ -90,6 +83,8 @@ class CulverinBridge:
                    is bound at ``binding + 1`` by :meth:`bind`.
     ``count``      ``(buffer, offset)`` that receives the live row count as a u32 at each
                    sync (e.g. an indirect command's instanceCount); default: ``bridge.counter``.
+    ``keep_views`` hold Culverin's views between syncs while the body count is unchanged
+                   (default True; see the module doc); False exports them at every sync.
     """
 
     def __init__(
@@ -102,6 +97,7 @@ class CulverinBridge:
         velocities: bool = False,
         binding: int = 0,
         count: tuple[hypergl.Buffer, int] | None = None,
+        keep_views: bool = True,
     ) -> None:
         if not isinstance(ctx, hypergl.Context):
             raise TypeError(f"CulverinBridge needs a hypergl.Context, got {ctx!r}")
@@ -119,6 +115,8 @@ class CulverinBridge:
         elif precision == "f64" and not fp64:
             raise ValueError("precision='f64' needs a GPU with fp64 (GL 4.0 or "
                              "ARB_gpu_shader_fp64); use 'f32' or 'auto'")  # fmt: skip
+        if not isinstance(keep_views, bool):
+            raise TypeError(f"keep_views must be True or False, got {keep_views!r}")
         if not isinstance(velocities, bool):
             raise TypeError(f"velocities must be True or False, got {velocities!r}")
         if isinstance(binding, bool) or not isinstance(binding, int) or not 0 <= binding < 64:
@@ -128,12 +126,22 @@ class CulverinBridge:
         self._capacity = self._checked_capacity(capacity, world)
         self._binding = binding
         self._ctx = ctx
-        self._feed = _WorldFeed(world, self._layout.sources, self._capacity)
+        self._feed = _WorldFeed(world, self._capacity)
         self._lock = self._feed.lock
         self._released = False
         self._next_id = itertools.count(1)
+        # Shapes the creating helpers recorded: id -> Shape, and (id, shape, colour) in
+        # creation order for renderers to take in incrementally.
+        self.shapes: dict[int, shapes.Shape] = {}
+        self.shape_log: list[tuple[int, shapes.Shape, Any]] = []
+        # (id, () -> (position, rotation)): objects without a body row (vehicle wheels).
+        self.attachments: list[tuple[int, Any]] = []
+        self._owned: list[Any] = []  # ragdolls, characters, vehicles: alive while we are
+        self._soft_settings: list[Any] = []
+        self._soft_handles: list[int] = []
+        self._soft_resources: list[Any] = []
         prefix = f"culverin{next(_serial)}"
-        self.buffer: hypergl.Buffer = ctx.buffer(
+        self.buffer = ctx.buffer(
             np.zeros(self._capacity * self._layout.record_size, np.uint8),
             usage="storage",
             name=f"{prefix}_bodies",
@@ -143,14 +151,18 @@ class CulverinBridge:
             self.counter = ctx.buffer(np.zeros(4, np.uint32), name=f"{prefix}_count")
             count = (self.counter, 0)
         self.count_target: tuple[hypergl.Buffer, int] = count
-        self.source: hypergl.ExternalSource = ctx.external_source(
-            self._feed.acquire,
+        self.source = ctx.attribute_source(
+            world,
+            self._layout.sources,
             self._layout.fields(),
             record_size=self._layout.record_size,
-            release=self._feed.release,
+            count_attribute="count",
+            lock=self._lock,
+            keep_views=keep_views,
             count=count,
             name=f"{prefix}_world",
         )
+        self._feed.source = self.source
 
     @staticmethod
     def _checked_capacity(capacity: Any, world: Any) -> int:
@@ -172,12 +184,15 @@ class CulverinBridge:
     # --- synchronising -------------------------------------------------------------------
     def sync(self) -> int:
         """Copy every body into the buffer now (C++, no GIL); returns the rows copied."""
-        self._check_live()
+        if self._released:  # the rest is checked only when the copy fails: a lean hot path
+            raise BridgeReleasedError("this culverin bridge has been released")
         try:
             self._ctx.upload(self.source, self.buffer)
-        except HyperGLError as exc:
-            if self._feed.overflow is not None:
-                raise CapacityError(self._feed.overflow_message()) from exc
+        except (HyperGLError, ValueError) as exc:
+            self._check_live()  # a closed context or released buffer: their own error
+            bodies = self._world.count
+            if bodies > self._capacity:
+                raise CapacityError(self._feed.overflow_message(bodies)) from exc
             raise
         return self.source.rows_uploaded
 
@@ -201,35 +216,277 @@ class CulverinBridge:
         """Hold the bridge's lock: no sync copies while the block runs.
 
         Wrap ``world.step()`` (and body creation or destruction) in it when physics runs
-        on another thread than rendering. Do not call HyperGL inside the block.
+        on another thread than rendering; it releases the kept views first, so bodies
+        may be created inside. Do not call HyperGL inside the block.
         """
         with self._lock:
+            self._feed.drop_views()
             yield
+
+    def drop_views(self) -> None:
+        """Release the views kept between syncs, so that the world may grow (see the module
+        doc); the next sync exports them again."""
+        self._feed.drop_views()
 
     def step(self, dt: float) -> None:
         """``world.step(dt)`` under the bridge's lock (Culverin releases the GIL meanwhile)."""
         with self._lock:
             self._world.step(dt)
 
-    # --- identity ------------------------------------------------------------------------
-    def create_body(self, **options: Any) -> int:
-        """``world.create_body(**options)`` with a fresh stable id as ``user_data``.
+    # --- identity and shapes ---------------------------------------------------------------
+    def _new_id(self) -> int:
+        return next(self._next_id)
+
+    def _record(self, body_id: int, shape: shapes.Shape, color: Any) -> None:
+        """Keep a body's shape for renderers (``shape_log`` is append-only)."""
+        self.shapes[body_id] = shape
+        self.shape_log.append((body_id, shape, color))
+
+    def _tagged(self, create: Any, shape: shapes.Shape, color: Any, options: dict) -> int:
+        """``create(user_data=id, **options)`` under the lock, then the shape kept."""
+        self._check_live()
+        if "user_data" in options:
+            raise ValueError(
+                "the bridge's helpers assign user_data themselves (the stable "
+                "id); use world.* and bridge.set_shape to choose your own"
+            )
+        body_id = self._new_id()
+        with self._lock:
+            self._feed.drop_views()
+            handle = create(user_data=body_id, **options)
+        self._record(body_id, shape, color)
+        return handle
+
+    def create_body(self, *, shape: int | None = None, size: Any = None, color: Any = None,
+                    **options: Any) -> int:  # fmt: skip
+        """``world.create_body(**options)`` with a fresh stable id as ``user_data``, its
+        shape recorded for renderers (box, sphere, capsule, cylinder, plane).
 
         Ids count from 1 (0 is what Culverin gives bodies created without user_data).
         Returns the body handle; ``world.get_user_data(handle)`` is its id.
         """
+        shape = culverin.SHAPE_BOX if shape is None else shape
         if "user_data" in options:
-            raise ValueError("create_body assigns user_data itself; call "
+            raise ValueError("create_body assigns user_data itself (the stable id); call "
                              "world.create_body to choose your own")  # fmt: skip
+        if size is None:
+            raise shapes.ShapeError("create_body needs size= (half extents, radius, "
+                                    "(half_height, radius) or (nx, ny, nz, c))")  # fmt: skip
+        recorded = shapes.from_culverin(shape, size)
+        if shape == culverin.SHAPE_PLANE:
+            options.setdefault("motion", culverin.MOTION_STATIC)
+        return self._tagged(self._world.create_body, recorded, color,
+                            {"shape": shape, "size": size, **options})  # fmt: skip
+
+    def create_convex_hull(self, pos: Any, rot: Any, points: Any, *, color: Any = None,
+                           **options: Any) -> int:  # fmt: skip
+        """``world.create_convex_hull``; drawn as the hull of `points`, about its centre of mass."""
+        points = np.ascontiguousarray(points, np.float32).reshape(-1, 3)
+        recorded = shapes.ConvexHull(points)
+        return self._tagged(self._world.create_convex_hull, recorded, color,
+                            {"pos": pos, "rot": rot, "points": points, **options})  # fmt: skip
+
+    def create_mesh_body(self, pos: Any, rot: Any, vertices: Any, indices: Any, *,
+                         color: Any = None, **options: Any) -> int:  # fmt: skip
+        """``world.create_mesh_body`` (static triangles), drawn from both sides."""
+        vertices = np.ascontiguousarray(vertices, np.float32).reshape(-1, 3)
+        indices = np.ascontiguousarray(indices, np.uint32).reshape(-1)
+        recorded = shapes.TriangleMesh(vertices, indices)
+        return self._tagged(self._world.create_mesh_body, recorded, color,
+                            {"pos": pos, "rot": rot, "vertices": vertices, "indices": indices,
+                             **options})  # fmt: skip
+
+    def create_heightfield(self, pos: Any, rot: Any, scale: Any, heights: Any, grid_size: int,
+                           *, color: Any = None, **options: Any) -> int:  # fmt: skip
+        """``world.create_heightfield``: ``heights[row * grid_size + col]``."""
+        heights = np.ascontiguousarray(heights, np.float32).reshape(-1)
+        recorded = shapes.Heightfield(heights, grid_size, scale)
+        return self._tagged(self._world.create_heightfield, recorded, color,
+                            {"pos": pos, "rot": rot, "scale": tuple(scale), "heights": heights,
+                             "grid_size": grid_size, **options})  # fmt: skip
+
+    def create_compound_body(self, pos: Any, rot: Any, parts: Any, *, color: Any = None,
+                             **options: Any) -> int:  # fmt: skip
+        """``world.create_compound_body``: parts ``(offset, rotation, SHAPE_*, size)``, each
+        drawn; the body is drawn about the compound's centre of mass, as Jolt places it."""
+        children = []
+        for part in parts:
+            try:
+                offset, rotation, kind, size = part
+            except (TypeError, ValueError):
+                raise shapes.ShapeError(f"a compound part is (offset, rotation, SHAPE_*, size), "
+                                        f"got {part!r}") from None  # fmt: skip
+            children.append((offset, rotation, shapes.from_culverin(kind, size)))
+        recorded = shapes.Compound(children)
+        return self._tagged(self._world.create_compound_body, recorded, color,
+                            {"pos": pos, "rot": rot, "parts": list(parts), **options})  # fmt: skip
+
+    def create_soft_body(self, pos: Any, vertices: Any, faces: Any, *, rot: Any = (0, 0, 0, 1),
+                         inv_masses: Any = None, compliance: float = 1e-4, color: Any = None,
+                         **options: Any) -> int:  # fmt: skip
+        """A soft body of `vertices` (local, (N, 3)) and triangle `faces`; drawn from its
+        vertices, which the renderer's recorded program moves into a storage buffer."""
+        v = np.asarray(vertices, np.float64).reshape(-1, 3)
+        f = np.asarray(faces, np.int64).reshape(-1)
+        recorded = shapes.SoftBody(len(v), f)
+        masses = np.ones(len(v)) if inv_masses is None else np.asarray(inv_masses, np.float64)
+        if masses.shape != (len(v),):
+            raise ValueError(f"inv_masses needs one value per vertex ({len(v)})")
+        settings = culverin.SoftBodySharedSettings()
+        # One call per vertex and face: Culverin 0.15's add_vertices/add_faces arrays
+        # produced bodies that crashed the next step here.
+        for point, inv_mass in zip(v, masses, strict=True):
+            settings.add_vertex(tuple(point), float(inv_mass))
+        for a, b, c in f.reshape(-1, 3):
+            settings.add_face(int(a), int(b), int(c))
+        settings.create_constraints(float(compliance), culverin.BEND_DISTANCE)
+        settings.optimize()
+        self._soft_settings.append(settings)
+        handle = self._tagged(self._world.create_soft_body, recorded, color,
+                              {"shared_settings": settings, "pos": pos, "rot": rot,
+                               **options})  # fmt: skip
+        self._soft_handles.append(handle)
+        return handle
+
+    def create_character(self, pos: Any, *, height: float = 1.8, radius: float = 0.4,
+                         color: Any = None, **options: Any) -> Any:  # fmt: skip
+        """``world.create_character``; kept by the bridge, drawn as its standing capsule."""
+        self._check_live()
+        body_id = self._new_id()
         with self._lock:
-            return self._world.create_body(user_data=next(self._next_id), **options)
+            self._feed.drop_views()
+            character = self._world.create_character(pos, height=height, radius=radius,
+                                                     **options)  # fmt: skip
+            self._world.set_user_data(character.handle, body_id)
+        self._owned.append(character)
+        self._record(body_id, shapes.Capsule(max(height / 2 - radius, 1e-3), radius), color)
+        return character
+
+    def create_vehicle(self, chassis: int, wheels: list, *, tracks: list | None = None,
+                       wheel_width: float = 0.2, color: Any = None,
+                       **options: Any) -> Any:  # fmt: skip
+        """``world.create_vehicle`` (or ``create_tracked_vehicle`` with `tracks`) on a chassis
+        made by this bridge; the wheels are drawn as cylinders of ``wheel_width``.
+
+        Culverin reports wheel transforms only per wheel (``get_wheel_transform``), so
+        ``BodyRenderer.update()`` makes one call per wheel per frame.
+        """
+        self._check_live()
+        if self._world.get_index(chassis) is None:
+            raise ValueError(
+                "the chassis is not in the world yet: step the world once after "
+                "creating it (Culverin 0.15 crashes on an unstepped chassis)"
+            )
+        with self._lock:
+            self._feed.drop_views()
+            if tracks is None:
+                vehicle = self._world.create_vehicle(chassis, wheels, **options)
+            else:
+                vehicle = self._world.create_tracked_vehicle(chassis, wheels, tracks, **options)
+        self._owned.append(vehicle)
+        axle = (0.0, 0.0, 0.5**0.5, 0.5**0.5)  # the cylinder's y axis along the axle (x)
+        for index, wheel in enumerate(wheels):
+            body_id = self._new_id()
+            radius = float(wheel["radius"])
+            cylinder = shapes.Cylinder(wheel_width / 2, radius)
+            # A spoke standing out of both faces: a spinning cylinder would look still.
+            spoke = shapes.Box((wheel_width / 2 + 0.02, 0.85 * radius, 0.12 * radius))
+            look = shapes.Shaded(shapes.Compound([((0.0, 0.0, 0.0), axle, cylinder),
+                                                  ((0.0, 0.0, 0.0), shapes.IDENTITY, spoke)]),
+                                 {1: 0.45})  # fmt: skip
+            self._record(body_id, look, color)
+            self.attachments.append((body_id, lambda v=vehicle, i=index: v.get_wheel_transform(i)))
+        return vehicle
+
+    def create_ragdoll(self, settings: Any, pos: Any, rot: Any = (0, 0, 0, 1), *,
+                       color: Any = None) -> Any:  # fmt: skip
+        """``world.create_ragdoll`` from :meth:`ragdoll_settings`; the bridge keeps the
+        ragdoll alive (Culverin drops it with its Python object) and draws every part."""
+        from .ragdolls import RecordingRagdollSettings
+
+        if not isinstance(settings, RecordingRagdollSettings):
+            raise TypeError("create_ragdoll needs settings from bridge.ragdoll_settings(...) "
+                            f"(they record each part's shape), got {settings!r}")  # fmt: skip
+        self._check_live()
+        with self._lock:
+            self._feed.drop_views()
+            ragdoll = self._world.create_ragdoll(settings.native, pos, rot)
+            handles = ragdoll.get_body_handles()
+            ids = []
+            for handle in handles:
+                ids.append(self._new_id())
+                self._world.set_user_data(handle, ids[-1])
+        self._owned.append(ragdoll)
+        for body_id, shape in zip(ids, settings.shapes, strict=True):
+            self._record(body_id, shape, color)
+        return ragdoll
+
+    def ragdoll_settings(self, skeleton: Any) -> Any:
+        """Culverin's ``RagdollSettings`` for `skeleton`, recording each part's shape."""
+        from .ragdolls import RecordingRagdollSettings
+
+        return RecordingRagdollSettings(self._world.create_ragdoll_settings(skeleton))
+
+    def load_urdf(self, path: Any, pos: Any = (0.0, 0.0, 0.0), *, fixed_base: bool = False,
+                  color: Any = None) -> dict[str, int]:  # fmt: skip
+        """A URDF robot: one body per link, each drawn with its visual geometry; joints as
+        Culverin constraints. Returns ``{link name: handle}``."""
+        from .urdf import load
+
+        return load(self, path, pos, fixed_base=fixed_base, color=color)
+
+    def set_shape(self, handle: int, shape: shapes.Shape, color: Any = None) -> int:
+        """Give a body made straight through Culverin a stable id and a shape to draw."""
+        if not isinstance(shape, shapes.Shape):
+            raise shapes.ShapeError(f"shape must be a hypergl_culverin.shapes.Shape, got "
+                                    f"{shape!r}")  # fmt: skip
+        body_id = self.assign_id(handle)
+        self._record(body_id, shape, color)
+        return body_id
 
     def assign_id(self, handle: int) -> int:
         """Give an existing body a fresh stable id (its ``user_data``) and return the id."""
-        new_id = next(self._next_id)
+        self._check_live()
+        if not self._world.is_alive(handle):
+            raise ValueError(f"body handle {handle} is not alive in this world")
+        new_id = self._new_id()
         with self._lock:
             self._world.set_user_data(handle, new_id)
         return new_id
+
+    def soft_body_source(self, body_id: int) -> tuple[Any, hypergl.Buffer]:
+        """An external source of the soft body's vertices (f64 -> f32 vec4 rows) and the
+        mapped buffer it fills; renderers copy that on the GPU into their soft buffer."""
+        shape = self.shapes.get(body_id)
+        if not isinstance(shape, shapes.SoftBody):
+            raise shapes.ShapeError(f"body {body_id} is not a soft body made by this bridge")
+        handle = self._handle_of_soft(body_id)
+        feed = self._feed
+        world = self._world
+
+        def acquire() -> tuple:
+            feed.lock.acquire()
+            try:
+                return (world.get_soft_body_vertices(handle),)
+            except BaseException:
+                feed.lock.release()
+                raise
+
+        staging = self._ctx.buffer(size=shape.vertex_count * 16, name=f"soft{body_id}")
+        source = self._ctx.external_source(
+            acquire,
+            [{"source": 0, "type": "f64", "stride": 32, "components": 3, "to": "f32", "at": 0}],
+            record_size=16, release=feed.lock.release, name=f"soft{body_id}_vertices",
+        )  # fmt: skip
+        self._soft_resources += [source, staging]
+        return source, staging
+
+    def _handle_of_soft(self, body_id: int) -> int:
+        # Soft bodies are few: find the handle whose user_data is the id.
+        for handle in self._soft_handles:
+            if self._world.get_user_data(handle) == body_id:
+                return handle
+        raise shapes.ShapeError(f"soft body {body_id} is no longer in the world")
 
     # --- inspection ----------------------------------------------------------------------
     def records(self) -> np.ndarray:
@@ -294,7 +551,7 @@ class CulverinBridge:
         self._released = True
         if self._ctx.closed:
             return
-        for resource in (self.source, self.buffer, self.counter):
+        for resource in (self.source, self.buffer, self.counter, *self._soft_resources):
             if resource is not None and not resource.released:
                 resource.release()
 

@@ -28,10 +28,20 @@ class BridgeReleasedError(BridgeError, ResourceError):
     """The bridge (or its buffers) has been released."""
 
 
+class ShapeError(BridgeError, ValueError):
+    """A shape the renderer cannot draw: unknown kind, bad size, flat hull, bad mesh."""
+
+
+class UrdfError(BridgeError, ValueError):
+    """A URDF file that does not parse, or that names a missing or unreadable mesh."""
+
+
 __all__ = [
     "BridgeError",
     "BridgeReleasedError",
     "CapacityError",
     "EmptyWorldError",
     "NotAWorldError",
+    "ShapeError",
+    "UrdfError",
 ]

@@ -19,7 +19,6 @@ import numpy as np
 
 from .cli import DemoOptions, parse
 
-BACKGROUND = (0.62, 0.76, 0.92, 1.0)
 DT = 1.0 / 60.0
 
 
@@ -42,12 +41,9 @@ def run(options: DemoOptions, stream=sys.stdout) -> dict:
     """Run the demo; returns what it measured and where it wrote its files."""
     import hypergl
 
-    from ..renderer import BodyRenderer
-    from .camera import Camera
-    from .forest import Forest
     from .progress import Progress
+    from .scene import build_scene
     from .video import FrameWriter
-    from .world import build_world
 
     if not options.window:
         _check_extras()
@@ -57,26 +53,11 @@ def run(options: DemoOptions, stream=sys.stdout) -> dict:
     except hypergl.ContextError as exc:
         raise DemoError(str(exc)) from None
     with ctx:
-        world, bridge, looks = build_world(
-            lambda w, capacity: ctx.bridge("culverin", w, capacity=capacity), options.bodies
-        )
-        bodies = BodyRenderer(bridge, max_ids=options.bodies + 16, camera_binding=1,
-                               sphere_detail=(5, 8))  # fmt: skip
-        for body_id, shape, size, colour in looks:
-            bodies.set_look(body_id, shape, size, colour)
-        target = ctx.screen if options.window else ctx.framebuffer(options.size, name="frame")
-        camera = Camera(ctx, target.size)
-        forest = Forest(ctx, camera)
-        ring = None if options.window else ctx.readback(target, components=3, depth=3)
-
-        cmd = ctx.command_buffer(name="demo_frame")
-        cmd.bind_framebuffer(target)
-        cmd.clear(color=BACKGROUND, depth=1.0)
-        forest.record(cmd)
-        bodies.record(cmd)  # the bridge's upload, then the instanced bodies
-        if ring is not None:
-            cmd.read_framebuffer(ring, target)
-        cmd.end()
+        scene = build_scene(ctx, scene=options.scene, bodies=options.bodies,
+                            ragdolls=options.ragdolls, size=options.size,
+                            window=options.window)  # fmt: skip
+        world, forest = scene.world, scene.forest
+        target, ring, cmd = scene.target, scene.ring, scene.cmd
 
         writer = None
         if not options.window:
@@ -92,8 +73,7 @@ def run(options: DemoOptions, stream=sys.stdout) -> dict:
             world.step(DT)
             physics_s += time.perf_counter() - tick
             tick = time.perf_counter()
-            view_proj = camera.update(0.6 + 0.004 * frame)
-            bodies.set_camera(view_proj)
+            scene.aim(frame)
             stats = cmd.submit()
             if ring is not None and frame >= 1:
                 writer.append(ring.read(lag=1, into=frame_rgb))
@@ -110,7 +90,8 @@ def run(options: DemoOptions, stream=sys.stdout) -> dict:
         frames = frame + 1
         result = {
             "frames": frames,
-            "bodies": options.bodies,
+            "bodies": world.count - 1,  # not the floor
+            "scene": options.scene,
             "fps": frames / elapsed,
             "physics_ms": 1e3 * physics_s / frames,
             "render_ms": 1e3 * render_s / frames,
@@ -128,8 +109,7 @@ def run(options: DemoOptions, stream=sys.stdout) -> dict:
             writer.close()
             result["video"] = str(writer.path)
             result["image"] = str(final_path)
-        bodies.release()
-        bridge.release()
+        scene.release()
     _report(result, stream)
     return result
 

@@ -14,6 +14,8 @@ class DemoOptions:
     size: tuple[int, int] = (640, 360)
     out: Path = Path("out/demo")
     window: bool = False
+    scene: str = "bodies"
+    ragdolls: int = 1_000
 
 
 def _positive(name: str, maximum: int):
@@ -68,6 +70,19 @@ def parser() -> argparse.ArgumentParser:
         default=DemoOptions.out,
         help="folder for demo.mp4 (or .gif) and final.png (default %(default)s)",
     )
+    p.add_argument(
+        "--scene",
+        choices=("bodies", "ragdolls"),
+        default=DemoOptions.scene,
+        help="bodies: boxes and spheres fall; ragdolls: humanoid ragdolls rain in "
+        "(default %(default)s)",
+    )
+    p.add_argument(
+        "--ragdolls",
+        type=_positive("ragdolls", 20_000),
+        default=DemoOptions.ragdolls,
+        help="ragdolls of the ragdoll scene, 7 bodies each (default %(default)s)",
+    )
     p.add_argument("--window", action="store_true",
                    help="show it in a GLFW window instead of writing files")  # fmt: skip
     return p
@@ -75,4 +90,5 @@ def parser() -> argparse.ArgumentParser:
 
 def parse(argv: list[str] | None) -> DemoOptions:
     args = parser().parse_args(argv)
-    return DemoOptions(args.frames, args.bodies, args.size, args.out, args.window)
+    return DemoOptions(args.frames, args.bodies, args.size, args.out, args.window, args.scene,
+                       args.ragdolls)  # fmt: skip

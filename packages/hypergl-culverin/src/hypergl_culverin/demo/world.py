@@ -25,10 +25,10 @@ def drop_positions(count: int, radius: float = 16.0, start: float = 4.0) -> np.n
 
 
 def build_world(bridge_factory, bodies: int):
-    """A world with a static floor and `bodies` boxes and spheres; returns (world, bridge, looks).
+    """A world with a static floor and `bodies` boxes and spheres; returns (world, bridge).
 
-    `bridge_factory(world, capacity)` makes the bridge; bodies get their stable ids
-    from it. `looks` lists (id, shape, size, colour) for the renderer.
+    `bridge_factory(world, capacity)` makes the bridge; bodies get their stable ids and
+    their looks (shape and colour, taken in by the renderer) from its helpers.
     """
     import culverin
 
@@ -38,16 +38,14 @@ def build_world(bridge_factory, bodies: int):
     bridge = bridge_factory(world, bodies + 8)
     positions = drop_positions(bodies)
     colours = np.random.default_rng(11).integers(0, len(PALETTE), bodies)
-    looks = []
     # One create_body per body: Culverin 0.15's create_bodies_batch makes bodies
     # that fall through static ones (seen here), so the batch call is not used.
     for index, point in enumerate(positions):
         box = index % 2 == 0
         size = (0.45, 0.45, 0.45) if box else 0.5
-        handle = bridge.create_body(
+        bridge.create_body(
             pos=tuple(point), size=size, motion=culverin.MOTION_DYNAMIC,
             shape=culverin.SHAPE_BOX if box else culverin.SHAPE_SPHERE,
+            color=PALETTE[colours[index]],
         )  # fmt: skip
-        body_id = world.get_user_data(handle)
-        looks.append((body_id, "box" if box else "sphere", size, PALETTE[colours[index]]))
-    return world, bridge, looks
+    return world, bridge

@@ -1,0 +1,74 @@
+"""The demo's frame, built once: world, bridge, renderer, forest, camera and the recorded
+program. Shared by ``hypergl demo`` and the benchmarks that time its parts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+BACKGROUND = (0.62, 0.76, 0.92, 1.0)
+
+
+@dataclass
+class DemoScene:
+    world: Any
+    bridge: Any
+    bodies: Any  # BodyRenderer
+    camera: Any
+    forest: Any
+    target: Any
+    ring: Any  # readback ring, or None (a window)
+    cmd: Any  # the recorded frame
+
+    def aim(self, frame: int) -> None:
+        """Move the camera for `frame` (writes into mapped uniform buffers)."""
+        view_proj = self.camera.update(0.6 + 0.004 * frame)
+        self.bodies.set_camera(view_proj)
+        self.bodies.update()
+
+    def release(self) -> None:
+        self.bodies.release()
+        self.bridge.release()
+
+
+def build_scene(
+    ctx,
+    *,
+    scene: str = "bodies",
+    bodies: int = 10_000,
+    ragdolls: int = 1_000,
+    size=(640, 360),
+    window: bool = False,
+    readback: bool = True,
+) -> DemoScene:
+    from ..renderer import BodyRenderer
+    from .camera import Camera
+    from .forest import Forest
+    from .ragdoll_world import build_ragdoll_world
+    from .world import build_world
+
+    def factory(w, capacity):
+        return ctx.bridge("culverin", w, capacity=capacity)
+
+    if scene == "ragdolls":
+        world, bridge = build_ragdoll_world(factory, ragdolls)
+    elif scene == "bodies":
+        world, bridge = build_world(factory, bodies)
+    else:
+        raise ValueError(f"scene must be 'bodies' or 'ragdolls', got {scene!r}")
+    # Spheres under ~9 px of radius (most of the 10,000) on the coarse mesh.
+    renderer = BodyRenderer(bridge, max_ids=bridge.capacity + 16, camera_binding=1,
+                            sphere_detail=(5, 8), lod_threshold=0.05)  # fmt: skip
+    target = ctx.screen if window else ctx.framebuffer(size, name="frame")
+    camera = Camera(ctx, target.size)
+    forest = Forest(ctx, camera)
+    ring = ctx.readback(target, components=3, depth=3) if readback and not window else None
+    cmd = ctx.command_buffer(name="demo_frame")
+    cmd.bind_framebuffer(target)
+    cmd.clear(color=BACKGROUND, depth=1.0)
+    forest.record(cmd)
+    renderer.record(cmd)  # the bridge's upload, the GPU expansion, one multi-draw
+    if ring is not None:
+        cmd.read_framebuffer(ring, target)
+    cmd.end()
+    return DemoScene(world, bridge, renderer, camera, forest, target, ring, cmd)
