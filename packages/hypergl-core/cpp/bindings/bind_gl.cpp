@@ -116,7 +116,7 @@ void register_gl(nb::module_ &m) {
                 const uint8_t *bytes = data ? data->data() : nullptr;
                 const uint64_t count = data ? data->size() : 0;
                 return locked(c, [&] {
-                    return adopted(c, gl_device(c).create_buffer(name, size, bytes, count));
+                    return adopted(c, create_gl_buffer(gl_device(c).shared(), name, size, bytes, count));
                 });
             },
             nb::arg("name"), nb::arg("size"), nb::arg("data").none())
@@ -129,8 +129,9 @@ void register_gl(nb::module_ &m) {
                 const uint8_t *bytes = pixels ? pixels->data() : nullptr;
                 const uint64_t count = pixels ? pixels->size() : 0;
                 return locked(c, [&] {
-                    return adopted(c, gl_device(c).create_texture(name, width, height, layers, f,
-                                                                  bytes, count, linear, wrap));
+                    return adopted(c, GLTexture::create(gl_device(c).shared(), name, width,
+                                                        height, layers, f, bytes, count, linear,
+                                                        wrap));
                 });
             },
             nb::arg("name"), nb::arg("width"), nb::arg("height"), nb::arg("layers"),
@@ -140,7 +141,7 @@ void register_gl(nb::module_ &m) {
             [](Context &c, GLTexture &texture, Bytes pixels) {
                 const uint8_t *bytes = pixels.data();
                 const uint64_t count = pixels.size();
-                locked(c, [&] { gl_device(c).write_texture(texture, bytes, count); });
+                locked(c, [&] { texture.write(bytes, count); });
             },
             nb::arg("texture"), nb::arg("pixels"))
         .def(
@@ -156,7 +157,9 @@ void register_gl(nb::module_ &m) {
                                            std::to_string(pixels.size()))
                                               .c_str());
                 return locked(c, [&] {
-                    return adopted(c, gl_device(c).create_texture_set(
+                    GLDevice &device = gl_device(c);
+                    return adopted(c, GLTexture::create_set(
+                                          device.shared(), device.features().bindless_textures,
                                           name, width, height, count, f, pixels.data(), linear,
                                           wrap));
                 });
@@ -174,8 +177,8 @@ void register_gl(nb::module_ &m) {
                     pipeline_state(topology, depth_test, depth_write, depth_func, blend, cull,
                                    front_face, attributes, bindings);
                 return locked(c, [&] {
-                    return adopted(c, gl_device(c).create_pipeline(name, vs, fs, cs,
-                                                                   std::move(state)));
+                    return adopted(c, GLPipeline::create(gl_device(c).shared(), name, vs, fs, cs,
+                                                         std::move(state)));
                 });
             },
             nb::arg("name"), nb::arg("vertex_shader"), nb::arg("fragment_shader"),
@@ -191,8 +194,9 @@ void register_gl(nb::module_ &m) {
                 std::optional<TextureFormat> depth_format;
                 if (depth) depth_format = format_of(*depth);
                 return locked(c, [&] {
-                    return adopted(c, gl_device(c).create_framebuffer(name, width, height,
-                                                                      color_formats, depth_format));
+                    return adopted(c, GLFramebuffer::create(gl_device(c).shared(), name, width,
+                                                            height, color_formats,
+                                                            depth_format));
                 });
             },
             nb::arg("name"), nb::arg("width"), nb::arg("height"), nb::arg("colors"),
@@ -201,14 +205,17 @@ void register_gl(nb::module_ &m) {
             "gl_default_framebuffer",
             [](Context &c, const std::string &name, int width, int height) {
                 return locked(c, [&] {
-                    return adopted(c, gl_device(c).create_default_framebuffer(name, width, height));
+                    return adopted(c, GLFramebuffer::create_default(gl_device(c).shared(), name,
+                                                                    width, height));
                 });
             },
             nb::arg("name"), nb::arg("width"), nb::arg("height"))
         .def(
             "gl_fence",
             [](Context &c, const std::string &name) {
-                return locked(c, [&] { return adopted(c, gl_device(c).create_fence(name)); });
+                return locked(c, [&] {
+                    return adopted(c, std::make_shared<GLFence>(name, gl_device(c).shared()));
+                });
             },
             nb::arg("name"))
         .def(
@@ -216,8 +223,8 @@ void register_gl(nb::module_ &m) {
             [](Context &c, const std::string &name, int width, int height, int components,
                uint32_t attachment, int depth) {
                 return locked(c, [&] {
-                    return adopted(c, gl_device(c).create_readback(name, width, height,
-                                                                   components, attachment, depth));
+                    return adopted(c, GLReadback::create(gl_device(c).shared(), name, width,
+                                                         height, components, attachment, depth));
                 });
             },
             nb::arg("name"), nb::arg("width"), nb::arg("height"), nb::arg("components"),

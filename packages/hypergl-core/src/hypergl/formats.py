@@ -6,24 +6,23 @@ from typing import Any
 
 import numpy as np
 
+from hypergl_compiler.isa import READ_ATTACHMENTS
+
+from . import format_table
 from .checks import check_count
 
 # Framebuffer attachments by name -> the index read_framebuffer and reads use.
-ATTACHMENTS = {"color0": 0, "color1": 1, "color2": 2, "color3": 3, "depth": 4}
-# Scalar types of external-source fields (values as the engine numbers them).
-SCALAR_TYPES = {"f32": 0, "f64": 1, "u32": 2, "u64": 3, "i32": 4}
-SCALAR_SIZES = {"f32": 4, "f64": 8, "u32": 4, "u64": 8, "i32": 4}
+ATTACHMENTS = {name: index for index, name in READ_ATTACHMENTS.items()}
+# Scalar types of external-source fields: name -> the engine's number, bytes.
+SCALAR_TYPES = {t.name: t.code for t in format_table.SCALAR_TYPES}
+SCALAR_SIZES = {t.name: t.size for t in format_table.SCALAR_TYPES}
+# format -> (NumPy dtype of its pixels, channels); depth formats take no pixels.
 TEXTURE_FORMATS = {
-    "rgba8": (np.uint8, 4),
-    "r32f": (np.float32, 1),
-    "rgba32f": (np.float32, 4),
-    "rgba16f": (np.float16, 4),
-    "r32ui": (np.uint32, 1),
-    "depth24": (None, 1),
-    "depth32f": (None, 1),
+    f.name: (None if f.dtype is None else np.dtype(f.dtype).type, f.channels)
+    for f in format_table.TEXTURE_FORMATS
 }
-COLOR_FORMATS = ("rgba8", "r32f", "rgba32f", "rgba16f", "r32ui")
-DEPTH_FORMATS = ("depth24", "depth32f")
+COLOR_FORMATS = tuple(f.name for f in format_table.TEXTURE_FORMATS if not f.depth)
+DEPTH_FORMATS = tuple(f.name for f in format_table.TEXTURE_FORMATS if f.depth)
 WRAP_MODES = {"repeat": 0x2901, "clamp": 0x812F, "mirror": 0x8370}
 FILTERS = ("linear", "nearest")
 
