@@ -24,7 +24,8 @@ Adding an op touches three places:
    build fails without one: the dispatch table names a label per op);
 3. its device implementations: a new device call is declared for every device
    from ``DEVICE_CALLS``, so ``gl_device.cpp`` and ``trace_device.cpp`` must
-   define it (the link fails otherwise); the null device is generated.
+   define it (a missing one is an undefined symbol: the extension does not
+   import); the null device is generated.
 
 Everything else follows the table: recording (``cmd.emit(name, ...)``),
 assembly and disassembly, the Python verifier, ``.hgb`` files, the trace log.
