@@ -84,7 +84,7 @@ void register_gl(nb::module_ &m) {
         .def_prop_ro("height", &GLTexture::height)
         .def_prop_ro("layers", &GLTexture::layers)
         .def_prop_ro("bindless", [](const GLTexture &t) { return bool(t.handle_buffer); });
-    nb::class_<GLPipeline, Resource>(m, "GLPipeline")
+    nb::class_<GLPipeline, Pipeline>(m, "GLPipeline")
         .def_prop_ro("compute", &GLPipeline::compute);
     nb::class_<GLFramebuffer, Resource>(m, "GLFramebuffer")
         .def_prop_ro("width", &GLFramebuffer::width)
@@ -172,19 +172,22 @@ void register_gl(nb::module_ &m) {
                const std::string &cs, uint32_t topology, bool depth_test, bool depth_write,
                uint32_t depth_func, bool blend, uint32_t cull, uint32_t front_face,
                const std::vector<AttributePart> &attributes,
-               const std::vector<BindingPart> &bindings) {
+               const std::vector<BindingPart> &bindings,
+               const std::vector<VertexInputPart> &inputs) {
                 PipelineState state =
                     pipeline_state(topology, depth_test, depth_write, depth_func, blend, cull,
                                    front_face, attributes, bindings);
+                std::vector<VertexInput> parsed = vertex_inputs(inputs);
                 return locked(c, [&] {
                     return adopted(c, GLPipeline::create(gl_device(c).shared(), name, vs, fs, cs,
-                                                         std::move(state)));
+                                                         std::move(state), std::move(parsed)));
                 });
             },
             nb::arg("name"), nb::arg("vertex_shader"), nb::arg("fragment_shader"),
             nb::arg("compute_shader"), nb::arg("topology"), nb::arg("depth_test"),
             nb::arg("depth_write"), nb::arg("depth_func"), nb::arg("blend"), nb::arg("cull"),
-            nb::arg("front_face"), nb::arg("attributes"), nb::arg("bindings"))
+            nb::arg("front_face"), nb::arg("attributes"), nb::arg("bindings"),
+            nb::arg("vertex_inputs") = std::vector<VertexInputPart>{})
         .def(
             "gl_framebuffer",
             [](Context &c, const std::string &name, int width, int height,

@@ -5,6 +5,9 @@
 
 #include <cstdint>
 #include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "hypergl/context.hpp"
 #include "hypergl/gl_api.hpp"
@@ -14,6 +17,25 @@ void register_program(nanobind::module_ &m);
 void register_context(nanobind::module_ &m);
 void register_gl(nanobind::module_ &m);
 void register_external(nanobind::module_ &m);
+
+// A pipeline's vertex input as Python gives it: (binding, stride, extent, per_instance).
+using VertexInputPart = std::tuple<uint32_t, uint32_t, uint32_t, bool>;
+
+// Checked vertex inputs: bindings inside the ISA's range, each at most once.
+inline std::vector<hypergl::VertexInput> vertex_inputs(const std::vector<VertexInputPart> &parts) {
+    std::vector<hypergl::VertexInput> inputs;
+    for (const auto &[binding, stride, extent, per_instance] : parts) {
+        if (binding > hypergl::isa::kMaxBindingIndex)
+            throw nanobind::value_error(
+                ("vertex binding " + std::to_string(binding) + " is outside 0..63").c_str());
+        for (const hypergl::VertexInput &seen : inputs)
+            if (seen.binding == binding)
+                throw nanobind::value_error(
+                    ("vertex binding " + std::to_string(binding) + " appears twice").c_str());
+        inputs.push_back(hypergl::VertexInput{binding, stride, extent, per_instance});
+    }
+    return inputs;
+}
 
 // Runs `action` on the context with the GIL released and its lock held (the
 // lock is always taken without the GIL, so a run that needs the GIL for a

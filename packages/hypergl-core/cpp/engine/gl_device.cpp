@@ -74,11 +74,44 @@ void GLDevice::begin_run() {
 }
 
 void GLDevice::end_run() {
+    reset_state();
     // Resources may be released before the next run: forget raw pointers now.
     pipeline_ = nullptr;
     parameter_ = nullptr;
     framebuffer_ = nullptr;
     std::fill(std::begin(vertex_buffers_), std::end(vertex_buffers_), nullptr);
+}
+
+void GLDevice::reset_state() {
+    // Every submit starts from GL's defaults: nothing one program bound is
+    // visible to the next. Only what this run touched is undone (a few calls).
+    const GLApi &api = shared_->api;
+    const auto each = [](uint64_t bits, auto undo) {
+        for (GLuint i = 0; bits; ++i, bits >>= 1)
+            if (bits & 1) undo(i);
+    };
+    if (framebuffer_) api.glBindFramebuffer(gl::FRAMEBUFFER, 0);
+    if (pipeline_) {
+        api.glUseProgram(0);
+        api.glDisable(gl::DEPTH_TEST);
+        api.glDepthMask(gl::TRUE_);
+        api.glDisable(gl::BLEND);
+        api.glDisable(gl::CULL_FACE);
+        api.glDisable(gl::PROGRAM_POINT_SIZE);
+    }
+    each(enabled_attributes_, [&](GLuint i) { api.glDisableVertexArrayAttrib(vao_, i); });
+    each(touched_.vertex, [&](GLuint i) { api.glVertexArrayVertexBuffer(vao_, i, 0, 0, 0); });
+    each(touched_.uniform, [&](GLuint i) { api.glBindBufferBase(gl::UNIFORM_BUFFER, i, 0); });
+    each(touched_.storage,
+         [&](GLuint i) { api.glBindBufferBase(gl::SHADER_STORAGE_BUFFER, i, 0); });
+    each(touched_.texture, [&](GLuint i) { api.glBindTextureUnit(i, 0); });
+    if (touched_.index) api.glVertexArrayElementBuffer(vao_, 0);
+    if (touched_.indirect) {
+        api.glBindBuffer(gl::DRAW_INDIRECT_BUFFER, 0);
+        api.glBindBuffer(gl::DISPATCH_INDIRECT_BUFFER, 0);
+    }
+    enabled_attributes_ = 0;
+    touched_ = Touched{};
 }
 
 GLenum GLDevice::topology() const { return pipeline_ ? pipeline_->state().topology : gl::TRIANGLES; }
@@ -165,7 +198,10 @@ void GLDevice::bind_pipeline(Resource &resource) {
     } else {
         api.glDisable(gl::CULL_FACE);
     }
-    if (s.topology == gl::POINTS) api.glEnable(gl::PROGRAM_POINT_SIZE);
+    if (s.topology == gl::POINTS)
+        api.glEnable(gl::PROGRAM_POINT_SIZE);
+    else
+        api.glDisable(gl::PROGRAM_POINT_SIZE);
     apply_vertex_layout(pipeline);
 }
 
@@ -178,22 +214,27 @@ void GLDevice::bind_framebuffer(Resource &resource) {
 
 void GLDevice::bind_vertex_buffer(uint32_t binding, Buffer &buffer) {
     vertex_buffers_[binding] = &buffer;
+    touched_.vertex |= 1ull << binding;
     rebind_vertex_buffer(binding);
 }
 
 void GLDevice::bind_index_buffer(Buffer &buffer) {
+    touched_.index = true;
     shared_->api.glVertexArrayElementBuffer(vao_, gl_buffer_name(buffer));
 }
 
 void GLDevice::bind_uniform_buffer(uint32_t binding, Buffer &buffer) {
+    touched_.uniform |= 1ull << binding;
     shared_->api.glBindBufferBase(gl::UNIFORM_BUFFER, binding, gl_buffer_name(buffer));
 }
 
 void GLDevice::bind_storage_buffer(uint32_t binding, Buffer &buffer) {
+    touched_.storage |= 1ull << binding;
     shared_->api.glBindBufferBase(gl::SHADER_STORAGE_BUFFER, binding, gl_buffer_name(buffer));
 }
 
 void GLDevice::bind_indirect_buffer(Buffer &buffer) {
+    touched_.indirect = true;
     shared_->api.glBindBuffer(gl::DRAW_INDIRECT_BUFFER, gl_buffer_name(buffer));
     shared_->api.glBindBuffer(gl::DISPATCH_INDIRECT_BUFFER, gl_buffer_name(buffer));
 }
@@ -207,11 +248,14 @@ void GLDevice::bind_parameter_buffer(Buffer &buffer) {
 
 void GLDevice::bind_texture(uint32_t unit, Resource &resource) {
     auto &texture = static_cast<GLTexture &>(resource);
-    if (texture.handle_buffer)  // a bindless texture set: its handles at storage binding `unit`
+    if (texture.handle_buffer) {  // a bindless texture set: its handles at storage binding `unit`
+        touched_.storage |= 1ull << unit;
         shared_->api.glBindBufferBase(gl::SHADER_STORAGE_BUFFER, unit,
                                       gl_buffer_name(*texture.handle_buffer));
-    else
+    } else {
+        touched_.texture |= 1ull << unit;
         shared_->api.glBindTextureUnit(unit, texture.gl());
+    }
 }
 
 void GLDevice::viewport(int32_t x, int32_t y, int32_t width, int32_t height) {
@@ -240,11 +284,13 @@ void GLDevice::draw(uint32_t count, uint32_t first, uint32_t instances) {
     if (instances == 1) {  // the plain entry point: less validation in the driver
         shared_->api.glDrawArrays(topology(), static_cast<GLint>(first),
                                   static_cast<GLsizei>(count));
+        poll_stop();
         return;
     }
     shared_->api.glDrawArraysInstancedBaseInstance(topology(), static_cast<GLint>(first),
                                                    static_cast<GLsizei>(count),
                                                    static_cast<GLsizei>(instances), 0);
+    poll_stop();
 }
 
 void GLDevice::draw_indexed(uint32_t type, uint32_t count, uint32_t first, uint32_t instances) {
@@ -252,22 +298,26 @@ void GLDevice::draw_indexed(uint32_t type, uint32_t count, uint32_t first, uint3
     if (instances == 1) {
         shared_->api.glDrawElements(topology(), static_cast<GLsizei>(count), index_type(type),
                                     byte_offset(uint64_t(first) * isa::kIndexTypeSize[type]));
+        poll_stop();
         return;
     }
     shared_->api.glDrawElementsInstancedBaseVertexBaseInstance(
         topology(), static_cast<GLsizei>(count), index_type(type),
         byte_offset(uint64_t(first) * isa::kIndexTypeSize[type]),
         static_cast<GLsizei>(instances), 0, 0);
+    poll_stop();
 }
 
 void GLDevice::draw_indirect(uint32_t offset) {
     gpu_wrote_ = true;
     shared_->api.glDrawArraysIndirect(topology(), byte_offset(offset));
+    poll_stop();
 }
 
 void GLDevice::draw_indexed_indirect(uint32_t type, uint32_t offset) {
     gpu_wrote_ = true;
     shared_->api.glDrawElementsIndirect(topology(), index_type(type), byte_offset(offset));
+    poll_stop();
 }
 
 void GLDevice::multi_draw_indirect(uint32_t offset, uint32_t count, uint32_t stride) {
@@ -275,6 +325,7 @@ void GLDevice::multi_draw_indirect(uint32_t offset, uint32_t count, uint32_t str
     shared_->api.glMultiDrawArraysIndirect(topology(), byte_offset(offset),
                                            static_cast<GLsizei>(count),
                                            static_cast<GLsizei>(stride));
+    poll_stop();
 }
 
 void GLDevice::multi_draw_indexed_indirect(uint32_t type, uint32_t offset, uint32_t count,
@@ -283,6 +334,7 @@ void GLDevice::multi_draw_indexed_indirect(uint32_t type, uint32_t offset, uint3
     shared_->api.glMultiDrawElementsIndirect(topology(), index_type(type), byte_offset(offset),
                                              static_cast<GLsizei>(count),
                                              static_cast<GLsizei>(stride));
+    poll_stop();
 }
 
 void GLDevice::multi_draw_indirect_count(uint32_t offset, uint32_t count_offset,
@@ -295,6 +347,7 @@ void GLDevice::multi_draw_indirect_count(uint32_t offset, uint32_t count_offset,
     api.glMultiDrawArraysIndirectCount(topology(), byte_offset(offset), count_offset,
                                        static_cast<GLsizei>(max_count), 0);
     api.glBindBuffer(gl::PARAMETER_BUFFER, 0);
+    poll_stop();
 }
 
 void GLDevice::multi_draw_indexed_indirect_count(uint32_t type, uint32_t offset,
@@ -307,6 +360,7 @@ void GLDevice::multi_draw_indexed_indirect_count(uint32_t type, uint32_t offset,
     api.glMultiDrawElementsIndirectCount(topology(), index_type(type), byte_offset(offset),
                                          count_offset, static_cast<GLsizei>(max_count), 0);
     api.glBindBuffer(gl::PARAMETER_BUFFER, 0);
+    poll_stop();
 }
 
 void GLDevice::dispatch(uint32_t x, uint32_t y, uint32_t z) {
@@ -314,6 +368,7 @@ void GLDevice::dispatch(uint32_t x, uint32_t y, uint32_t z) {
         throw std::runtime_error("dispatch needs a compute pipeline bound");
     gpu_wrote_ = true;
     shared_->api.glDispatchCompute(x, y, z);
+    poll_stop();
 }
 
 void GLDevice::dispatch_indirect(uint32_t offset) {
@@ -321,6 +376,7 @@ void GLDevice::dispatch_indirect(uint32_t offset) {
         throw std::runtime_error("dispatch needs a compute pipeline bound");
     gpu_wrote_ = true;
     shared_->api.glDispatchComputeIndirect(static_cast<GLintptr>(offset));
+    poll_stop();
 }
 
 void GLDevice::barrier(uint32_t bits) { shared_->api.glMemoryBarrier(bits); }
@@ -330,12 +386,13 @@ void GLDevice::copy_buffer(Buffer &source, Buffer &destination, uint32_t source_
     gpu_wrote_ = true;
     shared_->api.glCopyNamedBufferSubData(gl_buffer_name(source), gl_buffer_name(destination),
                                           source_offset, destination_offset, size);
+    poll_stop();
 }
 
 void GLDevice::fence_signal(Resource &fence) { static_cast<GLFence &>(fence).signal(); }
 
 bool GLDevice::fence_wait(Resource &fence, uint32_t timeout_us) {
-    return static_cast<GLFence &>(fence).wait(to_nanoseconds(timeout_us));
+    return static_cast<GLFence &>(fence).wait(to_nanoseconds(timeout_us), stop_check());
 }
 
 void GLDevice::read_framebuffer(uint32_t attachment, Resource &readback, Resource &framebuffer) {
@@ -344,7 +401,7 @@ void GLDevice::read_framebuffer(uint32_t attachment, Resource &readback, Resourc
         throw std::runtime_error("readback '" + ring.name() + "' was made for attachment " +
                                  std::to_string(ring.attachment()) + ", not " +
                                  std::to_string(attachment));
-    ring.capture(static_cast<GLFramebuffer &>(framebuffer));
+    ring.capture(static_cast<GLFramebuffer &>(framebuffer), stop_check());
     if (framebuffer_) shared_->api.glBindFramebuffer(gl::FRAMEBUFFER, framebuffer_->fbo());
 }
 
@@ -360,9 +417,13 @@ void GLDevice::prepare_cpu_read(Buffer &) {
     const GLApi &api = shared_->api;
     api.glMemoryBarrier(gl::CLIENT_MAPPED_BUFFER_BARRIER_BIT);
     GLsync sync = api.glFenceSync(gl::SYNC_GPU_COMMANDS_COMPLETE, 0);
-    const GLenum result = api.glClientWaitSync(sync, gl::SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
+    try {
+        client_wait(api, sync, UINT64_MAX, stop_check());  // sliced: Ctrl+C is honoured
+    } catch (...) {
+        api.glDeleteSync(sync);
+        throw;
+    }
     api.glDeleteSync(sync);
-    if (result == gl::WAIT_FAILED) throw std::runtime_error("glClientWaitSync failed");
     gpu_wrote_ = false;
 }
 

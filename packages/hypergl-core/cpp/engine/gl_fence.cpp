@@ -1,9 +1,29 @@
-// GL fences: signalled in a program, waited on by the CPU.
+// GL fences: signalled in a program, waited on by the CPU; and the sliced
+// wait every CPU-side wait for the GPU goes through.
+#include <algorithm>
 #include <stdexcept>
 
+#include "hypergl/errors.hpp"
 #include "hypergl/gl_resources.hpp"
 
 namespace hypergl {
+
+GLenum client_wait(const GLApi &api, GLsync sync, uint64_t timeout_ns,
+                   const std::function<bool()> *stop) {
+    constexpr uint64_t kSliceNs = 10'000'000;  // how soon Ctrl+C is honoured
+    GLbitfield flags = gl::SYNC_FLUSH_COMMANDS_BIT;
+    uint64_t left = timeout_ns;
+    for (;;) {
+        const uint64_t slice = stop && *stop ? std::min(left, kSliceNs) : left;
+        const GLenum result = api.glClientWaitSync(sync, flags, slice);
+        if (result == gl::WAIT_FAILED) throw std::runtime_error("glClientWaitSync failed");
+        if (result != gl::TIMEOUT_EXPIRED) return result;
+        left -= slice;
+        if (left == 0) return result;
+        if ((*stop)()) throw Interrupted();
+        flags = 0;  // flushed once is enough
+    }
+}
 
 void GLFence::release() {
     if (released()) return;
@@ -17,12 +37,9 @@ void GLFence::signal() {
     sync_ = shared_->api.glFenceSync(gl::SYNC_GPU_COMMANDS_COMPLETE, 0);
 }
 
-bool GLFence::wait(uint64_t timeout_ns) {
+bool GLFence::wait(uint64_t timeout_ns, const std::function<bool()> *stop) {
     if (!sync_) return true;
-    const GLenum result =
-        shared_->api.glClientWaitSync(sync_, gl::SYNC_FLUSH_COMMANDS_BIT, timeout_ns);
-    if (result == gl::WAIT_FAILED) throw std::runtime_error("glClientWaitSync failed");
-    return result != gl::TIMEOUT_EXPIRED;
+    return client_wait(shared_->api, sync_, timeout_ns, stop) != gl::TIMEOUT_EXPIRED;
 }
 
 }  // namespace hypergl

@@ -39,7 +39,8 @@ std::shared_ptr<GLPipeline> GLPipeline::create(const std::shared_ptr<GLShared> &
                                                const std::string &vertex_shader,
                                                const std::string &fragment_shader,
                                                const std::string &compute_shader,
-                                               PipelineState state) {
+                                               PipelineState state,
+                                               std::vector<VertexInput> inputs) {
     const GLApi &api = shared->api;
     std::vector<GLuint> shaders;
     try {
@@ -74,7 +75,7 @@ std::shared_ptr<GLPipeline> GLPipeline::create(const std::shared_ptr<GLShared> &
     }
     shared->check_errors("creating a pipeline");
     return std::make_shared<GLPipeline>(name, shared, program, !compute_shader.empty(),
-                                        std::move(state));
+                                        std::move(state), std::move(inputs));
 }
 
 void GLPipeline::release() {

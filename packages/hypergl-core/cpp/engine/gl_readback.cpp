@@ -52,7 +52,7 @@ void GLReadback::release() {
     }
 }
 
-void GLReadback::capture(GLFramebuffer &framebuffer) {
+void GLReadback::capture(GLFramebuffer &framebuffer, const std::function<bool()> *stop) {
     if (framebuffer.width() < width_ || framebuffer.height() < height_)
         throw std::runtime_error("framebuffer '" + framebuffer.name() + "' (" +
                                  std::to_string(framebuffer.width()) + "x" +
@@ -63,7 +63,7 @@ void GLReadback::capture(GLFramebuffer &framebuffer) {
     Slot &slot = slots_[written_ % slots_.size()];
     if (slot.fence) {
         // The CPU never took that frame: wait so the GPU does not overwrite it mid-read.
-        api.glClientWaitSync(slot.fence, gl::SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
+        client_wait(api, slot.fence, UINT64_MAX, stop);
         api.glDeleteSync(slot.fence);
         slot.fence = nullptr;
     }
@@ -76,15 +76,15 @@ void GLReadback::capture(GLFramebuffer &framebuffer) {
     ++written_;
 }
 
-const uint8_t *GLReadback::frame(uint64_t frame, uint64_t timeout_ns) {
+const uint8_t *GLReadback::frame(uint64_t frame, uint64_t timeout_ns,
+                                 const std::function<bool()> *stop) {
     if (frame >= written_ || written_ - frame > slots_.size())
         throw std::out_of_range("frame " + std::to_string(frame) + " of readback '" + name() +
                                 "' is not in the ring (" + std::to_string(written_) +
                                 " frames written, depth " + std::to_string(slots_.size()) + ")");
     Slot &slot = slots_[frame % slots_.size()];
     if (slot.fence) {
-        const GLenum result =
-            shared_->api.glClientWaitSync(slot.fence, gl::SYNC_FLUSH_COMMANDS_BIT, timeout_ns);
+        const GLenum result = client_wait(shared_->api, slot.fence, timeout_ns, stop);
         if (result == gl::TIMEOUT_EXPIRED)
             throw std::runtime_error("readback frame not ready within the timeout");
         shared_->api.glDeleteSync(slot.fence);

@@ -1,6 +1,5 @@
 #include "hypergl/interpreter.hpp"
 
-#include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -12,8 +11,19 @@
 namespace hypergl {
 namespace {
 
+// Kept out of the dispatch loop's code: failure reports (cold) and the checks
+// of draws that read vertex buffers (noinline).
+#if defined(__GNUC__)
+#define HGL_COLD __attribute__((cold, noinline))
+#define HGL_NOINLINE __attribute__((noinline))
+#define HGL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define HGL_COLD
+#define HGL_NOINLINE
+#define HGL_UNLIKELY(x) (x)
+#endif
+
 constexpr uint32_t kPollInterval = 1024;  // instructions between clock checks
-constexpr auto kPollPeriod = std::chrono::milliseconds(10);
 constexpr uint32_t kDrawCommandSize = 16;         // DrawArraysIndirectCommand
 constexpr uint32_t kIndexedCommandSize = 20;      // DrawElementsIndirectCommand
 constexpr uint32_t kDispatchCommandSize = 12;     // DispatchIndirectCommand
@@ -81,6 +91,23 @@ class Interpreter {
     void need_pipeline() const {
         if (!bound_.pipeline) fail("no pipeline is bound");
     }
+    // Charges `count` x `instances` vertices to the vertex budget. Inline and
+    // branch-light: it runs for every draw; the failure is out of line.
+    void spend_vertices(uint64_t count, uint64_t instances) {
+        const uint64_t vertices = count * instances;  // both < 2**32: no overflow
+        if (HGL_UNLIKELY(vertices > vertices_left_)) vertex_budget_spent(count, instances);
+        vertices_left_ -= vertices;
+    }
+    [[noreturn]] HGL_COLD void vertex_budget_spent(uint64_t count, uint64_t instances) const;
+    // A draw of vertices first..first+count-1 (`indexed`: vertices the index
+    // buffer names, unknown here) and instances 0..instances-1: every vertex
+    // input of the pipeline has a buffer bound, and each read stays inside it.
+    void need_vertex_buffers(uint64_t first, uint64_t count, uint64_t instances,
+                             bool indexed) const {
+        if (!inputs_->empty()) check_vertex_buffers(first, count, instances, indexed);
+    }
+    HGL_NOINLINE void check_vertex_buffers(uint64_t first, uint64_t count, uint64_t instances,
+                                       bool indexed) const;
     void need_indexed(uint32_t index_type, uint64_t first, uint64_t count) const;
     void need_indirect(uint64_t offset, uint64_t count, uint64_t stride, uint32_t size) const;
     void need_parameter(uint32_t count_offset) const;
@@ -89,6 +116,10 @@ class Interpreter {
     uint32_t poll_or_exhaust();
     // Reports a device error at the instruction executed last.
     void check_previous();
+    void finish_run() {
+        dev_.set_stop_check(nullptr);
+        dev_.end_run();
+    }
 
     const ProgramImage &p_;
     Resource *const *slots_;
@@ -104,7 +135,9 @@ class Interpreter {
     uint32_t call_stack_[isa::kCallStackDepth];
     uint32_t call_depth_ = 0;
     uint64_t remaining_ = 0;  // budget left beyond the current countdown
-    std::chrono::steady_clock::time_point last_poll_;
+    uint64_t vertices_left_ = 0;
+    const std::vector<VertexInput> *inputs_ = nullptr;  // of the bound pipeline
+    int64_t last_poll_ns_ = 0;
 };
 
 void Interpreter::need_indexed(uint32_t index_type, uint64_t first, uint64_t count) const {
@@ -140,6 +173,32 @@ void Interpreter::need_parameter(uint32_t count_offset) const {
              "'");
 }
 
+void Interpreter::vertex_budget_spent(uint64_t count, uint64_t instances) const {
+    fail("the draw asks for " + std::to_string(count) + " vertices x " +
+             std::to_string(instances) + " instances, beyond what is left of the vertex budget (" +
+             std::to_string(vertices_left_) + " of " + std::to_string(options_.vertex_budget) +
+             " per submit; submit(vertex_budget=...) raises it)");
+}
+
+void Interpreter::check_vertex_buffers(uint64_t first, uint64_t count, uint64_t instances,
+                                       bool indexed) const {
+    if (count == 0 || instances == 0) return;  // draws nothing
+    for (const VertexInput &input : *inputs_) {
+        const Buffer *buffer = bound_.vertex[input.binding];
+        if (!buffer)
+            fail("pipeline '" + bound_.pipeline->name() + "' reads vertex binding " +
+                 std::to_string(input.binding) + ", which has no buffer bound");
+        if (indexed && !input.per_instance) continue;  // the indices decide: robust access
+        const uint64_t last = input.per_instance ? instances - 1 : first + count - 1;
+        const uint64_t end = last * input.stride + input.extent;
+        if (end > buffer->size())
+            fail((input.per_instance ? "instance " : "vertex ") + std::to_string(last) +
+                 " reads bytes up to " + std::to_string(end) + " of vertex buffer '" +
+                 buffer->name() + "' (binding " + std::to_string(input.binding) + ", stride " +
+                 std::to_string(input.stride) + "), which has " + std::to_string(buffer->size()));
+    }
+}
+
 uint32_t Interpreter::poll_or_exhaust() {
     if (remaining_ == 0)
         fail("instruction budget of " + std::to_string(options_.budget) + " exhausted");
@@ -147,9 +206,9 @@ uint32_t Interpreter::poll_or_exhaust() {
         static_cast<uint32_t>(remaining_ < kPollInterval ? remaining_ : kPollInterval);
     remaining_ -= countdown;
     if (options_.should_stop) {
-        const auto now = std::chrono::steady_clock::now();
-        if (now - last_poll_ >= kPollPeriod) {
-            last_poll_ = now;
+        const int64_t now = poll_clock_ns();
+        if (now - last_poll_ns_ >= kPollPeriodNs) {
+            last_poll_ns_ = now;
             if (options_.should_stop()) throw Interrupted();
         }
     }
@@ -167,7 +226,9 @@ void Interpreter::check_previous() {
 RunStats Interpreter::run() {
     const Instruction *code = p_.code.data();
     remaining_ = options_.budget;
-    last_poll_ = std::chrono::steady_clock::now();
+    vertices_left_ = options_.vertex_budget;
+    last_poll_ns_ = poll_clock_ns();
+    dev_.set_stop_check(&options_.should_stop);
     dev_.begin_run();
 
 // Dispatch: computed goto where the compiler has it (each handler jumps straight
@@ -369,8 +430,10 @@ RunStats Interpreter::run() {
                     HGL_NEXT();
                 }
                 HGL_OP(BIND_PIPELINE)
-                    bind(bound_.pipeline, &resource(ip->b),
-                         [&] { dev_.bind_pipeline(resource(ip->b)); });
+                    bind(bound_.pipeline, &resource(ip->b), [&] {
+                        inputs_ = &static_cast<Pipeline &>(resource(ip->b)).vertex_inputs();
+                        dev_.bind_pipeline(resource(ip->b));
+                    });
                     HGL_NEXT();
                 HGL_OP(BIND_FRAMEBUFFER)
                     bind(bound_.framebuffer, &resource(ip->b),
@@ -436,6 +499,8 @@ RunStats Interpreter::run() {
 
                 HGL_OP(DRAW)
                     need_pipeline();
+                    spend_vertices(ip->b, ip->d);
+                    need_vertex_buffers(ip->c, ip->b, ip->d, false);
                     ++stats_.draws;
                     ++stats_.device_calls;
                     dev_.draw(ip->b, ip->c, ip->d);
@@ -443,12 +508,16 @@ RunStats Interpreter::run() {
                 HGL_OP(DRAW_INDEXED)
                     need_pipeline();
                     need_indexed(ip->a, ip->c, ip->b);
+                    spend_vertices(ip->b, ip->d);
+                    need_vertex_buffers(0, ip->b, ip->d, true);
                     ++stats_.draws;
                     ++stats_.device_calls;
                     dev_.draw_indexed(ip->a, ip->b, ip->c, ip->d);
                     HGL_NEXT();
                 HGL_OP(DRAW_REG)
                     need_pipeline();
+                    spend_vertices(r_[ip->a], r_[ip->c]);
+                    need_vertex_buffers(r_[ip->b], r_[ip->a], r_[ip->c], false);
                     ++stats_.draws;
                     ++stats_.device_calls;
                     dev_.draw(r_[ip->a], r_[ip->b], r_[ip->c]);
@@ -547,13 +616,13 @@ RunStats Interpreter::run() {
 #endif
         }
     } catch (const VMFailure &) {
-        dev_.end_run();
+        finish_run();
         throw;
     } catch (const Interrupted &) {
-        dev_.end_run();
+        finish_run();
         throw;
     } catch (const std::exception &error) {
-        dev_.end_run();
+        finish_run();
         throw VMFailure(pc_, mnemonic_of(p_.code[pc_].op), error.what());
     }
 done:
@@ -564,7 +633,7 @@ done:
 #endif
 #undef HGL_COMPUTED_GOTO
     account();
-    dev_.end_run();
+    finish_run();
     return stats_;
 }
 

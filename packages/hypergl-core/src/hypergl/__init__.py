@@ -17,6 +17,7 @@ from .context import Context, context
 from .errors import ContextError, HyperGLError, ResourceError, ShaderError, VMError
 from .plugins import PluginError, installed_bridges
 from .probe import probe
+from .replay import DEFAULT_VERTEX_BUDGET
 from .resources import (
     Buffer,
     ExternalSource,
@@ -39,6 +40,7 @@ __all__ = [
     "CompileError",
     "Context",
     "ContextError",
+    "DEFAULT_VERTEX_BUDGET",
     "ExternalSource",
     "Fence",
     "Framebuffer",

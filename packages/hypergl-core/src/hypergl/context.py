@@ -136,13 +136,17 @@ class Context:
         self._handles[id(handle._native)] = handle
         return handle
 
-    def _make(self, cls: type[GPUResource], name: str, desc: dict, gl_factory=None) -> Any:
+    def _make(
+        self, cls: type[GPUResource], name: str, desc: dict, gl_factory=None, plain_factory=None
+    ) -> Any:
         """Create the native object: through `gl_factory` on gl, a plain one elsewhere."""
         self._enter()
         with translated_errors():
             try:
                 if self._gl:
                     native = gl_factory(name)
+                elif plain_factory is not None:
+                    native = plain_factory(name)
                 elif cls.kind is ResourceKind.BUFFER:
                     native = self._native.buffer(name, desc["size"])
                 else:
@@ -352,7 +356,10 @@ class Context:
                 ]
             return self._native.gl_pipeline(n, *sources, **parsed.native())
 
-        return self._make(Pipeline, name, desc, gl_factory)
+        inputs = parsed.vertex_inputs()  # what the VM bounds draws by, on every device
+        return self._make(
+            Pipeline, name, desc, gl_factory, lambda n: self._native.pipeline(n, inputs)
+        )
 
     # --- framebuffers, fences, readback ---------------------------------------------------
     def framebuffer(

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "hypergl/resources.hpp"
 
@@ -36,7 +37,28 @@ class Device {
     // Before the CPU reads a mapped buffer (load, skip_if_zero, ...): a GPU
     // device makes earlier GPU writes visible (barrier + fence wait).
     virtual void prepare_cpu_read(Buffer &) {}
+
+    // Set by the interpreter for the length of a run (nullptr outside one):
+    // `stop()` is true when the user asked the run to stop (Ctrl+C).
+    void set_stop_check(const std::function<bool()> *stop) { stop_ = stop; }
+
+  protected:
+    // After a call that may have blocked (a draw the driver ran at once): throws
+    // Interrupted when the stop check, asked at most every 10 ms, says so.
+    void poll_stop();
+    // Between slices of a long wait: asks the stop check now.
+    bool stop_requested() const { return stop_ && *stop_ && (*stop_)(); }
+    const std::function<bool()> *stop_check() const { return stop_; }
+
+  private:
+    const std::function<bool()> *stop_ = nullptr;
+    int64_t last_poll_ns_ = 0;
 };
+
+// A monotonic clock cheap enough to read after every draw (Linux's coarse
+// clock: a few ns, a few ms of resolution, plenty for a 10 ms poll period).
+int64_t poll_clock_ns();
+constexpr int64_t kPollPeriodNs = 10'000'000;
 
 }  // namespace hypergl
 

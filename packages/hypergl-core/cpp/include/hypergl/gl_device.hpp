@@ -50,6 +50,7 @@ class GLDevice final : public Device {
   private:
     void apply_vertex_layout(const GLPipeline &pipeline);
     void rebind_vertex_buffer(GLuint binding);
+    void reset_state();
     GLenum topology() const;
 
     std::shared_ptr<GLShared> shared_;
@@ -62,6 +63,11 @@ class GLDevice final : public Device {
     Buffer *vertex_buffers_[isa::kMaxBindingIndex + 1] = {};
     uint64_t enabled_attributes_ = 0;
     bool gpu_wrote_ = false;  // draws or dispatches since the CPU last synchronised
+    // Bindings this run made (bit i: binding or unit i), undone at its end.
+    struct Touched {
+        uint64_t vertex = 0, uniform = 0, storage = 0, texture = 0;
+        bool index = false, indirect = false;
+    } touched_;
 };
 
 }  // namespace hypergl

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -146,11 +147,11 @@ struct PipelineState {
     std::vector<VertexBinding> bindings;
 };
 
-class GLPipeline final : public Resource {
+class GLPipeline final : public Pipeline {
   public:
     GLPipeline(std::string name, std::shared_ptr<GLShared> shared, GLuint program,
-               bool compute, PipelineState state)
-        : Resource(isa::ResourceKind::PIPELINE, std::move(name)), shared_(std::move(shared)),
+               bool compute, PipelineState state, std::vector<VertexInput> inputs)
+        : Pipeline(std::move(name), std::move(inputs)), shared_(std::move(shared)),
           program_(program), compute_(compute), state_(std::move(state)) {}
     // Compiles and links the shaders (compute, or vertex + optional fragment);
     // throws ShaderError with the driver's log.
@@ -159,7 +160,8 @@ class GLPipeline final : public Resource {
                                               const std::string &vertex_shader,
                                               const std::string &fragment_shader,
                                               const std::string &compute_shader,
-                                              PipelineState state);
+                                              PipelineState state,
+                                              std::vector<VertexInput> inputs);
     void release() override;
     GLuint program() const { return program_; }
     bool compute() const { return compute_; }
@@ -212,14 +214,21 @@ class GLFramebuffer final : public Resource {
     std::shared_ptr<GLTexture> depth_;
 };
 
+// Waits up to `timeout_ns` for `sync` (flushing first), in 10 ms slices when
+// `stop` is given, asking it between slices: throws Interrupted when it says
+// so (Ctrl+C during a long GPU wait). Returns glClientWaitSync's last result.
+GLenum client_wait(const GLApi &api, GLsync sync, uint64_t timeout_ns,
+                   const std::function<bool()> *stop);
+
 class GLFence final : public Resource {
   public:
     GLFence(std::string name, std::shared_ptr<GLShared> shared)
         : Resource(isa::ResourceKind::FENCE, std::move(name)), shared_(std::move(shared)) {}
     void release() override;
     void signal();
-    // True when signalled within `timeout_ns` (also when never signalled).
-    bool wait(uint64_t timeout_ns);
+    // True when signalled within `timeout_ns` (also when never signalled);
+    // `stop` as for client_wait().
+    bool wait(uint64_t timeout_ns, const std::function<bool()> *stop = nullptr);
 
   private:
     std::shared_ptr<GLShared> shared_;
@@ -245,11 +254,13 @@ class GLReadback final : public Resource {
     uint64_t frames_written() const { return written_; }
     int depth() const { return static_cast<int>(slots_.size()); }
 
-    // Issues the read of `framebuffer` into the next ring slot.
-    void capture(GLFramebuffer &framebuffer);
+    // Issues the read of `framebuffer` into the next ring slot (waiting, if the
+    // CPU never took the frame in that slot, for its read to finish).
+    void capture(GLFramebuffer &framebuffer, const std::function<bool()> *stop = nullptr);
     // Waits for frame `frame` (< frames_written, not yet overwritten) and
     // returns its mapped bytes (rows bottom-up, as GL stores them).
-    const uint8_t *frame(uint64_t frame, uint64_t timeout_ns);
+    const uint8_t *frame(uint64_t frame, uint64_t timeout_ns,
+                         const std::function<bool()> *stop = nullptr);
 
   private:
     struct Slot {
