@@ -379,7 +379,10 @@ void GLDevice::dispatch_indirect(uint32_t offset) {
     poll_stop();
 }
 
-void GLDevice::barrier(uint32_t bits) { shared_->api.glMemoryBarrier(bits); }
+void GLDevice::barrier(uint32_t bits) {
+    shared_->api.glMemoryBarrier(bits);
+    poll_stop();
+}
 
 void GLDevice::copy_buffer(Buffer &source, Buffer &destination, uint32_t source_offset,
                            uint32_t destination_offset, uint32_t size) {
@@ -416,6 +419,7 @@ void GLDevice::prepare_cpu_read(Buffer &) {
     // visible to the CPU after CLIENT_MAPPED_BUFFER_BARRIER_BIT and a completed fence.
     const GLApi &api = shared_->api;
     api.glMemoryBarrier(gl::CLIENT_MAPPED_BUFFER_BARRIER_BIT);
+    poll_stop();  // a driver may finish all work inside the barrier (llvmpipe does)
     GLsync sync = api.glFenceSync(gl::SYNC_GPU_COMMANDS_COMPLETE, 0);
     try {
         client_wait(api, sync, UINT64_MAX, stop_check());  // sliced: Ctrl+C is honoured
