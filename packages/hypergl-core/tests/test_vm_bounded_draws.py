@@ -7,6 +7,8 @@ never bound a framebuffer rendered into one an earlier program had left bound.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -58,8 +60,8 @@ def program(ctx, record, *, layout=ONE_VEC4, shader=VERTEX, vertices=1, instance
 
 def test_a_draw_past_its_vertex_buffer_is_a_vm_error(ctx):
     cmd = program(ctx, lambda c: c.draw(100_000), vertices=1)
-    with pytest.raises(VMError, match=r"vertex 99999 reads bytes up to 1600000 of vertex buffer "
-                                      r"'verts' \(binding 0, stride 16\), which has 16"):  # fmt: skip
+    expected = r"vertex 99999 reads bytes up to 1600000 of vertex buffer 'verts' \(binding 0, "
+    with pytest.raises(VMError, match=expected + r"stride 16\), which has 16"):
         cmd.submit()
 
 
@@ -120,8 +122,8 @@ def test_indexed_draws_check_their_instances_and_bound_inputs(ctx):
 def test_the_issue_draw_fails_fast_on_the_vertex_budget(ctx):
     """draw(2**31-1, 0, 7): 15 billion vertices, far beyond the default budget."""
     cmd = program(ctx, lambda c: c.draw(2**31 - 1, 0, 7), layout=[], shader=NO_INPUTS)
-    with pytest.raises(VMError, match=r"2147483647 vertices x 7 instances, beyond what is left "
-                                      r"of the vertex budget \(268435456 of 268435456"):  # fmt: skip
+    expected = r"2147483647 vertices x 7 instances, beyond what is left of the vertex budget "
+    with pytest.raises(VMError, match=expected + r"\(268435456 of 268435456"):
         cmd.submit()
 
 
@@ -156,7 +158,7 @@ def test_the_vertex_budget_is_per_submit_and_raisable(ctx):
 def test_a_bad_vertex_budget_is_rejected(trace_ctx, bad):
     cmd = trace_ctx.command_buffer()
     cmd.end()
-    with pytest.raises(ValueError, match=f"vertex_budget must be an int in 0..2\\*\\*64-1, got "):
+    with pytest.raises(ValueError, match="vertex_budget must be an int in 0..2\\*\\*64-1, got "):
         cmd.submit(vertex_budget=bad)
 
 
@@ -189,10 +191,8 @@ def test_a_framebuffer_bound_by_an_earlier_program_is_not_visible(gl_ctx):
     green.bind_pipeline(gl_ctx.pipeline(vertex_shader=full, fragment_shader=paint))
     green.draw(3)
     green.end()
-    try:
+    with contextlib.suppress(VMError):  # no framebuffer of its own: an error is right too
         green.submit()
-    except VMError:
-        pass  # no framebuffer of its own: an error is the right answer too
     assert fb.read()[0, 0].tolist() == [255, 0, 0, 255]
 
 

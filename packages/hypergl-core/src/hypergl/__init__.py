@@ -34,13 +34,13 @@ from .trace_log import TraceLog
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_VERTEX_BUDGET",
     "Buffer",
     "Capabilities",
     "CommandBuffer",
     "CompileError",
     "Context",
     "ContextError",
-    "DEFAULT_VERTEX_BUDGET",
     "ExternalSource",
     "Fence",
     "Framebuffer",
