@@ -158,7 +158,7 @@ def test_the_vertex_budget_is_per_submit_and_raisable(ctx):
 def test_a_bad_vertex_budget_is_rejected(trace_ctx, bad):
     cmd = trace_ctx.command_buffer()
     cmd.end()
-    with pytest.raises(ValueError, match="vertex_budget must be an int in 0..2\\*\\*64-1, got "):
+    with pytest.raises(ValueError, match=r"vertex_budget must be an int in 0..2\*\*64-1, got "):
         cmd.submit(vertex_budget=bad)
 
 
