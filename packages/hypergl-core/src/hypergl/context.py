@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from hypergl_compiler.isa import ResourceKind
+from hypergl_compiler.isa import U32_MAX, ResourceKind
 
 from . import _core, texture_set
 from ._egl import HeadlessHost
@@ -34,6 +34,7 @@ from .formats import (
     check_fields,
     check_pixels,
 )
+from .limits import check_framebuffer, check_texture, device_limits
 from .pipeline_state import PipelineStateError, pipeline_state
 from .resources import (
     BUFFER_USAGES,
@@ -298,15 +299,14 @@ class Context:
                 self._native.gl_texture_write(texture._native, pixels)
         desc["data"] = pixels.tobytes()
 
+    @property
+    def limits(self) -> dict[str, int]:
+        """The size limits this context applies: the same table on every device (see
+        hypergl.limits), so what trace or null accepts, gl accepts too."""
+        return device_limits(self.capabilities.limits if self.capabilities else None)
+
     def _check_texture_size(self, width: int, height: int, layers: int) -> None:
-        if self.capabilities is None:
-            return
-        limit = self.capabilities.limits.get("max_texture_size", 0)
-        if width > limit or height > limit:
-            raise ValueError(f"texture of {width}x{height} exceeds this GPU's limit of {limit}")
-        layer_limit = self.capabilities.limits.get("max_array_texture_layers", 0)
-        if layers > layer_limit:
-            raise ValueError(f"{layers} layers exceed this GPU's limit of {layer_limit}")
+        check_texture(self.limits, width, height, layers)
 
     # --- pipelines ---------------------------------------------------------------------
     def pipeline(
@@ -384,10 +384,7 @@ class Context:
             raise ValueError(f"unknown depth format {depth!r}; expected one of {DEPTH_FORMATS}")
         if not color and depth is None:
             raise ValueError("a framebuffer needs a colour or a depth attachment")
-        if self.capabilities is not None:
-            limit = self.capabilities.limits.get("max_renderbuffer_size", 0)
-            if width > limit or height > limit:
-                raise ValueError(f"framebuffer of {width}x{height} exceeds the limit {limit}")
+        check_framebuffer(self.limits, width, height, "framebuffer")
         name = self._name(name, "framebuffer")
         desc = {"width": width, "height": height, "color": color, "depth": depth}
         return self._make(
@@ -422,6 +419,7 @@ class Context:
             width, height = framebuffer.size
         else:
             width, height = check_size(framebuffer, "readback size")
+            check_framebuffer(self.limits, width, height, "readback")
         if attachment not in ATTACHMENTS:
             raise ValueError(f"unknown attachment {attachment!r}; expected one of "
                              f"{sorted(ATTACHMENTS)}")  # fmt: skip
@@ -466,7 +464,7 @@ class Context:
             raise TypeError(f"acquire must be callable, got {acquire!r}")
         if release is not None and not callable(release):
             raise TypeError(f"release must be callable or None, got {release!r}")
-        record_size = check_count(record_size, "record_size", minimum=1)
+        record_size = check_count(record_size, "record_size", minimum=1, maximum=U32_MAX)
         parts = [check_field(field, record_size) for field in check_fields(fields)]
         count_buffer, count_offset = None, 0
         if count is not None:
@@ -476,7 +474,7 @@ class Context:
                 raise TypeError(f"count must be (buffer, offset), got {count!r}") from None
             if not isinstance(count_buffer, Buffer) or count_buffer.context is not self:
                 raise TypeError(f"count needs a buffer of this context, got {count_buffer!r}")
-            count_offset = check_count(count_offset, "count offset", minimum=0)
+            count_offset = check_count(count_offset, "count offset", minimum=0, maximum=U32_MAX)
             if count_offset % 4 or count_offset + 4 > count_buffer.size:
                 raise ValueError(f"count offset {count_offset} is not an aligned u32 inside "
                                  f"buffer '{count_buffer.name}'")  # fmt: skip

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from hypergl_compiler.isa import READ_ATTACHMENTS
+from hypergl_compiler.isa import READ_ATTACHMENTS, U32_MAX
 
 from . import format_table
 from .checks import check_count
@@ -44,11 +44,12 @@ def check_field(field: Any, record_size: int) -> tuple:
     for label, value in (("type", from_type), ("to", to_type)):
         if value not in SCALAR_TYPES:
             raise ValueError(f"field {label} {value!r} is not one of {sorted(SCALAR_TYPES)}")
-    source = check_count(field.get("source", 0), "field source", minimum=0)
-    components = check_count(field.get("components", 1), "field components", minimum=1)
-    offset = check_count(field.get("offset", 0), "field offset", minimum=0)
-    stride = check_count(field.get("stride"), "field stride", minimum=1)
-    at = check_count(field.get("at", 0), "field at", minimum=0)
+    u32 = U32_MAX  # the engine keeps each of these in 32 bits
+    source = check_count(field.get("source", 0), "field source", minimum=0, maximum=u32)
+    components = check_count(field.get("components", 1), "field components", 1, u32)
+    offset = check_count(field.get("offset", 0), "field offset", minimum=0, maximum=u32)
+    stride = check_count(field.get("stride"), "field stride", minimum=1, maximum=u32)
+    at = check_count(field.get("at", 0), "field at", minimum=0, maximum=u32)
     if offset + components * SCALAR_SIZES[from_type] > stride:
         raise ValueError(f"field of {components} {from_type} at offset {offset} does not fit "
                          f"a {stride}-byte source row")  # fmt: skip

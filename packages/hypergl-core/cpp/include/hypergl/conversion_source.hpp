@@ -46,6 +46,7 @@ class ConversionSource : public ExternalSource {
     uint32_t record_size() const { return record_size_; }
 
   protected:
+    const std::vector<FieldCopy> &fields() const { return fields_; }
     // Fresh views of the sources, valid until release(); may block (e.g. while
     // a physics step runs). Throw std::runtime_error on failure.
     virtual std::vector<SourceView> acquire() = 0;
