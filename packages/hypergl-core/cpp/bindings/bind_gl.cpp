@@ -11,6 +11,7 @@
 #include "bindings.hpp"
 #include "errors.hpp"
 #include "hypergl/context.hpp"
+#include "hypergl/errors.hpp"
 #include "hypergl/gl_device.hpp"
 
 namespace nb = nanobind;
@@ -232,14 +233,27 @@ void register_gl(nb::module_ &m) {
             },
             nb::arg("name"), nb::arg("width"), nb::arg("height"), nb::arg("components"),
             nb::arg("attachment"), nb::arg("depth"))
-        .def("finish", [](Context &c) { locked(c, [&] { gl_device(c).finish(); }); })
+        .def("finish",
+             [](Context &c) {
+                 SignalCheck stop;
+                 try {
+                     locked(c, [&] { gl_device(c).finish(stop.get()); });
+                 } catch (const Interrupted &) {
+                     stop.rethrow();
+                 }
+             })
         .def("collect", [](Context &c) { locked(c, [&] { gl_device(c).collect(); }); })
         .def("check_errors",
              [](Context &c) { locked(c, [&] { gl_device(c).check_errors("(checked)"); }); })
         .def(
             "fence_wait",
             [](Context &c, GLFence &fence, uint64_t timeout_ns) {
-                return locked(c, [&] { return fence.wait(timeout_ns); });
+                SignalCheck stop;
+                try {
+                    return locked(c, [&] { return fence.wait(timeout_ns, stop.get()); });
+                } catch (const Interrupted &) {
+                    stop.rethrow();
+                }
             },
             nb::arg("fence"), nb::arg("timeout_ns"))
         .def(
@@ -275,10 +289,15 @@ void register_gl(nb::module_ &m) {
                                            "' has " + std::to_string(readback.frame_bytes()))
                                               .c_str());
                 uint8_t *data = out.data();
-                locked(c, [&] {
-                    const uint8_t *frame_bytes = readback.frame(frame, timeout_ns);
-                    std::memcpy(data, frame_bytes, readback.frame_bytes());
-                });
+                SignalCheck stop;
+                try {
+                    locked(c, [&] {
+                        const uint8_t *frame_bytes = readback.frame(frame, timeout_ns, stop.get());
+                        std::memcpy(data, frame_bytes, readback.frame_bytes());
+                    });
+                } catch (const Interrupted &) {
+                    stop.rethrow();
+                }
             },
             nb::arg("readback"), nb::arg("frame"), nb::arg("timeout_ns"), nb::arg("out"));
 }

@@ -4,7 +4,9 @@
 #include <nanobind/nanobind.h>
 
 #include <cstdint>
+#include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -36,6 +38,32 @@ inline std::vector<hypergl::VertexInput> vertex_inputs(const std::vector<VertexI
     }
     return inputs;
 }
+
+// Ctrl+C during a long GPU wait outside a run (finish, fence and readback
+// waits): the check takes the GIL and runs Python's signal handlers; the
+// KeyboardInterrupt they raise is kept and re-raised by rethrow().
+class SignalCheck {
+  public:
+    SignalCheck()
+        : check_([this] {
+              nanobind::gil_scoped_acquire gil;
+              if (PyErr_CheckSignals() == 0) return false;
+              error_.emplace();  // takes the pending Python exception
+              return true;
+          }) {}
+    SignalCheck(const SignalCheck &) = delete;
+    SignalCheck &operator=(const SignalCheck &) = delete;
+    const std::function<bool()> *get() const { return &check_; }
+    // Call with the GIL held, after catching hypergl::Interrupted.
+    [[noreturn]] void rethrow() {
+        error_->restore();
+        throw nanobind::python_error();
+    }
+
+  private:
+    std::optional<nanobind::python_error> error_;
+    std::function<bool()> check_;
+};
 
 // Runs `action` on the context with the GIL released and its lock held (the
 // lock is always taken without the GIL, so a run that needs the GIL for a

@@ -56,9 +56,18 @@ GLDevice::~GLDevice() {
     shared_->doomed_buffers.clear();
 }
 
-void GLDevice::finish() {
-    shared_->api.glMemoryBarrier(gl::CLIENT_MAPPED_BUFFER_BARRIER_BIT);
-    shared_->api.glFinish();
+void GLDevice::finish(const std::function<bool()> *stop) {
+    // A fence rather than glFinish: the wait runs in slices that `stop` may end.
+    const GLApi &api = shared_->api;
+    api.glMemoryBarrier(gl::CLIENT_MAPPED_BUFFER_BARRIER_BIT);
+    GLsync sync = api.glFenceSync(gl::SYNC_GPU_COMMANDS_COMPLETE, 0);
+    try {
+        client_wait(api, sync, UINT64_MAX, stop);
+    } catch (...) {
+        api.glDeleteSync(sync);
+        throw;
+    }
+    api.glDeleteSync(sync);
     gpu_wrote_ = false;
 }
 

@@ -33,8 +33,9 @@ class GLDevice final : public Device {
     const std::shared_ptr<GLShared> &shared() const { return shared_; }
     int64_t live_mappings() const { return shared_->live_mappings.load(); }
 
-    // Makes GPU writes visible to mapped memory and waits for the GPU.
-    void finish();
+    // Makes GPU writes visible to mapped memory and waits for the GPU; `stop`
+    // (may be null) can end the wait (client_wait: throws Interrupted).
+    void finish(const std::function<bool()> *stop = nullptr);
     // Deletes buffers whose last NumPy view died after their release.
     void collect() { shared_->collect(); }
     // Throws std::runtime_error naming every pending GL error.
