@@ -147,6 +147,24 @@ def test_int32_for_a_u32_field_is_refused(upload_ctx):
         upload_ctx.upload(source, upload_ctx.buffer(size=12))
 
 
+@pytest.mark.parametrize("timeout", [float("nan"), -1, True, "1s"])
+def test_a_bad_fence_timeout_names_the_value(ctx, timeout):
+    fence = ctx.fence()
+    with pytest.raises(ValueError, match="timeout must be a non-negative number of seconds"):
+        fence.wait(timeout)
+
+
+@pytest.mark.parametrize("timeout", [1e20, float("inf")])
+def test_a_huge_fence_timeout_waits_as_long_as_needed(ctx, timeout):
+    """1e20 s was nanobind's TypeError and inf an OverflowError on gl."""
+    fence = ctx.fence()
+    cmd = ctx.command_buffer()
+    cmd.fence_signal(fence)
+    cmd.end()
+    cmd.submit()
+    assert fence.wait(timeout) is True
+
+
 # --- one limits table for every device --------------------------------------------------------
 
 

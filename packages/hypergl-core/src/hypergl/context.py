@@ -52,6 +52,7 @@ from .resources import (
 from .trace_log import TraceLog
 
 DEVICES = ("gl", "trace", "null")
+U64_MAX = (1 << 64) - 1
 # format -> (NumPy dtype of its pixels, channels); depth formats take no pixels.
 # Contexts still open at exit are closed then, in order: an external source's
 # callback can reach its own context (a cycle through C++ that Python's
@@ -557,12 +558,15 @@ class Context:
             raise ContextError(f"{what} needs the gl device, this context is '{self._device}'")
 
     def _fence_wait(self, fence: Fence, timeout: float) -> bool:
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout >= 0:
+            raise ValueError(f"timeout must be a non-negative number of seconds, got {timeout!r}")
         if not self._gl:
             return True
         self._enter()
-        if not isinstance(timeout, (int, float)) or timeout < 0:
-            raise ValueError(f"timeout must be a non-negative number of seconds, got {timeout!r}")
-        return self._native.fence_wait(fence._native, int(timeout * 1e9))
+        nanoseconds = timeout * 1e9  # inf and beyond: wait for as long as it takes
+        return self._native.fence_wait(
+            fence._native, U64_MAX if nanoseconds >= U64_MAX else int(nanoseconds)
+        )
 
     # --- lifetime --------------------------------------------------------------------
     def release(self, obj: GPUResource | str) -> None:
