@@ -221,3 +221,18 @@ def test_a_texture_bound_by_an_earlier_program_is_not_visible(gl_ctx):
 
     assert draw(bind_texture=True) == [255, 0, 0, 255]
     assert draw(bind_texture=False) == [0, 0, 0, 255]  # GL's incomplete texture, not red
+
+
+def test_indirect_draws_need_every_vertex_input_bound(ctx):
+    """Their counts are in GPU memory, but a missing buffer is known before the draw."""
+    commands = ctx.buffer(np.array([3, 1, 0, 0], np.uint32), usage="indirect")
+    pipe = ctx.pipeline(vertex_shader=VERTEX, fragment_shader=FRAGMENT, vertex_layout=ONE_VEC4)
+    cmd = ctx.command_buffer()
+    cmd.bind_framebuffer(ctx.framebuffer((8, 8), depth=None))
+    cmd.bind_pipeline(pipe)
+    cmd.bind_indirect_buffer(commands)
+    cmd.draw_indirect(0)
+    cmd.end()
+    with pytest.raises(VMError, match=r"\(draw_indirect\): pipeline '.*' reads vertex binding 0, "
+                                      r"which has no buffer bound"):  # fmt: skip
+        cmd.submit()

@@ -99,15 +99,19 @@ class Interpreter {
         vertices_left_ -= vertices;
     }
     [[noreturn]] HGL_COLD void vertex_budget_spent(uint64_t count, uint64_t instances) const;
-    // A draw of vertices first..first+count-1 (`indexed`: vertices the index
-    // buffer names, unknown here) and instances 0..instances-1: every vertex
-    // input of the pipeline has a buffer bound, and each read stays inside it.
+    // Which of a draw's ranges the VM knows: all (direct draws), the instances
+    // (indexed draws: the indices name the vertices) or none (indirect draws:
+    // the counts are in GPU memory). The rest is robust access's to guard.
+    enum class Known { ALL, INSTANCES, NONE };
+    // A draw of vertices first..first+count-1 and instances 0..instances-1:
+    // every vertex input of the pipeline has a buffer bound, and each known
+    // read stays inside it.
     void need_vertex_buffers(uint64_t first, uint64_t count, uint64_t instances,
-                             bool indexed) const {
-        if (!inputs_->empty()) check_vertex_buffers(first, count, instances, indexed);
+                             Known known) const {
+        if (!inputs_->empty()) check_vertex_buffers(first, count, instances, known);
     }
     HGL_NOINLINE void check_vertex_buffers(uint64_t first, uint64_t count, uint64_t instances,
-                                       bool indexed) const;
+                                           Known known) const;
     void need_indexed(uint32_t index_type, uint64_t first, uint64_t count) const;
     void need_indirect(uint64_t offset, uint64_t count, uint64_t stride, uint32_t size) const;
     void need_parameter(uint32_t count_offset) const;
@@ -181,14 +185,14 @@ void Interpreter::vertex_budget_spent(uint64_t count, uint64_t instances) const 
 }
 
 void Interpreter::check_vertex_buffers(uint64_t first, uint64_t count, uint64_t instances,
-                                       bool indexed) const {
-    if (count == 0 || instances == 0) return;  // draws nothing
+                                       Known known) const {
+    if (known != Known::NONE && (count == 0 || instances == 0)) return;  // draws nothing
     for (const VertexInput &input : *inputs_) {
         const Buffer *buffer = bound_.vertex[input.binding];
         if (!buffer)
             fail("pipeline '" + bound_.pipeline->name() + "' reads vertex binding " +
                  std::to_string(input.binding) + ", which has no buffer bound");
-        if (indexed && !input.per_instance) continue;  // the indices decide: robust access
+        if (known == Known::NONE || (known == Known::INSTANCES && !input.per_instance)) continue;
         const uint64_t last = input.per_instance ? instances - 1 : first + count - 1;
         const uint64_t end = last * input.stride + input.extent;
         if (end > buffer->size())
@@ -500,7 +504,7 @@ RunStats Interpreter::run() {
                 HGL_OP(DRAW)
                     need_pipeline();
                     spend_vertices(ip->b, ip->d);
-                    need_vertex_buffers(ip->c, ip->b, ip->d, false);
+                    need_vertex_buffers(ip->c, ip->b, ip->d, Known::ALL);
                     ++stats_.draws;
                     ++stats_.device_calls;
                     dev_.draw(ip->b, ip->c, ip->d);
@@ -509,7 +513,7 @@ RunStats Interpreter::run() {
                     need_pipeline();
                     need_indexed(ip->a, ip->c, ip->b);
                     spend_vertices(ip->b, ip->d);
-                    need_vertex_buffers(0, ip->b, ip->d, true);
+                    need_vertex_buffers(0, ip->b, ip->d, Known::INSTANCES);
                     ++stats_.draws;
                     ++stats_.device_calls;
                     dev_.draw_indexed(ip->a, ip->b, ip->c, ip->d);
@@ -517,13 +521,14 @@ RunStats Interpreter::run() {
                 HGL_OP(DRAW_REG)
                     need_pipeline();
                     spend_vertices(r_[ip->a], r_[ip->c]);
-                    need_vertex_buffers(r_[ip->b], r_[ip->a], r_[ip->c], false);
+                    need_vertex_buffers(r_[ip->b], r_[ip->a], r_[ip->c], Known::ALL);
                     ++stats_.draws;
                     ++stats_.device_calls;
                     dev_.draw(r_[ip->a], r_[ip->b], r_[ip->c]);
                     HGL_NEXT();
                 HGL_OP(DRAW_INDIRECT)
                     need_pipeline();
+                    need_vertex_buffers(0, 1, 1, Known::NONE);
                     need_indirect(ip->b, 1, 0, kDrawCommandSize);
                     ++stats_.draws;
                     ++stats_.device_calls;
@@ -531,6 +536,7 @@ RunStats Interpreter::run() {
                     HGL_NEXT();
                 HGL_OP(DRAW_INDEXED_INDIRECT)
                     need_pipeline();
+                    need_vertex_buffers(0, 1, 1, Known::NONE);
                     need_indexed(ip->a, 0, 0);
                     need_indirect(ip->b, 1, 0, kIndexedCommandSize);
                     ++stats_.draws;
@@ -539,6 +545,7 @@ RunStats Interpreter::run() {
                     HGL_NEXT();
                 HGL_OP(MULTI_DRAW_INDIRECT)
                     need_pipeline();
+                    need_vertex_buffers(0, 1, 1, Known::NONE);
                     need_indirect(ip->b, ip->c, ip->d, kDrawCommandSize);
                     ++stats_.draws;
                     ++stats_.device_calls;
@@ -546,6 +553,7 @@ RunStats Interpreter::run() {
                     HGL_NEXT();
                 HGL_OP(MULTI_DRAW_INDEXED_INDIRECT)
                     need_pipeline();
+                    need_vertex_buffers(0, 1, 1, Known::NONE);
                     need_indexed(ip->a, 0, 0);
                     need_indirect(ip->b, ip->c, ip->d, kIndexedCommandSize);
                     ++stats_.draws;
@@ -554,6 +562,7 @@ RunStats Interpreter::run() {
                     HGL_NEXT();
                 HGL_OP(MULTI_DRAW_INDIRECT_COUNT)
                     need_pipeline();
+                    need_vertex_buffers(0, 1, 1, Known::NONE);
                     need_indirect(ip->b, ip->d, 0, kDrawCommandSize);
                     need_parameter(ip->c);
                     ++stats_.draws;
@@ -562,6 +571,7 @@ RunStats Interpreter::run() {
                     HGL_NEXT();
                 HGL_OP(MULTI_DRAW_INDEXED_INDIRECT_COUNT)
                     need_pipeline();
+                    need_vertex_buffers(0, 1, 1, Known::NONE);
                     need_indexed(ip->a, 0, 0);
                     need_indirect(ip->b, ip->d, 0, kIndexedCommandSize);
                     need_parameter(ip->c);
