@@ -155,6 +155,9 @@ void Interpreter::need_indexed(uint32_t index_type, uint64_t first, uint64_t cou
 
 void Interpreter::need_indirect(uint64_t offset, uint64_t count, uint64_t stride,
                                 uint32_t size) const {
+    // Indirect draws (and dispatches, whose pipelines read no vertices): the
+    // counts are the GPU's, but a vertex input without a buffer is known now.
+    need_vertex_buffers(0, 1, 1, Known::NONE);
     if (!bound_.indirect) fail("no indirect buffer is bound");
     if (offset % 4 != 0) fail("indirect offset " + std::to_string(offset) + " is not a multiple of 4");
     if (stride != 0 && (stride % 4 != 0 || stride < size))
@@ -528,7 +531,6 @@ RunStats Interpreter::run() {
                     HGL_NEXT();
                 HGL_OP(DRAW_INDIRECT)
                     need_pipeline();
-                    need_vertex_buffers(0, 1, 1, Known::NONE);
                     need_indirect(ip->b, 1, 0, kDrawCommandSize);
                     ++stats_.draws;
                     ++stats_.device_calls;
@@ -536,7 +538,6 @@ RunStats Interpreter::run() {
                     HGL_NEXT();
                 HGL_OP(DRAW_INDEXED_INDIRECT)
                     need_pipeline();
-                    need_vertex_buffers(0, 1, 1, Known::NONE);
                     need_indexed(ip->a, 0, 0);
                     need_indirect(ip->b, 1, 0, kIndexedCommandSize);
                     ++stats_.draws;
@@ -545,7 +546,6 @@ RunStats Interpreter::run() {
                     HGL_NEXT();
                 HGL_OP(MULTI_DRAW_INDIRECT)
                     need_pipeline();
-                    need_vertex_buffers(0, 1, 1, Known::NONE);
                     need_indirect(ip->b, ip->c, ip->d, kDrawCommandSize);
                     ++stats_.draws;
                     ++stats_.device_calls;
@@ -553,7 +553,6 @@ RunStats Interpreter::run() {
                     HGL_NEXT();
                 HGL_OP(MULTI_DRAW_INDEXED_INDIRECT)
                     need_pipeline();
-                    need_vertex_buffers(0, 1, 1, Known::NONE);
                     need_indexed(ip->a, 0, 0);
                     need_indirect(ip->b, ip->c, ip->d, kIndexedCommandSize);
                     ++stats_.draws;
@@ -562,7 +561,6 @@ RunStats Interpreter::run() {
                     HGL_NEXT();
                 HGL_OP(MULTI_DRAW_INDIRECT_COUNT)
                     need_pipeline();
-                    need_vertex_buffers(0, 1, 1, Known::NONE);
                     need_indirect(ip->b, ip->d, 0, kDrawCommandSize);
                     need_parameter(ip->c);
                     ++stats_.draws;
@@ -571,7 +569,6 @@ RunStats Interpreter::run() {
                     HGL_NEXT();
                 HGL_OP(MULTI_DRAW_INDEXED_INDIRECT_COUNT)
                     need_pipeline();
-                    need_vertex_buffers(0, 1, 1, Known::NONE);
                     need_indexed(ip->a, 0, 0);
                     need_indirect(ip->b, ip->d, 0, kIndexedCommandSize);
                     need_parameter(ip->c);
