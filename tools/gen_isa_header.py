@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Generate hypergl-core's C++ ISA header from hypergl_compiler/isa.py.
+"""Generate hypergl-core's C++ headers from the Python tables.
 
-    python3 tools/gen_isa_header.py           # rewrite the committed header
-    python3 tools/gen_isa_header.py --check   # exit 1 if the committed header is stale
+    python3 tools/gen_isa_header.py           # rewrite the committed headers
+    python3 tools/gen_isa_header.py --check   # exit 1 if a committed header is stale
 
-The ISA table is the single source of truth: opcodes, operand kinds, static
-rules, flags and mnemonics all come from it, so the C++ verifier and the Python
-tools cannot disagree about what an instruction is.
+The tables are the single source of truth: hypergl_compiler/isa.py gives
+isa_generated.hpp (opcodes, operand kinds, static rules, flags, mnemonics, the
+device-call list, verifier reason codes), hypergl/format_table.py gives
+formats_generated.hpp (texture formats, external-source scalar types), so the
+C++ engine and the Python tools cannot disagree.
 """
 
 from __future__ import annotations
@@ -18,17 +20,32 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 ISA_SOURCE = ROOT / "packages/hypergl-compiler/src/hypergl_compiler/isa.py"
-HEADER = ROOT / "packages/hypergl-core/cpp/include/hypergl/isa_generated.hpp"
+FORMATS_SOURCE = ROOT / "packages/hypergl-core/src/hypergl/format_table.py"
+INCLUDE = ROOT / "packages/hypergl-core/cpp/include/hypergl"
+HEADER = INCLUDE / "isa_generated.hpp"
+FORMATS_HEADER = INCLUDE / "formats_generated.hpp"
 OP_TABLE_SIZE = 128
+CPP_SCALARS = {
+    ("f", 4): "float",
+    ("f", 8): "double",
+    ("u", 4): "uint32_t",
+    ("u", 8): "uint64_t",
+    ("i", 4): "int32_t",
+    ("i", 8): "int64_t",
+}
 
 
-def load_isa():
-    """Import isa.py by path, so this runs before anything is installed."""
-    spec = importlib.util.spec_from_file_location("_hypergl_isa", ISA_SOURCE)
+def load(path: Path, name: str):
+    """Import a table module by path, so this runs before anything is installed."""
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def load_isa():
+    return load(ISA_SOURCE, "_hypergl_isa")
 
 
 def enum_body(enum_cls, indent: str = "    ") -> str:
@@ -53,6 +70,22 @@ def op_entry(isa, op) -> str:
     )
 
 
+CPP_PARAM_TYPES = {
+    "u32": "uint32_t ",
+    "i32": "int32_t ",
+    "buffer": "Buffer &",
+    "resource": "Resource &",
+    "external": "ExternalSource &",
+    "clear_values": "const float *",
+    "uniform_data": "const void *",
+}
+
+
+def device_call_entry(call) -> str:
+    params = ", ".join(f"{CPP_PARAM_TYPES[kind]}{name}" for kind, name in call.params)
+    return f"    X({call.returns}, {call.name}, ({params}), {call.idle})"
+
+
 def render(isa) -> str:
     assert max(isa.BY_CODE) < OP_TABLE_SIZE, "grow OP_TABLE_SIZE"
     assert all(len(op.const) <= 1 for op in isa.OPS), "one constant operand per op"
@@ -65,6 +98,9 @@ def render(isa) -> str:
             table.append(op_entry(isa, op))
     opcodes = "\n".join(f"    {op.name.upper()} = 0x{op.code:02X}," for op in isa.OPS)
     op_list = " \\\n".join(f"    X({op.name.upper()})" for op in isa.OPS)
+    verify_codes = "\n".join(f"    {code.name}," for code in isa.VerifyCode)
+    verify_names = "\n".join(f'    "{code.value}",' for code in isa.VerifyCode)
+    device_calls = " \\\n".join(device_call_entry(call) for call in isa.DEVICE_CALLS)
     index_sizes = ", ".join(str(isa.INDEX_TYPES[i]) for i in sorted(isa.INDEX_TYPES))
     uniform_components = ", ".join(str(isa.UNIFORM_TYPES[i][2]) for i in sorted(isa.UNIFORM_TYPES))
     uniform_bases = ", ".join(f"'{isa.UNIFORM_TYPES[i][1]}'" for i in sorted(isa.UNIFORM_TYPES))
@@ -114,6 +150,12 @@ enum class Opcode : uint16_t {{
 #define HYPERGL_ISA_OPS(X) \\
 {op_list}
 
+// Every call a device implements, as X(RETURN, NAME, (PARAMETERS), IDLE) where
+// IDLE is what a device that does nothing returns: the Device interface and
+// the gl, trace and null devices are declared from this list (device.hpp).
+#define HYPERGL_DEVICE_CALLS(X) \\
+{device_calls}
+
 constexpr uint32_t kClearColor = {isa.CLEAR_COLOR};
 constexpr uint32_t kClearDepth = {isa.CLEAR_DEPTH};
 constexpr uint32_t kClearStencil = {isa.CLEAR_STENCIL};
@@ -122,6 +164,17 @@ constexpr uint32_t kIndexTypeSize[] = {{{index_sizes}}};
 // Components and base type ('f', 'i', 'u') of uniform_const, by its type operand.
 constexpr uint32_t kUniformComponents[] = {{{uniform_components}}};
 constexpr char kUniformBase[] = {{{uniform_bases}}};
+
+// Why a verifier rejected a program (isa.VerifyCode, in the same order).
+enum class VerifyCode : uint8_t {{
+{verify_codes}
+}};
+inline constexpr const char *kVerifyCodeNames[] = {{
+{verify_names}
+}};
+inline constexpr const char *verify_code_name(VerifyCode code) {{
+    return kVerifyCodeNames[static_cast<uint8_t>(code)];
+}}
 
 struct OpInfo {{
     bool defined;
@@ -148,20 +201,72 @@ inline constexpr const OpInfo *op_info(uint32_t code) {{
 """
 
 
+def render_formats(table) -> str:
+    scalars = table.SCALAR_TYPES
+    enum = "\n".join(f"    {t.name.upper()} = {t.code}," for t in scalars)
+    sizes = ", ".join(str(t.size) for t in scalars)
+    kinds = ", ".join(f"'{t.kind}'" for t in scalars)
+    names = ", ".join(f'"{t.name}"' for t in scalars)
+    scalar_list = " \\\n".join(
+        f"    X({t.name.upper()}, {CPP_SCALARS[t.kind, t.size]})" for t in scalars
+    )
+    format_list = " \\\n".join(
+        f'    X("{f.name}", {", ".join(f.gl)}, {f.bytes_per_pixel}, {str(f.depth).lower()})'
+        for f in table.TEXTURE_FORMATS
+    )
+    return f"""\
+// GENERATED by tools/gen_isa_header.py from hypergl/format_table.py. Do not edit:
+// change the table and run `python3 tools/gen_isa_header.py`.
+#pragma once
+
+#include <cstdint>
+
+namespace hypergl {{
+
+// Element types of external-source fields.
+enum class ScalarType : uint8_t {{
+{enum}
+}};
+constexpr uint32_t kNumScalarTypes = {len(scalars)};
+constexpr uint32_t kScalarSize[] = {{{sizes}}};
+// 'f' float, 'u' unsigned, 'i' signed: what a source array's element must be.
+constexpr char kScalarKind[] = {{{kinds}}};
+constexpr const char *kScalarName[] = {{{names}}};
+
+}}  // namespace hypergl
+
+// Every scalar type, as X(NAME, C++ type).
+#define HYPERGL_SCALAR_TYPES(X) \\
+{scalar_list}
+
+// Every texture format, as X("name", GL internal format, GL pixel format,
+// GL pixel type, bytes per pixel, is depth); the GL names are gl:: constants.
+#define HYPERGL_TEXTURE_FORMATS(X) \\
+{format_list}
+"""
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="fail if the header is stale")
+    parser.add_argument("--check", action="store_true", help="fail if a header is stale")
     args = parser.parse_args()
-    text = render(load_isa())
-    if args.check:
-        if not HEADER.exists() or HEADER.read_text() != text:
-            print(f"{HEADER.relative_to(ROOT)} is stale: run python3 tools/gen_isa_header.py")
-            return 1
-        print(f"{HEADER.relative_to(ROOT)} is up to date")
-        return 0
-    HEADER.write_text(text)
-    print(f"wrote {HEADER.relative_to(ROOT)}")
-    return 0
+    outputs = {
+        HEADER: render(load_isa()),
+        FORMATS_HEADER: render_formats(load(FORMATS_SOURCE, "_hypergl_format_table")),
+    }
+    stale = 0
+    for path, text in outputs.items():
+        shown = path.relative_to(ROOT)
+        if args.check:
+            if not path.exists() or path.read_text() != text:
+                print(f"{shown} is stale: run python3 tools/gen_isa_header.py")
+                stale = 1
+            else:
+                print(f"{shown} is up to date")
+        else:
+            path.write_text(text)
+            print(f"wrote {shown}")
+    return stale
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hypergl_compiler import Constant, Program, Resource, Subroutine, VerifyError, isa, verify
-from hypergl_compiler.isa import ConstKind, ResourceKind
+from hypergl_compiler.isa import ConstKind, ResourceKind, VerifyCode
 from hypergl_compiler.verify import verify_parts
 
 verify_module = importlib.import_module("hypergl_compiler.verify")  # the name is the function
@@ -53,6 +53,7 @@ def rejection(p: Program) -> tuple[int, str, str]:
         verify(p)
     err = info.value
     assert isinstance(err, ValueError)
+    assert isinstance(err.code, VerifyCode)
     return err.index, err.mnemonic, err.reason
 
 
@@ -71,6 +72,38 @@ def test_code_length_not_multiple_of_16():
 def test_subroutine_entry_outside_code():
     index, mnemonic, reason = rejection(program(ins("halt"), subs=[Subroutine("far", 1)]))
     assert (index, mnemonic) == (-1, "call") and "'far'" in reason
+
+
+@pytest.mark.parametrize(
+    ("code", "constant", "verify_code", "reason"),
+    [
+        (ins("uniform_const", 0, 0, 0, 7), Constant(ConstKind.U32, bytes(12)),
+         VerifyCode.UNIFORM_SIZE, "constant 0 has 12 bytes, uniform type 7 (uint) needs 4"),
+        (ins("uniform_const", 0, 0, 0, 4), Constant(ConstKind.F32, bytes(60)),
+         VerifyCode.UNIFORM_SIZE, "needs 64"),
+        (ins("viewport", 0, 0), Constant(ConstKind.I32, struct.pack("<4i", 0, 0, -1, 8)),
+         VerifyCode.VIEWPORT_SIZE, "width -1 and height 8"),
+        (ins("viewport", 0, 0), Constant(ConstKind.I32, struct.pack("<4i", -5, -5, 0, -2)),
+         VerifyCode.VIEWPORT_SIZE, "height -2"),
+    ],
+)  # fmt: skip
+def test_static_constant_rules_carry_their_code(code, constant, verify_code, reason):
+    """Rules the interpreter used to check at run time (UNIFORM_SIZE, VIEWPORT_SIZE)."""
+    with pytest.raises(VerifyError) as info:
+        verify(program(code, constants=(constant,)))
+    assert (info.value.index, info.value.mnemonic, info.value.code) == (
+        0, isa.BY_CODE[isa.decode(code)[0]].name, verify_code,
+    )  # fmt: skip
+    assert reason in info.value.reason
+
+
+def test_codes_survive_pickling():
+    import pickle
+
+    with pytest.raises(VerifyError) as info:
+        verify(program(ins("li", a=8)))
+    copy = pickle.loads(pickle.dumps(info.value))
+    assert (copy.code, copy.index, copy.reason) == (VerifyCode.REGISTER, 0, info.value.reason)
 
 
 def test_message_names_index_and_mnemonic():
@@ -127,7 +160,7 @@ def test_each_rule_rejects(code, index, mnemonic, reason):
         [ins("goto", b=1)],  # a target equal to the code length means "end"
         [ins("load", 0, 0, 60), ins("store", 0, 2, 4)],  # last word of each buffer
         [ins("skip_if_zero", 0, 0, 0), ins("nop")],
-        [ins("uniform_const", 0, 0, 1, 7)],  # BYTES-declared: any kind, >= 1 element
+        [ins("uniform_const", 0, 0, 2, 3)],  # BYTES-declared: any kind of the type's size
         [ins("jump_table", 0, 8, 1)],
         [ins("copy_buffer", 0, 0, 2, 1)],  # k1: 8 bytes at 0 into an 8-byte buffer
         [ins("copy_buffer", 0, 3, 3, 9)],  # nothing copied: no declared size needed

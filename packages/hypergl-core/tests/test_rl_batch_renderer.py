@@ -98,7 +98,7 @@ def test_each_environment_sees_only_its_own_state(ctx):
 
 
 def test_stacks_split_at_the_framebuffer_limit_and_keep_the_layout(ctx):
-    limit = ctx.capabilities.limits["max_renderbuffer_size"]
+    limit = ctx.limits["max_renderbuffer_size"]
     height = limit // 2  # two tiles per stack at most
     with BatchRenderer(5, 8, height, context=ctx) as many:
         assert len(many.stacks) == 3 and sum(n for _, n in many.stacks) == 5
@@ -162,7 +162,7 @@ def test_bad_camera(ctx):
 
 
 def test_tile_larger_than_the_gpu_allows(ctx):
-    limit = ctx.capabilities.limits["max_renderbuffer_size"]
+    limit = ctx.limits["max_renderbuffer_size"]
     with pytest.raises(ValueError, match=f"exceeds this GPU's limit of {limit}"):
         BatchRenderer(1, 8, limit + 1, context=ctx)
 

@@ -3,7 +3,7 @@
 Corpus: valid programs recorded with the builder, then mutated field by field
 (opcodes, registers, slots, constants, targets, offsets, subroutines). Both
 verifiers must accept the same programs and reject the others at the same
-instruction with the same mnemonic.
+instruction with the same mnemonic and the same reason code (isa.VerifyCode).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 import hypergl
 from hypergl import VerifyError
 from hypergl_compiler import CommandBuffer, Constant, Resource, Subroutine, isa, verify_parts
-from hypergl_compiler.isa import ConstKind, ResourceKind
+from hypergl_compiler.isa import ConstKind, ResourceKind, VerifyCode
 
 FORMAT = struct.Struct("<HHIII")
 
@@ -47,6 +47,7 @@ def recorded_program(rng: random.Random):
     cmd.label("out")
     cmd.fence_signal(fence)
     cmd.viewport(0, 0, 8, 8)
+    cmd.uniform_const(rng.randrange(4), (1.0, 2.0, 3.0, 4.0), "vec4")
     with cmd.define_subroutine("helper"):
         cmd.push(3)
         cmd.pop(3)
@@ -89,7 +90,7 @@ def python_verdict(code, constants, resources, subroutines):
     try:
         verify_parts(code, constants, resources, subroutines)
     except VerifyError as exc:
-        return (exc.index, exc.mnemonic)
+        return (exc.index, exc.mnemonic, exc.code)
     return None
 
 
@@ -100,7 +101,7 @@ def native_verdict(code, constants, resources, subroutines):
     try:
         hypergl.verify(program)
     except VerifyError as exc:
-        return (exc.index, exc.mnemonic)
+        return (exc.index, exc.mnemonic, exc.code)
     return None
 
 
@@ -141,6 +142,54 @@ def test_bad_tables_get_the_same_verdict():
         expected = python_verdict(*case)
         assert expected is not None
         assert native_verdict(*case) == expected
+
+
+def test_mutated_constants_get_the_same_verdict():
+    """Constants resized or rewritten: the constant rules, UNIFORM_SIZE and VIEWPORT_SIZE."""
+    rng = random.Random(5)
+    codes = set()
+    for trial in range(600):
+        code, constants, resources, subroutines = parts(recorded_program(rng))
+        index = rng.randrange(len(constants))
+        kind = rng.choice([constants[index].kind, *ConstKind])
+        words = rng.choice([0, 1, 2, 3, 4, 5, 16, 17])
+        data = struct.pack(f"<{words}i", *(rng.choice([-1, 0, 1, 8, -(1 << 31)])
+                                           for _ in range(words)))  # fmt: skip
+        constants[index] = Constant(kind, data + b"\x00" * rng.choice([0, 0, 0, 1, 2]))
+        expected = python_verdict(code, constants, resources, subroutines)
+        assert native_verdict(code, constants, resources, subroutines) == expected, trial
+        if expected is not None:
+            codes.add(expected[2])
+    assert {VerifyCode.UNIFORM_SIZE, VerifyCode.VIEWPORT_SIZE, VerifyCode.CONSTANT_COUNT} <= codes
+
+
+@pytest.mark.parametrize(
+    ("op", "operands", "constant", "code"),
+    [
+        ("uniform_const", (0, 0, 0, 3), Constant(ConstKind.F32, b"\x00" * 12),
+         VerifyCode.UNIFORM_SIZE),
+        ("uniform_const", (0, 0, 0, 4), Constant(ConstKind.BYTES, b"\x00" * 60),
+         VerifyCode.UNIFORM_SIZE),
+        ("viewport", (0, 0, 0, 0), Constant(ConstKind.I32, struct.pack("<4i", 0, 0, -1, 4)),
+         VerifyCode.VIEWPORT_SIZE),
+        ("viewport", (0, 0, 0, 0), Constant(ConstKind.I32, struct.pack("<4i", 0, 0, 4, -8)),
+         VerifyCode.VIEWPORT_SIZE),
+    ],
+)  # fmt: skip
+def test_static_constant_checks_are_verified(op, operands, constant, code):
+    """What the interpreter used to check at run time is rejected before any run."""
+    program = (isa.encode(isa.BY_NAME[op], *operands), [constant], [], [])
+    expected = python_verdict(*program)
+    assert expected == (0, op, code)
+    assert native_verdict(*program) == expected
+
+
+def test_every_failure_has_a_code():
+    rng = random.Random(6)
+    for _ in range(500):
+        code, constants, resources, subroutines = parts(recorded_program(rng))
+        verdict = native_verdict(mutate(rng, code), constants, resources, subroutines)
+        assert verdict is None or isinstance(verdict[2], VerifyCode)
 
 
 def test_random_instruction_streams_only_raise_verify_error():

@@ -84,3 +84,69 @@ def test_two_threads_submit_to_one_context_safely(null_ctx):
     for thread in threads:
         thread.join()
     assert results == [1000] * 200
+
+
+HEAVY_FRAGMENT = """#version 430
+layout(location = 0) uniform int n;
+out vec4 color;
+void main() {
+    float x = gl_FragCoord.x;
+    for (int i = 0; i < n; ++i) x = fract(x * 1.0001 + 0.1);
+    color = vec4(x, 0.0, 0.0, 1.0);
+}
+"""
+FULL_SCREEN = (
+    "#version 430\nvoid main() { gl_Position = vec4(vec2(gl_VertexID == 1, "
+    "gl_VertexID == 2) * 4.0 - 1.0, 0.0, 1.0); }"
+)
+
+
+@pytest.mark.gl
+@pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="needs POSIX signals")
+def test_ctrl_c_during_a_long_gpu_wait_stops_the_run(gl_ctx):
+    """Issue 17: SIGINT during a long draw was not honoured until the run ended.
+
+    A slow draw, then a `load` that waits for the GPU, then a `store` of a marker:
+    Ctrl+C must stop the run as soon as the driver returns (during the draw or
+    between slices of the wait), so the marker is never written.
+    """
+    fb = gl_ctx.framebuffer((256, 256), depth=None)
+    pipe = gl_ctx.pipeline(vertex_shader=FULL_SCREEN, fragment_shader=HEAVY_FRAGMENT)
+    data = gl_ctx.buffer(size=16)
+    marker = gl_ctx.buffer(size=16)
+
+    def heavy(iterations):
+        cmd = gl_ctx.command_buffer()
+        cmd.bind_framebuffer(fb)
+        cmd.bind_pipeline(pipe)
+        cmd.uniform_const(0, iterations, "int")
+        cmd.draw(3)
+        cmd.load(0, data, 0)  # waits for the draw: the GPU wrote since the CPU synchronised
+        cmd.li(1, 1)
+        cmd.store(1, marker, 0)
+        cmd.end()
+        return cmd
+
+    started = time.monotonic()
+    heavy(2000).submit()
+    per_iteration = max(time.monotonic() - started, 1e-4) / 2000
+    iterations = int(min(2.0 / per_iteration, 50_000_000))  # about 2 s of GPU work
+    marker.write(bytes(16))
+    cmd = heavy(iterations)
+    timer = threading.Timer(0.3, os.kill, args=(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        cmd.submit()
+        interrupted = False
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        timer.cancel()
+    with contextlib.suppress(KeyboardInterrupt):
+        time.sleep(0.5)  # absorbs a signal that came after the run (the old behaviour)
+    gl_ctx.finish()
+    assert bytes(marker.read()[:4]) == bytes(4), "the run went on after Ctrl+C"
+    assert interrupted
+    again = heavy(1)  # the context still works
+    again.submit()
+    assert bytes(marker.read()[:4]) == b"\x01\x00\x00\x00"

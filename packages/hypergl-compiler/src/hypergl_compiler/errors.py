@@ -9,6 +9,8 @@ one error type whichever verifier ran, and its context raises the same
 
 from __future__ import annotations
 
+from .isa import VerifyCode
+
 
 class ArgumentError(ValueError):
     """A value given to a function is wrong in itself (a size that is not two positive
@@ -23,14 +25,16 @@ class VerifyError(ValueError):
     """A program breaks a static rule of the ISA.
 
     ``index`` is the instruction index (-1 for whole-program checks), ``mnemonic``
-    the op's name (``"?"`` for an unknown opcode, ``""`` for the code length) and
-    ``reason`` says what is wrong.
+    the op's name (``"?"`` for an unknown opcode, ``""`` for the code length),
+    ``reason`` says what is wrong and ``code`` (an :class:`~.isa.VerifyCode`)
+    names the rule, the same whichever verifier (Python or C++) ran.
     """
 
-    def __init__(self, index: int, mnemonic: str, reason: str) -> None:
+    def __init__(self, index: int, mnemonic: str, reason: str, code: str | None = None) -> None:
         self.index = index
         self.mnemonic = mnemonic
         self.reason = reason
+        self.code = None if code is None else VerifyCode(code)
         if index < 0:
             where = f"program ({mnemonic})" if mnemonic else "program"
         else:
@@ -38,8 +42,9 @@ class VerifyError(ValueError):
         super().__init__(f"{where}: {reason}")
 
     # keep the attributes through pickling (multiprocessing)
-    def __reduce__(self) -> tuple[type[VerifyError], tuple[int, str, str]]:
-        return (type(self), (self.index, self.mnemonic, self.reason))
+    def __reduce__(self) -> tuple[type[VerifyError], tuple[int, str, str, str | None]]:
+        code = None if self.code is None else self.code.value
+        return (type(self), (self.index, self.mnemonic, self.reason, code))
 
 
 class HGBError(ValueError):

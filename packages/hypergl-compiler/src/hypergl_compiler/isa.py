@@ -13,6 +13,22 @@ mnemonics) is generated from this table by ``tools/gen_isa_header.py``.
 Execution model: 8 registers of 32 bits (integer or float bits), a bounded data
 stack (``push``/``pop``), a bounded call stack (``call``/``ret``). Running past
 the last instruction halts, so a target equal to the code length means "end".
+
+Adding an op touches three places:
+
+1. this table: a row in ``OPS`` (with a new ``Rule`` bit and ``VerifyCode``
+   if it needs a new static check, implemented in ``verify.py`` and
+   ``verifier.cpp``), and a row in ``DEVICE_CALLS`` if it reaches the GPU in a
+   new way; then ``python3 tools/gen_isa_header.py``;
+2. its handler, ``HGL_OP(NAME)`` in hypergl-core's ``interpreter.cpp`` (the
+   build fails without one: the dispatch table names a label per op);
+3. its device implementations: a new device call is declared for every device
+   from ``DEVICE_CALLS``, so ``gl_device.cpp`` and ``trace_device.cpp`` must
+   define it (a missing one is an undefined symbol: the extension does not
+   import); the null device is generated.
+
+Everything else follows the table: recording (``cmd.emit(name, ...)``),
+assembly and disassembly, the Python verifier, ``.hgb`` files, the trace log.
 """
 
 from __future__ import annotations
@@ -103,6 +119,39 @@ class Rule(enum.IntFlag):
     COPY_RANGE = 4  # constant d is u32 (src_offset, dst_offset, size) inside buffers b and c
     REG_RANGE4 = 8  # registers a..a+3 exist (a <= 4)
     SKIP_NEXT = 16  # an instruction follows, so the skip lands at most on "end"
+    UNIFORM_SIZE = 32  # constant c holds exactly the components of uniform type d
+    VIEWPORT_SIZE = 64  # constant b's width and height (elements 2 and 3) are >= 0
+
+
+class VerifyCode(str, enum.Enum):
+    """Why a verifier rejected a program: ``VerifyError.code``, the same from both verifiers.
+
+    Listed in the order the checks run (see ``verify.py``).
+    """
+
+    CODE_LENGTH = "code_length"  # the code is not a whole number of 16-byte instructions
+    SUBROUTINE_ENTRY = "subroutine_entry"  # a subroutine enters outside the code
+    UNKNOWN_OPCODE = "unknown_opcode"
+    UNUSED_FIELD = "unused_field"  # a field the op does not use is not 0
+    REGISTER = "register"  # a register index outside r0..r7
+    IMMEDIATE = "immediate"  # an immediate above the op's maximum for that field
+    TARGET = "target"  # a jump target outside 0..len(code)
+    CONSTANT_INDEX = "constant_index"  # no such constant
+    CONSTANT_KIND = "constant_kind"  # the constant holds the wrong element type
+    CONSTANT_SIZE = "constant_size"  # the constant is not a whole number of elements
+    CONSTANT_COUNT = "constant_count"  # the constant has the wrong number of elements
+    SUBROUTINE = "subroutine"  # no such subroutine
+    SLOT_INDEX = "slot_index"  # no such resource slot
+    SLOT_KIND = "slot_kind"  # the slot holds another kind of resource
+    ALIGNMENT = "alignment"  # MEM_U32: the offset is not a multiple of 4
+    BUFFER_BOUNDS = "buffer_bounds"  # MEM_U32: the u32 is outside the buffer
+    JUMP_TABLE_TARGET = "jump_table_target"  # JUMP_TABLE: an entry outside the code
+    COPY_SOURCE = "copy_source"  # COPY_RANGE: the source range is outside its buffer
+    COPY_DESTINATION = "copy_destination"  # COPY_RANGE: the destination range is outside
+    REGISTER_RANGE = "register_range"  # REG_RANGE4: registers a..a+3 go past r7
+    SKIP_NEXT = "skip_next"  # SKIP_NEXT: no instruction follows the skip
+    UNIFORM_SIZE = "uniform_size"  # UNIFORM_SIZE: constant size != the uniform type's
+    VIEWPORT_SIZE = "viewport_size"  # VIEWPORT_SIZE: negative width or height
 
 
 class Flag(enum.IntFlag):
@@ -263,7 +312,7 @@ OPS: tuple[Op, ...] = (
     Op(0x49, "bind_texture", b=TEX, c=U, meaning="texture b (with its sampler) on unit c",
        flags=BIND | GL, max=BINDING_MAX),
     Op(0x4A, "viewport", b=K, meaning="viewport from constant b (x, y, width, height: i32)",
-       flags=GL, const=(("b", ConstKind.I32, 4),)),
+       rule=Rule.VIEWPORT_SIZE, flags=GL, const=(("b", ConstKind.I32, 4),)),
     Op(0x4B, "viewport_reg", a=R,
        meaning="viewport from registers a..a+3 (x, y, width, height)",
        rule=Rule.REG_RANGE4, flags=GL),
@@ -275,7 +324,7 @@ OPS: tuple[Op, ...] = (
     Op(0x4E, "uniform_const", b=U, c=K, d=U,
        meaning="uniform at location b = constant c, of type d (0 float .. 4 mat4, 5 int, "
                "6 ivec4, 7 uint)",
-       flags=GL, max=(("d", 7),), const=(("c", ConstKind.BYTES, 0),)),
+       rule=Rule.UNIFORM_SIZE, flags=GL, max=(("d", 7),), const=(("c", ConstKind.BYTES, 0),)),
     # --- GL: draws and compute -----------------------------------------------
     Op(0x50, "draw", b=U, c=U, d=U,
        meaning="draw b vertices from vertex c, d instances", flags=DRAW | GL),
@@ -326,6 +375,84 @@ OPS: tuple[Op, ...] = (
        meaning="copy external source b (e.g. a physics world) into buffer c", flags=GL),
 )
 # fmt: on
+
+
+# --- what the interpreter asks of a device -------------------------------------------
+# The calls every device (gl, trace, null) implements, in the order of the C++
+# interface. Handlers of several ops may share one call (draw and draw_reg both
+# call `draw`). Parameter types: u32, i32, buffer, resource, external (an
+# external source), clear_values (5 floats: r, g, b, a, depth), uniform_data
+# (the components of an isa UNIFORM_TYPES value).
+@dataclass(frozen=True)
+class DeviceCall:
+    name: str
+    params: tuple[tuple[str, str], ...]  # (type, name)
+    returns: str = "void"  # or "bool"
+    idle: str = ""  # what a device that does nothing returns
+    meaning: str = ""
+
+
+def _params(text: str) -> tuple[tuple[str, str], ...]:
+    """'u32 count, buffer b' -> (('u32', 'count'), ('buffer', 'b'))."""
+    return tuple(tuple(part.split()) for part in text.split(",") if part.strip())  # type: ignore[misc]
+
+
+DEVICE_CALLS: tuple[DeviceCall, ...] = (
+    DeviceCall("clear", _params("clear_values values, u32 mask, u32 stencil")),
+    DeviceCall("bind_pipeline", _params("resource pipeline")),
+    DeviceCall("bind_framebuffer", _params("resource framebuffer")),
+    DeviceCall("bind_vertex_buffer", _params("u32 binding, buffer buffer")),
+    DeviceCall("bind_index_buffer", _params("buffer buffer")),
+    DeviceCall("bind_uniform_buffer", _params("u32 binding, buffer buffer")),
+    DeviceCall("bind_storage_buffer", _params("u32 binding, buffer buffer")),
+    DeviceCall("bind_indirect_buffer", _params("buffer buffer")),
+    DeviceCall("bind_parameter_buffer", _params("buffer buffer")),
+    DeviceCall("bind_texture", _params("u32 unit, resource texture")),
+    DeviceCall("viewport", _params("i32 x, i32 y, i32 width, i32 height")),
+    DeviceCall(
+        "uniform",
+        _params("u32 location, u32 type, uniform_data data"),
+        meaning="`type` is an UNIFORM_TYPES index; `data` holds its components",
+    ),
+    DeviceCall("draw", _params("u32 count, u32 first, u32 instances")),
+    DeviceCall("draw_indexed", _params("u32 index_type, u32 count, u32 first, u32 instances")),
+    DeviceCall("draw_indirect", _params("u32 offset")),
+    DeviceCall("draw_indexed_indirect", _params("u32 index_type, u32 offset")),
+    DeviceCall("multi_draw_indirect", _params("u32 offset, u32 count, u32 stride")),
+    DeviceCall(
+        "multi_draw_indexed_indirect", _params("u32 index_type, u32 offset, u32 count, u32 stride")
+    ),
+    DeviceCall("multi_draw_indirect_count", _params("u32 offset, u32 count_offset, u32 max_count")),
+    DeviceCall(
+        "multi_draw_indexed_indirect_count",
+        _params("u32 index_type, u32 offset, u32 count_offset, u32 max_count"),
+    ),
+    DeviceCall("dispatch", _params("u32 x, u32 y, u32 z")),
+    DeviceCall("dispatch_indirect", _params("u32 offset")),
+    DeviceCall("barrier", _params("u32 bits")),
+    DeviceCall(
+        "copy_buffer",
+        _params(
+            "buffer source, buffer destination, u32 source_offset, u32 destination_offset, u32 size"
+        ),
+    ),
+    DeviceCall("fence_signal", _params("resource fence")),
+    DeviceCall(
+        "fence_wait",
+        _params("resource fence, u32 timeout_us"),
+        returns="bool",
+        idle="true",
+        meaning="false when the wait timed out",
+    ),
+    DeviceCall(
+        "read_framebuffer", _params("u32 attachment, resource readback, resource framebuffer")
+    ),
+    DeviceCall("upload", _params("external source, buffer destination")),
+)
+DEVICE_PARAM_TYPES = ("u32", "i32", "buffer", "resource", "external", "clear_values",
+                      "uniform_data")  # fmt: skip
+assert all(t in DEVICE_PARAM_TYPES for call in DEVICE_CALLS for t, _ in call.params)
+
 
 BY_NAME: dict[str, Op] = {op.name: op for op in OPS}
 BY_CODE: dict[int, Op] = {op.code: op for op in OPS}

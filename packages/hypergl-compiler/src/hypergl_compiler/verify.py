@@ -1,9 +1,10 @@
 """The structural verifier, driven by the ISA table.
 
 It enforces exactly the rules (and the order) of hypergl-core's C++ verifier, so
-both report the same first failure: (0) code length a multiple of 16, (1) every
-subroutine entry inside the code, (2) each instruction in order: known opcode,
-fields a, b, c, d by operand kind, then the op's rules in increasing bit order.
+both report the same first failure, with the same :class:`~.isa.VerifyCode`:
+(0) code length a multiple of 16, (1) every subroutine entry inside the code,
+(2) each instruction in order: known opcode, fields a, b, c, d by operand kind,
+then the op's rules in increasing bit order.
 
 Speed: a program is mostly repeated instructions, so the instructions are first
 deduplicated in C (``set(struct.iter_unpack(...))``) and each distinct one is
@@ -26,10 +27,12 @@ from .isa import (
     INSTRUCTION_SIZE,
     NUM_REGISTERS,
     SLOT_OPERANDS,
+    UNIFORM_TYPES,
     ConstKind,
     Operand,
     ResourceKind,
     Rule,
+    VerifyCode,
 )
 from .program import Constant, Program, Resource, Subroutine
 
@@ -77,12 +80,17 @@ def verify_parts(
 ) -> None:
     """:func:`verify` on the raw parts of a program (what the C++ verifier receives)."""
     if len(code) % INSTRUCTION_SIZE:
-        raise VerifyError(-1, "", f"code length {len(code)} is not a multiple of 16")
+        raise VerifyError(
+            -1, "", f"code length {len(code)} is not a multiple of 16", VerifyCode.CODE_LENGTH
+        )
     n = len(code) // INSTRUCTION_SIZE
     for sub in subroutines:
         if not 0 <= sub.entry < n:
             raise VerifyError(
-                -1, "call", f"subroutine {sub.name!r} entry {sub.entry} is outside 0..{n - 1}"
+                -1,
+                "call",
+                f"subroutine {sub.name!r} entry {sub.entry} is outside 0..{n - 1}",
+                VerifyCode.SUBROUTINE_ENTRY,
             )
     checker = _Checker(n, constants, resources, len(subroutines))
     if n == 0:
@@ -91,9 +99,9 @@ def verify_parts(
     valid = _fast_predicates(checker).get
     if all(valid(ins[0], _reject)(ins) for ins in uniq):
         last = INSTRUCTION_FORMAT.unpack_from(code, (n - 1) * INSTRUCTION_SIZE)
-        reason = checker.check(last, n - 1)
-        if reason:
-            raise VerifyError(n - 1, _PLANS[last[0]][0], reason)
+        failure = checker.check(last, n - 1)
+        if failure:
+            raise VerifyError(n - 1, _PLANS[last[0]][0], failure[1], failure[0])
         return
     _verify_in_order(code, checker)
     raise AssertionError("the fast check rejected an instruction that the in-order one accepts")
@@ -103,10 +111,10 @@ def _verify_in_order(code: bytes, checker: _Checker) -> None:
     """The reference walk: each instruction in order, with the reason of the first failure."""
     check = checker.check
     for index, ins in enumerate(struct.iter_unpack("<HHIII", code)):
-        reason = check(ins, index)
-        if reason:
+        failure = check(ins, index)
+        if failure:
             plan = _PLANS.get(ins[0])
-            raise VerifyError(index, plan[0] if plan else "?", reason)
+            raise VerifyError(index, plan[0] if plan else "?", failure[1], failure[0])
 
 
 def _reject(_ins: tuple) -> bool:
@@ -151,11 +159,16 @@ def _expression(op) -> str:
         parts.append("copy_ok(i[2], i[3], i[4])")
     if Rule.REG_RANGE4 in op.rule:
         parts.append(f"i[1] <= {NUM_REGISTERS - 4}")
+    if Rule.UNIFORM_SIZE in op.rule:
+        parts.append("const_bytes[i[3]] == uniform_bytes[i[4]]")
+    if Rule.VIEWPORT_SIZE in op.rule:
+        parts.append("i[2] in viewports")
     return " and ".join(parts) or "True"
 
 
 def _generate():
-    args = ["n", "const_count", "sub_count", "sizes", "jump_tables", "copy_ok"]
+    args = ["n", "const_count", "sub_count", "sizes", "jump_tables", "copy_ok", "const_bytes",
+            "uniform_bytes", "viewports"]  # fmt: skip
     args += list(_SLOT_ARGS.values()) + list(_CONST_ARGS.values())
     lines = [f"def make({', '.join(args)}):", "    return {"]
     lines += [f"        {code}: lambda i: {_expression(op)}," for code, op in BY_CODE.items()]
@@ -166,6 +179,13 @@ def _generate():
 
 
 _make_predicates = _generate()
+_UNIFORM_BYTES = [4 * UNIFORM_TYPES[code][2] for code in sorted(UNIFORM_TYPES)]
+
+
+def _viewport_ok(data: bytes) -> bool:
+    """An i32 (x, y, width, height) constant with width, height >= 0."""
+    _x, _y, width, height = struct.unpack("<4i", data)
+    return width >= 0 and height >= 0
 
 
 def _fast_predicates(checker: _Checker) -> dict:
@@ -187,6 +207,11 @@ def _fast_predicates(checker: _Checker) -> dict:
                                               constants[index].data))
     )  # fmt: skip
     size_of = [0 if s is None else s for s in sizes]  # as in _Checker._buffer
+    viewports = frozenset(
+        index
+        for index in const_sets.get((ConstKind.I32, 4), ())
+        if _viewport_ok(constants[index].data)
+    )
 
     def copy_ok(b: int, c: int, d: int) -> bool:
         src, dst, size = struct.unpack("<3I", constants[d].data)
@@ -199,6 +224,9 @@ def _fast_predicates(checker: _Checker) -> dict:
         size_of,
         jump_tables,
         copy_ok,
+        [len(c.data) for c in constants],
+        _UNIFORM_BYTES,
+        viewports,
         *(frozenset(slot_sets[kind]) for kind in _SLOT_ARGS),
         *(const_sets[decl] for decl in _CONST_DECLS),
     )
@@ -222,39 +250,48 @@ class _Checker:
         self.sizes = [r.size if r.kind is ResourceKind.BUFFER else None for r in resources]
         self.sub_count = sub_count
 
-    def check(self, ins: tuple[int, int, int, int, int], index: int | None = None) -> str | None:
-        """The reason ``ins`` is invalid, or None. ``index`` None skips SKIP_NEXT."""
+    def check(
+        self, ins: tuple[int, int, int, int, int], index: int | None = None
+    ) -> tuple[VerifyCode, str] | None:
+        """(code, reason) when ``ins`` is invalid, else None. ``index`` None skips SKIP_NEXT."""
         plan = _PLANS.get(ins[0])
         if plan is None:
-            return f"unknown opcode 0x{ins[0]:02x}"
+            return VerifyCode.UNKNOWN_OPCODE, f"unknown opcode 0x{ins[0]:02x}"
         _name, fields, rule = plan
         for i, check, param in fields:
             value = ins[i + 1]
             field = FIELDS[i]
             if check == _NONE:
                 if value:
-                    return f"unused field {field} is {value}, must be 0"
+                    return VerifyCode.UNUSED_FIELD, f"unused field {field} is {value}, must be 0"
             elif check == _REG:
                 if value >= NUM_REGISTERS:
-                    return f"field {field}: register {value} is outside r0..r7"
+                    return VerifyCode.REGISTER, f"field {field}: register {value} is outside r0..r7"
             elif check == _MAX:
                 if value > param:
-                    return f"field {field}: immediate {value} exceeds {param}"
+                    return VerifyCode.IMMEDIATE, f"field {field}: immediate {value} exceeds {param}"
             elif check == _TARGET:
                 if value > self.n:
-                    return f"field {field}: jump target {value} is outside 0..{self.n}"
+                    return (
+                        VerifyCode.TARGET,
+                        f"field {field}: jump target {value} is outside 0..{self.n}",
+                    )
             elif check == _CONST:
-                reason = self._const(field, value, param)
-                if reason:
-                    return reason
+                failure = self._const(field, value, param)
+                if failure:
+                    return failure
             elif check == _SUB:
                 if value >= self.sub_count:
-                    return f"field {field}: subroutine {value} of {self.sub_count} is undefined"
+                    return VerifyCode.SUBROUTINE, (
+                        f"field {field}: subroutine {value} of {self.sub_count} is undefined"
+                    )
             else:  # slot
                 if value >= len(self.kinds):
-                    return f"field {field}: resource slot {value} of {len(self.kinds)} is undefined"
+                    return VerifyCode.SLOT_INDEX, (
+                        f"field {field}: resource slot {value} of {len(self.kinds)} is undefined"
+                    )
                 if self.kinds[value] is not param:
-                    return (
+                    return VerifyCode.SLOT_KIND, (
                         f"field {field}: slot {value} ({self.names[value]!r}) is a "
                         f"{self.kinds[value].name.lower()}, expected a {param.name.lower()}"
                     )
@@ -262,25 +299,31 @@ class _Checker:
             return self._rules(ins, rule, index)
         return None
 
-    def _const(self, field: str, value: int, declared) -> str | None:
+    def _const(self, field: str, value: int, declared) -> tuple[VerifyCode, str] | None:
         if value >= self.const_count:
-            return f"field {field}: constant {value} of {self.const_count} is undefined"
+            return VerifyCode.CONSTANT_INDEX, (
+                f"field {field}: constant {value} of {self.const_count} is undefined"
+            )
         if declared is None:
             return None
         kind, count = declared
         const = self.constants[value]
         if kind is not ConstKind.BYTES and const.kind is not kind:
-            return (
+            return VerifyCode.CONSTANT_KIND, (
                 f"field {field}: constant {value} is {const.kind.name.lower()}, "
                 f"expected {kind.name.lower()}"
             )
         size = CONST_ELEMENT_SIZE[const.kind]
         if len(const.data) % size:
-            return f"field {field}: constant {value} is not a whole number of elements"
+            return VerifyCode.CONSTANT_SIZE, (
+                f"field {field}: constant {value} is not a whole number of elements"
+            )
         have = len(const.data) // size
         if (count and have != count) or (not count and have < 1):
             need = count or "at least 1"
-            return f"field {field}: constant {value} has {have} elements, expected {need}"
+            return VerifyCode.CONSTANT_COUNT, (
+                f"field {field}: constant {value} has {have} elements, expected {need}"
+            )
         return None
 
     def _buffer(self, slot: int) -> tuple[int, str]:
@@ -291,29 +334,49 @@ class _Checker:
             return 0, f"buffer {self.names[slot]!r} (no declared size)"
         return size, f"buffer {self.names[slot]!r} of {size} bytes"
 
-    def _rules(self, ins, rule: Rule, index: int | None) -> str | None:
+    def _rules(self, ins, rule: Rule, index: int | None) -> tuple[VerifyCode, str] | None:
         _op, a, b, c, d = ins
         if Rule.MEM_U32 in rule:
             size, what = self._buffer(b)
             if c % 4:
-                return f"offset {c} is not a multiple of 4"
+                return VerifyCode.ALIGNMENT, f"offset {c} is not a multiple of 4"
             if c + 4 > size:
-                return f"offset {c} + 4 is outside {what}"
+                return VerifyCode.BUFFER_BOUNDS, f"offset {c} + 4 is outside {what}"
         if Rule.JUMP_TABLE in rule:
             data = self.constants[b].data
             for target in struct.unpack(f"<{len(data) // 4}I", data):
                 if target > self.n:
-                    return f"jump table target {target} is outside 0..{self.n}"
+                    return (
+                        VerifyCode.JUMP_TABLE_TARGET,
+                        f"jump table target {target} is outside 0..{self.n}",
+                    )
         if Rule.COPY_RANGE in rule:
             src, dst, size = struct.unpack("<3I", self.constants[d].data)
             src_size, src_what = self._buffer(b)
             if src + size > src_size:
-                return f"copy source range {src}+{size} is outside {src_what}"
+                return (
+                    VerifyCode.COPY_SOURCE,
+                    f"copy source range {src}+{size} is outside {src_what}",
+                )
             dst_size, dst_what = self._buffer(c)
             if dst + size > dst_size:
-                return f"copy destination range {dst}+{size} is outside {dst_what}"
+                return VerifyCode.COPY_DESTINATION, (
+                    f"copy destination range {dst}+{size} is outside {dst_what}"
+                )
         if Rule.REG_RANGE4 in rule and a > NUM_REGISTERS - 4:
-            return f"registers r{a}..r{a + 3} are outside r0..r7"
+            return VerifyCode.REGISTER_RANGE, f"registers r{a}..r{a + 3} are outside r0..r7"
         if Rule.SKIP_NEXT in rule and index is not None and index + 1 >= self.n:
-            return "no instruction follows the skip"
+            return VerifyCode.SKIP_NEXT, "no instruction follows the skip"
+        if Rule.UNIFORM_SIZE in rule:
+            have, need = len(self.constants[c].data), _UNIFORM_BYTES[d]
+            if have != need:
+                name = UNIFORM_TYPES[d][0]
+                return VerifyCode.UNIFORM_SIZE, (
+                    f"constant {c} has {have} bytes, uniform type {d} ({name}) needs {need}"
+                )
+        if Rule.VIEWPORT_SIZE in rule and not _viewport_ok(self.constants[b].data):
+            _x, _y, width, height = struct.unpack("<4i", self.constants[b].data)
+            return VerifyCode.VIEWPORT_SIZE, (
+                f"viewport constant {b} has width {width} and height {height}; both must be >= 0"
+            )
         return None

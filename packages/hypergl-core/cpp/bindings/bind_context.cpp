@@ -3,6 +3,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <optional>
@@ -81,7 +82,7 @@ nb::dict stats_dict(const RunStats &stats) {
 nb::tuple submit(Context &context, const ProgramImage &program,
                  const std::vector<std::shared_ptr<Resource>> &resources,
                  std::vector<uint32_t> registers, std::optional<uint64_t> budget,
-                 bool debug) {
+                 bool debug, std::optional<uint64_t> vertex_budget) {
     if (registers.size() != isa::kNumRegisters)
         throw nb::value_error(("registers must be 8 values, got " +
                                std::to_string(registers.size()))
@@ -89,6 +90,7 @@ nb::tuple submit(Context &context, const ProgramImage &program,
     std::optional<nb::python_error> interrupt;
     RunOptions options;
     options.budget = budget.value_or(UINT64_MAX);
+    options.vertex_budget = vertex_budget.value_or(UINT64_MAX);
     options.check_each_instruction = debug;
     options.should_stop = [&interrupt]() {
         nb::gil_scoped_acquire acquire;
@@ -120,6 +122,14 @@ void register_context(nb::module_ &m) {
         .def_prop_ro("kind", [](const Resource &r) { return static_cast<int>(r.kind()); })
         .def_prop_ro("name", &Resource::name)
         .def_prop_ro("released", &Resource::released);
+
+    nb::class_<Pipeline, Resource>(m, "Pipeline")
+        .def_prop_ro("vertex_inputs", [](const Pipeline &p) {
+            std::vector<VertexInputPart> out;
+            for (const VertexInput &in : p.vertex_inputs())
+                out.emplace_back(in.binding, in.stride, in.extent, in.per_instance);
+            return out;
+        });
 
     nb::class_<Buffer, Resource>(m, "Buffer")
         .def_prop_ro("size", &Buffer::size)
@@ -153,12 +163,22 @@ void register_context(nb::module_ &m) {
             },
             nb::arg("kind"), nb::arg("name"))
         .def(
+            "pipeline",
+            [](Context &c, const std::string &name, const std::vector<VertexInputPart> &inputs) {
+                std::vector<VertexInput> parsed = vertex_inputs(inputs);
+                return locked(c, [&] { return c.create_pipeline(name, std::move(parsed)); });
+            },
+            nb::arg("name"), nb::arg("vertex_inputs"),
+            "A pipeline of the trace or null device: (binding, stride, extent, per_instance) "
+            "per vertex buffer binding.")
+        .def(
             "release", [](Context &c, Resource &r) { locked(c, [&] { c.release(r); }); },
             nb::arg("resource"))
         .def("release_all", [](Context &c) { locked(c, [&] { c.release_all(); }); })
         .def("live_objects", [](Context &c) { return locked(c, [&] { return c.live_objects(); }); })
         .def("submit", &submit, nb::arg("program"), nb::arg("resources"), nb::arg("registers"),
-             nb::arg("budget").none(), nb::arg("debug") = false)
+             nb::arg("budget").none(), nb::arg("debug") = false,
+             nb::arg("vertex_budget").none() = nb::none())
         .def("trace_entries", &trace_entries)
         .def("clear_trace", &clear_trace);
 }

@@ -7,6 +7,10 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <stdexcept>
+#include <string>
+#include <utility>
+
 #include "bindings.hpp"
 #include "hypergl/context.hpp"
 #include "hypergl/conversion_source.hpp"
@@ -15,6 +19,25 @@ namespace nb = nanobind;
 using namespace hypergl;
 
 namespace {
+
+// The element type of a buffer-protocol view, as (kind 'f'/'u'/'i', bytes), or
+// kind 0 for untyped memory (bytes, structured records) that any field may read.
+std::pair<char, uint64_t> element_type(const Py_buffer &view) {
+    const char *format = view.format ? view.format : "B";
+    if (*format == '@' || *format == '=' || *format == '<') ++format;
+    if (format[0] == '\0' || format[1] != '\0') return {0, 0};  // records, or big-endian
+    switch (format[0]) {
+        case 'e': case 'f': case 'd': return {'f', uint64_t(view.itemsize)};
+        case 'h': case 'i': case 'l': case 'q': case 'n': return {'i', uint64_t(view.itemsize)};
+        case 'H': case 'I': case 'L': case 'Q': case 'N': return {'u', uint64_t(view.itemsize)};
+        default: return {0, 0};  // 'B', 'b', 'c', '?': raw bytes
+    }
+}
+
+std::string element_name(char kind, uint64_t size) {
+    const char *base = kind == 'f' ? "float" : kind == 'u' ? "uint" : "int";
+    return base + std::to_string(8 * size);
+}
 
 // (source, from type, stride, offset, components, to type, at)
 using FieldPart = std::tuple<uint32_t, int, uint32_t, uint32_t, uint32_t, int, uint32_t>;
@@ -51,13 +74,18 @@ class PythonSource final : public ConversionSource {
             std::vector<SourceView> views;
             for (nb::handle item : items) {
                 Py_buffer buffer;
-                if (PyObject_GetBuffer(item.ptr(), &buffer, PyBUF_C_CONTIGUOUS) != 0)
+                if (PyObject_GetBuffer(item.ptr(), &buffer, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) !=
+                    0)
                     throw nb::python_error();
                 buffers_.push_back(buffer);
+                check_element_type(buffer, static_cast<uint32_t>(views.size()));
                 views.push_back(SourceView{static_cast<const uint8_t *>(buffer.buf),
                                            static_cast<uint64_t>(buffer.len)});
             }
             return views;
+        } catch (const std::invalid_argument &error) {
+            release_views();  // acquire() succeeded: its release callback must run
+            throw std::runtime_error(error.what());
         } catch (const nb::python_error &error) {
             drop_buffers();
             throw std::runtime_error(std::string("acquiring the arrays of '") + name() +
@@ -82,6 +110,25 @@ class PythonSource final : public ConversionSource {
     }
 
   private:
+    // A typed array that a converting field reads as another type would be
+    // reinterpreted byte for byte (float32 read as f64): refused, naming both.
+    // A field that copies without converting (type == to, e.g. float32 pairs
+    // moved as u64) copies bits and may read any array.
+    void check_element_type(const Py_buffer &view, uint32_t source) const {
+        const auto [kind, size] = element_type(view);
+        if (kind == 0) return;
+        for (size_t i = 0; i < fields().size(); ++i) {
+            const FieldCopy &field = fields()[i];
+            const auto from = static_cast<uint8_t>(field.from);
+            if (field.source != source || field.from == field.to) continue;
+            if (kScalarKind[from] == kind && kScalarSize[from] == size) continue;
+            throw std::invalid_argument(
+                "external source '" + name() + "': field " + std::to_string(i) + " reads source " +
+                std::to_string(source) + " as " + kScalarName[from] + ", but that array holds " +
+                element_name(kind, size) + " (format '" + view.format + "')");
+        }
+    }
+
     void drop_buffers() noexcept {
         for (Py_buffer &buffer : buffers_) PyBuffer_Release(&buffer);
         buffers_.clear();

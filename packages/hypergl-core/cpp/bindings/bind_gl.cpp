@@ -12,6 +12,7 @@
 #include "errors.hpp"
 #include "hypergl/context.hpp"
 #include "hypergl/egl.hpp"
+#include "hypergl/errors.hpp"
 #include "hypergl/gl_device.hpp"
 
 namespace nb = nanobind;
@@ -102,7 +103,7 @@ void register_gl(nb::module_ &m) {
         .def_prop_ro("height", &GLTexture::height)
         .def_prop_ro("layers", &GLTexture::layers)
         .def_prop_ro("bindless", [](const GLTexture &t) { return bool(t.handle_buffer); });
-    nb::class_<GLPipeline, Resource>(m, "GLPipeline")
+    nb::class_<GLPipeline, Pipeline>(m, "GLPipeline")
         .def_prop_ro("compute", &GLPipeline::compute);
     nb::class_<GLFramebuffer, Resource>(m, "GLFramebuffer")
         .def_prop_ro("width", &GLFramebuffer::width)
@@ -135,7 +136,7 @@ void register_gl(nb::module_ &m) {
                 const uint8_t *bytes = data ? data->data() : nullptr;
                 const uint64_t count = data ? data->size() : 0;
                 return locked(c, [&] {
-                    return adopted(c, gl_device(c).create_buffer(name, size, bytes, count));
+                    return adopted(c, create_gl_buffer(gl_device(c).shared(), name, size, bytes, count));
                 });
             },
             nb::arg("name"), nb::arg("size"), nb::arg("data").none())
@@ -148,8 +149,9 @@ void register_gl(nb::module_ &m) {
                 const uint8_t *bytes = pixels ? pixels->data() : nullptr;
                 const uint64_t count = pixels ? pixels->size() : 0;
                 return locked(c, [&] {
-                    return adopted(c, gl_device(c).create_texture(name, width, height, layers, f,
-                                                                  bytes, count, linear, wrap));
+                    return adopted(c, GLTexture::create(gl_device(c).shared(), name, width,
+                                                        height, layers, f, bytes, count, linear,
+                                                        wrap));
                 });
             },
             nb::arg("name"), nb::arg("width"), nb::arg("height"), nb::arg("layers"),
@@ -159,7 +161,7 @@ void register_gl(nb::module_ &m) {
             [](Context &c, GLTexture &texture, Bytes pixels) {
                 const uint8_t *bytes = pixels.data();
                 const uint64_t count = pixels.size();
-                locked(c, [&] { gl_device(c).write_texture(texture, bytes, count); });
+                locked(c, [&] { texture.write(bytes, count); });
             },
             nb::arg("texture"), nb::arg("pixels"))
         .def(
@@ -175,7 +177,9 @@ void register_gl(nb::module_ &m) {
                                            std::to_string(pixels.size()))
                                               .c_str());
                 return locked(c, [&] {
-                    return adopted(c, gl_device(c).create_texture_set(
+                    GLDevice &device = gl_device(c);
+                    return adopted(c, GLTexture::create_set(
+                                          device.shared(), device.features().bindless_textures,
                                           name, width, height, count, f, pixels.data(), linear,
                                           wrap));
                 });
@@ -188,19 +192,22 @@ void register_gl(nb::module_ &m) {
                const std::string &cs, uint32_t topology, bool depth_test, bool depth_write,
                uint32_t depth_func, bool blend, uint32_t cull, uint32_t front_face,
                const std::vector<AttributePart> &attributes,
-               const std::vector<BindingPart> &bindings) {
+               const std::vector<BindingPart> &bindings,
+               const std::vector<VertexInputPart> &inputs) {
                 PipelineState state =
                     pipeline_state(topology, depth_test, depth_write, depth_func, blend, cull,
                                    front_face, attributes, bindings);
+                std::vector<VertexInput> parsed = vertex_inputs(inputs);
                 return locked(c, [&] {
-                    return adopted(c, gl_device(c).create_pipeline(name, vs, fs, cs,
-                                                                   std::move(state)));
+                    return adopted(c, GLPipeline::create(gl_device(c).shared(), name, vs, fs, cs,
+                                                         std::move(state), std::move(parsed)));
                 });
             },
             nb::arg("name"), nb::arg("vertex_shader"), nb::arg("fragment_shader"),
             nb::arg("compute_shader"), nb::arg("topology"), nb::arg("depth_test"),
             nb::arg("depth_write"), nb::arg("depth_func"), nb::arg("blend"), nb::arg("cull"),
-            nb::arg("front_face"), nb::arg("attributes"), nb::arg("bindings"))
+            nb::arg("front_face"), nb::arg("attributes"), nb::arg("bindings"),
+            nb::arg("vertex_inputs") = std::vector<VertexInputPart>{})
         .def(
             "gl_framebuffer",
             [](Context &c, const std::string &name, int width, int height,
@@ -210,8 +217,9 @@ void register_gl(nb::module_ &m) {
                 std::optional<TextureFormat> depth_format;
                 if (depth) depth_format = format_of(*depth);
                 return locked(c, [&] {
-                    return adopted(c, gl_device(c).create_framebuffer(name, width, height,
-                                                                      color_formats, depth_format));
+                    return adopted(c, GLFramebuffer::create(gl_device(c).shared(), name, width,
+                                                            height, color_formats,
+                                                            depth_format));
                 });
             },
             nb::arg("name"), nb::arg("width"), nb::arg("height"), nb::arg("colors"),
@@ -220,14 +228,17 @@ void register_gl(nb::module_ &m) {
             "gl_default_framebuffer",
             [](Context &c, const std::string &name, int width, int height) {
                 return locked(c, [&] {
-                    return adopted(c, gl_device(c).create_default_framebuffer(name, width, height));
+                    return adopted(c, GLFramebuffer::create_default(gl_device(c).shared(), name,
+                                                                    width, height));
                 });
             },
             nb::arg("name"), nb::arg("width"), nb::arg("height"))
         .def(
             "gl_fence",
             [](Context &c, const std::string &name) {
-                return locked(c, [&] { return adopted(c, gl_device(c).create_fence(name)); });
+                return locked(c, [&] {
+                    return adopted(c, std::make_shared<GLFence>(name, gl_device(c).shared()));
+                });
             },
             nb::arg("name"))
         .def(
@@ -235,20 +246,33 @@ void register_gl(nb::module_ &m) {
             [](Context &c, const std::string &name, int width, int height, int components,
                uint32_t attachment, int depth) {
                 return locked(c, [&] {
-                    return adopted(c, gl_device(c).create_readback(name, width, height,
-                                                                   components, attachment, depth));
+                    return adopted(c, GLReadback::create(gl_device(c).shared(), name, width,
+                                                         height, components, attachment, depth));
                 });
             },
             nb::arg("name"), nb::arg("width"), nb::arg("height"), nb::arg("components"),
             nb::arg("attachment"), nb::arg("depth"))
-        .def("finish", [](Context &c) { locked(c, [&] { gl_device(c).finish(); }); })
+        .def("finish",
+             [](Context &c) {
+                 SignalCheck stop;
+                 try {
+                     locked(c, [&] { gl_device(c).finish(stop.get()); });
+                 } catch (const Interrupted &) {
+                     stop.rethrow();
+                 }
+             })
         .def("collect", [](Context &c) { locked(c, [&] { gl_device(c).collect(); }); })
         .def("check_errors",
              [](Context &c) { locked(c, [&] { gl_device(c).check_errors("(checked)"); }); })
         .def(
             "fence_wait",
             [](Context &c, GLFence &fence, uint64_t timeout_ns) {
-                return locked(c, [&] { return fence.wait(timeout_ns); });
+                SignalCheck stop;
+                try {
+                    return locked(c, [&] { return fence.wait(timeout_ns, stop.get()); });
+                } catch (const Interrupted &) {
+                    stop.rethrow();
+                }
             },
             nb::arg("fence"), nb::arg("timeout_ns"))
         .def(
@@ -284,10 +308,15 @@ void register_gl(nb::module_ &m) {
                                            "' has " + std::to_string(readback.frame_bytes()))
                                               .c_str());
                 uint8_t *data = out.data();
-                locked(c, [&] {
-                    const uint8_t *frame_bytes = readback.frame(frame, timeout_ns);
-                    std::memcpy(data, frame_bytes, readback.frame_bytes());
-                });
+                SignalCheck stop;
+                try {
+                    locked(c, [&] {
+                        const uint8_t *frame_bytes = readback.frame(frame, timeout_ns, stop.get());
+                        std::memcpy(data, frame_bytes, readback.frame_bytes());
+                    });
+                } catch (const Interrupted &) {
+                    stop.rethrow();
+                }
             },
             nb::arg("readback"), nb::arg("frame"), nb::arg("timeout_ns"), nb::arg("out"));
 }

@@ -4,7 +4,12 @@
 #include <nanobind/nanobind.h>
 
 #include <cstdint>
+#include <functional>
 #include <mutex>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "hypergl/context.hpp"
 #include "hypergl/gl_api.hpp"
@@ -18,6 +23,51 @@ void register_egl(nanobind::module_ &m);
 
 // The capability probe of the current GL context as a dict (bind_probe.cpp).
 nanobind::dict probe_with(const hypergl::GLLoader &loader);
+
+// A pipeline's vertex input as Python gives it: (binding, stride, extent, per_instance).
+using VertexInputPart = std::tuple<uint32_t, uint32_t, uint32_t, bool>;
+
+// Checked vertex inputs: bindings inside the ISA's range, each at most once.
+inline std::vector<hypergl::VertexInput> vertex_inputs(const std::vector<VertexInputPart> &parts) {
+    std::vector<hypergl::VertexInput> inputs;
+    for (const auto &[binding, stride, extent, per_instance] : parts) {
+        if (binding > hypergl::isa::kMaxBindingIndex)
+            throw nanobind::value_error(
+                ("vertex binding " + std::to_string(binding) + " is outside 0..63").c_str());
+        for (const hypergl::VertexInput &seen : inputs)
+            if (seen.binding == binding)
+                throw nanobind::value_error(
+                    ("vertex binding " + std::to_string(binding) + " appears twice").c_str());
+        inputs.push_back(hypergl::VertexInput{binding, stride, extent, per_instance});
+    }
+    return inputs;
+}
+
+// Ctrl+C during a long GPU wait outside a run (finish, fence and readback
+// waits): the check takes the GIL and runs Python's signal handlers; the
+// KeyboardInterrupt they raise is kept and re-raised by rethrow().
+class SignalCheck {
+  public:
+    SignalCheck()
+        : check_([this] {
+              nanobind::gil_scoped_acquire gil;
+              if (PyErr_CheckSignals() == 0) return false;
+              error_.emplace();  // takes the pending Python exception
+              return true;
+          }) {}
+    SignalCheck(const SignalCheck &) = delete;
+    SignalCheck &operator=(const SignalCheck &) = delete;
+    const std::function<bool()> *get() const { return &check_; }
+    // Call with the GIL held, after catching hypergl::Interrupted.
+    [[noreturn]] void rethrow() {
+        error_->restore();
+        throw nanobind::python_error();
+    }
+
+  private:
+    std::optional<nanobind::python_error> error_;
+    std::function<bool()> check_;
+};
 
 // Runs `action` on the context with the GIL released, its lock held and its
 // GL context current on this thread (the lock is always taken without the

@@ -6,8 +6,18 @@
 
 #include "hypergl/errors.hpp"
 
+// The exception's args: (index, mnemonic, reason), and the reason code of a
+// verifier failure.
+inline nanobind::object instruction_error_args(const hypergl::VMFailure &e) {
+    return nanobind::make_tuple(e.index(), e.mnemonic(), e.reason());
+}
+inline nanobind::object instruction_error_args(const hypergl::VerifyFailure &e) {
+    return nanobind::make_tuple(e.index(), e.mnemonic(), e.reason(),
+                                hypergl::isa::verify_code_name(e.code()));
+}
+
 // Creates `_core.<name>(ValueError)` and translates engine exceptions of type
-// E into it with args (index, mnemonic, reason).
+// E into it with instruction_error_args(e).
 template <typename E>
 void register_instruction_error(nanobind::module_ &m, const char *name) {
     namespace nb = nanobind;
@@ -19,7 +29,7 @@ void register_instruction_error(nanobind::module_ &m, const char *name) {
         try {
             std::rethrow_exception(p);
         } catch (const E &e) {
-            nb::object args = nb::make_tuple(e.index(), e.mnemonic(), e.reason());
+            nb::object args = instruction_error_args(e);
             PyErr_SetObject(type, args.ptr());
         }
     });

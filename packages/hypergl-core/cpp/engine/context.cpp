@@ -18,9 +18,17 @@ std::shared_ptr<Buffer> Context::create_host_buffer(const std::string &name, uin
 }
 
 std::shared_ptr<Resource> Context::create_plain(isa::ResourceKind kind, const std::string &name) {
+    if (kind == isa::ResourceKind::PIPELINE) return create_pipeline(name, {});
     auto resource = std::make_shared<PlainResource>(kind, name);
     adopt(resource);
     return resource;
+}
+
+std::shared_ptr<Pipeline> Context::create_pipeline(const std::string &name,
+                                                   std::vector<VertexInput> inputs) {
+    auto pipeline = std::make_shared<Pipeline>(name, std::move(inputs));
+    adopt(pipeline);
+    return pipeline;
 }
 
 void Context::release(Resource &resource) {

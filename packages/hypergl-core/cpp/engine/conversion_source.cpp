@@ -3,6 +3,7 @@
 #include <cstring>
 #include <functional>
 #include <stdexcept>
+#include <type_traits>
 
 namespace hypergl {
 namespace {
@@ -38,11 +39,10 @@ RowsConverter with_components(uint32_t components) {
 template <typename From>
 RowsConverter converter_to(ScalarType to, uint32_t components) {
     switch (to) {
-        case ScalarType::F32: return with_components<From, float>(components);
-        case ScalarType::F64: return with_components<From, double>(components);
-        case ScalarType::U32: return with_components<From, uint32_t>(components);
-        case ScalarType::U64: return with_components<From, uint64_t>(components);
-        case ScalarType::I32: return with_components<From, int32_t>(components);
+#define HYPERGL_CASE(NAME, TYPE) \
+    case ScalarType::NAME: return with_components<From, TYPE>(components);
+        HYPERGL_SCALAR_TYPES(HYPERGL_CASE)
+#undef HYPERGL_CASE
     }
     return nullptr;
 }
@@ -50,11 +50,10 @@ RowsConverter converter_to(ScalarType to, uint32_t components) {
 // The typed loop of a field with 1..4 components (nullptr: use the generic one).
 RowsConverter converter(ScalarType from, ScalarType to, uint32_t components) {
     switch (from) {
-        case ScalarType::F32: return converter_to<float>(to, components);
-        case ScalarType::F64: return converter_to<double>(to, components);
-        case ScalarType::U32: return converter_to<uint32_t>(to, components);
-        case ScalarType::U64: return converter_to<uint64_t>(to, components);
-        case ScalarType::I32: return converter_to<int32_t>(to, components);
+#define HYPERGL_CASE(NAME, TYPE) \
+    case ScalarType::NAME: return converter_to<TYPE>(to, components);
+        HYPERGL_SCALAR_TYPES(HYPERGL_CASE)
+#undef HYPERGL_CASE
     }
     return nullptr;
 }
@@ -78,26 +77,36 @@ void store_as(uint8_t *p, T value) {
     std::memcpy(p, &value, sizeof(T));
 }
 
+template <typename T>
+Wide widen(const uint8_t *p) {
+    const T value = load_as<T>(p);
+    if constexpr (std::is_floating_point_v<T>) return {true, static_cast<double>(value), 0};
+    else return {false, 0, static_cast<int64_t>(value)};
+}
+
+template <typename T>
+T narrow(Wide w) {
+    if constexpr (std::is_floating_point_v<T>)
+        return static_cast<T>(w.real ? w.d : static_cast<double>(w.i));
+    else return static_cast<T>(w.real ? static_cast<int64_t>(w.d) : w.i);
+}
+
 Wide load(ScalarType type, const uint8_t *p) {
     switch (type) {
-        case ScalarType::F32: return {true, load_as<float>(p), 0};
-        case ScalarType::F64: return {true, load_as<double>(p), 0};
-        case ScalarType::U32: return {false, 0, load_as<uint32_t>(p)};
-        case ScalarType::U64: return {false, 0, static_cast<int64_t>(load_as<uint64_t>(p))};
-        case ScalarType::I32: return {false, 0, load_as<int32_t>(p)};
+#define HYPERGL_CASE(NAME, TYPE) \
+    case ScalarType::NAME: return widen<TYPE>(p);
+        HYPERGL_SCALAR_TYPES(HYPERGL_CASE)
+#undef HYPERGL_CASE
     }
     return {false, 0, 0};
 }
 
 void store(ScalarType type, uint8_t *p, Wide w) {
-    const double d = w.real ? w.d : static_cast<double>(w.i);
-    const int64_t i = w.real ? static_cast<int64_t>(w.d) : w.i;
     switch (type) {
-        case ScalarType::F32: store_as(p, static_cast<float>(d)); break;
-        case ScalarType::F64: store_as(p, d); break;
-        case ScalarType::U32: store_as(p, static_cast<uint32_t>(i)); break;
-        case ScalarType::U64: store_as(p, static_cast<uint64_t>(i)); break;
-        case ScalarType::I32: store_as(p, static_cast<int32_t>(i)); break;
+#define HYPERGL_CASE(NAME, TYPE) \
+    case ScalarType::NAME: store_as(p, narrow<TYPE>(w)); break;
+        HYPERGL_SCALAR_TYPES(HYPERGL_CASE)
+#undef HYPERGL_CASE
     }
 }
 
@@ -122,14 +131,6 @@ struct ViewGuard {
 
 }  // namespace
 
-uint32_t scalar_size(ScalarType type) {
-    switch (type) {
-        case ScalarType::F64:
-        case ScalarType::U64: return 8;
-        default: return 4;
-    }
-}
-
 ConversionSource::ConversionSource(std::string name, std::vector<FieldCopy> fields,
                                    uint32_t record_size, std::shared_ptr<Buffer> count_buffer,
                                    uint32_t count_offset)
@@ -139,15 +140,15 @@ ConversionSource::ConversionSource(std::string name, std::vector<FieldCopy> fiel
     // checks again because every copy below trusts these numbers.
     if (record_size_ == 0) throw std::invalid_argument("record size must be positive");
     for (const FieldCopy &f : fields_) {
+        if (static_cast<uint8_t>(f.from) >= kNumScalarTypes ||
+            static_cast<uint8_t>(f.to) >= kNumScalarTypes)
+            throw std::invalid_argument("unknown scalar type in external source '" +
+                                        this->name() + "'");
         const uint64_t in = uint64_t(f.offset) + uint64_t(f.components) * scalar_size(f.from);
         const uint64_t out = uint64_t(f.at) + uint64_t(f.components) * scalar_size(f.to);
         if (f.stride == 0 || f.components == 0 || in > f.stride || out > record_size_)
             throw std::invalid_argument("a field of external source '" + this->name() +
                                         "' does not fit its source row or record");
-        if (static_cast<uint8_t>(f.from) > static_cast<uint8_t>(ScalarType::I32) ||
-            static_cast<uint8_t>(f.to) > static_cast<uint8_t>(ScalarType::I32))
-            throw std::invalid_argument("unknown scalar type in external source '" +
-                                        this->name() + "'");
     }
     if (count_buffer_ &&
         (count_offset_ % 4 != 0 || uint64_t(count_offset_) + 4 > count_buffer_->size()))

@@ -1,50 +1,18 @@
 #include "hypergl/gl_device.hpp"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstring>
-#include <map>
+#include <stdexcept>
 
 namespace hypergl {
 namespace {
 
 uint64_t to_nanoseconds(uint32_t microseconds) { return uint64_t(microseconds) * 1000ull; }
 
-std::string gl_error_name(GLenum error) {
-    switch (error) {
-        case 0x0500: return "GL_INVALID_ENUM";
-        case 0x0501: return "GL_INVALID_VALUE";
-        case 0x0502: return "GL_INVALID_OPERATION";
-        case 0x0505: return "GL_OUT_OF_MEMORY";
-        case 0x0506: return "GL_INVALID_FRAMEBUFFER_OPERATION";
-        default: {
-            char hex[16];
-            std::snprintf(hex, sizeof hex, "0x%04x", error);
-            return hex;
-        }
-    }
-}
-
 const void *byte_offset(uint64_t offset) { return reinterpret_cast<const void *>(offset); }
 
 GLenum index_type(uint32_t operand) { return operand == 0 ? gl::UNSIGNED_SHORT : gl::UNSIGNED_INT; }
 
 }  // namespace
-
-std::optional<TextureFormat> texture_format(const std::string &name) {
-    static const std::map<std::string, TextureFormat> formats = {
-        {"rgba8", {gl::RGBA8, gl::RGBA, gl::UNSIGNED_BYTE, 4, false}},
-        {"r32f", {gl::R32F, gl::RED, gl::FLOAT, 4, false}},
-        {"rgba32f", {gl::RGBA32F, gl::RGBA, gl::FLOAT, 16, false}},
-        {"rgba16f", {gl::RGBA16F, gl::RGBA, gl::HALF_FLOAT, 8, false}},
-        {"r32ui", {gl::R32UI, gl::RED_INTEGER, gl::UNSIGNED_INT, 4, false}},
-        {"depth24", {gl::DEPTH_COMPONENT24, gl::DEPTH_COMPONENT, gl::UNSIGNED_INT, 4, true}},
-        {"depth32f", {gl::DEPTH_COMPONENT32F, gl::DEPTH_COMPONENT, gl::FLOAT, 4, true}},
-    };
-    auto found = formats.find(name);
-    if (found == formats.end()) return std::nullopt;
-    return found->second;
-}
 
 GLDevice::GLDevice(const GLLoader &loader, GLFeatures features)
     : shared_(std::make_shared<GLShared>()), features_(features) {
@@ -88,260 +56,19 @@ GLDevice::~GLDevice() {
     shared_->doomed_buffers.clear();
 }
 
-void GLDevice::check_errors(const char *where) {
-    std::string errors;
-    for (int guard = 0; guard < 16; ++guard) {
-        const GLenum error = shared_->api.glGetError();
-        if (error == 0) break;
-        errors += (errors.empty() ? "" : ", ") + gl_error_name(error);
-    }
-    if (!errors.empty()) throw std::runtime_error(std::string("OpenGL error ") + errors + " " + where);
-}
-
-void GLDevice::finish() {
-    shared_->api.glMemoryBarrier(gl::CLIENT_MAPPED_BUFFER_BARRIER_BIT);
-    shared_->api.glFinish();
-    gpu_wrote_ = false;
-}
-
-// --- factories -------------------------------------------------------------------------
-
-std::shared_ptr<Buffer> GLDevice::create_buffer(const std::string &name, uint64_t size,
-                                                const uint8_t *data, uint64_t data_size) {
+void GLDevice::finish(const std::function<bool()> *stop) {
+    // A fence rather than glFinish: the wait runs in slices that `stop` may end.
     const GLApi &api = shared_->api;
-    collect();
-    GLuint gl_name = 0;
-    api.glCreateBuffers(1, &gl_name);
-    const GLbitfield flags = gl::MAP_READ_BIT | gl::MAP_WRITE_BIT | gl::MAP_PERSISTENT_BIT |
-                             gl::MAP_COHERENT_BIT;
-    api.glNamedBufferStorage(gl_name, static_cast<GLsizeiptr>(size), nullptr,
-                             flags | gl::DYNAMIC_STORAGE_BIT);
-    auto *mapped = static_cast<uint8_t *>(
-        api.glMapNamedBufferRange(gl_name, 0, static_cast<GLsizeiptr>(size), flags));
-    if (!mapped) {
-        api.glDeleteBuffers(1, &gl_name);
-        check_errors("");
-        throw std::runtime_error("could not map a buffer of " + std::to_string(size) + " bytes");
-    }
-    if (data && data_size) std::memcpy(mapped, data, data_size);
-    return std::make_shared<Buffer>(name, std::make_shared<GLMemory>(shared_, gl_name, mapped, size));
-}
-
-std::shared_ptr<GLTexture> GLDevice::create_texture(const std::string &name, int width, int height,
-                                                    int layers, const TextureFormat &format,
-                                                    const uint8_t *pixels, uint64_t pixels_size,
-                                                    bool linear, GLenum wrap) {
-    const GLApi &api = shared_->api;
-    const GLenum target = layers > 0 ? gl::TEXTURE_2D_ARRAY : gl::TEXTURE_2D;
-    GLuint texture = 0;
-    api.glCreateTextures(target, 1, &texture);
-    if (layers > 0)
-        api.glTextureStorage3D(texture, 1, format.internal, width, height, layers);
-    else
-        api.glTextureStorage2D(texture, 1, format.internal, width, height);
-    const GLint filter = static_cast<GLint>(linear && !format.depth ? gl::LINEAR : gl::NEAREST);
-    api.glTextureParameteri(texture, gl::TEXTURE_MIN_FILTER, filter);
-    api.glTextureParameteri(texture, gl::TEXTURE_MAG_FILTER, filter);
-    api.glTextureParameteri(texture, gl::TEXTURE_WRAP_S, static_cast<GLint>(wrap));
-    api.glTextureParameteri(texture, gl::TEXTURE_WRAP_T, static_cast<GLint>(wrap));
-    if (pixels) {
-        const uint64_t needed = uint64_t(width) * uint64_t(height) *
-                                uint64_t(layers > 0 ? layers : 1) * format.bytes_per_pixel;
-        if (pixels_size < needed) {
-            api.glDeleteTextures(1, &texture);
-            throw std::invalid_argument("texture '" + name + "' needs " + std::to_string(needed) +
-                                        " bytes of pixels, got " + std::to_string(pixels_size));
-        }
-        api.glPixelStorei(gl::UNPACK_ALIGNMENT, 1);
-        if (layers > 0)
-            api.glTextureSubImage3D(texture, 0, 0, 0, 0, width, height, layers, format.format,
-                                    format.type, pixels);
-        else
-            api.glTextureSubImage2D(texture, 0, 0, 0, width, height, format.format, format.type,
-                                    pixels);
-    }
-    check_errors("creating a texture");
-    return std::make_shared<GLTexture>(name, shared_, texture, target, format, width, height,
-                                       layers);
-}
-
-void GLDevice::write_texture(GLTexture &texture, const uint8_t *pixels, uint64_t size) {
-    if (texture.released())
-        throw std::invalid_argument("texture '" + texture.name() + "' has been released");
-    if (texture.handle_buffer)
-        throw std::invalid_argument("texture set '" + texture.name() + "' cannot be rewritten");
-    const TextureFormat &format = texture.format();
-    const int layers = texture.layers();
-    const uint64_t needed = uint64_t(texture.width()) * uint64_t(texture.height()) *
-                            uint64_t(layers > 0 ? layers : 1) * format.bytes_per_pixel;
-    if (size != needed)
-        throw std::invalid_argument("texture '" + texture.name() + "' needs " +
-                                    std::to_string(needed) + " bytes of pixels, got " +
-                                    std::to_string(size));
-    const GLApi &api = shared_->api;
-    api.glPixelStorei(gl::UNPACK_ALIGNMENT, 1);
-    if (layers > 0)
-        api.glTextureSubImage3D(texture.gl(), 0, 0, 0, 0, texture.width(), texture.height(),
-                                layers, format.format, format.type, pixels);
-    else
-        api.glTextureSubImage2D(texture.gl(), 0, 0, 0, texture.width(), texture.height(),
-                                format.format, format.type, pixels);
-    check_errors("writing a texture");
-}
-
-std::shared_ptr<GLTexture> GLDevice::create_texture_set(const std::string &name, int width,
-                                                        int height, int count,
-                                                        const TextureFormat &format,
-                                                        const uint8_t *pixels, bool linear,
-                                                        GLenum wrap) {
-    const uint64_t image_bytes = uint64_t(width) * uint64_t(height) * format.bytes_per_pixel;
-    if (!features_.bindless_textures)
-        return create_texture(name, width, height, count, format, pixels, image_bytes * count,
-                              linear, wrap);
-    // Bindless: one texture per image, their resident handles in a storage buffer.
-    const GLApi &api = shared_->api;
-    auto set = std::make_shared<GLTexture>(name, shared_, 0, 0, format, width, height, count);
-    std::vector<std::shared_ptr<GLTexture>> members;
-    for (int i = 0; i < count; ++i) {
-        members.push_back(create_texture(name + "#" + std::to_string(i), width, height, 0, format,
-                                         pixels + image_bytes * uint64_t(i), image_bytes, linear,
-                                         wrap));
-        const GLuint64 handle = api.glGetTextureHandleARB(members.back()->gl());
-        api.glMakeTextureHandleResidentARB(handle);
-        set->resident_handles.push_back(handle);
-        set->member_textures.push_back(members.back()->gl());
-    }
-    set->handle_buffer = create_buffer(
-        name + "#handles", sizeof(GLuint64) * set->resident_handles.size(),
-        reinterpret_cast<const uint8_t *>(set->resident_handles.data()),
-        sizeof(GLuint64) * set->resident_handles.size());
-    check_errors("creating a bindless texture set");
-    return set;
-}
-
-GLuint GLDevice::compile(GLenum stage, const std::string &source, const char *stage_name) {
-    const GLApi &api = shared_->api;
-    GLuint shader = api.glCreateShader(stage);
-    if (shader == 0)
-        throw ShaderError(std::string("glCreateShader failed for the ") + stage_name +
-                          " shader (GL error " + gl_error_name(api.glGetError()) + ")");
-    const GLchar *text = source.c_str();
-    api.glShaderSource(shader, 1, &text, nullptr);
-    api.glCompileShader(shader);
-    GLint ok = 0;
-    api.glGetShaderiv(shader, gl::COMPILE_STATUS, &ok);
-    if (!ok) {
-        GLint length = 0;
-        api.glGetShaderiv(shader, gl::INFO_LOG_LENGTH, &length);
-        std::string log(static_cast<size_t>(length > 0 ? length : 1), '\0');
-        api.glGetShaderInfoLog(shader, static_cast<GLsizei>(log.size()), nullptr, log.data());
-        api.glDeleteShader(shader);
-        log.resize(std::strlen(log.c_str()));
-        if (log.empty())
-            log = "(the driver gave no log; GL error " + gl_error_name(api.glGetError()) + ")";
-        throw ShaderError(std::string(stage_name) + " shader did not compile:\n" + log);
-    }
-    return shader;
-}
-
-std::shared_ptr<GLPipeline> GLDevice::create_pipeline(const std::string &name,
-                                                      const std::string &vertex_shader,
-                                                      const std::string &fragment_shader,
-                                                      const std::string &compute_shader,
-                                                      PipelineState state) {
-    const GLApi &api = shared_->api;
-    std::vector<GLuint> shaders;
+    api.glMemoryBarrier(gl::CLIENT_MAPPED_BUFFER_BARRIER_BIT);
+    GLsync sync = api.glFenceSync(gl::SYNC_GPU_COMMANDS_COMPLETE, 0);
     try {
-        if (!compute_shader.empty()) {
-            shaders.push_back(compile(gl::COMPUTE_SHADER, compute_shader, "compute"));
-        } else {
-            shaders.push_back(compile(gl::VERTEX_SHADER, vertex_shader, "vertex"));
-            if (!fragment_shader.empty())
-                shaders.push_back(compile(gl::FRAGMENT_SHADER, fragment_shader, "fragment"));
-        }
+        client_wait(api, sync, UINT64_MAX, stop);
     } catch (...) {
-        for (GLuint shader : shaders) api.glDeleteShader(shader);
+        api.glDeleteSync(sync);
         throw;
     }
-    GLuint program = api.glCreateProgram();
-    for (GLuint shader : shaders) api.glAttachShader(program, shader);
-    api.glLinkProgram(program);
-    for (GLuint shader : shaders) {
-        api.glDetachShader(program, shader);
-        api.glDeleteShader(shader);
-    }
-    GLint ok = 0;
-    api.glGetProgramiv(program, gl::LINK_STATUS, &ok);
-    if (!ok) {
-        GLint length = 0;
-        api.glGetProgramiv(program, gl::INFO_LOG_LENGTH, &length);
-        std::string log(static_cast<size_t>(length > 0 ? length : 1), '\0');
-        api.glGetProgramInfoLog(program, static_cast<GLsizei>(log.size()), nullptr, log.data());
-        api.glDeleteProgram(program);
-        log.resize(std::strlen(log.c_str()));
-        throw ShaderError("pipeline '" + name + "' did not link:\n" + log);
-    }
-    check_errors("creating a pipeline");
-    return std::make_shared<GLPipeline>(name, shared_, program, !compute_shader.empty(),
-                                        std::move(state));
-}
-
-std::shared_ptr<GLFramebuffer> GLDevice::create_framebuffer(
-    const std::string &name, int width, int height, const std::vector<TextureFormat> &colors,
-    const std::optional<TextureFormat> &depth) {
-    const GLApi &api = shared_->api;
-    std::vector<std::shared_ptr<GLTexture>> color_textures;
-    std::vector<GLenum> draw_buffers;
-    GLuint fbo = 0;
-    api.glCreateFramebuffers(1, &fbo);
-    for (size_t i = 0; i < colors.size(); ++i) {
-        color_textures.push_back(create_texture(name + "#color" + std::to_string(i), width, height,
-                                                0, colors[i], nullptr, 0, false,
-                                                gl::CLAMP_TO_EDGE));
-        const GLenum attachment = gl::COLOR_ATTACHMENT0 + static_cast<GLenum>(i);
-        api.glNamedFramebufferTexture(fbo, attachment, color_textures.back()->gl(), 0);
-        draw_buffers.push_back(attachment);
-    }
-    std::shared_ptr<GLTexture> depth_texture;
-    if (depth) {
-        depth_texture = create_texture(name + "#depth", width, height, 0, *depth, nullptr, 0,
-                                       false, gl::CLAMP_TO_EDGE);
-        api.glNamedFramebufferTexture(fbo, gl::DEPTH_ATTACHMENT, depth_texture->gl(), 0);
-    }
-    if (draw_buffers.empty()) draw_buffers.push_back(gl::NONE);
-    api.glNamedFramebufferDrawBuffers(fbo, static_cast<GLsizei>(draw_buffers.size()),
-                                      draw_buffers.data());
-    const GLenum status = api.glCheckNamedFramebufferStatus(fbo, gl::FRAMEBUFFER);
-    auto framebuffer = std::make_shared<GLFramebuffer>(name, shared_, fbo, width, height,
-                                                       std::move(color_textures), depth_texture);
-    if (status != gl::FRAMEBUFFER_COMPLETE) {
-        framebuffer->release();
-        char hex[16];
-        std::snprintf(hex, sizeof hex, "0x%04x", status);
-        throw std::invalid_argument("framebuffer '" + name + "' is incomplete (status " + hex +
-                                    ")");
-    }
-    check_errors("creating a framebuffer");
-    return framebuffer;
-}
-
-std::shared_ptr<GLFramebuffer> GLDevice::create_default_framebuffer(const std::string &name,
-                                                                    int width, int height) {
-    return std::make_shared<GLFramebuffer>(name, shared_, 0, width, height,
-                                           std::vector<std::shared_ptr<GLTexture>>{}, nullptr);
-}
-
-std::shared_ptr<GLFence> GLDevice::create_fence(const std::string &name) {
-    return std::make_shared<GLFence>(name, shared_);
-}
-
-std::shared_ptr<GLReadback> GLDevice::create_readback(const std::string &name, int width,
-                                                      int height, int components,
-                                                      uint32_t attachment, int depth) {
-    auto readback = std::make_shared<GLReadback>(name, shared_, width, height, components,
-                                                 attachment, depth);
-    check_errors("creating a readback ring");
-    return readback;
+    api.glDeleteSync(sync);
+    gpu_wrote_ = false;
 }
 
 // --- the device calls ---------------------------------------------------------------------
@@ -356,11 +83,44 @@ void GLDevice::begin_run() {
 }
 
 void GLDevice::end_run() {
+    reset_state();
     // Resources may be released before the next run: forget raw pointers now.
     pipeline_ = nullptr;
     parameter_ = nullptr;
     framebuffer_ = nullptr;
     std::fill(std::begin(vertex_buffers_), std::end(vertex_buffers_), nullptr);
+}
+
+void GLDevice::reset_state() {
+    // Every submit starts from GL's defaults: nothing one program bound is
+    // visible to the next. Only what this run touched is undone (a few calls).
+    const GLApi &api = shared_->api;
+    const auto each = [](uint64_t bits, auto undo) {
+        for (GLuint i = 0; bits; ++i, bits >>= 1)
+            if (bits & 1) undo(i);
+    };
+    if (framebuffer_) api.glBindFramebuffer(gl::FRAMEBUFFER, 0);
+    if (pipeline_) {
+        api.glUseProgram(0);
+        api.glDisable(gl::DEPTH_TEST);
+        api.glDepthMask(gl::TRUE_);
+        api.glDisable(gl::BLEND);
+        api.glDisable(gl::CULL_FACE);
+        api.glDisable(gl::PROGRAM_POINT_SIZE);
+    }
+    each(enabled_attributes_, [&](GLuint i) { api.glDisableVertexArrayAttrib(vao_, i); });
+    each(touched_.vertex, [&](GLuint i) { api.glVertexArrayVertexBuffer(vao_, i, 0, 0, 0); });
+    each(touched_.uniform, [&](GLuint i) { api.glBindBufferBase(gl::UNIFORM_BUFFER, i, 0); });
+    each(touched_.storage,
+         [&](GLuint i) { api.glBindBufferBase(gl::SHADER_STORAGE_BUFFER, i, 0); });
+    each(touched_.texture, [&](GLuint i) { api.glBindTextureUnit(i, 0); });
+    if (touched_.index) api.glVertexArrayElementBuffer(vao_, 0);
+    if (touched_.indirect) {
+        api.glBindBuffer(gl::DRAW_INDIRECT_BUFFER, 0);
+        api.glBindBuffer(gl::DISPATCH_INDIRECT_BUFFER, 0);
+    }
+    enabled_attributes_ = 0;
+    touched_ = Touched{};
 }
 
 GLenum GLDevice::topology() const { return pipeline_ ? pipeline_->state().topology : gl::TRIANGLES; }
@@ -447,7 +207,10 @@ void GLDevice::bind_pipeline(Resource &resource) {
     } else {
         api.glDisable(gl::CULL_FACE);
     }
-    if (s.topology == gl::POINTS) api.glEnable(gl::PROGRAM_POINT_SIZE);
+    if (s.topology == gl::POINTS)
+        api.glEnable(gl::PROGRAM_POINT_SIZE);
+    else
+        api.glDisable(gl::PROGRAM_POINT_SIZE);
     apply_vertex_layout(pipeline);
 }
 
@@ -460,22 +223,27 @@ void GLDevice::bind_framebuffer(Resource &resource) {
 
 void GLDevice::bind_vertex_buffer(uint32_t binding, Buffer &buffer) {
     vertex_buffers_[binding] = &buffer;
+    touched_.vertex |= 1ull << binding;
     rebind_vertex_buffer(binding);
 }
 
 void GLDevice::bind_index_buffer(Buffer &buffer) {
+    touched_.index = true;
     shared_->api.glVertexArrayElementBuffer(vao_, gl_buffer_name(buffer));
 }
 
 void GLDevice::bind_uniform_buffer(uint32_t binding, Buffer &buffer) {
+    touched_.uniform |= 1ull << binding;
     shared_->api.glBindBufferBase(gl::UNIFORM_BUFFER, binding, gl_buffer_name(buffer));
 }
 
 void GLDevice::bind_storage_buffer(uint32_t binding, Buffer &buffer) {
+    touched_.storage |= 1ull << binding;
     shared_->api.glBindBufferBase(gl::SHADER_STORAGE_BUFFER, binding, gl_buffer_name(buffer));
 }
 
 void GLDevice::bind_indirect_buffer(Buffer &buffer) {
+    touched_.indirect = true;
     shared_->api.glBindBuffer(gl::DRAW_INDIRECT_BUFFER, gl_buffer_name(buffer));
     shared_->api.glBindBuffer(gl::DISPATCH_INDIRECT_BUFFER, gl_buffer_name(buffer));
 }
@@ -489,11 +257,14 @@ void GLDevice::bind_parameter_buffer(Buffer &buffer) {
 
 void GLDevice::bind_texture(uint32_t unit, Resource &resource) {
     auto &texture = static_cast<GLTexture &>(resource);
-    if (texture.handle_buffer)  // a bindless texture set: its handles at storage binding `unit`
+    if (texture.handle_buffer) {  // a bindless texture set: its handles at storage binding `unit`
+        touched_.storage |= 1ull << unit;
         shared_->api.glBindBufferBase(gl::SHADER_STORAGE_BUFFER, unit,
                                       gl_buffer_name(*texture.handle_buffer));
-    else
+    } else {
+        touched_.texture |= 1ull << unit;
         shared_->api.glBindTextureUnit(unit, texture.gl());
+    }
 }
 
 void GLDevice::viewport(int32_t x, int32_t y, int32_t width, int32_t height) {
@@ -522,11 +293,13 @@ void GLDevice::draw(uint32_t count, uint32_t first, uint32_t instances) {
     if (instances == 1) {  // the plain entry point: less validation in the driver
         shared_->api.glDrawArrays(topology(), static_cast<GLint>(first),
                                   static_cast<GLsizei>(count));
+        poll_stop();
         return;
     }
     shared_->api.glDrawArraysInstancedBaseInstance(topology(), static_cast<GLint>(first),
                                                    static_cast<GLsizei>(count),
                                                    static_cast<GLsizei>(instances), 0);
+    poll_stop();
 }
 
 void GLDevice::draw_indexed(uint32_t type, uint32_t count, uint32_t first, uint32_t instances) {
@@ -534,22 +307,26 @@ void GLDevice::draw_indexed(uint32_t type, uint32_t count, uint32_t first, uint3
     if (instances == 1) {
         shared_->api.glDrawElements(topology(), static_cast<GLsizei>(count), index_type(type),
                                     byte_offset(uint64_t(first) * isa::kIndexTypeSize[type]));
+        poll_stop();
         return;
     }
     shared_->api.glDrawElementsInstancedBaseVertexBaseInstance(
         topology(), static_cast<GLsizei>(count), index_type(type),
         byte_offset(uint64_t(first) * isa::kIndexTypeSize[type]),
         static_cast<GLsizei>(instances), 0, 0);
+    poll_stop();
 }
 
 void GLDevice::draw_indirect(uint32_t offset) {
     gpu_wrote_ = true;
     shared_->api.glDrawArraysIndirect(topology(), byte_offset(offset));
+    poll_stop();
 }
 
 void GLDevice::draw_indexed_indirect(uint32_t type, uint32_t offset) {
     gpu_wrote_ = true;
     shared_->api.glDrawElementsIndirect(topology(), index_type(type), byte_offset(offset));
+    poll_stop();
 }
 
 void GLDevice::multi_draw_indirect(uint32_t offset, uint32_t count, uint32_t stride) {
@@ -557,6 +334,7 @@ void GLDevice::multi_draw_indirect(uint32_t offset, uint32_t count, uint32_t str
     shared_->api.glMultiDrawArraysIndirect(topology(), byte_offset(offset),
                                            static_cast<GLsizei>(count),
                                            static_cast<GLsizei>(stride));
+    poll_stop();
 }
 
 void GLDevice::multi_draw_indexed_indirect(uint32_t type, uint32_t offset, uint32_t count,
@@ -565,6 +343,7 @@ void GLDevice::multi_draw_indexed_indirect(uint32_t type, uint32_t offset, uint3
     shared_->api.glMultiDrawElementsIndirect(topology(), index_type(type), byte_offset(offset),
                                              static_cast<GLsizei>(count),
                                              static_cast<GLsizei>(stride));
+    poll_stop();
 }
 
 void GLDevice::multi_draw_indirect_count(uint32_t offset, uint32_t count_offset,
@@ -577,6 +356,7 @@ void GLDevice::multi_draw_indirect_count(uint32_t offset, uint32_t count_offset,
     api.glMultiDrawArraysIndirectCount(topology(), byte_offset(offset), count_offset,
                                        static_cast<GLsizei>(max_count), 0);
     api.glBindBuffer(gl::PARAMETER_BUFFER, 0);
+    poll_stop();
 }
 
 void GLDevice::multi_draw_indexed_indirect_count(uint32_t type, uint32_t offset,
@@ -589,6 +369,7 @@ void GLDevice::multi_draw_indexed_indirect_count(uint32_t type, uint32_t offset,
     api.glMultiDrawElementsIndirectCount(topology(), index_type(type), byte_offset(offset),
                                          count_offset, static_cast<GLsizei>(max_count), 0);
     api.glBindBuffer(gl::PARAMETER_BUFFER, 0);
+    poll_stop();
 }
 
 void GLDevice::dispatch(uint32_t x, uint32_t y, uint32_t z) {
@@ -596,6 +377,7 @@ void GLDevice::dispatch(uint32_t x, uint32_t y, uint32_t z) {
         throw std::runtime_error("dispatch needs a compute pipeline bound");
     gpu_wrote_ = true;
     shared_->api.glDispatchCompute(x, y, z);
+    poll_stop();
 }
 
 void GLDevice::dispatch_indirect(uint32_t offset) {
@@ -603,21 +385,26 @@ void GLDevice::dispatch_indirect(uint32_t offset) {
         throw std::runtime_error("dispatch needs a compute pipeline bound");
     gpu_wrote_ = true;
     shared_->api.glDispatchComputeIndirect(static_cast<GLintptr>(offset));
+    poll_stop();
 }
 
-void GLDevice::barrier(uint32_t bits) { shared_->api.glMemoryBarrier(bits); }
+void GLDevice::barrier(uint32_t bits) {
+    shared_->api.glMemoryBarrier(bits);
+    poll_stop();
+}
 
 void GLDevice::copy_buffer(Buffer &source, Buffer &destination, uint32_t source_offset,
                            uint32_t destination_offset, uint32_t size) {
     gpu_wrote_ = true;
     shared_->api.glCopyNamedBufferSubData(gl_buffer_name(source), gl_buffer_name(destination),
                                           source_offset, destination_offset, size);
+    poll_stop();
 }
 
 void GLDevice::fence_signal(Resource &fence) { static_cast<GLFence &>(fence).signal(); }
 
 bool GLDevice::fence_wait(Resource &fence, uint32_t timeout_us) {
-    return static_cast<GLFence &>(fence).wait(to_nanoseconds(timeout_us));
+    return static_cast<GLFence &>(fence).wait(to_nanoseconds(timeout_us), stop_check());
 }
 
 void GLDevice::read_framebuffer(uint32_t attachment, Resource &readback, Resource &framebuffer) {
@@ -626,7 +413,7 @@ void GLDevice::read_framebuffer(uint32_t attachment, Resource &readback, Resourc
         throw std::runtime_error("readback '" + ring.name() + "' was made for attachment " +
                                  std::to_string(ring.attachment()) + ", not " +
                                  std::to_string(attachment));
-    ring.capture(static_cast<GLFramebuffer &>(framebuffer));
+    ring.capture(static_cast<GLFramebuffer &>(framebuffer), stop_check());
     if (framebuffer_) shared_->api.glBindFramebuffer(gl::FRAMEBUFFER, framebuffer_->fbo());
 }
 
@@ -641,10 +428,15 @@ void GLDevice::prepare_cpu_read(Buffer &) {
     // visible to the CPU after CLIENT_MAPPED_BUFFER_BARRIER_BIT and a completed fence.
     const GLApi &api = shared_->api;
     api.glMemoryBarrier(gl::CLIENT_MAPPED_BUFFER_BARRIER_BIT);
+    poll_stop();  // a driver may finish all work inside the barrier (llvmpipe does)
     GLsync sync = api.glFenceSync(gl::SYNC_GPU_COMMANDS_COMPLETE, 0);
-    const GLenum result = api.glClientWaitSync(sync, gl::SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
+    try {
+        client_wait(api, sync, UINT64_MAX, stop_check());  // sliced: Ctrl+C is honoured
+    } catch (...) {
+        api.glDeleteSync(sync);
+        throw;
+    }
     api.glDeleteSync(sync);
-    if (result == gl::WAIT_FAILED) throw std::runtime_error("glClientWaitSync failed");
     gpu_wrote_ = false;
 }
 

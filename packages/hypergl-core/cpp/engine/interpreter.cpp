@@ -1,6 +1,5 @@
 #include "hypergl/interpreter.hpp"
 
-#include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -12,8 +11,19 @@
 namespace hypergl {
 namespace {
 
+// Kept out of the dispatch loop's code: failure reports (cold) and the checks
+// of draws that read vertex buffers (noinline).
+#if defined(__GNUC__)
+#define HGL_COLD __attribute__((cold, noinline))
+#define HGL_NOINLINE __attribute__((noinline))
+#define HGL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define HGL_COLD
+#define HGL_NOINLINE
+#define HGL_UNLIKELY(x) (x)
+#endif
+
 constexpr uint32_t kPollInterval = 1024;  // instructions between clock checks
-constexpr auto kPollPeriod = std::chrono::milliseconds(10);
 constexpr uint32_t kDrawCommandSize = 16;         // DrawArraysIndirectCommand
 constexpr uint32_t kIndexedCommandSize = 20;      // DrawElementsIndirectCommand
 constexpr uint32_t kDispatchCommandSize = 12;     // DispatchIndirectCommand
@@ -81,6 +91,27 @@ class Interpreter {
     void need_pipeline() const {
         if (!bound_.pipeline) fail("no pipeline is bound");
     }
+    // Charges `count` x `instances` vertices to the vertex budget. Inline and
+    // branch-light: it runs for every draw; the failure is out of line.
+    void spend_vertices(uint64_t count, uint64_t instances) {
+        const uint64_t vertices = count * instances;  // both < 2**32: no overflow
+        if (HGL_UNLIKELY(vertices > vertices_left_)) vertex_budget_spent(count, instances);
+        vertices_left_ -= vertices;
+    }
+    [[noreturn]] HGL_COLD void vertex_budget_spent(uint64_t count, uint64_t instances) const;
+    // Which of a draw's ranges the VM knows: all (direct draws), the instances
+    // (indexed draws: the indices name the vertices) or none (indirect draws:
+    // the counts are in GPU memory). The rest is robust access's to guard.
+    enum class Known { ALL, INSTANCES, NONE };
+    // A draw of vertices first..first+count-1 and instances 0..instances-1:
+    // every vertex input of the pipeline has a buffer bound, and each known
+    // read stays inside it.
+    void need_vertex_buffers(uint64_t first, uint64_t count, uint64_t instances,
+                             Known known) const {
+        if (!inputs_->empty()) check_vertex_buffers(first, count, instances, known);
+    }
+    HGL_NOINLINE void check_vertex_buffers(uint64_t first, uint64_t count, uint64_t instances,
+                                           Known known) const;
     void need_indexed(uint32_t index_type, uint64_t first, uint64_t count) const;
     void need_indirect(uint64_t offset, uint64_t count, uint64_t stride, uint32_t size) const;
     void need_parameter(uint32_t count_offset) const;
@@ -89,6 +120,10 @@ class Interpreter {
     uint32_t poll_or_exhaust();
     // Reports a device error at the instruction executed last.
     void check_previous();
+    void finish_run() {
+        dev_.set_stop_check(nullptr);
+        dev_.end_run();
+    }
 
     const ProgramImage &p_;
     Resource *const *slots_;
@@ -104,7 +139,9 @@ class Interpreter {
     uint32_t call_stack_[isa::kCallStackDepth];
     uint32_t call_depth_ = 0;
     uint64_t remaining_ = 0;  // budget left beyond the current countdown
-    std::chrono::steady_clock::time_point last_poll_;
+    uint64_t vertices_left_ = 0;
+    const std::vector<VertexInput> *inputs_ = nullptr;  // of the bound pipeline
+    int64_t last_poll_ns_ = 0;
 };
 
 void Interpreter::need_indexed(uint32_t index_type, uint64_t first, uint64_t count) const {
@@ -118,6 +155,9 @@ void Interpreter::need_indexed(uint32_t index_type, uint64_t first, uint64_t cou
 
 void Interpreter::need_indirect(uint64_t offset, uint64_t count, uint64_t stride,
                                 uint32_t size) const {
+    // Indirect draws (and dispatches, whose pipelines read no vertices): the
+    // counts are the GPU's, but a vertex input without a buffer is known now.
+    need_vertex_buffers(0, 1, 1, Known::NONE);
     if (!bound_.indirect) fail("no indirect buffer is bound");
     if (offset % 4 != 0) fail("indirect offset " + std::to_string(offset) + " is not a multiple of 4");
     if (stride != 0 && (stride % 4 != 0 || stride < size))
@@ -140,6 +180,32 @@ void Interpreter::need_parameter(uint32_t count_offset) const {
              "'");
 }
 
+void Interpreter::vertex_budget_spent(uint64_t count, uint64_t instances) const {
+    fail("the draw asks for " + std::to_string(count) + " vertices x " +
+             std::to_string(instances) + " instances, beyond what is left of the vertex budget (" +
+             std::to_string(vertices_left_) + " of " + std::to_string(options_.vertex_budget) +
+             " per submit; submit(vertex_budget=...) raises it)");
+}
+
+void Interpreter::check_vertex_buffers(uint64_t first, uint64_t count, uint64_t instances,
+                                       Known known) const {
+    if (known != Known::NONE && (count == 0 || instances == 0)) return;  // draws nothing
+    for (const VertexInput &input : *inputs_) {
+        const Buffer *buffer = bound_.vertex[input.binding];
+        if (!buffer)
+            fail("pipeline '" + bound_.pipeline->name() + "' reads vertex binding " +
+                 std::to_string(input.binding) + ", which has no buffer bound");
+        if (known == Known::NONE || (known == Known::INSTANCES && !input.per_instance)) continue;
+        const uint64_t last = input.per_instance ? instances - 1 : first + count - 1;
+        const uint64_t end = last * input.stride + input.extent;
+        if (end > buffer->size())
+            fail((input.per_instance ? "instance " : "vertex ") + std::to_string(last) +
+                 " reads bytes up to " + std::to_string(end) + " of vertex buffer '" +
+                 buffer->name() + "' (binding " + std::to_string(input.binding) + ", stride " +
+                 std::to_string(input.stride) + "), which has " + std::to_string(buffer->size()));
+    }
+}
+
 uint32_t Interpreter::poll_or_exhaust() {
     if (remaining_ == 0)
         fail("instruction budget of " + std::to_string(options_.budget) + " exhausted");
@@ -147,9 +213,9 @@ uint32_t Interpreter::poll_or_exhaust() {
         static_cast<uint32_t>(remaining_ < kPollInterval ? remaining_ : kPollInterval);
     remaining_ -= countdown;
     if (options_.should_stop) {
-        const auto now = std::chrono::steady_clock::now();
-        if (now - last_poll_ >= kPollPeriod) {
-            last_poll_ = now;
+        const int64_t now = poll_clock_ns();
+        if (now - last_poll_ns_ >= kPollPeriodNs) {
+            last_poll_ns_ = now;
             if (options_.should_stop()) throw Interrupted();
         }
     }
@@ -167,7 +233,9 @@ void Interpreter::check_previous() {
 RunStats Interpreter::run() {
     const Instruction *code = p_.code.data();
     remaining_ = options_.budget;
-    last_poll_ = std::chrono::steady_clock::now();
+    vertices_left_ = options_.vertex_budget;
+    last_poll_ns_ = poll_clock_ns();
+    dev_.set_stop_check(&options_.should_stop);
     dev_.begin_run();
 
 // Dispatch: computed goto where the compiler has it (each handler jumps straight
@@ -369,8 +437,10 @@ RunStats Interpreter::run() {
                     HGL_NEXT();
                 }
                 HGL_OP(BIND_PIPELINE)
-                    bind(bound_.pipeline, &resource(ip->b),
-                         [&] { dev_.bind_pipeline(resource(ip->b)); });
+                    bind(bound_.pipeline, &resource(ip->b), [&] {
+                        inputs_ = &static_cast<Pipeline &>(resource(ip->b)).vertex_inputs();
+                        dev_.bind_pipeline(resource(ip->b));
+                    });
                     HGL_NEXT();
                 HGL_OP(BIND_FRAMEBUFFER)
                     bind(bound_.framebuffer, &resource(ip->b),
@@ -406,8 +476,7 @@ RunStats Interpreter::run() {
                 HGL_OP(VIEWPORT) {
                     int32_t v[4];
                     std::memcpy(v, p_.constants[ip->b].data.data(), sizeof v);
-                    if (v[2] < 0 || v[3] < 0) fail("viewport width and height must be >= 0");
-                    ++stats_.device_calls;
+                    ++stats_.device_calls;  // width, height >= 0: verified (VIEWPORT_SIZE)
                     dev_.viewport(v[0], v[1], v[2], v[3]);
                     HGL_NEXT();
                 }
@@ -430,19 +499,15 @@ RunStats Interpreter::run() {
                     HGL_NEXT();
                 HGL_OP(UNIFORM_CONST) {
                     need_pipeline();
-                    const Constant &value = p_.constants[ip->c];
-                    const uint64_t needed = 4ull * isa::kUniformComponents[ip->d];
-                    if (value.data.size() != needed)
-                        fail("constant " + std::to_string(ip->c) + " has " +
-                             std::to_string(value.data.size()) + " bytes; uniform type " +
-                             std::to_string(ip->d) + " needs " + std::to_string(needed));
-                    ++stats_.device_calls;
-                    dev_.uniform(ip->b, ip->d, value.data.data());
+                    ++stats_.device_calls;  // the constant's size: verified (UNIFORM_SIZE)
+                    dev_.uniform(ip->b, ip->d, p_.constants[ip->c].data.data());
                     HGL_NEXT();
                 }
 
                 HGL_OP(DRAW)
                     need_pipeline();
+                    spend_vertices(ip->b, ip->d);
+                    need_vertex_buffers(ip->c, ip->b, ip->d, Known::ALL);
                     ++stats_.draws;
                     ++stats_.device_calls;
                     dev_.draw(ip->b, ip->c, ip->d);
@@ -450,12 +515,16 @@ RunStats Interpreter::run() {
                 HGL_OP(DRAW_INDEXED)
                     need_pipeline();
                     need_indexed(ip->a, ip->c, ip->b);
+                    spend_vertices(ip->b, ip->d);
+                    need_vertex_buffers(0, ip->b, ip->d, Known::INSTANCES);
                     ++stats_.draws;
                     ++stats_.device_calls;
                     dev_.draw_indexed(ip->a, ip->b, ip->c, ip->d);
                     HGL_NEXT();
                 HGL_OP(DRAW_REG)
                     need_pipeline();
+                    spend_vertices(r_[ip->a], r_[ip->c]);
+                    need_vertex_buffers(r_[ip->b], r_[ip->a], r_[ip->c], Known::ALL);
                     ++stats_.draws;
                     ++stats_.device_calls;
                     dev_.draw(r_[ip->a], r_[ip->b], r_[ip->c]);
@@ -554,13 +623,13 @@ RunStats Interpreter::run() {
 #endif
         }
     } catch (const VMFailure &) {
-        dev_.end_run();
+        finish_run();
         throw;
     } catch (const Interrupted &) {
-        dev_.end_run();
+        finish_run();
         throw;
     } catch (const std::exception &error) {
-        dev_.end_run();
+        finish_run();
         throw VMFailure(pc_, mnemonic_of(p_.code[pc_].op), error.what());
     }
 done:
@@ -571,7 +640,7 @@ done:
 #endif
 #undef HGL_COMPUTED_GOTO
     account();
-    dev_.end_run();
+    finish_run();
     return stats_;
 }
 

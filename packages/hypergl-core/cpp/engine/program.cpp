@@ -15,11 +15,12 @@ ProgramImage make_program(const uint8_t *code, size_t code_size, std::vector<Con
                           std::vector<Slot> slots, std::vector<uint32_t> subroutine_entries,
                           std::vector<std::string> subroutine_names) {
     if (code_size % isa::kInstructionSize != 0)
-        throw VerifyFailure(-1, "",
+        throw VerifyFailure(-1, "", isa::VerifyCode::CODE_LENGTH,
                             "code size " + std::to_string(code_size) +
                                 " is not a multiple of 16 bytes");
     if (code_size / isa::kInstructionSize >= 0xFFFFFFFFull)
-        throw VerifyFailure(-1, "", "program has too many instructions");
+        throw VerifyFailure(-1, "", isa::VerifyCode::CODE_LENGTH,
+                            "program has too many instructions");
     ProgramImage image;
     const size_t count = code_size / isa::kInstructionSize;
     image.code.resize(count + 1);

@@ -11,6 +11,7 @@ namespace hypergl {
 namespace {
 
 constexpr const char *kFieldNames[4] = {"a", "b", "c", "d"};
+using C = isa::VerifyCode;
 
 const char *const_kind_name(isa::ConstKind kind) {
     switch (kind) {
@@ -59,7 +60,7 @@ class Verifier {
     void run() {
         for (size_t s = 0; s < p_.subroutine_entries.size(); ++s) {
             if (p_.subroutine_entries[s] >= n_)
-                throw VerifyFailure(-1, "call",
+                throw VerifyFailure(-1, "call", isa::VerifyCode::SUBROUTINE_ENTRY,
                                     "subroutine " + std::to_string(s) + " '" +
                                         p_.subroutine_names[s] + "' enters at " +
                                         std::to_string(p_.subroutine_entries[s]) +
@@ -69,8 +70,9 @@ class Verifier {
     }
 
   private:
-    [[noreturn]] void fail(uint32_t index, const char *mnemonic, const std::string &reason) const {
-        throw VerifyFailure(index, mnemonic, reason);
+    [[noreturn]] void fail(uint32_t index, const char *mnemonic, isa::VerifyCode code,
+                           const std::string &reason) const {
+        throw VerifyFailure(index, mnemonic, code, reason);
     }
 
     uint64_t buffer_size(uint32_t slot) const { return p_.slots[slot].size; }
@@ -85,7 +87,7 @@ class Verifier {
         if (!info) {
             char hex[16];
             std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned>(ins.op));
-            fail(i, "?", std::string("unknown opcode ") + hex);
+            fail(i, "?", isa::VerifyCode::UNKNOWN_OPCODE, std::string("unknown opcode ") + hex);
         }
         const uint32_t fields[4] = {ins.a, ins.b, ins.c, ins.d};
         for (int f = 0; f < 4; ++f) field(i, *info, f, fields[f]);
@@ -100,39 +102,40 @@ class Verifier {
         isa::ResourceKind wanted;
         switch (info.operands[f]) {
             case isa::Operand::NONE:
-                if (value != 0) fail(i, m, "unused field " + name() + " must be 0, got " + shown());
+                if (value != 0) fail(i, m, C::UNUSED_FIELD, "unused field " + name() + " must be 0, got " + shown());
                 return;
             case isa::Operand::REG:
                 if (value >= isa::kNumRegisters)
-                    fail(i, m,
+                    fail(i, m, C::REGISTER,
                          "register r" + shown() + " in field " + name() + " is outside r0..r7");
                 return;
             case isa::Operand::U32:
                 if (value > info.max[f])
-                    fail(i, m, "field " + name() + " = " + shown() + " exceeds its maximum " +
+                    fail(i, m, C::IMMEDIATE, "field " + name() + " = " + shown() + " exceeds its maximum " +
                                    std::to_string(info.max[f]));
                 return;
             case isa::Operand::I32:
             case isa::Operand::F32: return;
             case isa::Operand::TARGET:
                 if (value > n_)
-                    fail(i, m, "jump target " + shown() + " is outside the code (0.." +
+                    fail(i, m, C::TARGET, "jump target " + shown() + " is outside the code (0.." +
                                    std::to_string(n_) + ")");
                 return;
             case isa::Operand::CONST: constant(i, info, f, value); return;
             case isa::Operand::SUB:
                 if (value >= p_.subroutine_entries.size())
-                    fail(i, m, "subroutine " + shown() + " does not exist (" +
+                    fail(i, m, C::SUBROUTINE, "subroutine " + shown() + " does not exist (" +
                                    std::to_string(p_.subroutine_entries.size()) +
                                    " subroutines)");
                 return;
             default:
-                if (!slot_kind_of(info.operands[f], wanted)) fail(i, m, "bad operand kind");
+                if (!slot_kind_of(info.operands[f], wanted))
+                    fail(i, m, C::UNKNOWN_OPCODE, "bad operand kind");
                 if (value >= p_.slots.size())
-                    fail(i, m, "slot " + shown() + " is out of range (" +
+                    fail(i, m, C::SLOT_INDEX, "slot " + shown() + " is out of range (" +
                                    std::to_string(p_.slots.size()) + " resources)");
                 if (p_.slots[value].kind != wanted)
-                    fail(i, m, slot_label(value) + " is a " + resource_kind_name(p_.slots[value].kind) +
+                    fail(i, m, C::SLOT_KIND, slot_label(value) + " is a " + resource_kind_name(p_.slots[value].kind) +
                                    ", not a " + resource_kind_name(wanted));
                 return;
         }
@@ -141,21 +144,22 @@ class Verifier {
     void constant(uint32_t i, const isa::OpInfo &info, int f, uint32_t value) const {
         const char *m = info.mnemonic;
         if (value >= p_.constants.size())
-            fail(i, m, "constant " + std::to_string(value) + " is out of range (" +
+            fail(i, m, C::CONSTANT_INDEX, "constant " + std::to_string(value) + " is out of range (" +
                            std::to_string(p_.constants.size()) + " constants)");
         if (info.const_field != f) return;
         const Constant &k = p_.constants[value];
         if (info.const_kind != isa::ConstKind::BYTES && k.kind != info.const_kind)
-            fail(i, m, "constant " + std::to_string(value) + " holds " + const_kind_name(k.kind) +
+            fail(i, m, C::CONSTANT_KIND, "constant " + std::to_string(value) + " holds " + const_kind_name(k.kind) +
                            ", expected " + const_kind_name(info.const_kind));
         const uint32_t size = element_size(k.kind);
         if (k.data.size() % size != 0)
-            fail(i, m, "constant " + std::to_string(value) + " has " +
+            fail(i, m, C::CONSTANT_SIZE, "constant " + std::to_string(value) + " has " +
                            std::to_string(k.data.size()) + " bytes, not a whole number of " +
                            const_kind_name(k.kind));
         const size_t count = k.data.size() / size;
         if (info.const_count ? count != info.const_count : count == 0)
-            fail(i, m, "constant " + std::to_string(value) + " has " + std::to_string(count) +
+            fail(i, m, C::CONSTANT_COUNT,
+                 "constant " + std::to_string(value) + " has " + std::to_string(count) +
                            " elements, expected " +
                            (info.const_count ? std::to_string(info.const_count) : "at least 1"));
     }
@@ -164,9 +168,10 @@ class Verifier {
         const char *m = info.mnemonic;
         if (info.rules & isa::rule::MEM_U32) {
             if (ins.c % 4 != 0)
-                fail(i, m, "offset " + std::to_string(ins.c) + " is not a multiple of 4");
+                fail(i, m, C::ALIGNMENT,
+                     "offset " + std::to_string(ins.c) + " is not a multiple of 4");
             if (uint64_t(ins.c) + 4 > buffer_size(ins.b))
-                fail(i, m, "offset " + std::to_string(ins.c) + " + 4 bytes is outside " +
+                fail(i, m, C::BUFFER_BOUNDS, "offset " + std::to_string(ins.c) + " + 4 bytes is outside " +
                                slot_label(ins.b) + " of " + std::to_string(buffer_size(ins.b)) +
                                " bytes");
         }
@@ -175,7 +180,7 @@ class Verifier {
             for (size_t e = 0; e < table.data.size() / 4; ++e) {
                 const uint32_t target = read_u32(table.data, e);
                 if (target > n_)
-                    fail(i, m, "jump table entry " + std::to_string(e) + " = " +
+                    fail(i, m, C::JUMP_TABLE_TARGET, "jump table entry " + std::to_string(e) + " = " +
                                    std::to_string(target) + " is outside the code (0.." +
                                    std::to_string(n_) + ")");
             }
@@ -185,19 +190,37 @@ class Verifier {
             const uint64_t src = read_u32(range.data, 0), dst = read_u32(range.data, 1),
                            size = read_u32(range.data, 2);
             if (src + size > buffer_size(ins.b))
-                fail(i, m, "source range " + std::to_string(src) + "+" + std::to_string(size) +
+                fail(i, m, C::COPY_SOURCE, "source range " + std::to_string(src) + "+" + std::to_string(size) +
                                " is outside " + slot_label(ins.b) + " of " +
                                std::to_string(buffer_size(ins.b)) + " bytes");
             if (dst + size > buffer_size(ins.c))
-                fail(i, m, "destination range " + std::to_string(dst) + "+" +
+                fail(i, m, C::COPY_DESTINATION, "destination range " + std::to_string(dst) + "+" +
                                std::to_string(size) + " is outside " + slot_label(ins.c) +
                                " of " + std::to_string(buffer_size(ins.c)) + " bytes");
         }
         if ((info.rules & isa::rule::REG_RANGE4) && ins.a > isa::kNumRegisters - 4)
-            fail(i, m, "registers r" + std::to_string(ins.a) + "..r" + std::to_string(ins.a + 3) +
+            fail(i, m, C::REGISTER_RANGE, "registers r" + std::to_string(ins.a) + "..r" + std::to_string(ins.a + 3) +
                            " go past r7");
         if ((info.rules & isa::rule::SKIP_NEXT) && i + 1 >= n_)
-            fail(i, m, "there is no next instruction to skip");
+            fail(i, m, C::SKIP_NEXT, "there is no next instruction to skip");
+        if (info.rules & isa::rule::UNIFORM_SIZE) {
+            const uint64_t have = p_.constants[ins.c].data.size();
+            const uint64_t need = 4ull * isa::kUniformComponents[ins.d];
+            if (have != need)
+                fail(i, m, C::UNIFORM_SIZE,
+                     "constant " + std::to_string(ins.c) + " has " + std::to_string(have) +
+                         " bytes; uniform type " + std::to_string(ins.d) + " needs " +
+                         std::to_string(need));
+        }
+        if (info.rules & isa::rule::VIEWPORT_SIZE) {
+            const Constant &rect = p_.constants[ins.b];
+            const auto width = static_cast<int32_t>(read_u32(rect.data, 2));
+            const auto height = static_cast<int32_t>(read_u32(rect.data, 3));
+            if (width < 0 || height < 0)
+                fail(i, m, C::VIEWPORT_SIZE,
+                     "viewport width " + std::to_string(width) + " and height " +
+                         std::to_string(height) + " must be >= 0");
+        }
     }
 
     const ProgramImage &p_;

@@ -19,6 +19,7 @@ from .devices import Device, devices
 from .errors import ContextError, HyperGLError, ResourceError, ShaderError, VMError
 from .plugins import PluginError, installed_bridges
 from .probe import probe
+from .replay import DEFAULT_VERTEX_BUDGET
 from .resources import (
     Buffer,
     ExternalSource,
@@ -35,6 +36,7 @@ from .trace_log import TraceLog
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_VERTEX_BUDGET",
     "ArgumentError",
     "Buffer",
     "Capabilities",

@@ -5,7 +5,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from hypergl_compiler import Program, VerifyError
+from hypergl_compiler import Program, Resource, VerifyError
+from hypergl_compiler.isa import ResourceKind
 
 from . import _core
 from .errors import ResourceError, VMError
@@ -37,10 +38,21 @@ def native_program(program: Program) -> _core.Program:
     if not isinstance(program, Program):
         raise TypeError(f"expected a hypergl_compiler.Program, got {type(program).__name__}")
     constants = [(int(c.kind), c.data) for c in program.constants]
-    slots = [(int(r.kind), r.name, int(r.size or 0)) for r in program.resources]
+    slots = [(int(r.kind), r.name, _declared_size(r)) for r in program.resources]
     subroutines = [(s.name, s.entry) for s in program.subroutines]
     with translated_errors():
         return _core.Program(program.code, constants, slots, subroutines)
+
+
+def _declared_size(resource: Resource) -> int:
+    """The byte size the verifier bounds static offsets by: a buffer's, 0 for other kinds
+    (a size in their description means nothing and is ignored)."""
+    size = resource.size if resource.kind is ResourceKind.BUFFER else None
+    if size is None:
+        return 0
+    if not 0 <= size < 1 << 64:
+        raise ResourceError(f"buffer '{resource.name}' declares a size of {size} bytes")
+    return size
 
 
 def verify(program: Program) -> None:

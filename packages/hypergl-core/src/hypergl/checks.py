@@ -9,9 +9,11 @@ import numpy as np
 from hypergl_compiler import operands
 
 
-def check_count(value: Any, what: str, minimum: int) -> int:
+def check_count(value: Any, what: str, minimum: int, maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValueError(f"{what} must be an int >= {minimum}, got {value!r}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{what} must be an int in {minimum}..{maximum}, got {value!r}")
     return int(value)
 
 

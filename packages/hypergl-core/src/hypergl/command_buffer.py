@@ -16,7 +16,7 @@ from hypergl_compiler import CompileError, ResourceTable
 from hypergl_compiler.isa import ResourceKind
 
 from .errors import ResourceError
-from .replay import PreparedSubmit, Replayer, SubmitStats
+from .replay import DEFAULT_VERTEX_BUDGET, PreparedSubmit, Replayer, SubmitStats
 from .resources import GPUResource
 
 if TYPE_CHECKING:
@@ -85,18 +85,22 @@ class CommandBuffer(hypergl_compiler.CommandBuffer):
         budget: int | None = None,
         bindings: Mapping[str, GPUResource] | None = None,
         debug: bool = False,
+        vertex_budget: int = DEFAULT_VERTEX_BUDGET,
     ) -> SubmitStats:
         """Replay the ended program once.
 
         `registers` sets initial values (the final ones are in the result);
         `budget` caps the instructions executed (VMError when exhausted);
+        `vertex_budget` caps the vertices its draws ask for, vertices x
+        instances summed over the draws (VMError before the draw that would
+        exceed it; default ``hypergl.DEFAULT_VERTEX_BUDGET`` = 2**28);
         `bindings` supplies live objects for resources declared by name;
         `debug` checks for GL errors after every instruction and names the one
         that caused it (slower).
         Ctrl+C stops a running program with KeyboardInterrupt.
         """
         return self._replayer.submit(
-            self.program, self._live.objects, registers, budget, bindings, debug
+            self.program, self._live.objects, registers, budget, bindings, debug, vertex_budget
         )
 
     def prepare(
@@ -106,11 +110,12 @@ class CommandBuffer(hypergl_compiler.CommandBuffer):
         budget: int | None = None,
         bindings: Mapping[str, GPUResource] | None = None,
         debug: bool = False,
+        vertex_budget: int = DEFAULT_VERTEX_BUDGET,
     ) -> PreparedSubmit:
         """The ended program with its arguments checked once, for hot loops.
 
         ``prepared.submit()`` then replays it with the least Python per call.
         """
         return self._replayer.prepare(
-            self.program, self._live.objects, registers, budget, bindings, debug
+            self.program, self._live.objects, registers, budget, bindings, debug, vertex_budget
         )

@@ -27,6 +27,7 @@ from .formats import (
     ATTACHMENTS,
     WRAP_MODES,
 )
+from .limits import device_limits
 from .resources import (
     Buffer,
     ExternalSource,
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
     from .scene import Scene
 
 DEVICES = ("gl", "trace", "null")
+U64_MAX = (1 << 64) - 1
 # format -> (NumPy dtype of its pixels, channels); depth formats take no pixels.
 # Contexts still open at exit are closed then, in order: an external source's
 # callback can reach its own context (a cycle through C++ that Python's
@@ -128,13 +130,17 @@ class Context(WindowControls):
         self._handles[id(handle._native)] = handle
         return handle
 
-    def _make(self, cls: type[GPUResource], name: str, desc: dict, gl_factory=None) -> Any:
+    def _make(
+        self, cls: type[GPUResource], name: str, desc: dict, gl_factory=None, plain_factory=None
+    ) -> Any:
         """Create the native object: through `gl_factory` on gl, a plain one elsewhere."""
         self._enter()
         with translated_errors():
             try:
                 if self._gl:
                     native = gl_factory(name)
+                elif plain_factory is not None:
+                    native = plain_factory(name)
                 elif cls.kind is ResourceKind.BUFFER:
                     native = self._native.buffer(name, desc["size"])
                 else:
@@ -184,7 +190,7 @@ class Context(WindowControls):
         r32ui uint32 x1. Depth formats (depth24, depth32f) take no data.
         """
         desc, pixels = resource_checks.texture_args(
-            data, size, format, layers, filter, wrap, self._limits
+            data, size, format, layers, filter, wrap, self.limits
         )
         width, height, layers = desc["width"], desc["height"], desc["layers"]
         name = self._name(name, "texture")
@@ -212,7 +218,7 @@ class Context(WindowControls):
         Bindless textures back it where the driver has them, a texture array
         elsewhere; the program and the image are the same.
         """
-        desc, pixels = resource_checks.texture_set_args(images, filter, wrap, self._limits)
+        desc, pixels = resource_checks.texture_set_args(images, filter, wrap, self.limits)
         width, height, count = desc["width"], desc["height"], desc["layers"]
         name = self._name(name, "texture_set")
         return self._make(
@@ -225,8 +231,10 @@ class Context(WindowControls):
         )
 
     @property
-    def _limits(self) -> dict[str, int] | None:
-        return None if self.capabilities is None else self.capabilities.limits
+    def limits(self) -> dict[str, int]:
+        """The size limits this context applies: the same table on every device (see
+        hypergl.limits), so what trace or null accepts, gl accepts too."""
+        return device_limits(self.capabilities.limits if self.capabilities else None)
 
     # --- pipelines ---------------------------------------------------------------------
     def pipeline(
@@ -263,7 +271,10 @@ class Context(WindowControls):
                 ]
             return self._native.gl_pipeline(n, *sources, **parsed.native())
 
-        return self._make(Pipeline, name, desc, gl_factory)
+        inputs = parsed.vertex_inputs()  # what the VM bounds draws by, on every device
+        return self._make(
+            Pipeline, name, desc, gl_factory, lambda n: self._native.pipeline(n, inputs)
+        )
 
     # --- framebuffers, fences, readback ---------------------------------------------------
     def framebuffer(
@@ -275,7 +286,7 @@ class Context(WindowControls):
         name: str | None = None,
     ) -> Framebuffer:
         """Colour attachments of the given formats plus an optional depth attachment."""
-        desc = resource_checks.framebuffer_args(size, color, depth, self._limits)
+        desc = resource_checks.framebuffer_args(size, color, depth, self.limits)
         width, height, color = desc["width"], desc["height"], desc["color"]
         name = self._name(name, "framebuffer")
         return self._make(
@@ -306,8 +317,10 @@ class Context(WindowControls):
         ``cmd.read_framebuffer(readback, framebuffer)`` captures a frame inside a
         program; ``readback.read(lag=1)`` returns it a frame later without a stall.
         """
-        size = framebuffer.size if isinstance(framebuffer, Framebuffer) else framebuffer
-        desc = resource_checks.readback_args(size, attachment, components, depth)
+        of_framebuffer = isinstance(framebuffer, Framebuffer)
+        size = framebuffer.size if of_framebuffer else framebuffer
+        limits = None if of_framebuffer else self.limits  # a framebuffer was checked already
+        desc = resource_checks.readback_args(size, attachment, components, depth, limits)
         width, height, depth = desc["width"], desc["height"], desc["depth"]
         index = ATTACHMENTS[attachment]
         name = self._name(name, "readback")

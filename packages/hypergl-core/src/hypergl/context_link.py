@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import ContextError
 
+U64_MAX = (1 << 64) - 1
+
 if TYPE_CHECKING:
     from .context import Context
 
@@ -57,9 +59,11 @@ class ContextLink:
 
     def fence_wait(self, fence: Any, timeout: float) -> bool:
         """Wait up to `timeout` seconds for the engine's `fence`; True when it has passed."""
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout >= 0:
+            raise ValueError(f"timeout must be a non-negative number of seconds, got {timeout!r}")
         if self.host is None:
             return True
         self.enter()
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0:
-            raise ValueError(f"timeout must be a non-negative number of seconds, got {timeout!r}")
-        return self.native.fence_wait(fence, int(timeout * 1e9))
+        nanoseconds = timeout * 1e9  # inf and beyond: wait for as long as it takes
+        wait_ns = U64_MAX if nanoseconds >= U64_MAX else int(nanoseconds)
+        return self.native.fence_wait(fence, wait_ns)

@@ -6,24 +6,23 @@ from typing import Any
 
 import numpy as np
 
+from hypergl_compiler.isa import READ_ATTACHMENTS, U32_MAX
+
+from . import format_table
 from .checks import check_count
 
 # Framebuffer attachments by name -> the index read_framebuffer and reads use.
-ATTACHMENTS = {"color0": 0, "color1": 1, "color2": 2, "color3": 3, "depth": 4}
-# Scalar types of external-source fields (values as the engine numbers them).
-SCALAR_TYPES = {"f32": 0, "f64": 1, "u32": 2, "u64": 3, "i32": 4}
-SCALAR_SIZES = {"f32": 4, "f64": 8, "u32": 4, "u64": 8, "i32": 4}
+ATTACHMENTS = {name: index for index, name in READ_ATTACHMENTS.items()}
+# Scalar types of external-source fields: name -> the engine's number, bytes.
+SCALAR_TYPES = {t.name: t.code for t in format_table.SCALAR_TYPES}
+SCALAR_SIZES = {t.name: t.size for t in format_table.SCALAR_TYPES}
+# format -> (NumPy dtype of its pixels, channels); depth formats take no pixels.
 TEXTURE_FORMATS = {
-    "rgba8": (np.uint8, 4),
-    "r32f": (np.float32, 1),
-    "rgba32f": (np.float32, 4),
-    "rgba16f": (np.float16, 4),
-    "r32ui": (np.uint32, 1),
-    "depth24": (None, 1),
-    "depth32f": (None, 1),
+    f.name: (None if f.dtype is None else np.dtype(f.dtype).type, f.channels)
+    for f in format_table.TEXTURE_FORMATS
 }
-COLOR_FORMATS = ("rgba8", "r32f", "rgba32f", "rgba16f", "r32ui")
-DEPTH_FORMATS = ("depth24", "depth32f")
+COLOR_FORMATS = tuple(f.name for f in format_table.TEXTURE_FORMATS if not f.depth)
+DEPTH_FORMATS = tuple(f.name for f in format_table.TEXTURE_FORMATS if f.depth)
 WRAP_MODES = {"repeat": 0x2901, "clamp": 0x812F, "mirror": 0x8370}
 FILTERS = ("linear", "nearest")
 
@@ -45,11 +44,12 @@ def check_field(field: Any, record_size: int) -> tuple[Any, ...]:
     for label, value in (("type", from_type), ("to", to_type)):
         if value not in SCALAR_TYPES:
             raise ValueError(f"field {label} {value!r} is not one of {sorted(SCALAR_TYPES)}")
-    source = check_count(field.get("source", 0), "field source", minimum=0)
-    components = check_count(field.get("components", 1), "field components", minimum=1)
-    offset = check_count(field.get("offset", 0), "field offset", minimum=0)
-    stride = check_count(field.get("stride"), "field stride", minimum=1)
-    at = check_count(field.get("at", 0), "field at", minimum=0)
+    u32 = U32_MAX  # the engine keeps each of these in 32 bits
+    source = check_count(field.get("source", 0), "field source", minimum=0, maximum=u32)
+    components = check_count(field.get("components", 1), "field components", 1, u32)
+    offset = check_count(field.get("offset", 0), "field offset", minimum=0, maximum=u32)
+    stride = check_count(field.get("stride"), "field stride", minimum=1, maximum=u32)
+    at = check_count(field.get("at", 0), "field at", minimum=0, maximum=u32)
     if offset + components * SCALAR_SIZES[from_type] > stride:
         raise ValueError(f"field of {components} {from_type} at offset {offset} does not fit "
                          f"a {stride}-byte source row")  # fmt: skip

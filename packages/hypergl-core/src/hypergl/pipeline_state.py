@@ -141,6 +141,17 @@ class PipelineState:
             out["texture_set_unit"] = self.texture_set_unit
         return out
 
+    def vertex_inputs(self) -> list[tuple[int, int, int, bool]]:
+        """(binding, stride, extent, per_instance) per binding that attributes read: what
+        the VM checks draws against (extent: the end of the binding's last attribute)."""
+        inputs = []
+        for binding in self.bindings:
+            ends = [a.offset + VERTEX_FORMATS[a.format][4] for a in self.attributes
+                    if a.binding == binding.binding]  # fmt: skip
+            if ends:
+                inputs.append((binding.binding, binding.stride, max(ends), binding.per_instance))
+        return inputs
+
     def native(self) -> dict[str, Any]:
         """Keyword arguments of _core.Context.gl_pipeline (after the shaders)."""
         return {
@@ -153,6 +164,7 @@ class PipelineState:
             "front_face": FRONT_FACES[self.front_face],
             "attributes": [a.native() for a in self.attributes],
             "bindings": [b.native() for b in self.bindings],
+            "vertex_inputs": self.vertex_inputs(),
         }
 
 

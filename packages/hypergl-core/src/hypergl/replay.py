@@ -22,6 +22,11 @@ from .resources import GPUResource
 if TYPE_CHECKING:
     from .context_link import ContextLink
 
+# Vertices (vertex count x instance count, summed over direct draws) one submit
+# may draw unless submit(vertex_budget=...) says otherwise: 2**28, far above a
+# frame of any real scene, far below what keeps a GPU busy for minutes.
+DEFAULT_VERTEX_BUDGET = 1 << 28
+
 
 @dataclass(frozen=True)
 class SubmitStats:
@@ -97,6 +102,7 @@ class Replayer:
         budget: int | None,
         bindings: Mapping[str, GPUResource] | None,
         debug: bool = False,
+        vertex_budget: int = DEFAULT_VERTEX_BUDGET,
     ) -> PreparedSubmit:
         """Check everything a submit of `program` needs, once."""
         self._link.enter()
@@ -105,9 +111,17 @@ class Replayer:
             isinstance(budget, bool) or not isinstance(budget, int) or budget < 0
         ):
             raise ValueError(f"budget must be a non-negative int or None, got {budget!r}")
+        if (
+            isinstance(vertex_budget, bool)
+            or not isinstance(vertex_budget, int)
+            or not 0 <= vertex_budget < 1 << 64
+        ):
+            raise ValueError(f"vertex_budget must be an int in 0..2**64-1, got {vertex_budget!r}")
         values = register_values(registers)
         resources = bound_resources(program, live, bindings or {})
-        return PreparedSubmit(self._link, native, resources, values, budget, bool(debug))
+        return PreparedSubmit(
+            self._link, native, resources, values, budget, bool(debug), vertex_budget
+        )
 
     def submit(
         self,
@@ -117,9 +131,10 @@ class Replayer:
         budget: int | None,
         bindings: Mapping[str, GPUResource] | None,
         debug: bool = False,
+        vertex_budget: int = DEFAULT_VERTEX_BUDGET,
     ) -> SubmitStats:
         """Run `program` once with `live[slot]` (or `bindings[name]`) in each slot."""
-        prepared = self.prepare(program, live, registers, budget, bindings, debug)
+        prepared = self.prepare(program, live, registers, budget, bindings, debug, vertex_budget)
         prepared.submit()
         return prepared.stats
 
@@ -133,9 +148,10 @@ class PreparedSubmit:
     """
 
     def __init__(self, link: ContextLink, native: Any, resources: list, registers: list,
-                 budget: int | None, debug: bool) -> None:  # fmt: skip
+                 budget: int | None, debug: bool,
+                 vertex_budget: int = DEFAULT_VERTEX_BUDGET) -> None:  # fmt: skip
         self._link = link
-        self._call = (native, resources, registers, budget, debug)
+        self._call = (native, resources, registers, budget, debug, vertex_budget)
         self._last: tuple | None = None
 
     def submit(self) -> None:

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from hypergl_compiler.isa import U32_MAX
+
 from .checks import check_count, check_size
 from .errors import ResourceError
 from .formats import (
@@ -25,6 +27,7 @@ from .formats import (
     check_fields,
     check_pixels,
 )
+from .limits import check_framebuffer, check_texture
 from .pipeline_state import PipelineState, PipelineStateError, pipeline_state
 from .resources import BUFFER_USAGES, Buffer, as_bytes
 
@@ -57,14 +60,7 @@ def _sampler(filter: Any, wrap: Any) -> None:
 
 
 def texture_size_within(limits: Limits, width: int, height: int, layers: int) -> None:
-    if limits is None:
-        return
-    limit = limits.get("max_texture_size", 0)
-    if width > limit or height > limit:
-        raise ValueError(f"texture of {width}x{height} exceeds this GPU's limit of {limit}")
-    layer_limit = limits.get("max_array_texture_layers", 0)
-    if layers > layer_limit:
-        raise ValueError(f"{layers} layers exceed this GPU's limit of {layer_limit}")
+    check_texture(limits, width, height, layers)
 
 
 def texture_args(
@@ -158,16 +154,17 @@ def framebuffer_args(size: Any, color: Any, depth: Any, limits: Limits) -> dict:
         raise ValueError(f"unknown depth format {depth!r}; expected one of {DEPTH_FORMATS}")
     if not color and depth is None:
         raise ValueError("a framebuffer needs a colour or a depth attachment")
-    if limits is not None:
-        limit = limits.get("max_renderbuffer_size", 0)
-        if width > limit or height > limit:
-            raise ValueError(f"framebuffer of {width}x{height} exceeds the limit {limit}")
+    check_framebuffer(limits, width, height, "framebuffer")
     return {"width": width, "height": height, "color": color, "depth": depth}
 
 
-def readback_args(size: Any, attachment: Any, components: Any, depth: Any) -> dict:
-    """`size` is a framebuffer's size or a (width, height) to check."""
+def readback_args(
+    size: Any, attachment: Any, components: Any, depth: Any, limits: Limits | None
+) -> dict:
+    """`size` is a framebuffer's size (`limits` None) or a (width, height) to check."""
     width, height = check_size(size, "readback size")
+    if limits is not None:
+        check_framebuffer(limits, width, height, "readback")
     if attachment not in ATTACHMENTS:
         raise ValueError(f"unknown attachment {attachment!r}; expected one of "
                          f"{sorted(ATTACHMENTS)}")  # fmt: skip
@@ -188,7 +185,7 @@ def external_source_args(
         raise TypeError(f"acquire must be callable, got {acquire!r}")
     if release is not None and not callable(release):
         raise TypeError(f"release must be callable or None, got {release!r}")
-    record_size = check_count(record_size, "record_size", minimum=1)
+    record_size = check_count(record_size, "record_size", minimum=1, maximum=U32_MAX)
     parts = [check_field(field, record_size) for field in check_fields(fields)]
     return (parts, record_size, *count_target(context, count))
 
@@ -211,7 +208,7 @@ def attribute_source_args(
         raise ValueError("keep_views needs count_attribute (a changed count re-exports)")
     if lock is not None and not (hasattr(lock, "acquire") and hasattr(lock, "release")):
         raise TypeError(f"lock needs acquire() and release(), got {lock!r}")
-    record_size = check_count(record_size, "record_size", minimum=1)
+    record_size = check_count(record_size, "record_size", minimum=1, maximum=U32_MAX)
     parts = [check_field(field, record_size) for field in check_fields(fields)]
     return (names, parts, record_size, *count_target(context, count))
 
@@ -226,7 +223,7 @@ def count_target(context: Any, count: Any) -> tuple[Buffer | None, int]:
         raise TypeError(f"count must be (buffer, offset), got {count!r}") from None
     if not isinstance(count_buffer, Buffer) or count_buffer.context is not context:
         raise TypeError(f"count needs a buffer of this context, got {count_buffer!r}")
-    count_offset = check_count(count_offset, "count offset", minimum=0)
+    count_offset = check_count(count_offset, "count offset", minimum=0, maximum=U32_MAX)
     if count_offset % 4 or count_offset + 4 > count_buffer.size:
         raise ValueError(f"count offset {count_offset} is not an aligned u32 inside "
                          f"buffer '{count_buffer.name}'")  # fmt: skip

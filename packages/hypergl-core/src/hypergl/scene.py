@@ -22,7 +22,7 @@ from hypergl_compiler.isa import ResourceKind
 from .errors import ResourceError
 from .formats import TEXTURE_FORMATS
 from .pipeline_state import PIPELINE_STATE_KEYS
-from .replay import Replayer, SubmitStats
+from .replay import DEFAULT_VERTEX_BUDGET, Replayer, SubmitStats
 from .resources import Buffer, GPUResource
 from .scene_memory import check_scene_memory
 
@@ -85,10 +85,11 @@ class Scene:
         budget: int | None = None,
         bindings: Mapping[str, GPUResource] | None = None,
         debug: bool = False,
+        vertex_budget: int = DEFAULT_VERTEX_BUDGET,
     ) -> SubmitStats:
         """Replay the scene's program once (see CommandBuffer.submit)."""
         return self._replayer.submit(
-            self.program, self._objects, registers, budget, bindings, debug
+            self.program, self._objects, registers, budget, bindings, debug, vertex_budget
         )
 
 

@@ -64,6 +64,9 @@ class Context {
     void adopt(const std::shared_ptr<Resource> &resource);
     std::shared_ptr<Buffer> create_host_buffer(const std::string &name, uint64_t size);
     std::shared_ptr<Resource> create_plain(isa::ResourceKind kind, const std::string &name);
+    // A pipeline of the trace and null devices: its vertex inputs only.
+    std::shared_ptr<Pipeline> create_pipeline(const std::string &name,
+                                              std::vector<VertexInput> inputs);
 
     // Releases one resource (idempotent) or every live one.
     void release(Resource &resource);

@@ -11,14 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "hypergl/formats_generated.hpp"
 #include "hypergl/resources.hpp"
 
 namespace hypergl {
 
-enum class ScalarType : uint8_t { F32 = 0, F64 = 1, U32 = 2, U64 = 3, I32 = 4 };
-
 // Size in bytes of one scalar.
-uint32_t scalar_size(ScalarType type);
+inline uint32_t scalar_size(ScalarType type) { return kScalarSize[static_cast<uint8_t>(type)]; }
 
 struct FieldCopy {
     uint32_t source;      // index of the view acquire() returns
@@ -47,6 +46,7 @@ class ConversionSource : public ExternalSource {
     uint32_t record_size() const { return record_size_; }
 
   protected:
+    const std::vector<FieldCopy> &fields() const { return fields_; }
     // Fresh views of the sources, valid until release(); may block (e.g. while
     // a physics step runs). Throw std::runtime_error on failure.
     virtual std::vector<SourceView> acquire() = 0;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "hypergl/resources.hpp"
 
@@ -25,48 +26,41 @@ class Device {
     // (the gl device reports pending GL errors here).
     virtual void check_after_run() {}
 
-    virtual void clear(const float rgba_depth[5], uint32_t mask, uint32_t stencil) = 0;
-    virtual void bind_pipeline(Resource &pipeline) = 0;
-    virtual void bind_framebuffer(Resource &framebuffer) = 0;
-    virtual void bind_vertex_buffer(uint32_t binding, Buffer &buffer) = 0;
-    virtual void bind_index_buffer(Buffer &buffer) = 0;
-    virtual void bind_uniform_buffer(uint32_t binding, Buffer &buffer) = 0;
-    virtual void bind_storage_buffer(uint32_t binding, Buffer &buffer) = 0;
-    virtual void bind_indirect_buffer(Buffer &buffer) = 0;
-    virtual void bind_parameter_buffer(Buffer &buffer) = 0;
-    virtual void bind_texture(uint32_t unit, Resource &texture) = 0;
-    virtual void viewport(int32_t x, int32_t y, int32_t width, int32_t height) = 0;
-    // `type` is an isa UNIFORM_TYPES index; `data` holds its components.
-    virtual void uniform(uint32_t location, uint32_t type, const void *data) = 0;
-
-    virtual void draw(uint32_t count, uint32_t first, uint32_t instances) = 0;
-    virtual void draw_indexed(uint32_t index_type, uint32_t count, uint32_t first,
-                              uint32_t instances) = 0;
-    virtual void draw_indirect(uint32_t offset) = 0;
-    virtual void draw_indexed_indirect(uint32_t index_type, uint32_t offset) = 0;
-    virtual void multi_draw_indirect(uint32_t offset, uint32_t count, uint32_t stride) = 0;
-    virtual void multi_draw_indexed_indirect(uint32_t index_type, uint32_t offset, uint32_t count,
-                                             uint32_t stride) = 0;
-    virtual void multi_draw_indirect_count(uint32_t offset, uint32_t count_offset,
-                                           uint32_t max_count) = 0;
-    virtual void multi_draw_indexed_indirect_count(uint32_t index_type, uint32_t offset,
-                                                   uint32_t count_offset, uint32_t max_count) = 0;
-    virtual void dispatch(uint32_t x, uint32_t y, uint32_t z) = 0;
-    virtual void dispatch_indirect(uint32_t offset) = 0;
-    virtual void barrier(uint32_t bits) = 0;
-
-    virtual void copy_buffer(Buffer &source, Buffer &destination, uint32_t source_offset,
-                             uint32_t destination_offset, uint32_t size) = 0;
-    virtual void fence_signal(Resource &fence) = 0;
-    // Returns false when the wait timed out.
-    virtual bool fence_wait(Resource &fence, uint32_t timeout_us) = 0;
-    virtual void read_framebuffer(uint32_t attachment, Resource &readback,
-                                  Resource &framebuffer) = 0;
-    virtual void upload(ExternalSource &source, Buffer &destination) = 0;
+    // One pure virtual function per entry of the ISA table's device-call list
+    // (isa.DEVICE_CALLS): e.g. `virtual void draw(uint32_t count, uint32_t first,
+    // uint32_t instances) = 0;`. `uniform`'s type is an isa UNIFORM_TYPES index
+    // and its data the components; `fence_wait` returns false on a timeout.
+#define HYPERGL_DECLARE_DEVICE_CALL(RETURN, NAME, PARAMS, IDLE) virtual RETURN NAME PARAMS = 0;
+    HYPERGL_DEVICE_CALLS(HYPERGL_DECLARE_DEVICE_CALL)
+#undef HYPERGL_DECLARE_DEVICE_CALL
 
     // Before the CPU reads a mapped buffer (load, skip_if_zero, ...): a GPU
     // device makes earlier GPU writes visible (barrier + fence wait).
     virtual void prepare_cpu_read(Buffer &) {}
+
+    // Set by the interpreter for the length of a run (nullptr outside one):
+    // `stop()` is true when the user asked the run to stop (Ctrl+C).
+    void set_stop_check(const std::function<bool()> *stop) { stop_ = stop; }
+
+  protected:
+    // After a call that may have blocked (a draw the driver ran at once): throws
+    // Interrupted when the stop check, asked at most every 10 ms, says so.
+    void poll_stop();
+    // Between slices of a long wait: asks the stop check now.
+    bool stop_requested() const { return stop_ && *stop_ && (*stop_)(); }
+    const std::function<bool()> *stop_check() const { return stop_; }
+
+  private:
+    const std::function<bool()> *stop_ = nullptr;
+    int64_t last_poll_ns_ = 0;
 };
 
+// A monotonic clock cheap enough to read after every draw (Linux's coarse
+// clock: a few ns, a few ms of resolution, plenty for a 10 ms poll period).
+int64_t poll_clock_ns();
+constexpr int64_t kPollPeriodNs = 10'000'000;
+
 }  // namespace hypergl
+
+// Declares every device call as an override, in a device's class body.
+#define HYPERGL_OVERRIDE_DEVICE_CALL(RETURN, NAME, PARAMS, IDLE) RETURN NAME PARAMS override;

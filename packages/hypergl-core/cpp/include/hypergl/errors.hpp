@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "hypergl/isa_generated.hpp"
+
 namespace hypergl {
 
 // A failure tied to one instruction: its index (or -1), its mnemonic and why.
@@ -32,9 +34,15 @@ class InstructionError : public std::runtime_error {
     std::string reason_;
 };
 
-// The static verifier rejected a program.
+// The static verifier rejected a program; code() names the rule (isa.VerifyCode).
 class VerifyFailure : public InstructionError {
-    using InstructionError::InstructionError;
+  public:
+    VerifyFailure(int64_t index, std::string mnemonic, isa::VerifyCode code, std::string reason)
+        : InstructionError(index, std::move(mnemonic), std::move(reason)), code_(code) {}
+    isa::VerifyCode code() const { return code_; }
+
+  private:
+    isa::VerifyCode code_;
 };
 
 // A verified program failed while running (dynamic check, budget, device error).

@@ -1,14 +1,19 @@
-// OpenGL objects behind the engine's resources. Created through GLDevice's
-// factories on the context's thread; released there too. Buffer memory is a
-// persistent, coherent mapping shared with NumPy arrays: when the last array
-// dies after a release, the GL buffer is queued and deleted on the next call
-// into the device, on the right thread.
+// OpenGL objects behind the engine's resources, each created by its own
+// factory (gl_memory.cpp, gl_texture.cpp, gl_pipeline.cpp, gl_framebuffer.cpp,
+// gl_fence.cpp, gl_readback.cpp) on the context's thread and released there
+// too. Buffer memory is a persistent, coherent mapping shared with NumPy
+// arrays: when the last array dies after a release, the GL buffer is queued
+// and deleted on the next call into the device, on the right thread.
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hypergl/gl_api.hpp"
@@ -27,6 +32,17 @@ struct GLShared {
     std::atomic<int64_t> live_mappings{0};
     // Deletes queued buffers; call with the context current.
     void collect();
+    // Throws std::runtime_error naming every pending GL error.
+    void check_errors(const char *where) const;
+};
+
+// "GL_INVALID_ENUM", ... or the number in hex.
+std::string gl_error_name(GLenum error);
+
+// A shader that did not compile or a program that did not link; what() holds
+// the driver's log.
+class ShaderError : public std::runtime_error {
+    using std::runtime_error::runtime_error;
 };
 
 class GLMemory final : public Memory {
@@ -43,6 +59,12 @@ class GLMemory final : public Memory {
 // The GL name of a live buffer (its memory is a GLMemory on the gl device).
 GLuint gl_buffer_name(const Buffer &buffer);
 
+// A buffer of `size` bytes, persistently mapped for reading and writing,
+// holding a copy of `data` (`data_size` bytes, may be null).
+std::shared_ptr<Buffer> create_gl_buffer(const std::shared_ptr<GLShared> &shared,
+                                         const std::string &name, uint64_t size,
+                                         const uint8_t *data, uint64_t data_size);
+
 struct TextureFormat {
     GLenum internal;
     GLenum format;
@@ -51,6 +73,9 @@ struct TextureFormat {
     bool depth;
 };
 
+// The format of a texture by its HyperGL name ("rgba8", "r32f", "depth24", ...).
+std::optional<TextureFormat> texture_format(const std::string &name);
+
 class GLTexture final : public Resource {
   public:
     GLTexture(std::string name, std::shared_ptr<GLShared> shared, GLuint gl, GLenum target,
@@ -58,6 +83,21 @@ class GLTexture final : public Resource {
         : Resource(isa::ResourceKind::TEXTURE, std::move(name)), shared_(std::move(shared)),
           gl_(gl), target_(target), format_(format), width_(width), height_(height),
           layers_(layers) {}
+    // A 2D texture (or a 2D array of `layers` > 0), with `pixels` if given.
+    static std::shared_ptr<GLTexture> create(const std::shared_ptr<GLShared> &shared,
+                                             const std::string &name, int width, int height,
+                                             int layers, const TextureFormat &format,
+                                             const uint8_t *pixels, uint64_t pixels_size,
+                                             bool linear, GLenum wrap);
+    // N same-sized images sampled by index: bindless handles in a storage
+    // buffer where the driver has them, a 2D array texture otherwise.
+    static std::shared_ptr<GLTexture> create_set(const std::shared_ptr<GLShared> &shared,
+                                                 bool bindless, const std::string &name,
+                                                 int width, int height, int count,
+                                                 const TextureFormat &format,
+                                                 const uint8_t *pixels, bool linear, GLenum wrap);
+    // Replaces every pixel (all layers); `size` is checked.
+    void write(const uint8_t *pixels, uint64_t size);
     void release() override;
     GLuint gl() const { return gl_; }
     GLenum target() const { return target_; }
@@ -107,12 +147,21 @@ struct PipelineState {
     std::vector<VertexBinding> bindings;
 };
 
-class GLPipeline final : public Resource {
+class GLPipeline final : public Pipeline {
   public:
     GLPipeline(std::string name, std::shared_ptr<GLShared> shared, GLuint program,
-               bool compute, PipelineState state)
-        : Resource(isa::ResourceKind::PIPELINE, std::move(name)), shared_(std::move(shared)),
+               bool compute, PipelineState state, std::vector<VertexInput> inputs)
+        : Pipeline(std::move(name), std::move(inputs)), shared_(std::move(shared)),
           program_(program), compute_(compute), state_(std::move(state)) {}
+    // Compiles and links the shaders (compute, or vertex + optional fragment);
+    // throws ShaderError with the driver's log.
+    static std::shared_ptr<GLPipeline> create(const std::shared_ptr<GLShared> &shared,
+                                              const std::string &name,
+                                              const std::string &vertex_shader,
+                                              const std::string &fragment_shader,
+                                              const std::string &compute_shader,
+                                              PipelineState state,
+                                              std::vector<VertexInput> inputs);
     void release() override;
     GLuint program() const { return program_; }
     bool compute() const { return compute_; }
@@ -135,6 +184,16 @@ class GLFramebuffer final : public Resource {
         : Resource(isa::ResourceKind::FRAMEBUFFER, std::move(name)), shared_(std::move(shared)),
           fbo_(fbo), width_(width), height_(height), colors_(std::move(colors)),
           depth_(std::move(depth)) {}
+    // Colour textures of `colors` plus an optional depth texture; throws
+    // std::invalid_argument when the driver finds it incomplete.
+    static std::shared_ptr<GLFramebuffer> create(const std::shared_ptr<GLShared> &shared,
+                                                 const std::string &name, int width, int height,
+                                                 const std::vector<TextureFormat> &colors,
+                                                 const std::optional<TextureFormat> &depth);
+    // The window's own framebuffer (GL name 0).
+    static std::shared_ptr<GLFramebuffer> create_default(const std::shared_ptr<GLShared> &shared,
+                                                         const std::string &name, int width,
+                                                         int height);
     void release() override;
     GLuint fbo() const { return fbo_; }
     int width() const { return width_; }
@@ -155,14 +214,21 @@ class GLFramebuffer final : public Resource {
     std::shared_ptr<GLTexture> depth_;
 };
 
+// Waits up to `timeout_ns` for `sync` (flushing first), in 10 ms slices when
+// `stop` is given, asking it between slices: throws Interrupted when it says
+// so (Ctrl+C during a long GPU wait). Returns glClientWaitSync's last result.
+GLenum client_wait(const GLApi &api, GLsync sync, uint64_t timeout_ns,
+                   const std::function<bool()> *stop);
+
 class GLFence final : public Resource {
   public:
     GLFence(std::string name, std::shared_ptr<GLShared> shared)
         : Resource(isa::ResourceKind::FENCE, std::move(name)), shared_(std::move(shared)) {}
     void release() override;
     void signal();
-    // True when signalled within `timeout_ns` (also when never signalled).
-    bool wait(uint64_t timeout_ns);
+    // True when signalled within `timeout_ns` (also when never signalled);
+    // `stop` as for client_wait().
+    bool wait(uint64_t timeout_ns, const std::function<bool()> *stop = nullptr);
 
   private:
     std::shared_ptr<GLShared> shared_;
@@ -176,6 +242,9 @@ class GLReadback final : public Resource {
   public:
     GLReadback(std::string name, std::shared_ptr<GLShared> shared, int width, int height,
                int components, uint32_t attachment, int depth);
+    static std::shared_ptr<GLReadback> create(const std::shared_ptr<GLShared> &shared,
+                                              const std::string &name, int width, int height,
+                                              int components, uint32_t attachment, int depth);
     void release() override;
     int width() const { return width_; }
     int height() const { return height_; }
@@ -185,11 +254,13 @@ class GLReadback final : public Resource {
     uint64_t frames_written() const { return written_; }
     int depth() const { return static_cast<int>(slots_.size()); }
 
-    // Issues the read of `framebuffer` into the next ring slot.
-    void capture(GLFramebuffer &framebuffer);
+    // Issues the read of `framebuffer` into the next ring slot (waiting, if the
+    // CPU never took the frame in that slot, for its read to finish).
+    void capture(GLFramebuffer &framebuffer, const std::function<bool()> *stop = nullptr);
     // Waits for frame `frame` (< frames_written, not yet overwritten) and
     // returns its mapped bytes (rows bottom-up, as GL stores them).
-    const uint8_t *frame(uint64_t frame, uint64_t timeout_ns);
+    const uint8_t *frame(uint64_t frame, uint64_t timeout_ns,
+                         const std::function<bool()> *stop = nullptr);
 
   private:
     struct Slot {
@@ -204,6 +275,11 @@ class GLReadback final : public Resource {
     uint64_t written_ = 0;
     std::vector<Slot> slots_;
 };
+
+// Binds `framebuffer` for reading `attachment` (0..3 colour, 4 depth);
+// returns the (format, type) of glReadPixels.
+std::pair<GLenum, GLenum> prepare_read(const GLApi &api, GLFramebuffer &framebuffer,
+                                       uint32_t attachment, int components, bool float_pixels);
 
 // A rectangle of a framebuffer in GL's coordinates (origin bottom-left).
 struct PixelRect {

@@ -1,7 +1,8 @@
 // Runs a verified program against a device. Static operands are trusted (the
 // verifier has checked them); dynamic ones (register-computed offsets, stack
-// and call depth, division by zero, bound state of draws) are checked here and
-// raise VMFailure with the instruction's index and mnemonic.
+// and call depth, division by zero, bound state of draws, the vertex ranges
+// of draws against their vertex and index buffers, the budgets) are checked
+// here and raise VMFailure with the instruction's index and mnemonic.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,9 @@ struct RunStats {
 struct RunOptions {
     // Instructions allowed before the run fails with "budget exhausted".
     uint64_t budget = UINT64_MAX;
+    // Vertices the draws of the run may ask for, counted as vertices x instances
+    // of each direct draw (indirect draws read their counts on the GPU).
+    uint64_t vertex_budget = UINT64_MAX;
     // Called about every 10 ms of running (checked each 1024 instructions);
     // returning true stops the run by throwing Interrupted.
     std::function<bool()> should_stop;

@@ -56,6 +56,8 @@ constexpr uint32_t JUMP_TABLE = 2;
 constexpr uint32_t COPY_RANGE = 4;
 constexpr uint32_t REG_RANGE4 = 8;
 constexpr uint32_t SKIP_NEXT = 16;
+constexpr uint32_t UNIFORM_SIZE = 32;
+constexpr uint32_t VIEWPORT_SIZE = 64;
 }  // namespace rule
 
 namespace flag {
@@ -237,6 +239,39 @@ enum class Opcode : uint16_t {
     X(READ_FRAMEBUFFER) \
     X(UPLOAD)
 
+// Every call a device implements, as X(RETURN, NAME, (PARAMETERS), IDLE) where
+// IDLE is what a device that does nothing returns: the Device interface and
+// the gl, trace and null devices are declared from this list (device.hpp).
+#define HYPERGL_DEVICE_CALLS(X) \
+    X(void, clear, (const float *values, uint32_t mask, uint32_t stencil), ) \
+    X(void, bind_pipeline, (Resource &pipeline), ) \
+    X(void, bind_framebuffer, (Resource &framebuffer), ) \
+    X(void, bind_vertex_buffer, (uint32_t binding, Buffer &buffer), ) \
+    X(void, bind_index_buffer, (Buffer &buffer), ) \
+    X(void, bind_uniform_buffer, (uint32_t binding, Buffer &buffer), ) \
+    X(void, bind_storage_buffer, (uint32_t binding, Buffer &buffer), ) \
+    X(void, bind_indirect_buffer, (Buffer &buffer), ) \
+    X(void, bind_parameter_buffer, (Buffer &buffer), ) \
+    X(void, bind_texture, (uint32_t unit, Resource &texture), ) \
+    X(void, viewport, (int32_t x, int32_t y, int32_t width, int32_t height), ) \
+    X(void, uniform, (uint32_t location, uint32_t type, const void *data), ) \
+    X(void, draw, (uint32_t count, uint32_t first, uint32_t instances), ) \
+    X(void, draw_indexed, (uint32_t index_type, uint32_t count, uint32_t first, uint32_t instances), ) \
+    X(void, draw_indirect, (uint32_t offset), ) \
+    X(void, draw_indexed_indirect, (uint32_t index_type, uint32_t offset), ) \
+    X(void, multi_draw_indirect, (uint32_t offset, uint32_t count, uint32_t stride), ) \
+    X(void, multi_draw_indexed_indirect, (uint32_t index_type, uint32_t offset, uint32_t count, uint32_t stride), ) \
+    X(void, multi_draw_indirect_count, (uint32_t offset, uint32_t count_offset, uint32_t max_count), ) \
+    X(void, multi_draw_indexed_indirect_count, (uint32_t index_type, uint32_t offset, uint32_t count_offset, uint32_t max_count), ) \
+    X(void, dispatch, (uint32_t x, uint32_t y, uint32_t z), ) \
+    X(void, dispatch_indirect, (uint32_t offset), ) \
+    X(void, barrier, (uint32_t bits), ) \
+    X(void, copy_buffer, (Buffer &source, Buffer &destination, uint32_t source_offset, uint32_t destination_offset, uint32_t size), ) \
+    X(void, fence_signal, (Resource &fence), ) \
+    X(bool, fence_wait, (Resource &fence, uint32_t timeout_us), true) \
+    X(void, read_framebuffer, (uint32_t attachment, Resource &readback, Resource &framebuffer), ) \
+    X(void, upload, (ExternalSource &source, Buffer &destination), )
+
 constexpr uint32_t kClearColor = 1;
 constexpr uint32_t kClearDepth = 2;
 constexpr uint32_t kClearStencil = 4;
@@ -245,6 +280,61 @@ constexpr uint32_t kIndexTypeSize[] = {2, 4};
 // Components and base type ('f', 'i', 'u') of uniform_const, by its type operand.
 constexpr uint32_t kUniformComponents[] = {1, 2, 3, 4, 16, 1, 4, 1};
 constexpr char kUniformBase[] = {'f', 'f', 'f', 'f', 'f', 'i', 'i', 'u'};
+
+// Why a verifier rejected a program (isa.VerifyCode, in the same order).
+enum class VerifyCode : uint8_t {
+    CODE_LENGTH,
+    SUBROUTINE_ENTRY,
+    UNKNOWN_OPCODE,
+    UNUSED_FIELD,
+    REGISTER,
+    IMMEDIATE,
+    TARGET,
+    CONSTANT_INDEX,
+    CONSTANT_KIND,
+    CONSTANT_SIZE,
+    CONSTANT_COUNT,
+    SUBROUTINE,
+    SLOT_INDEX,
+    SLOT_KIND,
+    ALIGNMENT,
+    BUFFER_BOUNDS,
+    JUMP_TABLE_TARGET,
+    COPY_SOURCE,
+    COPY_DESTINATION,
+    REGISTER_RANGE,
+    SKIP_NEXT,
+    UNIFORM_SIZE,
+    VIEWPORT_SIZE,
+};
+inline constexpr const char *kVerifyCodeNames[] = {
+    "code_length",
+    "subroutine_entry",
+    "unknown_opcode",
+    "unused_field",
+    "register",
+    "immediate",
+    "target",
+    "constant_index",
+    "constant_kind",
+    "constant_size",
+    "constant_count",
+    "subroutine",
+    "slot_index",
+    "slot_kind",
+    "alignment",
+    "buffer_bounds",
+    "jump_table_target",
+    "copy_source",
+    "copy_destination",
+    "register_range",
+    "skip_next",
+    "uniform_size",
+    "viewport_size",
+};
+inline constexpr const char *verify_code_name(VerifyCode code) {
+    return kVerifyCodeNames[static_cast<uint8_t>(code)];
+}
 
 struct OpInfo {
     bool defined;
@@ -333,11 +423,11 @@ inline constexpr OpInfo kOps[kOpTableSize] = {
     /* 0x47 */ {true, "bind_indirect_buffer", {Operand::NONE, Operand::BUFFER, Operand::NONE, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x14u, -1, ConstKind::BYTES, 0u},
     /* 0x48 */ {true, "bind_parameter_buffer", {Operand::NONE, Operand::BUFFER, Operand::NONE, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x14u, -1, ConstKind::BYTES, 0u},
     /* 0x49 */ {true, "bind_texture", {Operand::NONE, Operand::TEXTURE, Operand::U32, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0x3Fu, 0xFFFFFFFFu}, 0x0u, 0x14u, -1, ConstKind::BYTES, 0u},
-    /* 0x4A */ {true, "viewport", {Operand::NONE, Operand::CONST, Operand::NONE, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x10u, 1, ConstKind::I32, 4u},
+    /* 0x4A */ {true, "viewport", {Operand::NONE, Operand::CONST, Operand::NONE, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x40u, 0x10u, 1, ConstKind::I32, 4u},
     /* 0x4B */ {true, "viewport_reg", {Operand::REG, Operand::NONE, Operand::NONE, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x8u, 0x10u, -1, ConstKind::BYTES, 0u},
     /* 0x4C */ {true, "uniform_i", {Operand::REG, Operand::U32, Operand::NONE, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x10u, -1, ConstKind::BYTES, 0u},
     /* 0x4D */ {true, "uniform_f", {Operand::REG, Operand::U32, Operand::NONE, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x10u, -1, ConstKind::BYTES, 0u},
-    /* 0x4E */ {true, "uniform_const", {Operand::NONE, Operand::U32, Operand::CONST, Operand::U32}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x7u}, 0x0u, 0x10u, 2, ConstKind::BYTES, 0u},
+    /* 0x4E */ {true, "uniform_const", {Operand::NONE, Operand::U32, Operand::CONST, Operand::U32}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x7u}, 0x20u, 0x10u, 2, ConstKind::BYTES, 0u},
     /* 0x4F */ {},
     /* 0x50 */ {true, "draw", {Operand::NONE, Operand::U32, Operand::U32, Operand::U32}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x18u, -1, ConstKind::BYTES, 0u},
     /* 0x51 */ {true, "draw_indexed", {Operand::U32, Operand::U32, Operand::U32, Operand::U32}, {0x1u, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x18u, -1, ConstKind::BYTES, 0u},

@@ -79,8 +79,30 @@ class Buffer : public Resource {
     std::shared_ptr<Memory> memory_;
 };
 
+// What draws read from one vertex buffer binding of a pipeline: vertex (or,
+// per instance, instance) i reads bytes [i * stride, i * stride + extent) of
+// the buffer bound there. The interpreter checks draws against it.
+struct VertexInput {
+    uint32_t binding;
+    uint32_t stride;
+    uint32_t extent;  // end of the last attribute: max(offset + size)
+    bool per_instance;
+};
+
+// A pipeline on any device: its vertex inputs are what the interpreter needs
+// to bound draws, the same on gl, trace and null (GLPipeline adds the GL program).
+class Pipeline : public Resource {
+  public:
+    Pipeline(std::string name, std::vector<VertexInput> inputs)
+        : Resource(isa::ResourceKind::PIPELINE, std::move(name)), inputs_(std::move(inputs)) {}
+    const std::vector<VertexInput> &vertex_inputs() const { return inputs_; }
+
+  private:
+    std::vector<VertexInput> inputs_;
+};
+
 // Resources whose contents the engine does not touch on the trace and null
-// devices: textures, pipelines, framebuffers, fences, readback slots.
+// devices: textures, framebuffers, fences, readback slots.
 class PlainResource : public Resource {
   public:
     using Resource::Resource;

@@ -145,10 +145,8 @@ class BatchRenderer:
                                 f"{context!r}")  # fmt: skip
         self._owns_context = context is None
         self.context = hypergl.context() if context is None else context
-        limits = self.context.capabilities.limits if self.context.capabilities else {}
-        limit = min(
-            limits.get("max_renderbuffer_size", 16384), limits.get("max_texture_size", 16384)
-        )
+        limits = self.context.limits  # the same table on every device
+        limit = min(limits["max_renderbuffer_size"], limits["max_texture_size"])
         if width > limit or height > limit:
             raise RLConfigError(f"a {width}x{height} tile exceeds this GPU's limit of {limit}")
 

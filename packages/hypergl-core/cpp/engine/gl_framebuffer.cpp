@@ -1,0 +1,107 @@
+// GL framebuffers: colour and depth textures rendered into, the window's own
+// framebuffer, and synchronous reads of their pixels.
+#include <cstdio>
+#include <stdexcept>
+
+#include "hypergl/gl_resources.hpp"
+
+namespace hypergl {
+namespace {
+
+GLenum color_format(int components) {
+    switch (components) {
+        case 1: return gl::RED;
+        case 3: return gl::RGB;
+        default: return gl::RGBA;
+    }
+}
+
+}  // namespace
+
+std::pair<GLenum, GLenum> prepare_read(const GLApi &api, GLFramebuffer &framebuffer,
+                                       uint32_t attachment, int components, bool float_pixels) {
+    api.glBindFramebuffer(gl::READ_FRAMEBUFFER, framebuffer.fbo());
+    if (attachment < 4) {
+        if (framebuffer.fbo() != 0)
+            api.glNamedFramebufferReadBuffer(framebuffer.fbo(), gl::COLOR_ATTACHMENT0 + attachment);
+        return {color_format(components), float_pixels ? gl::FLOAT : gl::UNSIGNED_BYTE};
+    }
+    return {gl::DEPTH_COMPONENT, gl::FLOAT};
+}
+
+std::shared_ptr<GLFramebuffer> GLFramebuffer::create(const std::shared_ptr<GLShared> &shared,
+                                                     const std::string &name, int width,
+                                                     int height,
+                                                     const std::vector<TextureFormat> &colors,
+                                                     const std::optional<TextureFormat> &depth) {
+    const GLApi &api = shared->api;
+    std::vector<std::shared_ptr<GLTexture>> color_textures;
+    std::vector<GLenum> draw_buffers;
+    GLuint fbo = 0;
+    api.glCreateFramebuffers(1, &fbo);
+    for (size_t i = 0; i < colors.size(); ++i) {
+        color_textures.push_back(GLTexture::create(shared, name + "#color" + std::to_string(i), width, height,
+                                                0, colors[i], nullptr, 0, false,
+                                                gl::CLAMP_TO_EDGE));
+        const GLenum attachment = gl::COLOR_ATTACHMENT0 + static_cast<GLenum>(i);
+        api.glNamedFramebufferTexture(fbo, attachment, color_textures.back()->gl(), 0);
+        draw_buffers.push_back(attachment);
+    }
+    std::shared_ptr<GLTexture> depth_texture;
+    if (depth) {
+        depth_texture = GLTexture::create(shared, name + "#depth", width, height, 0, *depth, nullptr, 0,
+                                       false, gl::CLAMP_TO_EDGE);
+        api.glNamedFramebufferTexture(fbo, gl::DEPTH_ATTACHMENT, depth_texture->gl(), 0);
+    }
+    if (draw_buffers.empty()) draw_buffers.push_back(gl::NONE);
+    api.glNamedFramebufferDrawBuffers(fbo, static_cast<GLsizei>(draw_buffers.size()),
+                                      draw_buffers.data());
+    const GLenum status = api.glCheckNamedFramebufferStatus(fbo, gl::FRAMEBUFFER);
+    auto framebuffer = std::make_shared<GLFramebuffer>(name, shared, fbo, width, height,
+                                                       std::move(color_textures), depth_texture);
+    if (status != gl::FRAMEBUFFER_COMPLETE) {
+        framebuffer->release();
+        char hex[16];
+        std::snprintf(hex, sizeof hex, "0x%04x", status);
+        throw std::invalid_argument("framebuffer '" + name + "' is incomplete (status " + hex +
+                                    ")");
+    }
+    shared->check_errors("creating a framebuffer");
+    return framebuffer;
+}
+
+std::shared_ptr<GLFramebuffer> GLFramebuffer::create_default(
+    const std::shared_ptr<GLShared> &shared, const std::string &name, int width, int height) {
+    return std::make_shared<GLFramebuffer>(name, shared, 0, width, height,
+                                           std::vector<std::shared_ptr<GLTexture>>{}, nullptr);
+}
+
+void GLFramebuffer::release() {
+    if (released()) return;
+    Resource::release();
+    if (fbo_) shared_->api.glDeleteFramebuffers(1, &fbo_);
+    for (auto &color : colors_) color->release();
+    if (depth_) depth_->release();
+}
+
+void read_pixels(const GLApi &api, GLFramebuffer &framebuffer, uint32_t attachment,
+                 int components, bool float_pixels, PixelRect rect, uint8_t *out, uint64_t size) {
+    if (rect.x < 0 || rect.y < 0 || rect.width <= 0 || rect.height <= 0 ||
+        rect.x + rect.width > framebuffer.width() || rect.y + rect.height > framebuffer.height())
+        throw std::invalid_argument(
+            "rectangle (" + std::to_string(rect.x) + ", " + std::to_string(rect.y) + ", " +
+            std::to_string(rect.width) + ", " + std::to_string(rect.height) +
+            ") is not inside framebuffer '" + framebuffer.name() + "' of " +
+            std::to_string(framebuffer.width()) + "x" + std::to_string(framebuffer.height()));
+    const uint64_t element = (attachment == 4 || float_pixels) ? 4 : 1;
+    const uint64_t needed = uint64_t(rect.width) * uint64_t(rect.height) *
+                            uint64_t(attachment == 4 ? 1 : components) * element;
+    if (size < needed)
+        throw std::invalid_argument("the output holds " + std::to_string(size) +
+                                    " bytes, the read needs " + std::to_string(needed));
+    auto [format, type] = prepare_read(api, framebuffer, attachment, components, float_pixels);
+    api.glPixelStorei(gl::PACK_ALIGNMENT, 1);
+    api.glReadPixels(rect.x, rect.y, rect.width, rect.height, format, type, out);
+}
+
+}  // namespace hypergl

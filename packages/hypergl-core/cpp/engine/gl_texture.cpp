@@ -1,0 +1,125 @@
+// GL textures: single images, 2D arrays and texture sets (bindless where the
+// driver has it), their formats, writes and release.
+#include <map>
+#include <stdexcept>
+
+#include "hypergl/formats_generated.hpp"
+#include "hypergl/gl_resources.hpp"
+
+namespace hypergl {
+
+std::optional<TextureFormat> texture_format(const std::string &name) {
+    static const std::map<std::string, TextureFormat> formats = {
+#define HYPERGL_FORMAT(NAME, INTERNAL, FORMAT, TYPE, BYTES, DEPTH) \
+    {NAME, {gl::INTERNAL, gl::FORMAT, gl::TYPE, BYTES, DEPTH}},
+        HYPERGL_TEXTURE_FORMATS(HYPERGL_FORMAT)
+#undef HYPERGL_FORMAT
+    };
+    auto found = formats.find(name);
+    if (found == formats.end()) return std::nullopt;
+    return found->second;
+}
+
+std::shared_ptr<GLTexture> GLTexture::create(const std::shared_ptr<GLShared> &shared,
+                                             const std::string &name, int width, int height,
+                                             int layers, const TextureFormat &format,
+                                             const uint8_t *pixels, uint64_t pixels_size,
+                                             bool linear, GLenum wrap) {
+    const GLApi &api = shared->api;
+    const GLenum target = layers > 0 ? gl::TEXTURE_2D_ARRAY : gl::TEXTURE_2D;
+    GLuint texture = 0;
+    api.glCreateTextures(target, 1, &texture);
+    if (layers > 0)
+        api.glTextureStorage3D(texture, 1, format.internal, width, height, layers);
+    else
+        api.glTextureStorage2D(texture, 1, format.internal, width, height);
+    const GLint filter = static_cast<GLint>(linear && !format.depth ? gl::LINEAR : gl::NEAREST);
+    api.glTextureParameteri(texture, gl::TEXTURE_MIN_FILTER, filter);
+    api.glTextureParameteri(texture, gl::TEXTURE_MAG_FILTER, filter);
+    api.glTextureParameteri(texture, gl::TEXTURE_WRAP_S, static_cast<GLint>(wrap));
+    api.glTextureParameteri(texture, gl::TEXTURE_WRAP_T, static_cast<GLint>(wrap));
+    if (pixels) {
+        const uint64_t needed = uint64_t(width) * uint64_t(height) *
+                                uint64_t(layers > 0 ? layers : 1) * format.bytes_per_pixel;
+        if (pixels_size < needed) {
+            api.glDeleteTextures(1, &texture);
+            throw std::invalid_argument("texture '" + name + "' needs " + std::to_string(needed) +
+                                        " bytes of pixels, got " + std::to_string(pixels_size));
+        }
+        api.glPixelStorei(gl::UNPACK_ALIGNMENT, 1);
+        if (layers > 0)
+            api.glTextureSubImage3D(texture, 0, 0, 0, 0, width, height, layers, format.format,
+                                    format.type, pixels);
+        else
+            api.glTextureSubImage2D(texture, 0, 0, 0, width, height, format.format, format.type,
+                                    pixels);
+    }
+    shared->check_errors("creating a texture");
+    return std::make_shared<GLTexture>(name, shared, texture, target, format, width, height,
+                                       layers);
+}
+
+void GLTexture::write(const uint8_t *pixels, uint64_t size) {
+    if (released()) throw std::invalid_argument("texture '" + name() + "' has been released");
+    if (handle_buffer)
+        throw std::invalid_argument("texture set '" + name() + "' cannot be rewritten");
+    const uint64_t needed = uint64_t(width_) * uint64_t(height_) *
+                            uint64_t(layers_ > 0 ? layers_ : 1) * format_.bytes_per_pixel;
+    if (size != needed)
+        throw std::invalid_argument("texture '" + name() + "' needs " + std::to_string(needed) +
+                                    " bytes of pixels, got " + std::to_string(size));
+    const GLApi &api = shared_->api;
+    api.glPixelStorei(gl::UNPACK_ALIGNMENT, 1);
+    if (layers_ > 0)
+        api.glTextureSubImage3D(gl_, 0, 0, 0, 0, width_, height_, layers_, format_.format,
+                                format_.type, pixels);
+    else
+        api.glTextureSubImage2D(gl_, 0, 0, 0, width_, height_, format_.format, format_.type,
+                                pixels);
+    shared_->check_errors("writing a texture");
+}
+
+std::shared_ptr<GLTexture> GLTexture::create_set(const std::shared_ptr<GLShared> &shared,
+                                                 bool bindless, const std::string &name,
+                                                 int width, int height, int count,
+                                                 const TextureFormat &format,
+                                                 const uint8_t *pixels, bool linear, GLenum wrap) {
+    const uint64_t image_bytes = uint64_t(width) * uint64_t(height) * format.bytes_per_pixel;
+    if (!bindless)
+        return create(shared, name, width, height, count, format, pixels, image_bytes * count,
+                              linear, wrap);
+    // Bindless: one texture per image, their resident handles in a storage buffer.
+    const GLApi &api = shared->api;
+    auto set = std::make_shared<GLTexture>(name, shared, 0, 0, format, width, height, count);
+    std::vector<std::shared_ptr<GLTexture>> members;
+    for (int i = 0; i < count; ++i) {
+        members.push_back(create(shared, name + "#" + std::to_string(i), width, height, 0, format,
+                                         pixels + image_bytes * uint64_t(i), image_bytes, linear,
+                                         wrap));
+        const GLuint64 handle = api.glGetTextureHandleARB(members.back()->gl());
+        api.glMakeTextureHandleResidentARB(handle);
+        set->resident_handles.push_back(handle);
+        set->member_textures.push_back(members.back()->gl());
+    }
+    set->handle_buffer = create_gl_buffer(
+        shared,         name + "#handles", sizeof(GLuint64) * set->resident_handles.size(),
+        reinterpret_cast<const uint8_t *>(set->resident_handles.data()),
+        sizeof(GLuint64) * set->resident_handles.size());
+    shared->check_errors("creating a bindless texture set");
+    return set;
+}
+
+void GLTexture::release() {
+    if (released()) return;
+    Resource::release();
+    for (GLuint64 handle : resident_handles) shared_->api.glMakeTextureHandleNonResidentARB(handle);
+    resident_handles.clear();
+    handle_buffer.reset();
+    if (!member_textures.empty())
+        shared_->api.glDeleteTextures(static_cast<GLsizei>(member_textures.size()),
+                                      member_textures.data());
+    member_textures.clear();
+    if (gl_) shared_->api.glDeleteTextures(1, &gl_);
+}
+
+}  // namespace hypergl
