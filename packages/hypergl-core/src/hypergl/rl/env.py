@@ -79,12 +79,16 @@ def _device_index(value: Any) -> int | None:
 
 
 def autoreset_mode_of(value: Any) -> AutoresetMode:
-    """`value` (an AutoresetMode or its string value) as an AutoresetMode, else RLConfigError."""
-    try:
-        return value if isinstance(value, AutoresetMode) else AutoresetMode(value)
-    except ValueError:
-        modes = [mode.value for mode in AutoresetMode]
-        raise RLConfigError(f"autoreset_mode must be one of {modes}, got {value!r}") from None
+    """`value` as an AutoresetMode: the enum, its value ("SameStep") or its name ("same_step")."""
+    if isinstance(value, AutoresetMode):
+        return value
+    if isinstance(value, str):
+        for mode in AutoresetMode:
+            if value.replace("_", "").lower() == mode.value.lower():
+                return mode
+    modes = [mode.name.lower() for mode in AutoresetMode]
+    raise RLConfigError(f"autoreset_mode must be one of {modes} (or a gymnasium AutoresetMode), "
+                        f"got {value!r}")
 
 
 class _LazyScene:

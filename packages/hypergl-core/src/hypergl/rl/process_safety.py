@@ -26,7 +26,6 @@ import importlib.abc
 import os
 import sys
 import threading
-import weakref
 from typing import Any
 
 from ..errors import HyperGLError
@@ -44,14 +43,17 @@ class LLVMConflictError(HyperGLError, ImportError):
 
 
 _lock = threading.Lock()
-_live: weakref.WeakSet = weakref.WeakSet()  # contexts hypergl.rl made, alive in this process
-_inherited_live_context = False  # set in a child forked while one was alive
+# glcontext loads its EGL backend with the process's first headless context (HyperGL's
+# or moderngl's): from then on the EGL display and Mesa's threads belong to this process,
+# and a child forked from it hangs on its first context, even once every context is closed.
+EGL_MODULE = "glcontext.egl"
+_inherited_egl = False  # set in a child forked after its parent made an EGL context
 
 
 def _after_fork_in_child() -> None:
-    global _inherited_live_context
-    if any(not getattr(ctx, "closed", False) for ctx in list(_live)):
-        _inherited_live_context = True
+    global _inherited_egl
+    if EGL_MODULE in sys.modules:
+        _inherited_egl = True
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
@@ -67,14 +69,12 @@ def new_context(device_index: int | None = None) -> Any:
     """A headless context for an environment, after checking that this process may make one."""
     import hypergl
 
-    if _inherited_live_context:
+    if _inherited_egl:
         raise ForkedContextError(
-            f"process {os.getpid()} was forked while its parent held a live llvmpipe OpenGL "
-            f"context, so a new context here would hang; {FORK_ADVICE}"
+            f"process {os.getpid()} was forked from a process that had already made an EGL "
+            f"OpenGL context, and a new context here would hang; {FORK_ADVICE}"
         )
     ctx = hypergl.context() if device_index is None else hypergl.context(device_index=device_index)
-    with _lock:
-        _live.add(ctx)
     if _is_llvmpipe(ctx):
         guard_llvm_imports()
     return ctx
