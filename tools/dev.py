@@ -6,6 +6,7 @@
     python3 tools/dev.py bench   # every benchmark, one table and a chart
     python3 tools/dev.py lint    # ruff
     python3 tools/dev.py info    # what this machine's OpenGL can do
+    python3 tools/dev.py examples  # PPO with SB3 and RLlib: own environment, with torch
 
 Standard library only, so it runs on any Python 3 before anything is installed.
 It wraps Hatch, the environment manager: the development environment is `.venv`
@@ -248,12 +249,75 @@ def command_info(python: Path, args: list[str]) -> int:
     return run([str(python), "-m", "hypergl", "info", *args], cwd=ROOT).returncode
 
 
+# The examples train with torch, which is several GB from PyPI on most Pythons: they get
+# their own environment, never the default one. Python 3.11 first, because a CPU build of
+# torch 2.13.0 for 3.11 is often at hand (pip's find-links on these machines); hypergl's
+# code runs on 3.11, its metadata asks for 3.12, hence --ignore-requires-python.
+EXAMPLES_VENV = ROOT / ".venv-examples"
+EXAMPLES_REQUIREMENTS = ["torch==2.13.0", "stable-baselines3>=2.4", "ray[rllib]>=2.40"]
+EXAMPLES_RUNS = [  # (script, arguments): a few hundred environment steps each
+    ("train_reach.py", ["--envs", "16", "--steps", "400", "--policy", "random"]),
+    ("ppo_sb3.py", ["--envs", "8", "--steps", "512"]),
+    ("ppo_rllib.py", ["--envs", "8", "--steps", "512"]),
+]
+
+
+def examples_python() -> str:
+    """HYPERGL_EXAMPLES_PYTHON, else Python 3.11, else the newest CPython >= 3.12."""
+    chosen = os.environ.get("HYPERGL_EXAMPLES_PYTHON")
+    if chosen:
+        return chosen
+    pyenv_root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    pyenv_311 = sorted(glob.glob(str(pyenv_root / "versions" / "3.11*" / "bin" / "python3")))
+    for candidate in [shutil.which("python3.11"), *pyenv_311]:
+        if candidate and python_version(candidate):
+            return candidate
+    return find_python()
+
+
+def ensure_examples_environment() -> Path:
+    """.venv-examples: torch, SB3, Ray with RLlib, and hypergl (editable); rebuilt on change."""
+    python = EXAMPLES_VENV / "bin" / "python"
+    stamp = EXAMPLES_VENV / ".sources.sha256"
+    digest = hashlib.sha256((core_sources_digest() + " ".join(EXAMPLES_REQUIREMENTS)).encode())
+    if python.exists() and stamp.exists() and stamp.read_text() == digest.hexdigest():
+        return python
+    if not python.exists():
+        base = examples_python()
+        say(f"creating .venv-examples on {base} (torch, stable-baselines3, ray[rllib]: ~2 GB)")
+        if run([base, "-m", "venv", str(EXAMPLES_VENV)]).returncode != 0:
+            fail(f"{base} -m venv failed")
+    pip = [str(python), "-m", "pip", "install", "-q", "--ignore-requires-python"]
+    if run([*pip, *EXAMPLES_REQUIREMENTS]).returncode != 0:
+        fail("installing " + " ".join(EXAMPLES_REQUIREMENTS) + " failed (see above)")
+    members = ["-e", str(ROOT / "packages" / "hypergl-compiler"),
+               "-e", f"{CORE}[rl,ray]"]  # fmt: skip
+    if run([*pip, *members], cwd=ROOT).returncode != 0:
+        fail("installing hypergl into .venv-examples failed (see above)")
+    stamp.write_text(digest.hexdigest())
+    return python
+
+
+def command_examples(python: Path, args: list[str]) -> int:
+    """Run every example for a few hundred steps in .venv-examples; print what each said."""
+    examples_python_path = ensure_examples_environment()
+    failed = []
+    for script, script_args in EXAMPLES_RUNS:
+        command = [str(examples_python_path), str(ROOT / "examples" / script), *script_args, *args]
+        say("running " + " ".join([f"examples/{script}", *script_args, *args]))
+        if run(command, cwd=ROOT).returncode != 0:
+            failed.append(script)
+    say("examples: " + ("all passed" if not failed else "failed: " + ", ".join(failed)))
+    return 1 if failed else 0
+
+
 COMMANDS = {
     "demo": command_demo,
     "test": command_test,
     "bench": command_bench,
     "lint": command_lint,
     "info": command_info,
+    "examples": command_examples,
 }
 
 
