@@ -287,12 +287,13 @@ def ensure_examples_environment() -> Path:
         say(f"creating .venv-examples on {base} (torch, stable-baselines3, ray[rllib]: ~2 GB)")
         if run([base, "-m", "venv", str(EXAMPLES_VENV)]).returncode != 0:
             fail(f"{base} -m venv failed")
-    pip = [str(python), "-m", "pip", "install", "-q", "--ignore-requires-python"]
-    if run([*pip, *EXAMPLES_REQUIREMENTS]).returncode != 0:
-        fail("installing " + " ".join(EXAMPLES_REQUIREMENTS) + " failed (see above)")
-    members = ["-e", str(ROOT / "packages" / "hypergl-compiler"),
-               "-e", f"{CORE}[rl,ray]"]  # fmt: skip
-    if run([*pip, *members], cwd=ROOT).returncode != 0:
+    pip = [str(python), "-m", "pip", "install", "-q"]
+    # The members' own dependencies, named here so pip resolves them for this Python.
+    needs = ["numpy>=1.26", "glcontext>=3.0", "gymnasium>=1.0", *EXAMPLES_REQUIREMENTS]
+    if run([*pip, *needs]).returncode != 0:
+        fail("installing " + " ".join(needs) + " failed (see above)")
+    members = ["-e", str(ROOT / "packages" / "hypergl-compiler"), "-e", str(CORE)]
+    if run([*pip, "--no-deps", "--ignore-requires-python", *members], cwd=ROOT).returncode != 0:
         fail("installing hypergl into .venv-examples failed (see above)")
     stamp.write_text(digest.hexdigest())
     return python

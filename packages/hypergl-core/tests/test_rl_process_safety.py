@@ -139,7 +139,7 @@ def stand_in_triton(tmp_path):
     return {"PYTHONPATH": str(tmp_path)}
 
 
-def test_importing_triton_after_an_llvmpipe_context_is_refused_with_advice(tmp_path, stand_in_triton):
+def test_importing_triton_after_llvmpipe_is_refused_with_advice(tmp_path, stand_in_triton):
     out = run_python(TRITON.format(before=""), tmp_path, stand_in_triton)
     assert out.returncode == 0, out.stderr[-3000:]
     if "refused" not in out.stdout:

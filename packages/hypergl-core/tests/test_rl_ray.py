@@ -45,7 +45,7 @@ def test_seeded_rollouts_repeat_and_come_back_as_numpy(local_ray):
     for a, b in zip(first, second, strict=True):
         assert isinstance(a, np.ndarray) and a.dtype == np.uint8 and (a == b).all()
     assert not (first[0][:2] == first[0][2:]).all()  # the workers' seeds differ
-    obs, reward, terminated, truncated, info = env.step(ACTIONS[0])
+    _obs, reward, _terminated, _truncated, info = env.step(ACTIONS[0])
     assert reward.shape == (4,) and info["distance"].shape == (4,)
     env.close()
 
@@ -55,16 +55,16 @@ def test_a_worker_killed_mid_rollout_is_replaced_and_reported(local_ray):
     env.reset(seed=1)
     env.step(ACTIONS[0])
     ray.kill(env.workers[0])  # between steps
-    obs, reward, terminated, truncated, info = env.step(ACTIONS[1])
+    _, reward, _, truncated, info = env.step(ACTIONS[1])
     assert info["worker_failed"].tolist() == [True, True, False, False]
     assert "ActorDiedError" in info["worker_error"][0] and info["worker_error"][2] is None
     assert truncated[:2].all() and not truncated[2:].any() and (reward[:2] == 0).all()
     assert env.restarts == [1, 0]
-    obs, reward, terminated, truncated, info = env.step(ACTIONS[2])  # the new episodes start
+    _, reward, _, truncated, info = env.step(ACTIONS[2])  # the new episodes start
     assert "worker_failed" not in info and (reward[:2] == 0).all() and not truncated.any()
     env.step_async(ACTIONS[3])  # and while a step is in flight
     ray.kill(env.workers[1])
-    obs, reward, terminated, truncated, info = env.step_wait()
+    _obs, reward, _terminated, truncated, info = env.step_wait()
     assert info["worker_failed"].tolist() == [False, False, True, True]
     assert env.restarts == [1, 1]
     env.close()
@@ -75,7 +75,7 @@ def test_same_step_mode_restarts_a_failed_worker_in_the_same_step(local_ray):
     first, _ = env.reset(seed=2)
     first = first.copy()
     ray.kill(env.workers[0])
-    obs, reward, terminated, truncated, info = env.step(ACTIONS[0][:2])
+    _obs, _reward, _terminated, truncated, info = env.step(ACTIONS[0][:2])
     assert info["worker_failed"].all() and truncated.all()
     assert env.step(ACTIONS[1][:2])[3].any() == False  # noqa: E712  (already restarted)
     env.close()

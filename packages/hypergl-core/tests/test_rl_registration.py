@@ -10,7 +10,6 @@ import pytest
 
 gymnasium = pytest.importorskip("gymnasium")
 
-import hypergl.rl  # noqa: E402  (registers the ids)
 from hypergl.rl import REACH_ID, ReachEnv, ReachTask, ReachVectorEnv, RLConfigError  # noqa: E402
 
 pytestmark = pytest.mark.gl
@@ -51,7 +50,7 @@ def test_same_step_autoreset_returns_the_final_observation_in_infos():
     venv.reset(seed=1)
     venv.task.target[:] = 5.0  # unreachable: every episode is truncated after 2 steps
     before = venv.step(np.zeros((3, 2), np.float32))[0].copy()
-    obs, reward, terminated, truncated, info = venv.step(np.zeros((3, 2), np.float32))
+    obs, _reward, terminated, truncated, info = venv.step(np.zeros((3, 2), np.float32))
     assert truncated.all() and not terminated.any()
     assert info["_final_obs"].all() and info["final_obs"].dtype == object
     for env in range(3):
@@ -82,7 +81,7 @@ def test_next_step_autoreset_is_the_default_and_disabled_needs_a_masked_reset():
 
 
 def test_bad_configuration_is_named():
-    with pytest.raises(RLConfigError, match="autoreset_mode must be one of .* got 'sometimes'"):
+    with pytest.raises(RLConfigError, match=r"autoreset_mode must be one of .* got 'sometimes'"):
         ReachVectorEnv(2, autoreset_mode="sometimes")
     with pytest.raises(RLConfigError, match="device_index must be None or an int >= 0, got -1"):
         ReachVectorEnv(2, device_index=-1)

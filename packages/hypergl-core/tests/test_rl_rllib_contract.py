@@ -28,13 +28,15 @@ def test_the_env_runner_path_gives_one_vector_env():
         vector_entry_point=lambda num_envs: rllib_env_creator(env_ctx | {"num_envs": num_envs}),
     )
     try:
-        env = DictInfoToList(gymnasium.make_vec("rllib-single-agent-env-v0", num_envs=4,
-                                                vectorization_mode="vector_entry_point"))  # fmt: skip
+        made = gymnasium.make_vec(
+            "rllib-single-agent-env-v0", num_envs=4, vectorization_mode="vector_entry_point"
+        )
+        env = DictInfoToList(made)
         assert isinstance(env.unwrapped, ReachVectorEnv) and env.num_envs == 4
         obs, infos = env.reset(seed=0)
         assert env.unwrapped.task.max_steps == 10
         assert obs.shape == (4, 84, 84, 3) and len(infos) == 4
-        obs, reward, terminated, truncated, infos = env.step(env.action_space.sample())
+        obs, reward, _terminated, _truncated, infos = env.step(env.action_space.sample())
         assert reward.shape == (4,) and isinstance(infos, list) and "distance" in infos[0]
         env.close()
         single = gymnasium.make("rllib-single-agent-env-v0")

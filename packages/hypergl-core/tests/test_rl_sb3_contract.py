@@ -28,7 +28,7 @@ def make(num_envs=3, **kwargs):
 
 
 def test_the_methods_sb3_declares_abstract_are_all_here():
-    for name in SB3_ABSTRACT_METHODS + ("step", "seed", "set_options", "render", "get_images"):
+    for name in (*SB3_ABSTRACT_METHODS, "step", "seed", "set_options", "render", "get_images"):
         assert callable(getattr(SB3VecEnv, name)), name
     assert "stable_baselines3" not in sys.modules and "torch" not in sys.modules
 
@@ -83,7 +83,7 @@ def test_attributes_methods_and_images():
     assert env.env_is_wrapped(ReachVectorEnv) == [True, True]
     env.set_attr("copy", True)
     assert env.venv.copy is True
-    with pytest.raises(RLConfigError, match="index 2 is out of range 0..1"):
+    with pytest.raises(RLConfigError, match=r"index 2 is out of range 0\.\.1"):
         env.get_attr("num_envs", indices=[2])
     with pytest.raises(RLConfigError, match="set it for every index"):
         env.set_attr("copy", False, indices=[0])

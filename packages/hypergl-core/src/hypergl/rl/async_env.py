@@ -16,6 +16,7 @@ values for the same seed and actions): an observation stays valid until the
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import threading
@@ -95,8 +96,10 @@ class AsyncReachVectorEnv(VectorEnv):
         try:
             ok, value = self._results.get(timeout=self.timeout)
         except queue.Empty:
-            raise TimeoutError(f"the environment's worker did not answer within "
-                               f"{self.timeout} s; it is still running the {self._waiting}")  # fmt: skip
+            raise TimeoutError(
+                f"the environment's worker did not answer within {self.timeout} s; it is "
+                f"still running the {self._waiting}"
+            ) from None
         self._waiting = None
         if not ok:
             raise value
@@ -145,10 +148,8 @@ class AsyncReachVectorEnv(VectorEnv):
             self.env.close()
             return
         if self._waiting is not None:
-            try:
+            with contextlib.suppress(queue.Empty):
                 self._results.get(timeout=self.timeout)  # let the call in flight finish
-            except queue.Empty:
-                pass
             self._waiting = None
         self._requests.put(None)
         self._thread.join(self.timeout)

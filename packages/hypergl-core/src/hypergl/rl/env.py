@@ -305,8 +305,10 @@ class ReachVectorEnv(VectorEnv):
         if options and "reset_mask" in options:
             envs = np.asarray(options["reset_mask"])
             if envs.dtype != bool or envs.shape != (self.num_envs,):
-                raise RLConfigError(f"options['reset_mask'] must be a bool array of shape "
-                                    f"({self.num_envs},), got {options['reset_mask']!r}")  # fmt: skip
+                raise RLConfigError(
+                    f"options['reset_mask'] must be a bool array of shape ({self.num_envs},), "
+                    f"got {options['reset_mask']!r}"
+                )
         self.task.reset(envs, self.np_random)
         self._autoreset[envs] = False
         self._started = True

@@ -36,6 +36,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without Ray
         f"hypergl.rl.RayVectorEnv needs Ray ({exc}); pip install 'hypergl-core[ray]'"
     ) from exc
 
+import contextlib
+
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
@@ -163,10 +165,8 @@ class RayVectorEnv(VectorEnv):
         return answers
 
     def _replace(self, worker: int) -> None:
-        try:
+        with contextlib.suppress(RayError):
             ray.kill(self.workers[worker], no_restart=True)
-        except RayError:
-            pass
         self.restarts[worker] += 1
         self.workers[worker] = self._new_worker()
 
@@ -210,7 +210,7 @@ class RayVectorEnv(VectorEnv):
                 refs.append(worker.step.remote(actions[self._slice(w)]))
         self._in_flight = ("step", refs)
 
-    def step_wait(self, **kwargs: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+    def step_wait(self, **kwargs: Any) -> tuple:
         refs = self._take("step")
         previous = self._buffers[self._current]
         self._current ^= 1
@@ -308,9 +308,7 @@ class RayVectorEnv(VectorEnv):
 
     def close_extras(self, **kwargs: Any) -> None:
         for worker in self.workers:
-            try:
+            with contextlib.suppress(RayError):
                 ray.kill(worker, no_restart=True)
-            except RayError:
-                pass
         self.workers = []
         self._in_flight = None

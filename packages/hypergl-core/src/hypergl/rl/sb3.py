@@ -139,7 +139,7 @@ class SB3VecEnv:
         self.venv.close()
 
     # --- attributes (one vector env holds them all) ----------------------------------------
-    def _indices(self, indices: None | int | Iterable[int]) -> list[int]:
+    def _indices(self, indices: int | Iterable[int] | None) -> list[int]:
         if indices is None:
             return list(range(self.num_envs))
         if isinstance(indices, (int, np.integer)):
@@ -150,13 +150,13 @@ class SB3VecEnv:
                 raise RLConfigError(f"environment index {i} is out of range 0..{self.num_envs - 1}")
         return chosen
 
-    def get_attr(self, attr_name: str, indices: None | int | Iterable[int] = None) -> list[Any]:
+    def get_attr(self, attr_name: str, indices: int | Iterable[int] | None = None) -> list[Any]:
         """The vector env's attribute, once per index (its environments share one object)."""
         value = getattr(self.venv, attr_name)
         return [value for _ in self._indices(indices)]
 
     def set_attr(
-        self, attr_name: str, value: Any, indices: None | int | Iterable[int] = None
+        self, attr_name: str, value: Any, indices: int | Iterable[int] | None = None
     ) -> None:
         chosen = self._indices(indices)
         if len(chosen) != self.num_envs:
@@ -168,14 +168,14 @@ class SB3VecEnv:
         self,
         method_name: str,
         *method_args: Any,
-        indices: None | int | Iterable[int] = None,
+        indices: int | Iterable[int] | None = None,
         **method_kwargs: Any,
     ) -> list[Any]:
         chosen = self._indices(indices)
         result = getattr(self.venv, method_name)(*method_args, **method_kwargs)
         return [result for _ in chosen]
 
-    def env_is_wrapped(self, wrapper_class: type, indices: None | int | Iterable[int] = None):
+    def env_is_wrapped(self, wrapper_class: type, indices: int | Iterable[int] | None = None):
         return [isinstance(self.venv, wrapper_class) for _ in self._indices(indices)]
 
     @property
