@@ -120,7 +120,7 @@ def main() -> None:
         from hypergl.rl import RayVectorEnv
 
         for workers in (1, 2):
-            env = RayVectorEnv(workers, e)
+            env = RayVectorEnv(workers, e, num_cpus_per_worker=0.5)  # 3 actors on 2 CPUs
             env.reset(seed=0)
             ray_envs.append(env)
             both = np.concatenate([actions] * workers, axis=1)

@@ -249,30 +249,18 @@ def command_info(python: Path, args: list[str]) -> int:
     return run([str(python), "-m", "hypergl", "info", *args], cwd=ROOT).returncode
 
 
-# The examples train with torch, which is several GB from PyPI on most Pythons: they get
-# their own environment, never the default one. Python 3.11 first, because a CPU build of
-# torch 2.13.0 for 3.11 is often at hand (pip's find-links on these machines); hypergl's
-# code runs on 3.11, its metadata asks for 3.12, hence --ignore-requires-python.
+# The examples train with torch, several GB from PyPI (a CUDA build, with triton, on
+# x86_64 Linux): they get their own environment, never the default one. It uses the
+# development environment's Python, so hypergl's C++ build directory is shared with
+# .venv and installing hypergl there is an incremental build. torch<=2.14.1: the newest
+# these machines carry on disk (pip's cap in /etc/xdg/pip).
 EXAMPLES_VENV = ROOT / ".venv-examples"
-EXAMPLES_REQUIREMENTS = ["torch==2.13.0", "stable-baselines3>=2.4", "ray[rllib]>=2.40"]
+EXAMPLES_REQUIREMENTS = ["torch>=2.9,<=2.14.1", "stable-baselines3>=2.4", "ray[rllib]>=2.40"]
 EXAMPLES_RUNS = [  # (script, arguments): a few hundred environment steps each
     ("train_reach.py", ["--envs", "16", "--steps", "400", "--policy", "random"]),
     ("ppo_sb3.py", ["--envs", "8", "--steps", "512"]),
     ("ppo_rllib.py", ["--envs", "8", "--steps", "512"]),
 ]
-
-
-def examples_python() -> str:
-    """HYPERGL_EXAMPLES_PYTHON, else Python 3.11, else the newest CPython >= 3.12."""
-    chosen = os.environ.get("HYPERGL_EXAMPLES_PYTHON")
-    if chosen:
-        return chosen
-    pyenv_root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
-    pyenv_311 = sorted(glob.glob(str(pyenv_root / "versions" / "3.11*" / "bin" / "python3")))
-    for candidate in [shutil.which("python3.11"), *pyenv_311]:
-        if candidate and python_version(candidate):
-            return candidate
-    return find_python()
 
 
 def ensure_examples_environment() -> Path:
@@ -283,8 +271,9 @@ def ensure_examples_environment() -> Path:
     if python.exists() and stamp.exists() and stamp.read_text() == digest.hexdigest():
         return python
     if not python.exists():
-        base = examples_python()
-        say(f"creating .venv-examples on {base} (torch, stable-baselines3, ray[rllib]: ~2 GB)")
+        base = os.environ.get("HYPERGL_EXAMPLES_PYTHON") or find_python()
+        say(f"creating .venv-examples on {base}: torch, stable-baselines3, ray[rllib] (about "
+            "6 GB with torch's CUDA libraries; minutes)")  # fmt: skip
         if run([base, "-m", "venv", str(EXAMPLES_VENV)]).returncode != 0:
             fail(f"{base} -m venv failed")
     pip = [str(python), "-m", "pip", "install", "-q"]
@@ -293,7 +282,7 @@ def ensure_examples_environment() -> Path:
     if run([*pip, *needs]).returncode != 0:
         fail("installing " + " ".join(needs) + " failed (see above)")
     members = ["-e", str(ROOT / "packages" / "hypergl-compiler"), "-e", str(CORE)]
-    if run([*pip, "--no-deps", "--ignore-requires-python", *members], cwd=ROOT).returncode != 0:
+    if run([*pip, "--no-deps", *members], cwd=ROOT, env=hatch_env()).returncode != 0:
         fail("installing hypergl into .venv-examples failed (see above)")
     stamp.write_text(digest.hexdigest())
     return python

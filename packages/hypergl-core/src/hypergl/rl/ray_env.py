@@ -164,6 +164,18 @@ class RayVectorEnv(VectorEnv):
                 answers.append((None, exc))
         return answers
 
+    def _get_or_explain(self, ref: Any) -> Any:
+        """A new worker's first answer; a TimeoutError that says why when it never comes."""
+        try:
+            return ray.get(ref, timeout=self.timeout)
+        except GetTimeoutError:
+            raise TimeoutError(
+                f"a Ray worker did not answer within {self.timeout} s: the cluster may lack the "
+                f"resources it asks for ({self._resources}; free now: "
+                f"{ray.available_resources()}); lower num_cpus_per_worker / num_gpus_per_worker "
+                f"or add nodes"
+            ) from None
+
     def _replace(self, worker: int) -> None:
         with contextlib.suppress(RayError):
             ray.kill(self.workers[worker], no_restart=True)
@@ -187,8 +199,7 @@ class RayVectorEnv(VectorEnv):
         for w, (answer, error) in enumerate(self._gather(refs)):
             if error is not None:  # a worker died while resetting: a new one, reset at once
                 self._replace(w)
-                answer = ray.get(self.workers[w].reset.remote(self._seeds[w], None),
-                                 timeout=self.timeout)  # fmt: skip
+                answer = self._get_or_explain(self.workers[w].reset.remote(self._seeds[w], None))
             obs[self._slice(w)] = answer[0]
             infos.append(answer[1])
         return (obs.copy() if self.copy else obs), self._merge(infos)
@@ -237,9 +248,8 @@ class RayVectorEnv(VectorEnv):
             errors[part] = f"{type(error).__name__}: {error}"
             self._replace(w)
             if self.autoreset_mode == AutoresetMode.SAME_STEP:
-                reset_obs, info = ray.get(
-                    self.workers[w].reset.remote(self._worker_seed(self._seeds[w], w), None),
-                    timeout=self.timeout,
+                reset_obs, info = self._get_or_explain(
+                    self.workers[w].reset.remote(self._worker_seed(self._seeds[w], w), None)
                 )
                 obs[part] = reset_obs
                 infos.append(info)
