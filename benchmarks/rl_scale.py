@@ -102,7 +102,9 @@ def main() -> None:
 
     sync = ReachVectorEnv(e)
     sync.reset(seed=0)
-    render = median([time_step(sync, actions[0]) for _ in range(10)])
+    for action in actions[:10]:  # warm up: the first frames also render the backgrounds
+        sync.step(action)
+    render = median([time_step(sync, actions[i % steps]) for i in range(15)])
     learn = learner(args.learner, render)
     print(f"E={e} per worker, 84x84 RGB, {steps} steps per call; one sync step takes "
           f"{render * 1e3:.1f} ms, so does the learner step ({args.learner})")  # fmt: skip
