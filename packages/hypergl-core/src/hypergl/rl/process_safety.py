@@ -1,7 +1,7 @@
 """What a process may do around the OpenGL contexts of hypergl.rl: fork, load a second LLVM.
 
-Two ways a Mesa llvmpipe context takes a process down, each turned into an error
-that says what to do:
+Two ways a Mesa llvmpipe context took a process down: the first now raises an
+error that says what to do, the second is avoided:
 
 * **fork after a context exists.** llvmpipe renders with threads of its own; a
   forked child inherits the context's memory but not its threads, so the
@@ -11,18 +11,20 @@ that says what to do:
   AsyncVectorEnv, which makes one throwaway env in the parent before forking,
   never create one), and a context made here refuses to be used in a child
   (:class:`ForkedContextError`) instead of hanging.
-* **triton after llvmpipe.** triton (which torch loads for ``torch.compile``)
-  carries its own LLVM; loading it into a process whose llvmpipe already holds
-  Mesa's LLVM aborted the process. Once a context here runs on llvmpipe, an
-  ``import triton`` raises :class:`LLVMConflictError` (an ImportError, so torch
-  treats triton as absent and carries on without it). Render in worker
-  processes (``AsyncVectorEnv``, Ray) to use triton in the learner, or set
-  ``HYPERGL_ALLOW_TRITON=1`` to load it anyway.
+* **triton after llvmpipe.** triton (which torch brings, and which torch 2.14 looks
+  up on import) carries its own LLVM, linked into ``triton/_C/libtriton.so``; loaded
+  into a process whose llvmpipe already holds Mesa's LLVM, its LLVM symbols bind to
+  Mesa's copy and the process dies (SIGSEGV, seen with triton 3.8 and Mesa's LLVM 15).
+  Once a context here runs on llvmpipe, triton's extension modules are loaded with
+  ``RTLD_DEEPBIND``, so they bind to their own LLVM first: both then work in one
+  process. Where the platform has no ``RTLD_DEEPBIND``, importing triton raises
+  :class:`LLVMConflictError` (an ImportError) saying what to do instead.
 """
 
 from __future__ import annotations
 
 import importlib.abc
+import importlib.machinery
 import os
 import sys
 import threading
@@ -30,7 +32,6 @@ from typing import Any
 
 from ..errors import HyperGLError
 
-ALLOW_TRITON = "HYPERGL_ALLOW_TRITON"
 LLVM_MODULES = ("triton",)  # top-level packages that bundle an LLVM of their own
 
 
@@ -39,7 +40,7 @@ class ForkedContextError(HyperGLError, RuntimeError):
 
 
 class LLVMConflictError(HyperGLError, ImportError):
-    """A package with its own LLVM imported into a process with an llvmpipe context."""
+    """A package with its own LLVM imported beside llvmpipe where it cannot be deep-bound."""
 
 
 _lock = threading.Lock()
@@ -96,31 +97,54 @@ def _is_llvmpipe(ctx: Any) -> bool:
     return "llvmpipe" in text.lower()
 
 
-class _LLVMImportGuard(importlib.abc.MetaPathFinder):
-    """Refuses to load a second LLVM (triton) while an llvmpipe context is in the process."""
+class _DeepBindLoader(importlib.abc.Loader):
+    """An extension module loader that dlopens with RTLD_DEEPBIND: own symbols first."""
 
-    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
-        if fullname not in LLVM_MODULES or os.environ.get(ALLOW_TRITON) == "1":
+    def __init__(self, loader: Any) -> None:
+        self.loader = loader
+
+    def create_module(self, spec: Any) -> Any:
+        with _lock:  # dlopen flags are process-wide: set them only around this load
+            flags = sys.getdlopenflags()
+            sys.setdlopenflags(flags | os.RTLD_DEEPBIND)
+            try:
+                return self.loader.create_module(spec)
+            finally:
+                sys.setdlopenflags(flags)
+
+    def exec_module(self, module: Any) -> None:
+        self.loader.exec_module(module)
+
+
+class _LLVMImportGuard(importlib.abc.MetaPathFinder):
+    """Loads the extension modules of packages with their own LLVM (triton) deep-bound."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname.split(".")[0] not in LLVM_MODULES:
             return None
-        raise LLVMConflictError(
-            f"not importing {fullname!r}: it bundles its own LLVM, and this process already runs "
-            f"Mesa llvmpipe (OpenGL in software, built on another LLVM); the two in one process "
-            f"abort it. Render in worker processes (gymnasium.make_vec(..., "
-            f"vectorization_mode='async', vector_kwargs={{'context': 'spawn'}}) or "
-            f"hypergl.rl.RayVectorEnv) and keep {fullname} in the learner, or import "
-            f"{fullname} before the first environment reset, or set {ALLOW_TRITON}=1 to try anyway",
-            name=fullname,
-        )
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
+        if spec is None or not isinstance(spec.loader, importlib.machinery.ExtensionFileLoader):
+            return None  # pure Python: nothing to bind, the usual finders take it
+        if not hasattr(os, "RTLD_DEEPBIND"):
+            raise LLVMConflictError(
+                f"not importing {fullname!r}: it bundles its own LLVM, and this process already "
+                f"runs Mesa llvmpipe (OpenGL in software, built on another LLVM); without "
+                f"RTLD_DEEPBIND the two in one process crash it. Render in worker processes "
+                f"(gymnasium.make_vec(..., vectorization_mode='async', vector_kwargs="
+                f"{{'context': 'spawn'}}) or hypergl.rl.RayVectorEnv) and keep "
+                f"{fullname.split('.')[0]} in the learner, or import it before the first "
+                f"environment reset",
+                name=fullname,
+            )
+        spec.loader = _DeepBindLoader(spec.loader)
+        return spec
 
 
 _guard = _LLVMImportGuard()
 
 
 def guard_llvm_imports() -> None:
-    """Install the import guard (idempotent) unless a guarded package is already loaded."""
+    """Install the import guard (idempotent); harmless when nothing guarded is imported."""
     with _lock:
-        if _guard in sys.meta_path:
-            return
-        if any(name in sys.modules for name in LLVM_MODULES):
-            return  # loaded before the context: the order that works
-        sys.meta_path.insert(0, _guard)
+        if _guard not in sys.meta_path:
+            sys.meta_path.insert(0, _guard)
