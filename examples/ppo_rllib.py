@@ -20,6 +20,7 @@ import time
 
 import ray
 from ray.rllib.algorithms.ppo import PPOConfig
+from ray.tune.registry import register_env
 
 from hypergl.rl import rllib_env_creator
 
@@ -34,10 +35,14 @@ def main() -> None:
     os.environ.setdefault("RAY_memory_monitor_refresh_ms", "0")  # a shared machine
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=True,
              object_store_memory=256 * 2**20)  # fmt: skip
+    register_env("hypergl-reach", rllib_env_creator)  # RLlib takes a creator by name
     batch = max(args.steps // max(args.runners, 1), args.envs)
     config = (
         PPOConfig()
-        .environment(rllib_env_creator, env_config={"max_steps": args.max_steps})
+        .environment(
+            "hypergl-reach",
+            env_config={"max_steps": args.max_steps, "float_observations": True},
+        )
         .env_runners(num_env_runners=args.runners, num_envs_per_env_runner=args.envs,
                      gym_env_vectorize_mode="vector_entry_point",
                      rollout_fragment_length=max(batch // args.envs, 1))

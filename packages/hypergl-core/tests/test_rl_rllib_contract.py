@@ -51,7 +51,23 @@ def test_the_creator_names_bad_config():
         rllib_env_creator(3)
     with pytest.raises(RLConfigError, match="num_envs must be >= 1, got 0"):
         rllib_env_creator({"num_envs": 0})
+    with pytest.raises(RLConfigError, match="float_observations must be True or False, got 1"):
+        rllib_env_creator({"num_envs": 2, "float_observations": 1})
     env = rllib_env_creator({"num_envs": 2, "width": 32, "height": 32})
     assert env.reset(seed=0)[0].shape == (2, 32, 32, 3)
     assert np.isfinite(env.step(np.zeros((2, 2), np.float32))[1]).all()
     env.close()
+
+
+def test_float_observations_for_rllibs_default_encoder():
+    venv = rllib_env_creator({"num_envs": 2, "float_observations": True})
+    obs, _ = venv.reset(seed=0)
+    assert obs.dtype == np.float32 and obs.shape == (2, 84, 84, 3)
+    assert 0 <= obs.min() <= obs.max() <= 1
+    assert venv.single_observation_space.dtype == np.float32 and obs in venv.observation_space
+    uint8 = rllib_env_creator({"num_envs": 2})
+    assert np.allclose(obs * 255, uint8.reset(seed=0)[0], atol=0.01)
+    single = rllib_env_creator({"float_observations": True})
+    assert single.reset(seed=0)[0].dtype == np.float32
+    for env in (venv, uint8, single):
+        env.close()
