@@ -55,8 +55,8 @@ def main() -> None:
     while done < args.steps:
         result = algo.train()
         runners = result.get("env_runners", {})
-        done = result.get("num_env_steps_sampled_lifetime") or runners.get(
-            "num_env_steps_sampled_lifetime", args.steps)
+        done = int(result.get("num_env_steps_sampled_lifetime")
+                   or runners.get("num_env_steps_sampled_lifetime", args.steps))
         print(f"ppo_rllib: iteration {result.get('training_iteration')}: {done} env steps, "
               f"episode return mean {runners.get('episode_return_mean', float('nan')):.2f}")
     seconds = time.perf_counter() - start
