@@ -5,6 +5,7 @@ Variants, run interleaved (A B C ... per round, medians of per-round ratios):
 * ``inprocess``: ``ReachVectorEnv(256).step`` in a loop;
 * ``ray1`` / ``ray2``: ``RayVectorEnv`` with 1 and 2 Ray actors of 256 environments
   each (observations come back through Ray's object store into the driver's batch);
+  ``ray1+learn``: one actor stepped with ``send``/learn/``recv``, against ``sync+learn``;
 * ``sync+learn`` / ``async+learn``: a learner step after every env step, taking as long
   as one env step; synchronous (``step`` then learn) against ``AsyncReachVectorEnv``
   (``send`` the next actions, learn on the batch just received, ``recv``).
@@ -128,6 +129,9 @@ def main() -> None:
             both = np.concatenate([actions] * workers, axis=1)
             variants[f"ray{workers}"] = stepper(env, both)
             frames[f"ray{workers}"] = workers * e * steps
+        # Ray's step_async/step_wait: the actor renders batch k+1 while the learner works.
+        variants["ray1+learn"] = async_with_learner(ray_envs[0], actions, learn)
+        frames["ray1+learn"] = e * steps
 
     samples = interleaved(variants, args.repeat)
     fps = {name: frames[name] / median(times) for name, times in samples.items()}
@@ -145,10 +149,13 @@ def main() -> None:
         results["ray1_vs_inprocess"] = pairwise_ratio(rate["ray1"], rate["inprocess"])
         results["ray2_vs_inprocess"] = pairwise_ratio(rate["ray2"], rate["inprocess"])
         results["ray2_vs_ray1"] = pairwise_ratio(rate["ray2"], rate["ray1"])
+        results["ray1_async_vs_sync"] = pairwise_ratio(rate["ray1+learn"], rate["sync+learn"])
         print(f"ray, 1 worker vs in process: {results['ray1_vs_inprocess']:.2f}x   "
               f"(target >= 0.8x)")  # fmt: skip
         print(f"ray, 2 workers vs 1: {results['ray2_vs_ray1']:.2f}x   (2 cores, and llvmpipe "
               f"already renders on both)")  # fmt: skip
+        print(f"ray, 1 worker, send/learn/recv vs in-process sync+learn: "
+              f"{results['ray1_async_vs_sync']:.2f}x")  # fmt: skip
         for env in ray_envs:
             env.close()
         ray.shutdown()
