@@ -9,7 +9,11 @@ import numpy as np
 import pytest
 
 pytest.importorskip("gymnasium")
-ray = pytest.importorskip("ray", reason="Ray is not installed: pip install 'hypergl-core[ray]'")
+ray = pytest.importorskip(
+    "ray",
+    reason="Ray is not in the default environment (about 260 MB): .venv/bin/pip install "
+    "'ray>=2.40' (or hypergl-core[ray]) to run these, about 30 s with a local Ray",
+)
 
 from hypergl.rl import ActionError, RayVectorEnv, RLConfigError  # noqa: E402
 
