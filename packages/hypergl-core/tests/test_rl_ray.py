@@ -27,7 +27,7 @@ def local_ray():
     # The machine is shared: Ray's memory monitor would kill workers when *other*
     # processes fill the node, and its object store needs only a few MB here.
     os.environ.setdefault("RAY_memory_monitor_refresh_ms", "0")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+    ray.init(num_cpus=2, num_gpus=0, include_dashboard=False, log_to_driver=False,
              object_store_memory=200 * 2**20)  # fmt: skip
     yield
     ray.shutdown()
@@ -96,6 +96,8 @@ def test_bad_configuration_and_actions_are_named(local_ray):
         RayVectorEnv(1, 4, context=object())
     with pytest.raises(RLConfigError, match="width must be >= 1, got 0"):
         RayVectorEnv(1, 4, width=0)  # checked in the driver, before any actor starts
+    with pytest.raises(RLConfigError, match="num_gpus_per_worker=1 but the Ray cluster has 0"):
+        RayVectorEnv(1, 2, num_gpus_per_worker=1).reset(seed=0)  # no GPU here: at once, no wait
     env = RayVectorEnv(1, 2, num_cpus_per_worker=0.5)
     with pytest.raises(RLConfigError, match=r"call reset\(\) before step\(\)"):
         env.step(ACTIONS[0][:2])

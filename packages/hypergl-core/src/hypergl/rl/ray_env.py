@@ -132,6 +132,14 @@ class RayVectorEnv(VectorEnv):
             return
         if not ray.is_initialized():
             ray.init()
+        # A request no node can ever meet would leave the actors pending until the timeout.
+        cluster = ray.cluster_resources()
+        for name, key in (("num_cpus", "CPU"), ("num_gpus", "GPU")):
+            need = self._resources[name]
+            if need > 0 and cluster.get(key, 0) < need:
+                raise RLConfigError(f"{name}_per_worker={need} but the Ray cluster has "
+                                    f"{cluster.get(key, 0)} {key}s in all; lower it (0 for "
+                                    f"none) or add nodes with {key}s")  # fmt: skip
         self.workers = [self._new_worker() for _ in range(self.num_workers)]
 
     def _new_worker(self) -> Any:
