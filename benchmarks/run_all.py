@@ -62,6 +62,13 @@ HEADLINES: dict[str, tuple[int, list[tuple[str, str, float]]]] = {
             ("vs_moderngl_single", "RL 1 env: hypergl vs moderngl loop", 1.1),
         ],
     ),
+    "rl_scale": (
+        3,
+        [
+            ("async_vs_sync", "RL 256 envs: async vs sync, learner as long as a render", 1.2),
+            ("ray1_vs_inprocess", "RL 256 envs: one Ray worker vs in process", 0.8),
+        ],
+    ),
 }
 
 

@@ -9,6 +9,7 @@
     python3 tools/dev.py dist    # build every wheel and sdist, test them installed
     python3 tools/dev.py docs    # the documentation site, strict (site/; --serve to browse)
     python3 tools/dev.py info    # what this machine's OpenGL can do
+    python3 tools/dev.py examples  # PPO with SB3 and RLlib: own environment, with torch
 
 Standard library only, so it runs on any Python 3 before anything is installed.
 It wraps Hatch, the environment manager: the development environment is `.venv`
@@ -266,6 +267,58 @@ def command_info(python: Path, args: list[str]) -> int:
     return run([str(python), "-m", "hypergl", "info", *args], cwd=ROOT).returncode
 
 
+# The examples train with torch, several GB from PyPI (a CUDA build, with triton, on
+# x86_64 Linux): they get their own environment, never the default one. It uses the
+# development environment's Python, so hypergl's C++ build directory is shared with
+# .venv and installing hypergl there is an incremental build. torch<=2.14.1: the newest
+# these machines carry on disk (pip's cap in /etc/xdg/pip).
+EXAMPLES_VENV = ROOT / ".venv-examples"
+EXAMPLES_REQUIREMENTS = ["torch>=2.9,<=2.14.1", "stable-baselines3>=2.4", "ray[rllib]>=2.40"]
+EXAMPLES_RUNS = [  # (script, arguments): a few hundred environment steps each
+    ("train_reach.py", ["--envs", "16", "--steps", "400", "--policy", "random"]),
+    ("ppo_sb3.py", ["--envs", "8", "--steps", "512"]),
+    ("ppo_rllib.py", ["--envs", "8", "--steps", "512"]),
+]
+
+
+def ensure_examples_environment() -> Path:
+    """.venv-examples: torch, SB3, Ray with RLlib, and hypergl (editable); rebuilt on change."""
+    python = EXAMPLES_VENV / "bin" / "python"
+    stamp = EXAMPLES_VENV / ".sources.sha256"
+    digest = hashlib.sha256((core_sources_digest() + " ".join(EXAMPLES_REQUIREMENTS)).encode())
+    if python.exists() and stamp.exists() and stamp.read_text() == digest.hexdigest():
+        return python
+    if not python.exists():
+        base = os.environ.get("HYPERGL_EXAMPLES_PYTHON") or find_python()
+        say(f"creating .venv-examples on {base}: torch, stable-baselines3, ray[rllib] (about "
+            "6 GB with torch's CUDA libraries; minutes)")  # fmt: skip
+        if run([base, "-m", "venv", str(EXAMPLES_VENV)]).returncode != 0:
+            fail(f"{base} -m venv failed")
+    pip = [str(python), "-m", "pip", "install", "-q"]
+    # The members' own dependencies, named here so pip resolves them for this Python.
+    needs = ["numpy>=1.26", "glcontext>=3.0", "gymnasium>=1.0", *EXAMPLES_REQUIREMENTS]
+    if run([*pip, *needs]).returncode != 0:
+        fail("installing " + " ".join(needs) + " failed (see above)")
+    members = ["-e", str(ROOT / "packages" / "hypergl-compiler"), "-e", str(CORE)]
+    if run([*pip, "--no-deps", *members], cwd=ROOT, env=hatch_env()).returncode != 0:
+        fail("installing hypergl into .venv-examples failed (see above)")
+    stamp.write_text(digest.hexdigest())
+    return python
+
+
+def command_examples(python: Path, args: list[str]) -> int:
+    """Run every example for a few hundred steps in .venv-examples; print what each said."""
+    examples_python_path = ensure_examples_environment()
+    failed = []
+    for script, script_args in EXAMPLES_RUNS:
+        command = [str(examples_python_path), str(ROOT / "examples" / script), *script_args, *args]
+        say("running " + " ".join([f"examples/{script}", *script_args, *args]))
+        if run(command, cwd=ROOT).returncode != 0:
+            failed.append(script)
+    say("examples: " + ("all passed" if not failed else "failed: " + ", ".join(failed)))
+    return 1 if failed else 0
+
+
 COMMANDS = {
     "demo": command_demo,
     "test": command_test,
@@ -274,6 +327,7 @@ COMMANDS = {
     "info": command_info,
     "dist": command_dist,
     "docs": command_docs,
+    "examples": command_examples,
 }
 
 

@@ -11,6 +11,7 @@ Use it as the `task=` of `hypergl.rl.ReachVectorEnv` / `ReachEnv`.
 
 from __future__ import annotations
 
+from importlib.util import find_spec
 from typing import Any
 
 import culverin
@@ -96,3 +97,26 @@ class CulverinReachTask(ReachTask):
         self.hand[:] = xz[:, HAND]
         self.target[:] = xz[:, TARGET]
         self.grey[:] = xz[:, GREY_A : GREY_B + 1]
+
+
+CULVERIN_REACH_ID = "hypergl/ReachCulverin-v0"
+
+
+def register_envs() -> None:
+    """Register hypergl/ReachCulverin-v0: hypergl/Reach-v0 with this task (idempotent).
+
+    Done on import of this module, so ``gym.make("hypergl_culverin.reach:hypergl/
+    ReachCulverin-v0")`` works in any process; the world is made at the first reset.
+    """
+    from gymnasium.envs.registration import register, registry
+
+    from hypergl.rl.registration import ENTRY_POINT, VECTOR_ENTRY_POINT
+
+    if CULVERIN_REACH_ID not in registry:
+        register(id=CULVERIN_REACH_ID, entry_point=ENTRY_POINT,
+                 vector_entry_point=VECTOR_ENTRY_POINT,
+                 kwargs={"task": CulverinReachTask})  # fmt: skip
+
+
+if find_spec("gymnasium") is not None:
+    register_envs()

@@ -1,0 +1,156 @@
+"""`AsyncReachVectorEnv`: the reach vector env stepped by a worker thread, EnvPool-style.
+
+``send(actions)`` hands the actions to the worker and returns at once;
+``recv()`` waits for that step's ``(obs, reward, terminated, truncated, info)``.
+Between the two the learner works on the previous batch while the worker runs
+the task and renders: the VM releases the GIL for the whole render and read
+back, so both run at once. gymnasium's names (``step_async``/``step_wait``,
+``reset_async``/``reset_wait``) do the same, and ``step()`` is both in one.
+
+One worker thread owns the environment (its context, renderer and task) and
+is started at the first call, so forking after making the env is safe.
+Observations and their validity are those of ``ReachVectorEnv`` (the same
+values for the same seed and actions): an observation stays valid until the
+``send()`` after next, or for good with ``copy=True``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import threading
+from typing import Any, ClassVar
+
+from gymnasium.vector import VectorEnv
+
+from .env import ReachVectorEnv
+from .errors import RLConfigError
+from .process_safety import check_same_process
+
+
+class AsyncStateError(RLConfigError):
+    """send()/recv() out of order: a second send before recv, or recv with nothing sent."""
+
+
+class AsyncReachVectorEnv(VectorEnv):
+    """`num_envs` reach environments rendered in a worker thread while the caller learns.
+
+    Takes the keyword arguments of ``ReachVectorEnv``. ``timeout`` (seconds,
+    None for no limit) bounds every wait for the worker.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = dict(ReachVectorEnv.metadata)
+
+    def __init__(self, num_envs: int, *, timeout: float | None = None, **kwargs: Any) -> None:
+        if timeout is not None and (isinstance(timeout, bool) or not timeout > 0):
+            raise RLConfigError(f"timeout must be None or a number of seconds > 0, got "
+                                f"{timeout!r}")  # fmt: skip
+        self.env = ReachVectorEnv(num_envs, **kwargs)  # lazy: no context until the worker runs
+        self.num_envs = self.env.num_envs
+        self.metadata = dict(self.env.metadata)
+        self.autoreset_mode = self.env.autoreset_mode
+        self.render_mode = self.env.render_mode
+        self.single_observation_space = self.env.single_observation_space
+        self.single_action_space = self.env.single_action_space
+        self.observation_space = self.env.observation_space
+        self.action_space = self.env.action_space
+        self.timeout = timeout
+        self._requests: queue.SimpleQueue = queue.SimpleQueue()
+        self._results: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._owner_pid = os.getpid()
+        self._waiting: str | None = None  # "reset" or "step" while a call is in flight
+
+    # --- the worker ------------------------------------------------------------------------
+    def _serve(self) -> None:
+        while True:
+            request = self._requests.get()
+            if request is None:
+                break
+            method, kwargs = request
+            try:
+                self._results.put((True, method(**kwargs)))
+            except BaseException as exc:  # handed to recv(), which raises it
+                self._results.put((False, exc))
+        self.env.close()
+        self._results.put((True, None))
+
+    def _submit(self, what: str, method: Any, **kwargs: Any) -> None:
+        check_same_process(self._owner_pid, "this AsyncReachVectorEnv")
+        if self.closed:
+            raise AsyncStateError("the environment is closed")
+        if self._waiting is not None:
+            raise AsyncStateError(f"a {self._waiting} is in flight: call recv() (or "
+                                  f"{self._waiting}_wait()) before sending another")  # fmt: skip
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._serve, name="hypergl-rl-env", daemon=True)
+            self._thread.start()
+        self._requests.put((method, kwargs))
+        self._waiting = what
+
+    def _wait(self, what: str | None) -> Any:
+        if self._waiting is None or (what is not None and self._waiting != what):
+            expected = f"{what}_async()" if what else "send()"
+            raise AsyncStateError(f"nothing to receive: call {expected} first")
+        try:
+            ok, value = self._results.get(timeout=self.timeout)
+        except queue.Empty:
+            raise TimeoutError(
+                f"the environment's worker did not answer within {self.timeout} s; it is "
+                f"still running the {self._waiting}"
+            ) from None
+        self._waiting = None
+        if not ok:
+            raise value
+        return value
+
+    # --- EnvPool's names ---------------------------------------------------------------------
+    def send(self, actions: Any) -> None:
+        """Start a step with `actions` (checked here, so a bad shape raises at once)."""
+        if self.env.task is not None:
+            actions = self.env.task.check_actions(actions)
+        self._submit("step", self.env.step, actions=actions)
+
+    def recv(self) -> tuple[Any, Any, Any, Any, dict]:
+        """The result of the reset or step in flight: a step's 5-tuple, a reset's (obs, info)."""
+        return self._wait(None)
+
+    def async_reset(self, *, seed: int | None = None, options: dict | None = None) -> None:
+        self._submit("reset", self.env.reset, seed=seed, options=options)
+
+    # --- gymnasium's names -------------------------------------------------------------------
+    def reset_async(self, seed: int | None = None, options: dict | None = None) -> None:
+        self.async_reset(seed=seed, options=options)
+
+    def reset_wait(self, **kwargs: Any) -> tuple[Any, dict]:
+        return self._wait("reset")
+
+    def step_async(self, actions: Any) -> None:
+        self.send(actions)
+
+    def step_wait(self, **kwargs: Any) -> tuple[Any, Any, Any, Any, dict]:
+        return self._wait("step")
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        self.reset_async(seed=seed, options=options)
+        return self.reset_wait()
+
+    def step(self, actions: Any):
+        self.step_async(actions)
+        return self.step_wait()
+
+    def render(self) -> Any:
+        return self.env.render()
+
+    def close_extras(self, **kwargs: Any) -> None:
+        if self._thread is None or os.getpid() != self._owner_pid:
+            self.env.close()
+            return
+        if self._waiting is not None:
+            with contextlib.suppress(queue.Empty):
+                self._results.get(timeout=self.timeout)  # let the call in flight finish
+            self._waiting = None
+        self._requests.put(None)
+        self._thread.join(self.timeout)
+        self._thread = None
