@@ -14,6 +14,7 @@ from ._native import verify
 from .capabilities import Capabilities
 from .command_buffer import CommandBuffer, SubmitStats
 from .context import Context, context
+from .draw_list import DrawList
 from .errors import ContextError, HyperGLError, ResourceError, ShaderError, VMError
 from .plugins import PluginError, installed_bridges
 from .probe import probe
@@ -39,6 +40,7 @@ __all__ = [
     "CompileError",
     "Context",
     "ContextError",
+    "DrawList",
     "ExternalSource",
     "Fence",
     "Framebuffer",
