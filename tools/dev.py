@@ -6,6 +6,7 @@
     python3 tools/dev.py bench   # every benchmark, one table and a chart
     python3 tools/dev.py lint    # ruff
     python3 tools/dev.py info    # what this machine's OpenGL can do
+    python3 tools/dev.py device-prepare   # fetch what the GPU check machine lacks (.device/)
 
 Standard library only, so it runs on any Python 3 before anything is installed.
 It wraps Hatch, the environment manager: the development environment is `.venv`
@@ -248,12 +249,17 @@ def command_info(python: Path, args: list[str]) -> int:
     return run([str(python), "-m", "hypergl", "info", *args], cwd=ROOT).returncode
 
 
+def command_device_prepare(python: Path, args: list[str]) -> int:
+    return run([str(python), str(ROOT / "tools" / "device_prepare.py"), *args], cwd=ROOT).returncode
+
+
 COMMANDS = {
     "demo": command_demo,
     "test": command_test,
     "bench": command_bench,
     "lint": command_lint,
     "info": command_info,
+    "device-prepare": command_device_prepare,
 }
 
 
