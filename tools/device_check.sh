@@ -15,21 +15,25 @@
 # and bench/NAME.json.
 #
 # --local skips the loaders and the install (this machine's .venv is used as it
-# is) and runs the rest on llvmpipe. --smallest runs the smallest sizes and one
+# is) and runs the rest on llvmpipe. --rehearse does the install here too, all but
+# the loaders, with $HYPERGL_DEVICE_PYTHON (a CPython 3.12 holding the image's
+# packages): it proves that the carried wheels install and build offline. --smallest runs the smallest sizes and one
 # GL test file (the test suite does that, so the script cannot rot).
 # --only NAME[,NAME] limits the benchmarks.
 set -uo pipefail
 
 usage() {
-    echo "usage: bash tools/device_check.sh OUTDIR [--local] [--smallest] [--only NAME,...]" >&2
+    echo "usage: bash tools/device_check.sh OUTDIR [--local | --rehearse] [--smallest] [--only NAME,...]" >&2
 }
 if [ $# -lt 1 ] || [[ "$1" == -* ]]; then usage; exit 2; fi
 OUT=$(realpath -m "$1"); shift
-LOCAL=0; SMALLEST=0; ONLY=""
+LOCAL=0; SMALLEST=0; REHEARSE=0; ONLY=""
+BASE_PYTHON=${HYPERGL_DEVICE_PYTHON:-python3}
 while [ $# -gt 0 ]; do
     case "$1" in
         --local) LOCAL=1 ;;
         --smallest) SMALLEST=1 ;;
+        --rehearse) REHEARSE=1 ;;
         --only) ONLY="${2:-}"; shift ;;
         *) usage; exit 2 ;;
     esac
@@ -50,7 +54,11 @@ step() {
     local t0 rc
     t0=$(date +%s)
     echo "== $name ($(date -u +%H:%M:%S), at most ${limit}s): $*"
-    timeout --kill-after=10 "$limit" "$@"
+    if declare -F "$1" >/dev/null; then  # a function of this script: no timeout(1)
+        "$@"
+    else
+        timeout --kill-after=10 "$limit" "$@"
+    fi
     rc=$?
     printf '%s\t%s\t%s\n' "$name" "$rc" "$(( $(date +%s) - t0 ))" >> "$OUT/steps.tsv"
     if [ "$rc" -ne 0 ]; then
@@ -60,29 +68,37 @@ step() {
     return "$rc"
 }
 
+# The image's python3 is itself a venv (/opt/torch/.venv): a venv made from it would
+# not see its packages. So everything goes into one folder that a .pth file of the
+# image's site-packages puts first on the path (pip's build subprocesses see it too),
+# and the raster baseline gets a venv of its own that sees the image's packages but
+# not ours.
+SITE=/tmp/hypergl-site
 install_on_device() {
-    local venv=/tmp/hypergl-device-venv
     [ -d .device/debs ] && [ -d .device/wheels ] || {
         echo "no .device/debs or .device/wheels: run python3 tools/dev.py device-prepare here" \
              "and carry .device"; return 1; }
-    for deb in .device/debs/*.deb; do dpkg -x "$deb" / || return 1; done
-    ldconfig
-    # The NVIDIA driver's EGL vendor file, where the machine mounts the driver.
-    local vendor=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-    if [ -f "$vendor" ]; then export __EGL_VENDOR_LIBRARY_FILENAMES=$vendor; fi
-    rm -rf "$venv"
-    python3 -m venv --system-site-packages "$venv" || return 1
-    "$venv/bin/python" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
-        .device/wheels/*.whl || return 1
-    CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "$venv/bin/python" -m pip install -q --no-index \
-        --no-deps --no-build-isolation --no-cache-dir ./packages/hypergl-compiler \
-        ./packages/py-gpu ./packages/hypergl-core ./packages/hypergl-culverin || return 1
+    if [ "$REHEARSE" -eq 0 ]; then
+        for deb in .device/debs/*.deb; do dpkg -x "$deb" / || return 1; done
+        ldconfig
+    fi
+    local image pip
+    image=$("$BASE_PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+    pip=("$BASE_PYTHON" -m pip install -q --no-index --no-deps --no-cache-dir)
+    rm -rf "$SITE"
+    "${pip[@]}" --target "$SITE" .device/wheels/*.whl || return 1
+    echo "import sys; sys.path.insert(0, '$SITE')" > "$image/zz_hypergl_device.pth" || return 1
+    CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "${pip[@]}" --no-build-isolation --upgrade \
+        --target "$SITE" ./packages/hypergl-compiler ./packages/py-gpu ./packages/hypergl-core \
+        ./packages/hypergl-culverin || return 1
     # py-gpu 0.0.1, the raster benchmark's baseline, in the venv it looks for.
-    local seed=.bench-venvs/py-gpu-0.0.1
+    local seed=.bench-venvs/py-gpu-0.0.1 seed_site
     rm -rf "$seed"
-    python3 -m venv --system-site-packages "$seed" || return 1
-    "$seed/bin/python" -m pip install -q --no-index --no-deps --no-cache-dir \
-        .device/seed/*.whl .device/wheels/moderngl-*.whl .device/wheels/glcontext-*.whl
+    "$BASE_PYTHON" -m venv --without-pip "$seed" || return 1
+    seed_site=$("$seed/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+    echo "$image" > "$seed_site/image.pth"  # a path line: the image's .pth files stay unread
+    "${pip[@]}" --target "$seed_site" .device/seed/*.whl .device/wheels/moderngl-*.whl \
+        .device/wheels/glcontext-*.whl
 }
 
 echo "device check: $(uname -srm), $(nproc) cores, $(date -u +%FT%TZ), out: $OUT"
@@ -93,7 +109,10 @@ if [ "$LOCAL" -eq 1 ]; then
     echo "local: .venv as it is (the loaders and the install run on the GPU machine only)"
 else
     step install 420 install_on_device || exit 1
-    PY=/tmp/hypergl-device-venv/bin/python
+    PY=$BASE_PYTHON
+    # The NVIDIA driver's EGL vendor file, where the machine mounts the driver.
+    vendor=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+    if [ -f "$vendor" ]; then export __EGL_VENDOR_LIBRARY_FILENAMES=$vendor; fi
 fi
 
 step info 60 "$PY" -m hypergl info

@@ -13,7 +13,7 @@ the GL Python packages. This fetches:
                     distributions' dependencies with their test, bench, rl, demo,
                     window and py-gpu extras, recursively) that the machine's image
                     lacks, at the versions installed in this checkout's `.venv`,
-                    plus hatchling, which builds the pure-Python distributions;
+                    plus the build backends (hatchling, scikit-build-core, nanobind);
 * `.device/seed/`   py-gpu 0.0.1, the baseline of benchmarks/raster.py.
 
 Then it prints the folder to carry (`.device`) and its size. Run by the
@@ -48,8 +48,9 @@ ROOTS = {
     "hypergl-culverin": {"test", "demo"},
 }
 OURS = {"hypergl-compiler", "py-gpu", "hypergl-core", "hypergl-culverin"}
-# Builds the pure-Python distributions there (pip --no-build-isolation).
-BUILD_TOOLS = ["hatchling"]
+# Build backends, carried even where the image has them, so that the extension and the
+# pure-Python distributions build there with the versions that build here.
+BUILD_TOOLS = ["hatchling", "scikit-build-core", "nanobind"]
 SEED_PACKAGES = ["py-gpu==0.0.1"]
 # Not carried, and why (the check runs without them).
 LEFT_BEHIND = {
@@ -107,7 +108,8 @@ def needed() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             sys.exit(f"device-prepare: {name} is not installed in this environment; "
                      "run python3 tools/dev.py setup first")  # fmt: skip
-        if normal(name) in DEVICE_IMAGE or normal(name) in LEFT_BEHIND:
+        forced = normal(name) in BUILD_TOOLS
+        if (normal(name) in DEVICE_IMAGE and not forced) or normal(name) in LEFT_BEHIND:
             continue  # the image's own copy comes with what it needs
         if normal(name) not in OURS:
             found[normal(name)] = dist.version
