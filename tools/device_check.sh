@@ -9,10 +9,10 @@
 # install .device/wheels with --no-index into a venv over the image's packages,
 # build and install the four distributions (the C++ extension included), print
 # `python -m hypergl info`, run the GL test suites, then every benchmark at sizes
-# that fit about 8 minutes in all. OUTDIR gets device_check.log (everything
-# printed), device_check.json (machine, GL, each step's status and time, test
-# counts and failures, every benchmark's JSON and the headline ratios), tests.xml
-# and bench/NAME.json.
+# that fit about 8 minutes in all. OUTDIR gets three files: device_check.log
+# (everything printed), device_check.json (machine, GL, each step's status and
+# time, test counts and failures, every benchmark's JSON and the headline ratios)
+# and tests.xml.
 #
 # --local skips the loaders and the install (this machine's .venv is used as it
 # is) and runs the rest on llvmpipe. --rehearse does the install here too, all but
@@ -41,8 +41,11 @@ while [ $# -gt 0 ]; do
 done
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 2
-mkdir -p "$OUT/bench" || exit 2
-rm -f "$OUT"/bench/*.json "$OUT/steps.tsv" "$OUT/tests.xml"
+# OUTDIR gets three files (the run tool brings back at most 8); the pieces are
+# gathered in WORK and folded into device_check.json.
+WORK=$(mktemp -d /tmp/hypergl-device-check.XXXXXX) || exit 2
+mkdir -p "$OUT" "$WORK/bench" || exit 2
+rm -f "$OUT/device_check.json" "$OUT/tests.xml"
 exec > >(tee "$OUT/device_check.log") 2>&1
 export PYTHONUNBUFFERED=1
 STARTED=$(date +%s)
@@ -60,7 +63,7 @@ step() {
         timeout --kill-after=10 "$limit" "$@"
     fi
     rc=$?
-    printf '%s\t%s\t%s\n' "$name" "$rc" "$(( $(date +%s) - t0 ))" >> "$OUT/steps.tsv"
+    printf '%s\t%s\t%s\n' "$name" "$rc" "$(( $(date +%s) - t0 ))" >> "$WORK/steps.tsv"
     if [ "$rc" -ne 0 ]; then
         echo "== $name failed (exit $rc)"
         FAILED=1
@@ -108,8 +111,13 @@ if [ "$LOCAL" -eq 1 ]; then
     [ -x "$PY" ] || { echo "no .venv: run python3 tools/dev.py setup first"; exit 2; }
     echo "local: .venv as it is (the loaders and the install run on the GPU machine only)"
 else
-    step install 420 install_on_device || exit 1
     PY=$BASE_PYTHON
+    if ! step install 420 install_on_device; then
+        # Nothing else can run; the summary still says what happened.
+        "$PY" tools/device_summary.py "$WORK" --seconds "$(( $(date +%s) - STARTED ))"
+        cp "$WORK/device_check.json" "$OUT/"
+        exit 1
+    fi
     # The NVIDIA driver's EGL vendor file, where the machine mounts the driver.
     vendor=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
     if [ -f "$vendor" ]; then export __EGL_VENDOR_LIBRARY_FILENAMES=$vendor; fi
@@ -125,7 +133,7 @@ else  # the suites that need GL; lint and packaging need tools the machine lacks
            --ignore=tests/integration/test_packaging.py)
 fi
 step tests 300 "$PY" -m pytest -q -p no:cacheprovider -m "not window" \
-    --junitxml="$OUT/tests.xml" "${TESTS[@]}"
+    --junitxml="$WORK/tests.xml" "${TESTS[@]}"
 
 # name | arguments at full size (fits ~8 minutes with the steps above) | smallest
 BENCHMARKS="
@@ -144,11 +152,14 @@ while IFS='|' read -r name full small; do
     if [ "$SMALLEST" -eq 1 ]; then args=$small; else args=$full; fi
     cd "$ROOT/benchmarks" || exit 2
     # shellcheck disable=SC2086  # the arguments are words
-    step "bench:$name" 150 "$PY" "$name.py" $args --json "$OUT/bench/$name.json"
+    step "bench:$name" 150 "$PY" "$name.py" $args --json "$WORK/bench/$name.json"
     cd "$ROOT" || exit 2
-    [ -f "$OUT/bench/$name.json" ] || FAILED=1
+    [ -f "$WORK/bench/$name.json" ] || FAILED=1
 done <<< "$BENCHMARKS"
 
-"$PY" tools/device_summary.py "$OUT" --seconds "$(( $(date +%s) - STARTED ))" || FAILED=1
+"$PY" tools/device_summary.py "$WORK" --seconds "$(( $(date +%s) - STARTED ))" || FAILED=1
+cp "$WORK/device_check.json" "$OUT/" || FAILED=1
+[ -f "$WORK/tests.xml" ] && cp "$WORK/tests.xml" "$OUT/"
+rm -rf "$WORK"
 echo "device check finished in $(( $(date +%s) - STARTED )) s; exit $FAILED"
 exit "$FAILED"

@@ -44,6 +44,8 @@ def test_device_check_runs_locally_at_the_smallest_sizes(tmp_path):
     headline = {row["benchmark"]: row["value"] for row in summary["headlines"]}
     assert headline["state_heavy"] is not None and headline["draws_10k"] is not None
     assert "hypergl" in log and "OpenGL" in log  # python -m hypergl info
+    assert sorted(p.name for p in tmp_path.iterdir()) == [  # the run tool brings back 8 at most
+        "device_check.json", "device_check.log", "tests.xml"]
 
 
 def test_device_check_names_its_usage():
