@@ -53,17 +53,28 @@ const float SHADE = {shade};
 void main() {{ frag = texture(image, uv) * color * SHADE; }}
 """
 # The draw list's shaders: the same arithmetic, with the record and texture from the list.
+# The record is read once per vertex; the fragment stage gets what it needs as flat inputs.
 AZDO_VERTEX = """#version 430
 layout(location = 0) in vec2 position;
 layout(location = 1) in vec2 uv_in;
 out vec2 uv;
-void main() { uv = uv_in; gl_Position = hgl_draw().model * vec4(position, 0.0, 1.0); }
+flat out vec4 tint;
+flat out uint layer;
+void main() {
+    HglDraw draw = hgl_draw();
+    uv = uv_in;
+    tint = draw.color;
+    layer = draw.texture_index;
+    gl_Position = draw.model * vec4(position, 0.0, 1.0);
+}
 """
 AZDO_FRAGMENT = """#version 430
 in vec2 uv;
+flat in vec4 tint;
+flat in uint layer;
 out vec4 frag;
 const float SHADE = {shade};
-void main() {{ frag = hgl_draw_texture(uv) * hgl_draw().color * SHADE; }}
+void main() {{ frag = hgl_texture(layer, uv) * tint * SHADE; }}
 """
 LAYOUT = [{"location": 0, "format": "f32x2", "offset": 0},
           {"location": 1, "format": "f32x2", "offset": 8}]  # fmt: skip
