@@ -149,5 +149,7 @@ def test_resource_soak_returns_to_where_it_started(gl_ctx):
         cycle(i)
     gl_ctx.check_errors()
     assert len(gl_ctx.live_objects()) == live
+    if os.environ.get("HYPERGL_SANITIZED"):
+        return  # AddressSanitizer keeps freed memory in quarantine: RSS says nothing there
     grown = resident_bytes() - baseline
-    assert grown < 64 << 20, f"resident memory grew by {grown / 2**20:.1f} MiB over the soak"
+    assert grown < 32 << 20, f"resident memory grew by {grown / 2**20:.1f} MiB over the soak"
