@@ -33,6 +33,13 @@ HEADLINES: dict[str, tuple[int, list[tuple[str, str, float]]]] = {
             ("mdi_vs_moderngl", "10k draws: one MDI vs moderngl loop", 2.0),
         ],
     ),
+    "state_heavy": (
+        3,
+        [
+            ("vm_binds_vs_moderngl", "10k textured objects: VM binds vs moderngl loop", 1.4),
+            ("azdo_vs_moderngl", "10k textured objects: one-call draw list vs moderngl", 20.0),
+        ],
+    ),
     "raster": (
         3,
         [

@@ -2,7 +2,7 @@
 """HyperGL's developer entry: installs what is missing, then runs the job.
 
     python3 tools/dev.py demo    # the main job: hypergl demo (options after it, e.g. --window)
-    python3 tools/dev.py test    # the whole test suite
+    python3 tools/dev.py test    # the whole test suite (--sanitize: on an ASan+UBSan engine)
     python3 tools/dev.py test --free-threaded  # compiler/core/py_gpu suites on CPython 3.13t
     python3 tools/dev.py bench   # every benchmark, one table and a chart
     python3 tools/dev.py lint    # ruff
@@ -10,6 +10,8 @@
     python3 tools/dev.py docs    # the documentation site, strict (site/; --serve to browse)
     python3 tools/dev.py info    # what this machine's OpenGL can do
     python3 tools/dev.py examples  # PPO with SB3 and RLlib: own environment, with torch
+    python3 tools/dev.py device-prepare   # fetch what the GPU check machine lacks (.device/)
+    python3 tools/dev.py fuzz --seconds N # fuzz the .hgb loader and verifier (atheris)
 
 Standard library only, so it runs on any Python 3 before anything is installed.
 It wraps Hatch, the environment manager: the development environment is `.venv`
@@ -228,8 +230,18 @@ def virtual_display_command(command: list[str]) -> list[str]:
 
 
 def command_test(python: Path, args: list[str]) -> int:
+    env = None
+    if "--sanitize" in args:  # the engine built with ASan + UBSan: tools/sanitize.py
+        import sanitize
+
+        args = [arg for arg in args if arg != "--sanitize"]
+        try:
+            env = sanitize.environment(python)
+        except sanitize.SanitizeError as exc:
+            fail(str(exc))
+        say("running the suite on the engine built with AddressSanitizer + UBSan")
     pytest = [str(python), "-m", "pytest", *args]
-    code = run(virtual_display_command(pytest), cwd=ROOT).returncode
+    code = run(virtual_display_command(pytest), cwd=ROOT, env=env).returncode
     if code == 5:  # pytest: no tests collected
         say("pytest collected no tests")
     return code
@@ -319,6 +331,29 @@ def command_examples(python: Path, args: list[str]) -> int:
     return 1 if failed else 0
 
 
+def command_device_prepare(python: Path, args: list[str]) -> int:
+    return run([str(python), str(ROOT / "tools" / "device_prepare.py"), *args], cwd=ROOT).returncode
+
+
+def command_fuzz(python: Path, args: list[str]) -> int:
+    """Fuzz the .hgb loader and verifier (tools/fuzz) for --seconds N (default 60)."""
+    seconds, rest = "60", list(args)
+    if "--seconds" in rest:
+        at = rest.index("--seconds")
+        seconds = rest[at + 1] if at + 1 < len(rest) else ""
+        del rest[at : at + 2]
+    if not seconds.isdigit() or int(seconds) < 1:
+        fail(f"fuzz --seconds needs a whole number of seconds, got {seconds!r}")
+    work = ROOT / "build" / "fuzz"
+    corpus = work / "corpus"
+    corpus.mkdir(parents=True, exist_ok=True)
+    say(f"fuzzing for {seconds} s; new inputs in {corpus}, findings in {work}/")
+    target = [str(python), str(ROOT / "tools" / "fuzz" / "hgb_target.py"), str(corpus),
+              str(ROOT / "tools" / "fuzz" / "corpus"), f"-max_total_time={seconds}",
+              f"-artifact_prefix={work}/", *rest]  # fmt: skip
+    return run(target, cwd=ROOT).returncode
+
+
 COMMANDS = {
     "demo": command_demo,
     "test": command_test,
@@ -328,6 +363,8 @@ COMMANDS = {
     "dist": command_dist,
     "docs": command_docs,
     "examples": command_examples,
+    "device-prepare": command_device_prepare,
+    "fuzz": command_fuzz,
 }
 
 

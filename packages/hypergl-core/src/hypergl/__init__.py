@@ -16,6 +16,7 @@ from .capabilities import Capabilities
 from .command_buffer import CommandBuffer, SubmitStats
 from .context import Context, context
 from .devices import Device, devices
+from .draw_list import DrawList
 from .errors import ContextError, HyperGLError, ResourceError, ShaderError, VMError
 from .plugins import PluginError, installed_bridges
 from .probe import probe
@@ -45,6 +46,7 @@ __all__ = [
     "Context",
     "ContextError",
     "Device",
+    "DrawList",
     "ExternalSource",
     "Fence",
     "Framebuffer",

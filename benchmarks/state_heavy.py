@@ -1,0 +1,398 @@
+"""A state-heavy scene: 10,000 small textured meshes, each with its own texture and uniforms.
+
+Every variant draws the same scene into a 512x512 RGBA framebuffer and waits for
+the GPU. Each object has one of 4 small meshes, one of 64 textures (16x16, nearest),
+its own model matrix and colour; the pipeline changes every 1,000 objects (10
+pipelines that differ in a shading constant). Draw order is the same everywhere,
+and every object has its own depth (depth-tested), so every variant must give the
+same pixels (checked before timing):
+
+  moderngl  a Python loop: texture.use(), two uniform writes, vao.render() per object
+  zengl     a Python loop: two uniform writes and pipeline.render() per object (zengl
+            bakes textures into pipelines, so one pipeline per shader and texture)
+  vm_binds  a recorded HyperGL program doing the same per-object work: bind_texture,
+            two uniform_const, draw; one submit
+  azdo      a hypergl.DrawList: one texture set, the objects' records in one storage
+            buffer, one multi-draw-indirect (count from a GPU buffer) per pipeline; its
+            default batch='merged' copies each object's mesh into one vertex buffer, so
+            each pipeline is one command of all its objects' vertices
+  azdo_instanced  the same with batch='instanced': one instanced command per pipeline
+            and mesh (40 commands; order='mesh' as the objects are depth-tested at
+            distinct depths, so any order gives the same image)
+
+Ratios are medians of per-round ratios of interleaved rounds (A B C D, A B C D, ...).
+
+    python benchmarks/state_heavy.py [--repeat N] [--draws N] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from _common import interleaved, median, pairwise_ratio, parser, write_json
+
+import hypergl
+
+SIZE = 512
+TEXTURES = 64
+TEXTURE_SIZE = 16
+PIPELINE_EVERY = 1_000
+
+VERTEX = """#version {version}
+layout(location = 0) in vec2 position;
+layout(location = 1) in vec2 uv_in;
+uniform mat4 model;
+out vec2 uv;
+void main() {{ uv = uv_in; gl_Position = model * vec4(position, 0.0, 1.0); }}
+"""
+FRAGMENT = """#version {version}
+in vec2 uv;
+uniform vec4 color;
+uniform sampler2D image;
+out vec4 frag;
+const float SHADE = {shade};
+void main() {{ frag = texture(image, uv) * color * SHADE; }}
+"""
+# The draw list's shaders: the same arithmetic, with the record and texture from the list.
+# The record is read once per vertex; the fragment stage gets what it needs as flat inputs.
+AZDO_VERTEX = """#version 430
+layout(location = 0) in vec2 position;
+layout(location = 1) in vec2 uv_in;
+out vec2 uv;
+flat out vec4 tint;
+flat out uint layer;
+void main() {
+    HglDraw draw = hgl_draw();
+    uv = uv_in;
+    tint = draw.color;
+    layer = draw.texture_index;
+    gl_Position = draw.model * vec4(position, 0.0, 1.0);
+}
+"""
+AZDO_FRAGMENT = """#version 430
+in vec2 uv;
+flat in vec4 tint;
+flat in uint layer;
+out vec4 frag;
+const float SHADE = {shade};
+void main() {{ frag = hgl_texture(layer, uv) * tint * SHADE; }}
+"""
+LAYOUT = [{"location": 0, "format": "f32x2", "offset": 0},
+          {"location": 1, "format": "f32x2", "offset": 8}]  # fmt: skip
+
+
+def shade(pipeline: int) -> str:
+    return f"{1.0 - 0.05 * pipeline:.2f}"
+
+
+def meshes() -> dict[str, np.ndarray]:
+    """Four small triangle-list meshes (1-3 triangles) in [-1, 1]^2, vertices (x, y, u, v)."""
+
+    def strip(points: list[tuple[float, float]]) -> np.ndarray:
+        xy = np.array([points[j] for i in range(len(points) - 2)
+                       for j in ((i, i + 1, i + 2) if i % 2 == 0 else (i + 1, i, i + 2))])
+        return np.concatenate([xy, (xy + 1) / 2], axis=1).astype("f4")
+
+    return {"triangle": strip([(-1, -1), (1, -1), (0, 1)]),
+            "quad": strip([(-1, -1), (1, -1), (-1, 1), (1, 1)]),
+            "diamond": strip([(0, -1), (1, 0), (-1, 0), (0, 1)]),
+            "arrow": strip([(-1, -0.3), (0.2, -0.3), (-1, 0.3), (0.2, 0.3), (0.2, 0.9)])}
+
+
+def scene(draws: int) -> dict:
+    rng = np.random.default_rng(19)
+    names = list(meshes())
+    angle = rng.uniform(0, 2 * np.pi, draws)
+    scale = rng.uniform(0.005, 0.015, draws)
+    centre = rng.uniform(-0.95, 0.95, (draws, 2))
+    models = np.zeros((draws, 4, 4), "f4")  # row-major: clip = M @ (x, y, 0, 1)
+    models[:, 0, 0], models[:, 0, 1] = scale * np.cos(angle), -scale * np.sin(angle)
+    models[:, 1, 0], models[:, 1, 1] = scale * np.sin(angle), scale * np.cos(angle)
+    models[:, 2, 2] = models[:, 3, 3] = 1.0
+    models[:, :2, 3] = centre
+    models[:, 2, 3] = rng.permutation(np.linspace(-0.99, 0.99, draws))  # distinct depths
+    images = rng.integers(0, 256, (TEXTURES, TEXTURE_SIZE, TEXTURE_SIZE, 4), dtype=np.uint8)
+    images[..., 3] = 255
+    return {
+        "mesh": [names[i] for i in rng.integers(0, len(names), draws)],
+        "texture": rng.integers(0, TEXTURES, draws),
+        "pipeline": np.arange(draws) // PIPELINE_EVERY,
+        "model": models,
+        "column_major": np.ascontiguousarray(models.transpose(0, 2, 1)),  # what GLSL reads
+        "color": rng.uniform(0.5, 1.0, (draws, 4)).astype("f4"),
+        "images": images,
+    }
+
+
+def hypergl_variants(s: dict, draws: int):
+    ctx = hypergl.context()
+    fb = ctx.framebuffer((SIZE, SIZE))
+    shapes = meshes()
+    pipelines = int(s["pipeline"][-1]) + 1
+
+    # --- vm_binds: the per-object binds, recorded ---
+    layout = [{"binding": 0, "stride": 16, "attributes": LAYOUT}]
+    textures = [ctx.texture(image, filter="nearest", wrap="clamp") for image in s["images"]]
+    vertices = np.concatenate(list(shapes.values()))
+    ranges, first = {}, 0
+    for name, mesh in shapes.items():
+        ranges[name] = (first, len(mesh))
+        first += len(mesh)
+    vbo = ctx.buffer(vertices, usage="vertex")
+    per_draw = [
+        ctx.pipeline(vertex_shader=VERTEX.format(version=430).replace(
+            "uniform mat4", "layout(location = 0) uniform mat4"),
+            fragment_shader=FRAGMENT.format(version=430, shade=shade(k)).replace(
+            "uniform vec4", "layout(location = 1) uniform vec4").replace(
+            "uniform sampler2D", "layout(binding = 0) uniform sampler2D"),
+            vertex_layout=layout, depth_test=True)
+        for k in range(pipelines)
+    ]  # fmt: skip
+    binds = ctx.command_buffer()
+    binds.bind_framebuffer(fb)
+    binds.clear(color=(0, 0, 0, 1))
+    for i in range(draws):
+        if i % PIPELINE_EVERY == 0:
+            binds.bind_pipeline(per_draw[s["pipeline"][i]])
+            binds.bind_vertex_buffer(vbo, 0)
+        binds.bind_texture(textures[s["texture"][i]], 0)
+        binds.uniform_const(0, s["column_major"][i].ravel().tolist(), "mat4")
+        binds.uniform_const(1, s["color"][i].tolist(), "vec4")
+        binds.draw(ranges[s["mesh"][i]][1], first=ranges[s["mesh"][i]][0])
+    binds.end()
+
+    # --- azdo: the same objects in a draw list, merged (one command per pipeline) or
+    # instanced (one command per pipeline and mesh: depth-tested, so any order will do) ---
+    def one_call(batch: str):
+        draw_list = hypergl.DrawList(
+            ctx, meshes=shapes, vertex_layout=LAYOUT, textures=s["images"], filter="nearest",
+            fields={"model": "mat4", "color": "vec4"}, capacity=draws, batch=batch,
+            order="mesh",
+        )  # fmt: skip
+        pipes = [draw_list.pipeline(vertex_shader=AZDO_VERTEX, depth_test=True,
+                                    fragment_shader=AZDO_FRAGMENT.format(shade=shade(k)))
+                 for k in range(pipelines)]  # fmt: skip
+        for i in range(draws):
+            draw_list.add(s["mesh"][i], texture=int(s["texture"][i]),
+                          pipeline=pipes[s["pipeline"][i]],
+                          model=s["column_major"][i], color=s["color"][i])  # fmt: skip
+        cmd = ctx.command_buffer()
+        cmd.bind_framebuffer(fb)
+        cmd.clear(color=(0, 0, 0, 1))
+        draw_list.record(cmd)
+        cmd.end()
+        prepared = cmd.prepare()
+
+        def run():
+            prepared.submit()
+            ctx.finish()
+
+        return draw_list, run
+
+    prepared_binds = binds.prepare()
+
+    def vm_binds():
+        prepared_binds.submit()
+        ctx.finish()
+
+    draw_list, azdo = one_call("merged")
+    instanced_list, azdo_instanced = one_call("instanced")
+    commands = {"azdo": sum(n for *_, n in draw_list.groups),
+                "azdo_instanced": sum(n for *_, n in instanced_list.groups)}  # fmt: skip
+    return ctx, fb, draw_list, commands, vm_binds, azdo, azdo_instanced
+
+
+def moderngl_variant(s: dict, draws: int):
+    import moderngl
+
+    ctx = moderngl.create_standalone_context(backend="egl")
+    fbo = ctx.simple_framebuffer((SIZE, SIZE))
+    shapes = meshes()
+    vertices = np.concatenate(list(shapes.values()))
+    ranges, first = {}, 0
+    for name, mesh in shapes.items():
+        ranges[name] = (first, len(mesh))
+        first += len(mesh)
+    vbo = ctx.buffer(vertices.tobytes())
+    textures = []
+    for image in s["images"]:
+        texture = ctx.texture((TEXTURE_SIZE, TEXTURE_SIZE), 4, image.tobytes())
+        texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
+        texture.repeat_x = texture.repeat_y = False
+        textures.append(texture)
+    pipelines = int(s["pipeline"][-1]) + 1
+    programs, vaos = [], []
+    for k in range(pipelines):
+        program = ctx.program(vertex_shader=VERTEX.format(version=430),
+                              fragment_shader=FRAGMENT.format(version=430, shade=shade(k)))
+        program["image"].value = 0
+        programs.append(program)
+        vaos.append(ctx.vertex_array(program, [(vbo, "2f 2f", "position", "uv_in")]))
+    # Per object, precomputed: (texture, model bytes, colour bytes, count, first).
+    work = [(textures[s["texture"][i]], s["column_major"][i].tobytes(), s["color"][i].tobytes(),
+             *ranges[s["mesh"][i]][::-1]) for i in range(draws)]  # fmt: skip
+
+    def run():
+        ctx.__enter__()
+        fbo.use()
+        fbo.clear(0, 0, 0, 1)
+        ctx.enable(moderngl.DEPTH_TEST)
+        for start in range(0, draws, PIPELINE_EVERY):
+            k = start // PIPELINE_EVERY
+            model, color, render = programs[k]["model"], programs[k]["color"], vaos[k].render
+            for texture, m, c, count, first in work[start : start + PIPELINE_EVERY]:
+                texture.use(0)
+                model.write(m)
+                color.write(c)
+                render(vertices=count, first=first)
+        ctx.finish()
+
+    return run, fbo
+
+
+def zengl_variant(s: dict, draws: int):
+    """zengl bakes resources into pipelines: one per (shader, texture) pair used."""
+    try:
+        import zengl
+    except ImportError:
+        return None, None
+    from glcontext import egl
+
+    class EGLLoader:  # zengl's own headless loader needs X11; use EGL like the others
+        def __init__(self):
+            self.extra = egl.create_context(mode="standalone", glversion=330)
+
+        def load_opengl_function(self, name):
+            return self.extra.load_opengl_function(name)
+
+    loader = EGLLoader()
+    zengl.init(loader)
+    ctx = zengl.context()
+    image = ctx.image((SIZE, SIZE), "rgba8unorm")
+    depth = ctx.image((SIZE, SIZE), "depth24plus")
+    shapes = meshes()
+    vertices = np.concatenate(list(shapes.values()))
+    ranges, first = {}, 0
+    for name, mesh in shapes.items():
+        ranges[name] = (first, len(mesh))
+        first += len(mesh)
+    vbo = ctx.buffer(vertices.tobytes())
+    textures = [ctx.image((TEXTURE_SIZE, TEXTURE_SIZE), "rgba8unorm", im.tobytes())
+                for im in s["images"]]  # fmt: skip
+    cache: dict[tuple[int, int], object] = {}
+
+    def pipeline(k: int, t: int):
+        if (k, t) not in cache:
+            cache[k, t] = ctx.pipeline(
+                vertex_shader=VERTEX.format(version="330 core"),
+                fragment_shader=FRAGMENT.format(version="330 core", shade=shade(k)),
+                layout=[{"name": "image", "binding": 0}],
+                resources=[{"type": "sampler", "binding": 0, "image": textures[t],
+                            "min_filter": "nearest", "mag_filter": "nearest",
+                            "wrap_x": "clamp_to_edge", "wrap_y": "clamp_to_edge"}],
+                uniforms={"model": [0.0] * 16, "color": [0.0] * 4},
+                framebuffer=[image, depth],
+                depth={"func": "less", "write": True},
+                topology="triangles",
+                vertex_buffers=zengl.bind(vbo, "2f 2f", 0, 1),
+                vertex_count=3,
+            )  # fmt: skip
+        return cache[k, t]
+
+    work = []
+    for i in range(draws):
+        p = pipeline(int(s["pipeline"][i]), int(s["texture"][i]))
+        first, count = ranges[s["mesh"][i]]
+        work.append((p, p.uniforms["model"], p.uniforms["color"], s["column_major"][i].tobytes(),
+                     s["color"][i].tobytes(), count, first))  # fmt: skip
+
+    def run():
+        loader.extra.__enter__()
+        ctx.new_frame()
+        image.clear_value = (0.0, 0.0, 0.0, 1.0)
+        image.clear()
+        depth.clear()
+        for p, model, color, m, c, count, first in work:
+            model[:] = m
+            color[:] = c
+            p.vertex_count = count
+            p.first_vertex = first
+            p.render()
+        ctx.end_frame()
+        image.read((1, 1))
+
+    return run, image
+
+
+def main() -> None:
+    p = parser(__doc__.splitlines()[0], repeat=10)
+    p.add_argument("--draws", type=int, default=10_000, help="objects (default %(default)s)")
+    args = p.parse_args()
+    draws = args.draws
+    s = scene(draws)
+    ctx, fb, draw_list, commands, vm_binds, azdo, azdo_instanced = hypergl_variants(s, draws)
+    run_moderngl, fbo = moderngl_variant(s, draws)
+    run_zengl, zimage = zengl_variant(s, draws)
+    variants = {"moderngl": run_moderngl, "vm_binds": vm_binds, "azdo": azdo,
+                "azdo_instanced": azdo_instanced}  # fmt: skip
+    if run_zengl is not None:
+        variants["zengl"] = run_zengl
+
+    # Same pixels from every variant (a correctness check, not a timing).
+    images = {}
+    for name, fn in variants.items():
+        fn()
+        if name == "moderngl":
+            raw = fbo.read(components=4)
+        elif name == "zengl":
+            raw = zimage.read()
+        else:
+            raw = fb.read(origin="bottom").tobytes()
+        images[name] = np.frombuffer(raw, np.uint8).reshape(SIZE, SIZE, 4)
+    reference = images["moderngl"]
+    agreement = {name: float((im == reference).all(axis=-1).mean()) for name, im in images.items()}
+    covered = float((reference[..., :3] != 0).any(axis=-1).mean())
+
+    samples = interleaved(variants, args.repeat)
+    ms = {name: median(times) * 1e3 for name, times in samples.items()}
+    results = {
+        "draws": draws,
+        "renderer": ctx.capabilities.renderer,
+        "indirect_count": draw_list.indirect_count,
+        "commands": commands,
+        "bindless": draw_list.textures.bindless,
+        "pixels_agree": agreement,
+        **{f"{name}_ms": value for name, value in ms.items()},
+        "vm_binds_vs_moderngl": pairwise_ratio(samples["moderngl"], samples["vm_binds"]),
+        "azdo_vs_moderngl": pairwise_ratio(samples["moderngl"], samples["azdo"]),
+        "azdo_vs_vm_binds": pairwise_ratio(samples["vm_binds"], samples["azdo"]),
+        "azdo_instanced_vs_moderngl": pairwise_ratio(
+            samples["moderngl"], samples["azdo_instanced"]
+        ),
+    }
+    if "zengl" in samples:
+        results["vm_binds_vs_zengl"] = pairwise_ratio(samples["zengl"], samples["vm_binds"])
+        results["azdo_vs_zengl"] = pairwise_ratio(samples["zengl"], samples["azdo"])
+    print(f"{draws} objects ({TEXTURES} textures, a pipeline change every {PIPELINE_EVERY}) "
+          f"into {SIZE}x{SIZE}, medians of {args.repeat} rounds")  # fmt: skip
+    print(f"renderer: {results['renderer']}; texture set: "
+          f"{'bindless' if results['bindless'] else 'texture array'}; indirect count: "
+          f"{'yes' if results['indirect_count'] else 'no'}; {covered:.0%} of pixels covered")
+    print("pixels equal to the moderngl image: "
+          + ", ".join(f"{name} {value:.2%}" for name, value in agreement.items()))  # fmt: skip
+    for name in variants:
+        print(f"  {name:<9} {ms[name]:8.2f} ms   {ms[name] * 1e3 / draws:6.3f} us per object")
+    print(f"VM binds vs moderngl loop:   {results['vm_binds_vs_moderngl']:6.2f}x  (target >= 1.4x)")
+    print(f"one call vs moderngl loop:   {results['azdo_vs_moderngl']:6.2f}x  (target >= 20x)")
+    print(f"one call vs VM binds:        {results['azdo_vs_vm_binds']:6.2f}x")
+    print(f"one call, instanced ({commands['azdo_instanced']} commands, not "
+          f"{commands['azdo']}) vs moderngl loop: {results['azdo_instanced_vs_moderngl']:.2f}x")
+    if "zengl" in samples:
+        print(f"VM binds vs zengl loop:      {results['vm_binds_vs_zengl']:6.2f}x")
+        print(f"one call vs zengl loop:      {results['azdo_vs_zengl']:6.2f}x")
+    write_json(args.json, results)
+    if min(agreement.values()) < 1.0:
+        raise SystemExit("the variants drew different images (see above)")
+
+
+if __name__ == "__main__":
+    main()

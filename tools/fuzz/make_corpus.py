@@ -1,0 +1,112 @@
+"""Write the fuzz seed corpus: real scenes saved as .hgb files (tools/fuzz/corpus/).
+
+    .venv/bin/python tools/fuzz/make_corpus.py
+
+Each scene exercises a different part of the format: subroutines and GPU-side
+branches, a draw list (texture set, storage records, indirect count), compute with
+fences and readback, external uploads, and a linked file. Small on purpose: the
+fuzzer mutates every byte.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+import hypergl
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+VS = "#version 430\nvoid main() { gl_Position = vec4(0.0); }\n"
+FS = "#version 430\nout vec4 c;\nvoid main() { c = vec4(1.0); }\n"
+
+
+def forest(ctx):
+    """The README's program: a subroutine, a loop and a branch on GPU memory."""
+    target = ctx.framebuffer((16, 16))
+    trees = ctx.pipeline(vertex_shader=VS, fragment_shader=FS)
+    visible = ctx.buffer(np.uint32([1]))
+
+    @hypergl.subroutine
+    def draw_forest(sc, pipeline, count):
+        sc.cmd.bind_pipeline(pipeline)
+        with sc.loop(0, count):
+            sc.cmd.draw(3)
+
+    cmd = ctx.command_buffer()
+    sc = hypergl.SceneCompiler(cmd)
+    cmd.bind_framebuffer(target)
+    cmd.clear(color=(0, 0, 0, 1))
+    with sc.condition(visible, 0):
+        draw_forest(sc, trees, 10)
+    with sc.switch(1, 3) as cases:
+        for case in range(3):
+            with cases.case(case):
+                sc.cmd.uniform_const(0, (case, 0.0, 0.0, 1.0), "vec4")
+    cmd.end()
+    return cmd
+
+
+def draw_list(ctx):
+    quad = np.array([[-1, -1, 0, 0], [1, -1, 1, 0], [1, 1, 1, 1]], np.float32)
+    images = np.zeros((2, 2, 2, 4), np.uint8)
+    draws = hypergl.DrawList(ctx, meshes={"tri": quad}, textures=images, capacity=4,
+                             vertex_layout=[{"location": 0, "format": "f32x2", "offset": 0},
+                                            {"location": 1, "format": "f32x2", "offset": 8}],
+                             fields={"model": "mat4", "color": "vec4"})  # fmt: skip
+    pipe = draws.pipeline(vertex_shader=VS, fragment_shader=FS)
+    for i in range(3):
+        draws.add("tri", texture=i % 2, pipeline=pipe, color=(1, 1, 1, 1))
+    cmd = ctx.command_buffer()
+    cmd.bind_framebuffer(ctx.framebuffer((8, 8), depth=None))
+    draws.record(cmd)
+    cmd.end()
+    return cmd
+
+
+def compute(ctx):
+    pipe = ctx.pipeline(compute_shader="#version 430\nlayout(local_size_x=1) in;\nvoid main(){}\n")
+    data = ctx.buffer(np.arange(8, dtype=np.uint32))
+    out = ctx.buffer(size=32)
+    fence = ctx.fence()
+    fb = ctx.framebuffer((4, 4))
+    readback = ctx.readback(fb, depth=2)
+    cmd = ctx.command_buffer()
+    cmd.bind_pipeline(pipe)
+    cmd.bind_storage_buffer(data, 0)
+    cmd.dispatch(2, 1, 1)
+    cmd.barrier()
+    cmd.copy_buffer(data, out, 16)
+    cmd.load(2, data, 4)
+    cmd.iaddi(2, 2, 5)
+    cmd.store(2, out, 0)
+    cmd.fence_signal(fence)
+    cmd.fence_wait(fence, 1000)
+    cmd.bind_framebuffer(fb)
+    cmd.read_framebuffer(readback, fb)
+    cmd.end()
+    return cmd
+
+
+def linked(ctx):
+    cmd = ctx.command_buffer()
+    frame = cmd.framebuffer("frame", linked=True)
+    cmd.bind_framebuffer(frame)
+    cmd.clear(color=(0.2, 0.3, 0.4, 1))
+    cmd.end()
+    return cmd, ["frame"]
+
+
+def main() -> None:
+    ctx = hypergl.context(device="trace")
+    CORPUS.mkdir(exist_ok=True)
+    for name, make in (("forest", forest), ("draw_list", draw_list), ("compute", compute)):
+        hypergl.save(make(ctx), CORPUS / f"{name}.hgb")
+    cmd, names = linked(ctx)
+    hypergl.save(cmd, CORPUS / "linked.hgb", linked=names)
+    for path in sorted(CORPUS.glob("*.hgb")):
+        print(f"{path.name}: {path.stat().st_size} bytes")
+
+
+if __name__ == "__main__":
+    main()
