@@ -93,8 +93,6 @@ def test_threads_with_their_own_gl_contexts_draw_their_own_colours():
 
 
 @pytest.mark.gl
-@pytest.mark.xfail(strict=False, reason="issue 17 item 1: a gl context used from a thread "
-                   "other than its own draws nothing")  # fmt: skip
 def test_a_gl_context_draws_from_another_thread(gl_ctx):
     fb = gl_ctx.framebuffer((8, 8), depth=None)
     seen = []

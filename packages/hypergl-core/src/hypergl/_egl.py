@@ -12,11 +12,23 @@ from typing import Any
 
 from . import _core
 
+# Whether this process has initialised an EGL display: from then on the display and the
+# driver's threads belong to it, and a child forked from it hangs on its first context
+# (hypergl.rl refuses that with ForkedContextError instead).
+display_initialised = False
+
+
+def initialise_display() -> None:
+    """Note, before the engine touches EGL, that this process now owns an EGL display."""
+    global display_initialised
+    display_initialised = True
+
 
 class HeadlessHost:
     """A headless EGL context made by the engine; `device_index` picks an EGL device."""
 
     def __init__(self, device_index: int | None = None) -> None:
+        initialise_display()
         self.egl = _core.EGLContext(device_index)  # raises ContextError
 
     def make_current(self) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from . import _core
+from . import _core, _egl
 from .errors import ContextError
 
 
@@ -60,6 +60,7 @@ def devices() -> list[Device]:
 
     Raises ContextError when there is no EGL library or it cannot list devices.
     """
+    _egl.initialise_display()
     raw = _core.egl_devices()
     by_cuda = _cuda_visible() and any(d["cuda_device"] >= 0 for d in raw)
     out = []

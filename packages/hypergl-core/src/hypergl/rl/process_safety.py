@@ -30,6 +30,7 @@ import sys
 import threading
 from typing import Any
 
+from .. import _egl
 from ..errors import HyperGLError
 
 LLVM_MODULES = ("triton",)  # top-level packages that bundle an LLVM of their own
@@ -44,16 +45,16 @@ class LLVMConflictError(HyperGLError, ImportError):
 
 
 _lock = threading.Lock()
-# glcontext loads its EGL backend with the process's first headless context (HyperGL's
-# or moderngl's): from then on the EGL display and Mesa's threads belong to this process,
-# and a child forked from it hangs on its first context, even once every context is closed.
+# Once a process has made a headless EGL context (HyperGL's own, or moderngl's through
+# glcontext), the EGL display and Mesa's threads belong to it, and a child forked from it
+# hangs on its first context, even once every context is closed.
 EGL_MODULE = "glcontext.egl"
 _inherited_egl = False  # set in a child forked after its parent made an EGL context
 
 
 def _after_fork_in_child() -> None:
     global _inherited_egl
-    if EGL_MODULE in sys.modules:
+    if _egl.display_initialised or EGL_MODULE in sys.modules:
         _inherited_egl = True
 
 
