@@ -48,6 +48,9 @@ HEADLINES: dict[str, tuple[int, list[tuple[str, str, float]]]] = {
             ("hypergl_vs_seed_moderngl_1k", "raster 1k: hypergl vs py-gpu 0.0.1 moderngl", 2.5),
             ("hypergl_vs_floor_1k", "raster 1k: hypergl vs hand-written floor", 0.9),
             ("hypergl_vs_floor_100k", "raster 100k: hypergl vs hand-written floor", 0.9),
+            ("hypergl_vs_floor_convention_100k",
+             "raster 100k: hypergl vs floor under py-gpu's convention", 0.9),
+            ("async_vs_sync_1k", "raster 1k: hypergl async vs sync readback", 1.2),
         ],
     ),
     "culverin_sync": (
