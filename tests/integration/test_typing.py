@@ -77,8 +77,8 @@ def readme_examples(readme: Path) -> str:
 def mypy_strict(files: list[Path], cache: Path) -> subprocess.CompletedProcess[str]:
     mypy = tool("mypy")
     return subprocess.run(
-        [mypy, "--strict", "--cache-dir", str(cache), "--python-executable", sys.executable,
-         *map(str, files)],
+        [mypy, "--strict", "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir",
+         str(cache), "--python-executable", sys.executable, *map(str, files)],
         cwd=cache.parent, env=ENV, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
 

@@ -99,6 +99,7 @@ class BackendCapabilities:
 class RasterBackend(Protocol):
     """Protocol for projected triangle raster backends (see the module documentation)."""
 
+    name: str
     capabilities: BackendCapabilities
 
     def render(
