@@ -50,7 +50,7 @@ class Y4MWriter:
         self._file.close()
 
 
-def scene(count: int, width: int, height: int, seed: int = 3):
+def scene(count: int, width: int, height: int, seed: int = 3) -> dict[str, np.ndarray]:
     """Triangle centres, sizes, depths, colours and spin rates for the animation."""
     rng = np.random.default_rng(seed)
     return {
@@ -62,7 +62,7 @@ def scene(count: int, width: int, height: int, seed: int = 3):
     }
 
 
-def frame_batch(s: dict, t: float) -> py_gpu.RasterBatch:
+def frame_batch(s: dict[str, np.ndarray], t: float) -> py_gpu.RasterBatch:
     """The triangles at time ``t`` (seconds): each spins about its centre and bobs in depth."""
     corners = np.array([0.0, 2.0 * np.pi / 3.0, 4.0 * np.pi / 3.0])
     angle = s["spin"][:, None] * t + corners[None, :]

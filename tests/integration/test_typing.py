@@ -26,11 +26,11 @@ ENV = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")  # checker
 
 TARGET = 0.95
 # Measured floors (raise them as annotations land; the target is TARGET for every package).
-FLOORS = {  # measured 89.3%, 90.3%, 91.1%, 82.0% when these were set
-    "hypergl_compiler": 0.88,
-    "hypergl": 0.89,
-    "py_gpu": 0.90,
-    "hypergl_culverin": 0.80,
+FLOORS = {  # measured 100.0%, 99.7%, 95.5%, 97.8% when these were set
+    "hypergl_compiler": 0.99,
+    "hypergl": 0.99,
+    "py_gpu": 0.95,
+    "hypergl_culverin": 0.97,
 }
 READMES = [ROOT / "README.md", *sorted((ROOT / "packages").glob("*/README.md"))]
 
@@ -77,8 +77,8 @@ def readme_examples(readme: Path) -> str:
 def mypy_strict(files: list[Path], cache: Path) -> subprocess.CompletedProcess[str]:
     mypy = tool("mypy")
     return subprocess.run(
-        [mypy, "--strict", "--cache-dir", str(cache), "--python-executable", sys.executable,
-         *map(str, files)],
+        [mypy, "--strict", "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir",
+         str(cache), "--python-executable", sys.executable, *map(str, files)],
         cwd=cache.parent, env=ENV, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
 

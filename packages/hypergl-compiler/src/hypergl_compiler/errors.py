@@ -34,7 +34,7 @@ class VerifyError(ValueError):
         self.index = index
         self.mnemonic = mnemonic
         self.reason = reason
-        self.code = None if code is None else VerifyCode(code)
+        self.code: VerifyCode | None = None if code is None else VerifyCode(code)
         if index < 0:
             where = f"program ({mnemonic})" if mnemonic else "program"
         else:

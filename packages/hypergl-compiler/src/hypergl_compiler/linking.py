@@ -26,12 +26,16 @@ class Label:
     """A jump target; placed with ``cmd.label(...)``, referenced before or after."""
 
     __slots__ = ("index", "name", "owner", "section")
+    owner: Any  # the command buffer that made it
+    name: str
+    section: int | None  # the code section it is placed in
+    index: int  # its instruction index within that section
 
     def __init__(self, owner: Any, name: str) -> None:
         self.owner = owner
         self.name = name
-        self.section: int | None = None  # the code section it is placed in
-        self.index = 0  # its instruction index within that section
+        self.section = None
+        self.index = 0
 
     @property
     def placed(self) -> bool:

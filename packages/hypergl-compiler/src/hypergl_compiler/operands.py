@@ -24,7 +24,16 @@ class Reg(int):
         return f"r{int(self)}"
 
 
-r0, r1, r2, r3, r4, r5, r6, r7 = REGISTERS = tuple(Reg(i) for i in range(isa.NUM_REGISTERS))
+REGISTERS: tuple[Reg, ...] = tuple(Reg(i) for i in range(isa.NUM_REGISTERS))
+r0: Reg
+r1: Reg
+r2: Reg
+r3: Reg
+r4: Reg
+r5: Reg
+r6: Reg
+r7: Reg
+r0, r1, r2, r3, r4, r5, r6, r7 = REGISTERS
 
 
 def as_int(value: Any) -> int | None:

@@ -129,6 +129,10 @@ class ResourceHandle:
     """
 
     __slots__ = ("_owner", "kind", "name", "slot")
+    _owner: CommandBuffer
+    kind: ResourceKind
+    slot: int
+    name: str
 
     def __init__(self, owner: CommandBuffer, kind: ResourceKind, slot: int, name: str) -> None:
         self._owner = owner

@@ -21,6 +21,11 @@ class ContextLink:
     """The engine's context object, the GL host (None off GL) and "make current"."""
 
     __slots__ = ("closed", "context", "device", "host", "native")
+    context: Context
+    device: str
+    host: Any  # the GL host (window or headless), None off GL
+    native: Any
+    closed: bool
 
     def __init__(self, context: Context, device: str, host: Any) -> None:
         self.context = context

@@ -199,16 +199,16 @@ class DrawList:
         self._recorded = False
         self._groups: list[tuple[Pipeline, int, int]] = []
 
-        self.record_buffer = ctx.buffer(
+        self.record_buffer: Buffer = ctx.buffer(
             size=self._capacity * self._dtype.itemsize, usage="storage", name=f"{name}_records"
         )
-        self.command_buffer = ctx.buffer(
+        self.command_buffer: Buffer = ctx.buffer(
             size=self._capacity * COMMAND_DTYPE.itemsize, usage="indirect",
             name=f"{name}_commands",
         )  # fmt: skip
-        self.records = self.record_buffer.map(self._dtype, self._capacity)
+        self.records: np.ndarray = self.record_buffer.map(self._dtype, self._capacity)
         self.records[:] = np.zeros((), self._dtype)
-        self.commands = self.command_buffer.map(COMMAND_DTYPE, self._capacity)
+        self.commands: np.ndarray = self.command_buffer.map(COMMAND_DTYPE, self._capacity)
         self.commands[:] = np.zeros((), COMMAND_DTYPE)
         # Made by record(): the vertices, the record index of each vertex or instance,
         # the draw count of each pipeline.

@@ -83,7 +83,7 @@ class VertexAttribute:
     format: str
     offset: int
 
-    def native(self) -> tuple:
+    def native(self) -> tuple[Any, ...]:
         components, gl_type, normalized, integer, _size = VERTEX_FORMATS[self.format]
         return (self.location, self.binding, components, gl_type, normalized, integer, self.offset)
 
@@ -94,7 +94,7 @@ class VertexBinding:
     stride: int
     per_instance: bool
 
-    def native(self) -> tuple:
+    def native(self) -> tuple[Any, ...]:
         return (self.binding, self.stride, 1 if self.per_instance else 0)
 
 

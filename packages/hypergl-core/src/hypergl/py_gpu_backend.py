@@ -95,7 +95,7 @@ class HyperGLBackend:
     """GPU raster backend: one recorded HyperGL program per target, replayed per frame."""
 
     name = "hypergl"
-    capabilities = BackendCapabilities(
+    capabilities: BackendCapabilities = BackendCapabilities(
         name="HyperGL VM rasterizer",
         accelerated=True,
         supports_depth=True,
@@ -143,7 +143,7 @@ class HyperGLBackend:
         self._in_flight: dict[tuple[int, int], tuple[list, Ring]] = {}
         self._fence = ctx.fence(name="py_gpu_flush")
         #: Counters for tests and benchmarks: uploads and (re)allocations of the shared buffer.
-        self.stats = {"uploads": 0, "allocations": 1, "recordings": 0}
+        self.stats: dict[str, int] = {"uploads": 0, "allocations": 1, "recordings": 0}
 
     def _new_vertex_buffer(self, vertices: int):
         return self._ctx.buffer(size=max(vertices, 3) * VERTEX_DTYPE.itemsize, usage="vertex")
@@ -290,7 +290,9 @@ class HyperGLBackend:
 
         return ring.attach(slot, PendingFrame(finish))
 
-    def rasterize_ids(self, batch: RasterBatch | BatchHandle, width: int, height: int):
+    def rasterize_ids(
+        self, batch: RasterBatch | BatchHandle, width: int, height: int
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``(ids, depth)``: the winning triangle per pixel from the GPU, ``z`` recomputed."""
         source = batch
         batch, width, height, _ = check_render_args(batch, width, height, (0, 0, 0), None)

@@ -147,7 +147,7 @@ class PreparedSubmit:
     resource is alive and of the right kind). Made by ``cmd.prepare()``.
     """
 
-    def __init__(self, link: ContextLink, native: Any, resources: list, registers: list,
+    def __init__(self, link: ContextLink, native: Any, resources: list[Any], registers: list[Any],
                  budget: int | None, debug: bool,
                  vertex_budget: int = DEFAULT_VERTEX_BUDGET) -> None:  # fmt: skip
         self._link = link

@@ -34,7 +34,7 @@ from .resources import BUFFER_USAGES, Buffer, as_bytes
 Limits = Mapping[str, int] | None
 
 
-def buffer_args(data: Any, size: Any, usage: Any) -> tuple[dict, np.ndarray | None]:
+def buffer_args(data: Any, size: Any, usage: Any) -> tuple[dict[str, Any], np.ndarray | None]:
     """(description, the data as bytes or None)."""
     if usage not in BUFFER_USAGES:
         raise ValueError(f"unknown buffer usage {usage!r}; expected one of {BUFFER_USAGES}")
@@ -65,7 +65,7 @@ def texture_size_within(limits: Limits, width: int, height: int, layers: int) ->
 
 def texture_args(
     data: Any, size: Any, format: Any, layers: Any, filter: Any, wrap: Any, limits: Limits
-) -> tuple[dict, np.ndarray | None]:
+) -> tuple[dict[str, Any], np.ndarray | None]:
     """(description, the pixels as bytes or None)."""
     if format not in TEXTURE_FORMATS:
         raise ValueError(f"unknown texture format {format!r}; expected one of "
@@ -91,7 +91,7 @@ def texture_args(
 
 def texture_set_args(
     images: Any, filter: Any, wrap: Any, limits: Limits
-) -> tuple[dict, np.ndarray]:
+) -> tuple[dict[str, Any], np.ndarray]:
     """(description, the images as bytes)."""
     _sampler(filter, wrap)
     images = np.asarray(images)
@@ -112,7 +112,7 @@ def pipeline_args(
     compute_shader: Any,
     vertex_count: Any,
     state: Mapping[str, Any],
-) -> tuple[dict, PipelineState]:
+) -> tuple[dict[str, Any], PipelineState]:
     """(description, the parsed state)."""
     for label, source in (
         ("vertex_shader", vertex_shader),
@@ -140,7 +140,7 @@ def pipeline_args(
     return desc, parsed
 
 
-def framebuffer_args(size: Any, color: Any, depth: Any, limits: Limits) -> dict:
+def framebuffer_args(size: Any, color: Any, depth: Any, limits: Limits) -> dict[str, Any]:
     width, height = check_size(size, "framebuffer size")
     if isinstance(color, str):
         color = (color,)
@@ -160,7 +160,7 @@ def framebuffer_args(size: Any, color: Any, depth: Any, limits: Limits) -> dict:
 
 def readback_args(
     size: Any, attachment: Any, components: Any, depth: Any, limits: Limits | None
-) -> dict:
+) -> dict[str, Any]:
     """`size` is a framebuffer's size (`limits` None) or a (width, height) to check."""
     width, height = check_size(size, "readback size")
     if limits is not None:
@@ -179,7 +179,7 @@ def readback_args(
 
 def external_source_args(
     context: Any, acquire: Any, fields: Any, record_size: Any, release: Any, count: Any
-) -> tuple[list, int, Buffer | None, int]:
+) -> tuple[list[Any], int, Buffer | None, int]:
     """(field tuples for the engine, record size, count buffer or None, its offset)."""
     if not callable(acquire):
         raise TypeError(f"acquire must be callable, got {acquire!r}")
@@ -193,7 +193,7 @@ def external_source_args(
 def attribute_source_args(
     context: Any, names: Any, fields: Any, record_size: Any, count_attribute: Any,
     lock: Any, keep_views: Any, count: Any,
-) -> tuple[list, list, int, Buffer | None, int]:
+) -> tuple[list[Any], list[Any], int, Buffer | None, int]:
     """(attribute names, field tuples, record size, count buffer or None, its offset)."""
     names = list(names) if isinstance(names, (list, tuple)) else names
     if not isinstance(names, list) or not names or not all(

@@ -7,6 +7,7 @@ column). `project` predicts where a point lands on screen (tests use it).
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 
 def perspective(fovy_degrees: float, aspect: float, near: float, far: float) -> np.ndarray:
@@ -25,7 +26,7 @@ def perspective(fovy_degrees: float, aspect: float, near: float, far: float) -> 
     )
 
 
-def look_at(eye, target, up=(0.0, 1.0, 0.0)) -> np.ndarray:
+def look_at(eye: ArrayLike, target: ArrayLike, up: ArrayLike = (0.0, 1.0, 0.0)) -> np.ndarray:
     """A view matrix looking from `eye` at `target`."""
     eye, target, up = (np.asarray(v, dtype=np.float64) for v in (eye, target, up))
     forward = target - eye
@@ -39,7 +40,7 @@ def look_at(eye, target, up=(0.0, 1.0, 0.0)) -> np.ndarray:
     return view
 
 
-def project(view_proj: np.ndarray, points, size: tuple[int, int]) -> np.ndarray:
+def project(view_proj: np.ndarray, points: ArrayLike, size: tuple[int, int]) -> np.ndarray:
     """Pixel (x from the left, y from the bottom) of each 3D point, as float (N, 2)."""
     points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
     clip = np.c_[points, np.ones(len(points))] @ np.asarray(view_proj).T

@@ -141,7 +141,7 @@ class CulverinBridge:
         self._soft_handles: list[int] = []
         self._soft_resources: list[Any] = []
         prefix = f"culverin{next(_serial)}"
-        self.buffer = ctx.buffer(
+        self.buffer: hypergl.Buffer = ctx.buffer(
             np.zeros(self._capacity * self._layout.record_size, np.uint8),
             usage="storage",
             name=f"{prefix}_bodies",
@@ -151,7 +151,7 @@ class CulverinBridge:
             self.counter = ctx.buffer(np.zeros(4, np.uint32), name=f"{prefix}_count")
             count = (self.counter, 0)
         self.count_target: tuple[hypergl.Buffer, int] = count
-        self.source = ctx.attribute_source(
+        self.source: hypergl.ExternalSource = ctx.attribute_source(
             world,
             self._layout.sources,
             self._layout.fields(),

@@ -64,6 +64,15 @@ class BodyRenderer:
     the half screen height is drawn with the coarse mesh (0 turns LOD off).
     """
 
+    parts: hypergl.Buffer
+    mesh_info: hypergl.Buffer
+    indices: hypergl.Buffer
+    template: hypergl.Buffer
+    draw_count: hypergl.Buffer
+    instances: hypergl.Buffer
+    soft_vertices: hypergl.Buffer
+    expand: hypergl.Pipeline
+
     def __init__(
         self,
         bridge: CulverinBridge,
@@ -104,7 +113,7 @@ class BodyRenderer:
         self._camera_binding = camera_binding
         self._lod = float(lod_threshold)
 
-        self.looks = ctx.buffer(size=max_ids * 8, name="culverin_looks")
+        self.looks: hypergl.Buffer = ctx.buffer(size=max_ids * 8, name="culverin_looks")
         self._looks = self.looks.map(np.uint32, (max_ids, 2))
         self._looks[:] = 0
         self.parts = ctx.buffer(size=max_parts * PART_DTYPE.itemsize, name="culverin_parts")
@@ -112,7 +121,7 @@ class BodyRenderer:
         self._parts_used = 0
         self._part_mesh = np.zeros(max_parts, np.int32)
         self._look_parts: dict[int, tuple[int, int]] = {}
-        self.vertices = ctx.buffer(size=max_vertices * VERTEX_BYTES, usage="vertex",
+        self.vertices: hypergl.Buffer = ctx.buffer(size=max_vertices * VERTEX_BYTES, usage="vertex",
                                    name="culverin_meshes")  # fmt: skip
         self._vertices = self.vertices.map(np.float32, (max_vertices, 6))
         self._vertices_used = 0
@@ -128,12 +137,12 @@ class BodyRenderer:
         self.template = ctx.buffer(size=self._max_meshes * 20, name="culverin_commands_zero")
         self._template = self.template.map(np.uint32, (self._max_meshes, 5))
         self._template[:] = 0
-        self.indirect = ctx.buffer(size=self._max_meshes * 20, usage="indirect",
+        self.indirect: hypergl.Buffer = ctx.buffer(size=self._max_meshes * 20, usage="indirect",
                                    name="culverin_commands")  # fmt: skip
         # The draw count (meshes in the library) for multi-draw-indirect-count, where the
         # GPU has it (GL 4.6 or ARB_indirect_parameters); else all max_meshes commands.
         caps = ctx.capabilities
-        self.indirect_count = caps is None or caps.indirect_count
+        self.indirect_count: bool = caps is None or caps.indirect_count
         self.draw_count = ctx.buffer(size=4, usage="parameter", name="culverin_draw_count")
         self._draw_count = self.draw_count.map(np.uint32, (1,))
         self._draw_count[0] = 0
@@ -141,7 +150,7 @@ class BodyRenderer:
         self._instance_capacity = 2 * max_parts
         self.instances = ctx.buffer(size=self._instance_capacity * 8, usage="vertex",
                                     name="culverin_instances")  # fmt: skip
-        self.extras = ctx.buffer(size=16 + max_extras * EXTRA_DTYPE.itemsize,
+        self.extras: hypergl.Buffer = ctx.buffer(size=16 + max_extras * EXTRA_DTYPE.itemsize,
                                  name="culverin_extras")  # fmt: skip
         self._extra_count = self.extras.map(np.uint32, (4,))
         self._extra_count[:] = 0
@@ -167,12 +176,12 @@ class BodyRenderer:
             self._mesh_info[index, 0] = radius
             self._mesh_info[index, 1] = -1.0 if coarse is None else self._mesh_index[coarse]
 
-        self.camera = ctx.buffer(size=96, usage="uniform", name="culverin_camera")
+        self.camera: hypergl.Buffer = ctx.buffer(size=96, usage="uniform", name="culverin_camera")
         self.set_camera(np.eye(4))
-        self.fence = ctx.fence()
+        self.fence: hypergl.Fence = ctx.fence()
         fill = {"bodies": bridge.glsl(), "camera": camera_binding, **self._bindings}
         self.expand = ctx.pipeline(compute_shader=EXPAND.format(**fill), name="culverin_expand")
-        self.pipeline = ctx.pipeline(
+        self.pipeline: hypergl.Pipeline = ctx.pipeline(
             vertex_shader=VERTEX.format(**fill),
             fragment_shader=FRAGMENT.format(camera=camera_binding),
             vertex_layout=[

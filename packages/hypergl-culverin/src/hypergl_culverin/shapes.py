@@ -403,7 +403,9 @@ class Shaded(Shape):
     """Another shape with some of its parts darker: ``{part index: shade}``."""
 
     def __init__(self, shape: Shape, shades: dict[int, float]) -> None:
-        self.shape, self.shades, self.kind = shape, dict(shades), shape.kind
+        self.shape: Shape = shape
+        self.shades: dict[int, float] = dict(shades)
+        self.kind: str = shape.kind
 
     @property
     def volume(self) -> float:

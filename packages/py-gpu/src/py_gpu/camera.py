@@ -11,12 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .buffers import validate_size
 from .errors import InvalidGeometryError
 
 
-def vec3(value, label: str) -> np.ndarray:
+def vec3(value: ArrayLike, label: str) -> np.ndarray:
     """``value`` as three finite float64s, else InvalidGeometryError naming ``label``."""
     array = np.asarray(value, dtype=np.float64)
     if array.shape != (3,) or not np.isfinite(array).all():
@@ -24,7 +25,7 @@ def vec3(value, label: str) -> np.ndarray:
     return array
 
 
-def look_at(eye, target, up=(0.0, 1.0, 0.0)) -> np.ndarray:
+def look_at(eye: ArrayLike, target: ArrayLike, up: ArrayLike = (0.0, 1.0, 0.0)) -> np.ndarray:
     """World-to-view 4x4 matrix of a camera at ``eye`` looking at ``target``.
 
     Same parameter names as ``hypergl.transforms.look_at``.

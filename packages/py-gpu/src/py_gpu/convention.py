@@ -29,13 +29,19 @@ NumPy and Numba backends reproduce it bit for bit and GPU backends agree with it
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # NumPy is imported where used: the pure-Python paths do without it
+    import numpy as np
+    from numpy.typing import ArrayLike
+
 SUBPIXEL_BITS = 8
 SUBPIXEL = 1 << SUBPIXEL_BITS
 HALF_PIXEL = SUBPIXEL // 2
 MAX_SCREEN_COORD = float(1 << 20)
 
 
-def affine_depth(z):
+def affine_depth(z: ArrayLike) -> np.ndarray:
     """``z`` (any shape, NumPy) mapped per vertex into ``[0, 0.5]`` float32, increasing.
 
     The lowest ``z`` of the array maps to 0 and the highest to 0.5 (below the cleared 1.0, so

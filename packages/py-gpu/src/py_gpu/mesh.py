@@ -20,13 +20,18 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import mesh_pipeline as stages
 from .buffers import ColorLike, FrameBuffer, as_rgb, validate_size
 from .camera import Camera, look_at, orthographic, perspective
 from .errors import InvalidColorError, InvalidGeometryError, InvalidSizeError
+
+if TYPE_CHECKING:
+    from .backends import RasterBackend
 
 __all__ = [
     "Camera",
@@ -100,7 +105,7 @@ class TextureAtlas:
             x, shelf = x + w, max(shelf, h)
         width = int((regions[:, 0] + regions[:, 2]).max())
         height = int((regions[:, 1] + regions[:, 3]).max())
-        self.pixels = np.zeros((height, width, 3), dtype=np.uint8)
+        self.pixels: np.ndarray = np.zeros((height, width, 3), dtype=np.uint8)
         for i, array in enumerate(arrays):
             rx, ry, rw, rh = regions[i]
             self.pixels[ry : ry + rh, rx : rx + rw] = array
@@ -265,7 +270,9 @@ class Instances:
             self.tints = _array(self.tints, (3,), "tints", rows=k)
 
     @classmethod
-    def translations(cls, offsets, object_ids=None, tints=None) -> Instances:
+    def translations(
+        cls, offsets: ArrayLike, object_ids: ArrayLike | None = None, tints: ArrayLike | None = None
+    ) -> Instances:
         offsets = _array(offsets, (3,), "offsets")
         transforms = np.repeat(np.eye(4)[None], len(offsets), axis=0)
         transforms[:, :3, 3] = offsets
@@ -312,7 +319,7 @@ class MeshRenderer:
 
     def __init__(
         self,
-        backend="auto",
+        backend: str | RasterBackend = "auto",
         *,
         materials: Sequence[Material] = (Material(),),
         atlas: TextureAtlas | None = None,
@@ -320,14 +327,14 @@ class MeshRenderer:
     ) -> None:
         from .backends import select_backend
 
-        self.backend = select_backend(backend) if isinstance(backend, str) else backend
+        self.backend: Any = select_backend(backend) if isinstance(backend, str) else backend
         if getattr(self.backend, "rasterize_ids", None) is None:
             from .backends.numpy_backend import NumpyBackend
 
             self._raster = NumpyBackend()
         else:
             self._raster = self.backend
-        self.materials = tuple(materials)
+        self.materials: tuple[Material, ...] = tuple(materials)
         if not self.materials or not all(isinstance(m, Material) for m in self.materials):
             raise InvalidGeometryError("materials must be a non-empty sequence of Material")
         for m in self.materials:
@@ -352,7 +359,7 @@ class MeshRenderer:
 
     def render(
         self,
-        items,
+        items: Any,
         camera: Camera,
         width: int,
         height: int,

@@ -22,7 +22,8 @@ import queue
 import threading
 from typing import Any, ClassVar
 
-from gymnasium.vector import VectorEnv
+from gymnasium import Space
+from gymnasium.vector import AutoresetMode, VectorEnv
 
 from .env import ReachVectorEnv
 from .errors import RLConfigError
@@ -46,16 +47,17 @@ class AsyncReachVectorEnv(VectorEnv):
         if timeout is not None and (isinstance(timeout, bool) or not timeout > 0):
             raise RLConfigError(f"timeout must be None or a number of seconds > 0, got "
                                 f"{timeout!r}")  # fmt: skip
-        self.env = ReachVectorEnv(num_envs, **kwargs)  # lazy: no context until the worker runs
-        self.num_envs = self.env.num_envs
+        # lazy: no context until the worker runs
+        self.env: ReachVectorEnv = ReachVectorEnv(num_envs, **kwargs)
+        self.num_envs: int = self.env.num_envs
         self.metadata = dict(self.env.metadata)
-        self.autoreset_mode = self.env.autoreset_mode
-        self.render_mode = self.env.render_mode
-        self.single_observation_space = self.env.single_observation_space
-        self.single_action_space = self.env.single_action_space
-        self.observation_space = self.env.observation_space
-        self.action_space = self.env.action_space
-        self.timeout = timeout
+        self.autoreset_mode: AutoresetMode = self.env.autoreset_mode
+        self.render_mode: str | None = self.env.render_mode
+        self.single_observation_space: Space[Any] = self.env.single_observation_space
+        self.single_action_space: Space[Any] = self.env.single_action_space
+        self.observation_space: Space[Any] = self.env.observation_space
+        self.action_space: Space[Any] = self.env.action_space
+        self.timeout: float | None = timeout
         self._requests: queue.SimpleQueue = queue.SimpleQueue()
         self._results: queue.SimpleQueue = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
@@ -112,31 +114,35 @@ class AsyncReachVectorEnv(VectorEnv):
             actions = self.env.task.check_actions(actions)
         self._submit("step", self.env.step, actions=actions)
 
-    def recv(self) -> tuple[Any, Any, Any, Any, dict]:
+    def recv(self) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """The result of the reset or step in flight: a step's 5-tuple, a reset's (obs, info)."""
         return self._wait(None)
 
-    def async_reset(self, *, seed: int | None = None, options: dict | None = None) -> None:
+    def async_reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> None:
         self._submit("reset", self.env.reset, seed=seed, options=options)
 
     # --- gymnasium's names -------------------------------------------------------------------
-    def reset_async(self, seed: int | None = None, options: dict | None = None) -> None:
+    def reset_async(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self.async_reset(seed=seed, options=options)
 
-    def reset_wait(self, **kwargs: Any) -> tuple[Any, dict]:
+    def reset_wait(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
         return self._wait("reset")
 
     def step_async(self, actions: Any) -> None:
         self.send(actions)
 
-    def step_wait(self, **kwargs: Any) -> tuple[Any, Any, Any, Any, dict]:
+    def step_wait(self, **kwargs: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         return self._wait("step")
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
         self.reset_async(seed=seed, options=options)
         return self.reset_wait()
 
-    def step(self, actions: Any):
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         self.step_async(actions)
         return self.step_wait()
 

@@ -25,10 +25,10 @@ try:
     from gymnasium.utils import seeding
     from gymnasium.vector import AutoresetMode, VectorEnv
     from gymnasium.vector.utils import batch_space
-except ImportError as exc:  # pragma: no cover - exercised only without gymnasium
+except ImportError as _missing:  # pragma: no cover - exercised only without gymnasium
     raise ImportError(
-        f"hypergl.rl's environments need gymnasium ({exc}); pip install 'hypergl-core[rl]'"
-    ) from exc
+        f"hypergl.rl's environments need gymnasium ({_missing}); pip install 'hypergl-core[rl]'"
+    ) from _missing
 
 from .batch_renderer import BatchRenderer
 from .errors import ActionError, RLConfigError, positive_int
@@ -165,6 +165,8 @@ class ReachEnv(gymnasium.Env):
         self.render_mode = render_mode
         width, height = positive_int(width, "width"), positive_int(height, "height")
         self._scene = _LazyScene(1, width, height, max_steps, task, context, device_index)
+        self.observation_space: spaces.Box
+        self.action_space: spaces.Box
         self.observation_space, self.action_space = _spaces(width, height, self._scene.action_dim)
         self._frame: np.ndarray | None = None
 
@@ -183,13 +185,15 @@ class ReachEnv(gymnasium.Env):
         self._frame = renderer.output[0]
         return self._frame.copy()  # 21 KB; callers may keep observations across steps
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
         self._scene.ready()
         self.task.reset(np.array([0]), self.np_random)
         return self._observe(), {k: float(v[0]) for k, v in self.task.info().items()}
 
-    def step(self, action: Any):
+    def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         if self._frame is None:
             raise RLConfigError("call reset() before step()")
         array = np.asarray(action, dtype=np.float32)
@@ -256,23 +260,28 @@ class ReachVectorEnv(VectorEnv):
         context: Any = None,
         device_index: int | None = None,
     ) -> None:
-        self.num_envs = positive_int(num_envs, "num_envs")
+        self.num_envs: int = positive_int(num_envs, "num_envs")
         if render_mode is not None and render_mode != "rgb_array":
             raise RLConfigError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
         self.render_mode = render_mode
-        self.autoreset_mode = autoreset_mode_of(autoreset_mode)
+        self.autoreset_mode: AutoresetMode = autoreset_mode_of(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         width, height = positive_int(width, "width"), positive_int(height, "height")
         if readback not in ("direct", "ring"):  # checked again by the renderer, made later
             raise RLConfigError(f"readback must be one of ('direct', 'ring'), got {readback!r}")
         self._scene = _LazyScene(self.num_envs, width, height, max_steps, task, context,
                                  device_index, readback=readback)  # fmt: skip
+        self.single_observation_space: spaces.Box
+        self.single_action_space: spaces.Box
         self.single_observation_space, self.single_action_space = _spaces(
             width, height, self._scene.action_dim
         )
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.copy = bool(copy)
+        batched = self.num_envs
+        self.observation_space: gymnasium.Space[Any] = batch_space(
+            self.single_observation_space, batched
+        )
+        self.action_space: gymnasium.Space[Any] = batch_space(self.single_action_space, batched)
+        self.copy: bool = bool(copy)
         shape = (self.num_envs, height, width, 3)
         self._buffers = (np.zeros(shape, np.uint8), np.zeros(shape, np.uint8))
         self._current = 0
@@ -297,7 +306,9 @@ class ReachVectorEnv(VectorEnv):
         obs = self._render()
         return obs.copy() if self.copy else obs
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
         if seed is not None or self._np_random is None:
             self._np_random, self._np_random_seed = seeding.np_random(seed)
         self._scene.ready()
@@ -314,7 +325,7 @@ class ReachVectorEnv(VectorEnv):
         self._started = True
         return self._observe(), self.task.info()
 
-    def step(self, actions: Any):
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         if not self._started:
             raise RLConfigError("call reset() before step()")
         actions = self.task.check_actions(actions)

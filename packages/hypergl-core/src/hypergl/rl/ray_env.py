@@ -31,13 +31,14 @@ import numpy as np
 try:
     import ray
     from ray.exceptions import GetTimeoutError, RayError, RayTaskError
-except ImportError as exc:  # pragma: no cover - exercised only without Ray
+except ImportError as _missing:  # pragma: no cover - exercised only without Ray
     raise ImportError(
-        f"hypergl.rl.RayVectorEnv needs Ray ({exc}); pip install 'hypergl-core[ray]'"
-    ) from exc
+        f"hypergl.rl.RayVectorEnv needs Ray ({_missing}); pip install 'hypergl-core[ray]'"
+    ) from _missing
 
 import contextlib
 
+from gymnasium import Space
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
@@ -53,12 +54,14 @@ class RayEnvWorker:
         gpus = ray.get_gpu_ids() if ray.is_initialized() else []
         if gpus and "device_index" not in kwargs and "context" not in kwargs:
             kwargs["device_index"] = int(gpus[0])  # the EGL device of the GPU Ray gave us
-        self.env = ReachVectorEnv(num_envs, **kwargs)
+        self.env: ReachVectorEnv = ReachVectorEnv(num_envs, **kwargs)
 
-    def reset(self, seed: int | None, options: dict | None) -> tuple[np.ndarray, dict]:
+    def reset(
+        self, seed: int | None, options: dict[str, Any] | None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         return self.env.reset(seed=seed, options=options)
 
-    def step(self, actions: np.ndarray) -> tuple:
+    def step(self, actions: np.ndarray) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         return self.env.step(actions)
 
     def pid(self) -> int:
@@ -91,8 +94,8 @@ class RayVectorEnv(VectorEnv):
         copy: bool = False,
         **env_kwargs: Any,
     ) -> None:
-        self.num_workers = positive_int(num_workers, "num_workers")
-        self.envs_per_worker = positive_int(envs_per_worker, "envs_per_worker")
+        self.num_workers: int = positive_int(num_workers, "num_workers")
+        self.envs_per_worker: int = positive_int(envs_per_worker, "envs_per_worker")
         for name, value in (("num_cpus_per_worker", num_cpus_per_worker),
                             ("num_gpus_per_worker", num_gpus_per_worker)):  # fmt: skip
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
@@ -102,26 +105,27 @@ class RayVectorEnv(VectorEnv):
         for key in ("context", "copy", "autoreset_mode"):
             if key in env_kwargs:
                 raise RLConfigError(f"{key}= cannot be sent to a Ray worker")
-        self.autoreset_mode = autoreset_mode_of(autoreset_mode)
-        self.num_envs = self.num_workers * self.envs_per_worker
+        self.autoreset_mode: AutoresetMode = autoreset_mode_of(autoreset_mode)
+        self.num_envs: int = self.num_workers * self.envs_per_worker
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         # The worker's env checks its arguments here, in the driver, before any actor starts.
         probe = ReachVectorEnv(self.envs_per_worker, **env_kwargs)
-        self.render_mode = probe.render_mode
-        self.single_observation_space = probe.single_observation_space
-        self.single_action_space = probe.single_action_space
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.render_mode: str | None = probe.render_mode
+        self.single_observation_space: Space[Any] = probe.single_observation_space
+        self.single_action_space: Space[Any] = probe.single_action_space
+        batched = self.num_envs
+        self.observation_space: Space[Any] = batch_space(self.single_observation_space, batched)
+        self.action_space: Space[Any] = batch_space(self.single_action_space, batched)
         probe.close()
         self._env_kwargs = {**env_kwargs, "autoreset_mode": self.autoreset_mode.value}
         self._resources = {"num_cpus": num_cpus_per_worker, "num_gpus": num_gpus_per_worker}
-        self.timeout = float(timeout)
-        self.copy = bool(copy)
+        self.timeout: float = float(timeout)
+        self.copy: bool = bool(copy)
         shape = (self.num_envs, *self.single_observation_space.shape)
         self._buffers = (np.zeros(shape, np.uint8), np.zeros(shape, np.uint8))
         self._current = 0
         self.workers: list[Any] = []
-        self.restarts = [0] * self.num_workers
+        self.restarts: list[int] = [0] * self.num_workers
         self._seeds: list[int | None] = [None] * self.num_workers
         self._needs_reset = [False] * self.num_workers
         self._in_flight: tuple[str, list] | None = None
@@ -191,7 +195,7 @@ class RayVectorEnv(VectorEnv):
         self.workers[worker] = self._new_worker()
 
     # --- the VectorEnv API ------------------------------------------------------------------
-    def reset_async(self, seed: int | None = None, options: dict | None = None) -> None:
+    def reset_async(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self._check_idle()
         self._start()
         self._seeds = [self._worker_seed(seed, w) for w in range(self.num_workers)]
@@ -199,7 +203,7 @@ class RayVectorEnv(VectorEnv):
         self._needs_reset = [False] * self.num_workers
         self._in_flight = ("reset", refs)
 
-    def reset_wait(self, **kwargs: Any) -> tuple[np.ndarray, dict]:
+    def reset_wait(self, **kwargs: Any) -> tuple[np.ndarray, dict[str, Any]]:
         refs = self._take("reset")
         self._current ^= 1
         obs = self._buffers[self._current]
@@ -229,7 +233,7 @@ class RayVectorEnv(VectorEnv):
                 refs.append(worker.step.remote(actions[self._slice(w)]))
         self._in_flight = ("step", refs)
 
-    def step_wait(self, **kwargs: Any) -> tuple:
+    def step_wait(self, **kwargs: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         refs = self._take("step")
         previous = self._buffers[self._current]
         self._current ^= 1
@@ -271,15 +275,23 @@ class RayVectorEnv(VectorEnv):
                         worker_error=errors, _worker_error=failed.copy())  # fmt: skip
         return (obs.copy() if self.copy else obs), reward, terminated, truncated, info
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
         self.reset_async(seed=seed, options=options)
         return self.reset_wait()
 
-    def step(self, actions: Any):
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         self.step_async(actions)
         return self.step_wait()
 
-    send, recv = step_async, step_wait
+    def send(self, actions: Any) -> None:
+        """Same as :meth:`step_async`."""
+        self.step_async(actions)
+
+    def recv(self, **kwargs: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Same as :meth:`step_wait`."""
+        return self.step_wait(**kwargs)
 
     def _check_idle(self) -> None:
         if self._in_flight is not None:

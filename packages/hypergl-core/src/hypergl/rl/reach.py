@@ -89,8 +89,8 @@ class ReachTask:
         self.radii = np.float32([self.hand_radius, self.target_radius, 0.12, 0.12])
         self.hand = np.zeros((self.num_envs, 2), np.float32)  # x, z
         self.target = np.zeros((self.num_envs, 2), np.float32)
-        self.grey = np.zeros((self.num_envs, 2, 2), np.float32)
-        self.steps = np.zeros(self.num_envs, np.int64)
+        self.grey: np.ndarray = np.zeros((self.num_envs, 2, 2), np.float32)
+        self.steps: np.ndarray = np.zeros(self.num_envs, np.int64)
 
     def reset(self, envs: np.ndarray, rng: np.random.Generator) -> None:
         """New episodes in `envs` (an index or bool array): random hand, target, boxes."""

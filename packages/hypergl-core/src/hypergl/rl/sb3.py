@@ -41,11 +41,11 @@ class SB3VecEnv:
                                 f"vector env with autoreset_mode='same_step', got "
                                 f"{getattr(env, 'autoreset_mode', None)!r}")  # fmt: skip
         self.venv = env
-        self.num_envs = env.num_envs
-        self.observation_space = env.single_observation_space
-        self.action_space = env.single_action_space
-        self.render_mode = getattr(env, "render_mode", None)
-        self.metadata = getattr(env, "metadata", {})
+        self.num_envs: int = env.num_envs
+        self.observation_space: Any = env.single_observation_space
+        self.action_space: Any = env.single_action_space
+        self.render_mode: str | None = getattr(env, "render_mode", None)
+        self.metadata: dict[str, Any] = getattr(env, "metadata", {})
         # The attributes SB3's VecEnv.__init__ sets, which its base methods use.
         self.reset_infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         self._seeds: list[int | None] = [None] * self.num_envs
@@ -81,7 +81,9 @@ class SB3VecEnv:
         infos = self._split(info, truncated & ~terminated)
         return obs, np.asarray(reward, np.float32), dones, infos
 
-    def step(self, actions: np.ndarray):
+    def step(
+        self, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         self.step_async(actions)
         return self.step_wait()
 
@@ -112,7 +114,7 @@ class SB3VecEnv:
         self._seeds = [seed + i for i in range(self.num_envs)]
         return self._seeds
 
-    def set_options(self, options: list[dict] | dict | None = None) -> None:
+    def set_options(self, options: list[dict[str, Any]] | dict[str, Any] | None = None) -> None:
         if options is None:
             options = {}
         self._options = list(options) if isinstance(options, list) else [options] * self.num_envs
@@ -175,7 +177,9 @@ class SB3VecEnv:
         result = getattr(self.venv, method_name)(*method_args, **method_kwargs)
         return [result for _ in chosen]
 
-    def env_is_wrapped(self, wrapper_class: type, indices: int | Iterable[int] | None = None):
+    def env_is_wrapped(
+        self, wrapper_class: type, indices: int | Iterable[int] | None = None
+    ) -> list[bool]:
         return [isinstance(self.venv, wrapper_class) for _ in self._indices(indices)]
 
     @property

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -37,7 +38,7 @@ def _check_extras() -> None:
         ) from None
 
 
-def run(options: DemoOptions, stream=sys.stdout) -> dict:
+def run(options: DemoOptions, stream: TextIO = sys.stdout) -> dict[str, Any]:
     """Run the demo; returns what it measured and where it wrote its files."""
     import hypergl
 

@@ -6,6 +6,11 @@ mapped array before the next submit: nothing is re-recorded.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import hypergl
+
 import numpy as np
 
 from ..camera import look_at, perspective
@@ -24,12 +29,20 @@ CAMERA_BYTES = 64 + 16 + 16
 class Camera:
     """Orbits `target` at `distance` and `height`; `update(angle)` writes the buffer."""
 
-    def __init__(self, ctx, size: tuple[int, int], target=(0.0, 2.0, 0.0), distance=34.0,
-                 height=18.0) -> None:  # fmt: skip
-        self.buffer = ctx.buffer(size=CAMERA_BYTES, usage="uniform", name="camera")
+    def __init__(
+        self,
+        ctx: hypergl.Context,
+        size: tuple[int, int],
+        target: tuple[float, float, float] = (0.0, 2.0, 0.0),
+        distance: float = 34.0,
+        height: float = 18.0,
+    ) -> None:
+        self.buffer: hypergl.Buffer = ctx.buffer(size=CAMERA_BYTES, usage="uniform", name="camera")
         self._data = self.buffer.map(np.float32, (24,))
         self._projection = perspective(50.0, size[0] / size[1], 0.5, 400.0)
-        self.target, self.distance, self.height = np.asarray(target, float), distance, height
+        self.target: np.ndarray = np.asarray(target, float)
+        self.distance: float = distance
+        self.height: float = height
 
     def update(self, angle: float) -> np.ndarray:
         eye = self.target + np.array(

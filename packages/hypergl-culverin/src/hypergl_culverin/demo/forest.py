@@ -9,12 +9,18 @@ never decides what is visible, and Python never runs per frame.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+import hypergl
 from hypergl import SceneCompiler, subroutine
 
 from .camera import CAMERA_GLSL
 from .meshes import VERTEX_LAYOUT, ground, tree
+
+if TYPE_CHECKING:
+    from .camera import Camera
 
 ROWS_PER_CHUNK = 4
 TREES_PER_ROW = 16
@@ -117,27 +123,36 @@ def chunk_spheres(instances: np.ndarray) -> np.ndarray:
 class Forest:
     """Trees and a ground plane; `record(cmd)` emits culling and drawing."""
 
-    def __init__(self, ctx, camera, chunks: int = 64, clearing: float = 20.0) -> None:
+    pipeline: hypergl.Pipeline
+    tree_vertices: hypergl.Buffer
+    tree_indices: hypergl.Buffer
+    ground_vertices: hypergl.Buffer
+    ground_indices: hypergl.Buffer
+    ground_instance: hypergl.Buffer
+
+    def __init__(
+        self, ctx: hypergl.Context, camera: Camera, chunks: int = 64, clearing: float = 20.0
+    ) -> None:
         self.chunks = chunks
-        self.camera = camera
+        self.camera: Camera = camera
         layout = {"vertex_layout": VERTEX_LAYOUT, "depth_test": True, "cull": "back"}
         self.pipeline = ctx.pipeline(vertex_shader=LIT_VERTEX, fragment_shader=LIT_FRAGMENT,
                                      name="lit", **layout)  # fmt: skip
-        self.cull = ctx.pipeline(compute_shader=CULL_COMPUTE, name="cull")
+        self.cull: hypergl.Pipeline = ctx.pipeline(compute_shader=CULL_COMPUTE, name="cull")
         tree_vertices, tree_indices = tree()
         self.tree_vertices = ctx.buffer(tree_vertices, usage="vertex", name="tree_vertices")
         self.tree_indices = ctx.buffer(tree_indices, usage="index", name="tree_indices")
-        self.tree_index_count = len(tree_indices)
+        self.tree_index_count: int = len(tree_indices)
         instances = tree_positions(chunks, clearing)
-        self.instances = ctx.buffer(instances, name="trees")
-        self.spheres = ctx.buffer(chunk_spheres(instances), name="chunk_spheres")
-        self.visible = ctx.buffer(size=4 * chunks, name="visible")
+        self.instances: hypergl.Buffer = ctx.buffer(instances, name="trees")
+        self.spheres: hypergl.Buffer = ctx.buffer(chunk_spheres(instances), name="chunk_spheres")
+        self.visible: hypergl.Buffer = ctx.buffer(size=4 * chunks, name="visible")
         ground_vertices, ground_indices = ground(80.0)
         self.ground_vertices = ctx.buffer(ground_vertices, usage="vertex", name="ground")
         self.ground_indices = ctx.buffer(ground_indices, usage="index", name="ground_indices")
         self.ground_instance = ctx.buffer(np.array([0, 0, 1, 0], np.float32), name="origin")
 
-    def record(self, cmd) -> None:
+    def record(self, cmd: hypergl.CommandBuffer) -> None:
         sc = SceneCompiler(cmd)
         # Cull: one invocation per chunk writes visible[chunk].
         cmd.bind_uniform_buffer(self.camera.buffer, 0)

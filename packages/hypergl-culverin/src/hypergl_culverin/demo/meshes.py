@@ -66,7 +66,9 @@ def tree() -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(vertices), np.array(indices, np.uint32)
 
 
-def ground(half: float, colour=(0.55, 0.52, 0.45)) -> tuple[np.ndarray, np.ndarray]:
+def ground(
+    half: float, colour: tuple[float, float, float] = (0.55, 0.52, 0.45)
+) -> tuple[np.ndarray, np.ndarray]:
     """A square at y = 0 facing up."""
     corners = [(-half, -half), (half, -half), (half, half), (-half, half)]
     vertices = np.array([(x, 0.0, z, 0.0, 1.0, 0.0, *colour) for x, z in corners], np.float32)

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import TextIO
 
 
 class Progress:
-    def __init__(self, total: int, label: str, stream=None) -> None:
-        self.total, self.label = max(total, 1), label
-        self.stream = stream or sys.stderr
-        self.started = time.perf_counter()
-        self.interactive = self.stream.isatty()
+    def __init__(self, total: int, label: str, stream: TextIO | None = None) -> None:
+        self.total: int = max(total, 1)
+        self.label: str = label
+        self.stream: TextIO = stream or sys.stderr
+        self.started: float = time.perf_counter()
+        self.interactive: bool = self.stream.isatty()
         self._last_printed = -1
 
     def update(self, done: int) -> None:

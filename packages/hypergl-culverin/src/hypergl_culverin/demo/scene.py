@@ -4,7 +4,10 @@ program. Shared by ``hypergl demo`` and the benchmarks that time its parts."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import hypergl
 
 BACKGROUND = (0.62, 0.76, 0.92, 1.0)
 
@@ -32,12 +35,12 @@ class DemoScene:
 
 
 def build_scene(
-    ctx,
+    ctx: hypergl.Context,
     *,
     scene: str = "bodies",
     bodies: int = 10_000,
     ragdolls: int = 1_000,
-    size=(640, 360),
+    size: tuple[int, int] = (640, 360),
     window: bool = False,
     readback: bool = True,
 ) -> DemoScene:

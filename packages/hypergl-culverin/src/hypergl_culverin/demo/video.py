@@ -14,7 +14,8 @@ class FrameWriter:
         self.directory = directory
         self.fps = fps
         self._writer = None
-        self._gif_frames: list = []
+        self.path: Path
+        self._gif_frames: list[np.ndarray] = []
         try:
             import imageio.v2 as imageio
             import imageio_ffmpeg  # noqa: F401  (the MP4 writer's binary)

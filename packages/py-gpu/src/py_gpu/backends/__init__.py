@@ -99,6 +99,7 @@ class BackendCapabilities:
 class RasterBackend(Protocol):
     """Protocol for projected triangle raster backends (see the module documentation)."""
 
+    name: str
     capabilities: BackendCapabilities
 
     def render(
@@ -154,7 +155,7 @@ def frame_for(target: FrameBuffer | None, width: int, height: int) -> FrameBuffe
     return FrameBuffer(width, height, bytearray(width * height * 3))
 
 
-def deliver(payload, width: int, height: int, target: FrameBuffer | None) -> FrameBuffer:
+def deliver(payload: Any, width: int, height: int, target: FrameBuffer | None) -> FrameBuffer:
     """Wrap rendered RGB bytes (or a buffer) as a FrameBuffer, or copy them into ``target``."""
     if target is not None:
         target.pixels[:] = payload

@@ -60,7 +60,7 @@ RING_SIZE = 3
 VERTEX_DTYPE = np.dtype([("position", np.float32, 3), ("color", np.uint8, 4)])
 
 
-def create_egl_context(require: int = 330):
+def create_egl_context(require: int = 330) -> Any:
     """A standalone headless ModernGL context on EGL (no display needed)."""
     import moderngl
 
@@ -104,7 +104,7 @@ class ModernGLBackend:
             return f"moderngl is not installed ({exc}); pip install 'py-gpu[opengl]'"
         return None
 
-    def __init__(self, context=None) -> None:
+    def __init__(self, context: Any = None) -> None:
         import moderngl
 
         try:
@@ -127,7 +127,7 @@ class ModernGLBackend:
         self._id_targets: dict[tuple[int, int], tuple] = {}
         self._packs: dict[tuple[int, int], tuple[list, Ring]] = {}
         #: Counters for tests and benchmarks: uploads and (re)allocations of the shared buffer.
-        self.stats = {"uploads": 0, "allocations": 1}
+        self.stats: dict[str, int] = {"uploads": 0, "allocations": 1}
 
     def _make_vao(self, program, vbo):
         if "in_color" in program:

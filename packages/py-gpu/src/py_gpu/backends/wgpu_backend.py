@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import weakref
+from typing import Any
 
 import numpy as np
 
@@ -139,7 +140,7 @@ class WgpuBackend:
     """GPU raster backend on WebGPU (wgpu-py), headless."""
 
     name = "wgpu"
-    capabilities = BackendCapabilities(
+    capabilities: BackendCapabilities = BackendCapabilities(
         name="WebGPU (wgpu-py) rasterizer",
         accelerated=True,
         supports_depth=True,
@@ -163,7 +164,7 @@ class WgpuBackend:
         import wgpu
 
         self._wgpu = wgpu
-        self.adapter_info = dict(adapter.info)
+        self.adapter_info: dict[str, Any] = dict(adapter.info)
         self._device = device = adapter.request_device_sync()
         self._max_viewport = int(device.limits["max-texture-dimension-2d"])
         module = device.create_shader_module(code=SHADER)
@@ -180,7 +181,7 @@ class WgpuBackend:
         self._resident_count = 0
         self._targets: dict[tuple[int, int], _Target] = {}
         #: Counters for tests and benchmarks: uploads and (re)allocations of the shared buffer.
-        self.stats = {"uploads": 0, "allocations": 1}
+        self.stats: dict[str, int] = {"uploads": 0, "allocations": 1}
 
     def _pipeline(self, module, layout, ids: bool):
         wgpu = self._wgpu
@@ -344,7 +345,9 @@ class WgpuBackend:
 
         return ring.attach(slot, PendingFrame(finish))
 
-    def rasterize_ids(self, batch: RasterBatch | BatchHandle, width: int, height: int):
+    def rasterize_ids(
+        self, batch: RasterBatch | BatchHandle, width: int, height: int
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``(ids, depth)``: winning triangle per pixel from the GPU, ``z`` recomputed exactly."""
         from ._setup import depth_for_ids
 
