@@ -81,6 +81,7 @@ def build(python: Path) -> Path:
             f"-DCMAKE_SHARED_LINKER_FLAGS={FLAGS}",
             f"-Dnanobind_DIR={cmake_dir}",
             f"-DPython_EXECUTABLE={python}",
+            "-DHYPERGL_STUBS=OFF",  # stubgen imports the module, which needs ASan preloaded
         ]  # fmt: skip
         if subprocess.run(configure, check=False).returncode != 0:
             raise SanitizeError("configuring the sanitized build failed (see above)")

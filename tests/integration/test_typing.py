@@ -104,7 +104,6 @@ def test_mypy_strict_over_examples_and_package_readmes(mypy_cache):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="the root README is the lead's; the report proposes typed lines")
 def test_mypy_strict_over_the_root_readme(mypy_cache):
     folder = mypy_cache.parent / "root"
     folder.mkdir(exist_ok=True)
