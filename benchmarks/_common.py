@@ -47,3 +47,20 @@ def write_json(path: Path | None, results: dict) -> None:
     if path is not None:
         path.write_text(json.dumps(results, indent=2) + "\n")
         print(f"wrote {path}")
+
+
+def zengl_headless_context(zengl):
+    """(zengl context, make it current) on a headless EGL context: zengl's own loader
+    needs X11. Call the second before each frame: the other variants bind their own."""
+    from glcontext import egl
+
+    class EGLLoader:
+        def __init__(self) -> None:
+            self.extra = egl.create_context(mode="standalone", glversion=330)
+
+        def load_opengl_function(self, name: str) -> int:
+            return self.extra.load_opengl_function(name)
+
+    loader = EGLLoader()
+    zengl.init(loader)
+    return zengl.context(), loader.extra.__enter__

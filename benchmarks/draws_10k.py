@@ -17,7 +17,7 @@ per-round ratios, because this machine is noisy.
 from __future__ import annotations
 
 import numpy as np
-from _common import interleaved, median, pairwise_ratio, parser, write_json
+from _common import interleaved, median, pairwise_ratio, parser, write_json, zengl_headless_context
 
 import hypergl
 
@@ -107,18 +107,7 @@ def zengl_variant(vertices: np.ndarray):
         import zengl
     except ImportError:
         return None, None
-    from glcontext import egl
-
-    class EGLLoader:  # zengl's own headless loader needs X11; use EGL like the others
-        def __init__(self):
-            self.extra = egl.create_context(mode="standalone", glversion=330)
-
-        def load_opengl_function(self, name):
-            return self.extra.load_opengl_function(name)
-
-    loader = EGLLoader()
-    zengl.init(loader)
-    ctx = zengl.context()
+    ctx, make_current = zengl_headless_context(zengl)
     image = ctx.image((SIZE, SIZE), "rgba8unorm")
     vbo = ctx.buffer(vertices.tobytes())
     pipeline = ctx.pipeline(
@@ -131,7 +120,7 @@ def zengl_variant(vertices: np.ndarray):
     )
 
     def run():
-        loader.extra.__enter__()
+        make_current()
         image.clear()
         for i in range(DRAWS):
             pipeline.first_vertex = 3 * i

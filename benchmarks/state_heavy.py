@@ -28,7 +28,7 @@ Ratios are medians of per-round ratios of interleaved rounds (A B C D, A B C D, 
 from __future__ import annotations
 
 import numpy as np
-from _common import interleaved, median, pairwise_ratio, parser, write_json
+from _common import interleaved, median, pairwise_ratio, parser, write_json, zengl_headless_context
 
 import hypergl
 
@@ -255,18 +255,7 @@ def zengl_variant(s: dict, draws: int):
         import zengl
     except ImportError:
         return None, None
-    from glcontext import egl
-
-    class EGLLoader:  # zengl's own headless loader needs X11; use EGL like the others
-        def __init__(self):
-            self.extra = egl.create_context(mode="standalone", glversion=330)
-
-        def load_opengl_function(self, name):
-            return self.extra.load_opengl_function(name)
-
-    loader = EGLLoader()
-    zengl.init(loader)
-    ctx = zengl.context()
+    ctx, make_current = zengl_headless_context(zengl)
     image = ctx.image((SIZE, SIZE), "rgba8unorm")
     depth = ctx.image((SIZE, SIZE), "depth24plus")
     shapes = meshes()
@@ -306,7 +295,7 @@ def zengl_variant(s: dict, draws: int):
                      s["color"][i].tobytes(), count, first))  # fmt: skip
 
     def run():
-        loader.extra.__enter__()
+        make_current()
         ctx.new_frame()
         image.clear_value = (0.0, 0.0, 0.0, 1.0)
         image.clear()
