@@ -209,6 +209,13 @@ class ModernGLBackend:
             vao.render(vertices=count)
         return fbo
 
+    def _frame(self, source, batch: RasterBatch, width: int, height: int, bg) -> Any:
+        """The target of this size, cleared to ``bg`` and drawn (our context is current)."""
+        fbo = self._target(width, height)
+        fbo.clear(bg[0] / 255.0, bg[1] / 255.0, bg[2] / 255.0, 1.0, depth=1.0)
+        self._draw(source, batch, width, height, ids=False)
+        return fbo
+
     # ------------------------------------------------------------------ protocol
     def render(
         self,
@@ -223,10 +230,7 @@ class ModernGLBackend:
         batch, width, height, bg = check_render_args(batch, width, height, background, target)
         # Make our context current for the call (other GL users may share the thread).
         with self._ctx:
-            fbo = self._target(width, height)
-            fbo.clear(bg[0] / 255.0, bg[1] / 255.0, bg[2] / 255.0, 1.0, depth=1.0)
-            self._draw(source, batch, width, height, ids=False)
-            data = fbo.read(components=3, alignment=1)
+            data = self._frame(source, batch, width, height, bg).read(components=3, alignment=1)
         return deliver(data, width, height, target)
 
     def _pixel_packs(self, width: int, height: int):
@@ -253,9 +257,7 @@ class ModernGLBackend:
         buffers, ring = self._pixel_packs(width, height)
         slot = ring.claim()
         with self._ctx:
-            fbo = self._target(width, height)
-            fbo.clear(bg[0] / 255.0, bg[1] / 255.0, bg[2] / 255.0, 1.0, depth=1.0)
-            self._draw(source, batch, width, height, ids=False)
+            fbo = self._frame(source, batch, width, height, bg)
             fbo.read_into(buffers[slot], components=3, alignment=1)
 
         def finish() -> FrameBuffer:
