@@ -64,3 +64,66 @@ def zengl_headless_context(zengl):
     loader = EGLLoader()
     zengl.init(loader)
     return zengl.context(), loader.extra.__enter__
+
+
+def interleaved_in_processes(
+    module: str, names: list[str], repeat: int, **options: object
+) -> tuple[dict[str, list[float]], dict[str, object]]:
+    """Like `interleaved`, but each variant lives in a process of its own.
+
+    Two GL libraries in one process are not what a user runs, and on llvmpipe they
+    disturb each other: each context's driver grows and frees hundreds of MB of
+    per-frame memory, so whichever runs after the other pays the page faults.
+    Here `module.make_variant(name, **options)` builds a variant in its own
+    (spawned) process and returns (run, read); the processes take turns, one
+    at a time, A B C A B C ..., so drift still hits all alike. Returns the
+    seconds per call and each variant's `read()` after its first run."""
+    import multiprocessing
+
+    spawn = multiprocessing.get_context("spawn")
+    workers = {}
+    try:
+        for name in names:  # one at a time, so no setup overlaps another's
+            here, there = spawn.Pipe()
+            process = spawn.Process(target=_variant_worker, args=(there, module, name, options),
+                                    daemon=True)  # fmt: skip
+            process.start()
+            workers[name] = (process, here)
+            _expect(here, name)
+        outputs = {name: _ask(pipe, name, "read") for name, (_, pipe) in workers.items()}
+        samples: dict[str, list[float]] = {name: [] for name in names}
+        for _ in range(repeat):
+            for name, (_, pipe) in workers.items():
+                samples[name].append(_ask(pipe, name, "time"))
+        return samples, outputs
+    finally:
+        for process, pipe in workers.values():
+            if process.is_alive():
+                pipe.send("stop")
+            process.join(timeout=30)
+
+
+def _ask(pipe, name: str, request: str) -> object:
+    pipe.send(request)
+    return _expect(pipe, name)
+
+
+def _expect(pipe, name: str) -> object:
+    status, value = pipe.recv()
+    if status == "error":
+        raise RuntimeError(f"variant {name!r} failed in its process:\n{value}")
+    return value
+
+
+def _variant_worker(pipe, module: str, name: str, options: dict) -> None:
+    import importlib
+    import traceback
+
+    try:
+        run, read = importlib.import_module(module).make_variant(name, **options)
+        run()  # warm up: first-use costs are not the steady state
+        pipe.send(("ready", None))
+        while (request := pipe.recv()) != "stop":
+            pipe.send(("ok", read() if request == "read" else time_once(run)))
+    except Exception:
+        pipe.send(("error", traceback.format_exc()))

@@ -19,16 +19,39 @@ same pixels (checked before timing):
   azdo_instanced  the same with batch='instanced': one instanced command per pipeline
             and mesh (40 commands; order='mesh' as the objects are depth-tested at
             distinct depths, so any order gives the same image)
+  vm_draws_only  vm_binds without its per-object binds (every object keeps the first
+            one's texture and uniforms; pixels differ, not compared): what the same
+            10,000 draws cost the driver when no state changes between them
 
-Ratios are medians of per-round ratios of interleaved rounds (A B C D, A B C D, ...).
+Each variant runs in a process of its own, as a user's program would: two GL
+libraries' contexts in one process disturb each other on llvmpipe (each frees and
+regrows hundreds of MB of per-frame scene memory, and whichever runs next pays the
+page faults). The processes take turns (A B C D, A B C D, ...); ratios are medians
+of per-round ratios.
+
+Where the ceiling is on llvmpipe: whenever a texture or a uniform changes between
+two draws, llvmpipe copies its whole fragment-state block (tens of KB: the
+descriptors of every texture and sampler slot) into the frame's scene, about
+1.5-2.5 us per draw on this machine. That copy is the same whoever issues the GL
+calls, so replaying the binds from C can only save the Python loop's own share;
+state_change_us in the JSON reports the copy's cost as measured.
 
     python benchmarks/state_heavy.py [--repeat N] [--draws N] [--json FILE]
 """
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
-from _common import interleaved, median, pairwise_ratio, parser, write_json, zengl_headless_context
+from _common import (
+    interleaved_in_processes,
+    median,
+    pairwise_ratio,
+    parser,
+    write_json,
+    zengl_headless_context,
+)
 
 import hypergl
 
@@ -123,20 +146,29 @@ def scene(draws: int) -> dict:
     }
 
 
-def hypergl_variants(s: dict, draws: int):
-    ctx = hypergl.context()
-    fb = ctx.framebuffer((SIZE, SIZE))
-    shapes = meshes()
-    pipelines = int(s["pipeline"][-1]) + 1
-
-    # --- vm_binds: the per-object binds, recorded ---
-    layout = [{"binding": 0, "stride": 16, "attributes": LAYOUT}]
-    textures = [ctx.texture(image, filter="nearest", wrap="clamp") for image in s["images"]]
-    vertices = np.concatenate(list(shapes.values()))
+def mesh_ranges(shapes: dict[str, np.ndarray]) -> tuple[np.ndarray, dict[str, tuple[int, int]]]:
+    """All meshes in one vertex array, and each mesh's (first, count) in it."""
     ranges, first = {}, 0
     for name, mesh in shapes.items():
         ranges[name] = (first, len(mesh))
         first += len(mesh)
+    return np.concatenate(list(shapes.values())), ranges
+
+
+def hypergl_target():
+    ctx = hypergl.context()
+    fb = ctx.framebuffer((SIZE, SIZE))
+    return ctx, fb, lambda: fb.read(origin="bottom")
+
+
+def vm_binds_variant(s: dict, draws: int, binds: bool = True):
+    """The per-object binds recorded into one program. With binds=False the same
+    draws keep the first object's texture and uniforms: the driver's per-draw
+    floor when no state changes (different pixels; not compared)."""
+    ctx, fb, read = hypergl_target()
+    vertices, ranges = mesh_ranges(meshes())
+    layout = [{"binding": 0, "stride": 16, "attributes": LAYOUT}]
+    textures = [ctx.texture(image, filter="nearest", wrap="clamp") for image in s["images"]]
     vbo = ctx.buffer(vertices, usage="vertex")
     per_draw = [
         ctx.pipeline(vertex_shader=VERTEX.format(version=430).replace(
@@ -145,60 +177,61 @@ def hypergl_variants(s: dict, draws: int):
             "uniform vec4", "layout(location = 1) uniform vec4").replace(
             "uniform sampler2D", "layout(binding = 0) uniform sampler2D"),
             vertex_layout=layout, depth_test=True)
-        for k in range(pipelines)
+        for k in range(int(s["pipeline"][-1]) + 1)
     ]  # fmt: skip
-    binds = ctx.command_buffer()
-    binds.bind_framebuffer(fb)
-    binds.clear(color=(0, 0, 0, 1))
+    cmd = ctx.command_buffer()
+    cmd.bind_framebuffer(fb)
+    cmd.clear(color=(0, 0, 0, 1))
     for i in range(draws):
         if i % PIPELINE_EVERY == 0:
-            binds.bind_pipeline(per_draw[s["pipeline"][i]])
-            binds.bind_vertex_buffer(vbo, 0)
-        binds.bind_texture(textures[s["texture"][i]], 0)
-        binds.uniform_const(0, s["column_major"][i].ravel().tolist(), "mat4")
-        binds.uniform_const(1, s["color"][i].tolist(), "vec4")
-        binds.draw(ranges[s["mesh"][i]][1], first=ranges[s["mesh"][i]][0])
-    binds.end()
+            cmd.bind_pipeline(per_draw[s["pipeline"][i]])
+            cmd.bind_vertex_buffer(vbo, 0)
+        if binds or i % PIPELINE_EVERY == 0:
+            cmd.bind_texture(textures[s["texture"][i]], 0)
+            cmd.uniform_const(0, s["column_major"][i].ravel().tolist(), "mat4")
+            cmd.uniform_const(1, s["color"][i].tolist(), "vec4")
+        cmd.draw(ranges[s["mesh"][i]][1], first=ranges[s["mesh"][i]][0])
+    cmd.end()
+    prepared = cmd.prepare()
 
-    # --- azdo: the same objects in a draw list, merged (one command per pipeline) or
-    # instanced (one command per pipeline and mesh: depth-tested, so any order will do) ---
-    def one_call(batch: str):
-        draw_list = hypergl.DrawList(
-            ctx, meshes=shapes, vertex_layout=LAYOUT, textures=s["images"], filter="nearest",
-            fields={"model": "mat4", "color": "vec4"}, capacity=draws, batch=batch,
-            order="mesh",
-        )  # fmt: skip
-        pipes = [draw_list.pipeline(vertex_shader=AZDO_VERTEX, depth_test=True,
-                                    fragment_shader=AZDO_FRAGMENT.format(shade=shade(k)))
-                 for k in range(pipelines)]  # fmt: skip
-        for i in range(draws):
-            draw_list.add(s["mesh"][i], texture=int(s["texture"][i]),
-                          pipeline=pipes[s["pipeline"][i]],
-                          model=s["column_major"][i], color=s["color"][i])  # fmt: skip
-        cmd = ctx.command_buffer()
-        cmd.bind_framebuffer(fb)
-        cmd.clear(color=(0, 0, 0, 1))
-        draw_list.record(cmd)
-        cmd.end()
-        prepared = cmd.prepare()
-
-        def run():
-            prepared.submit()
-            ctx.finish()
-
-        return draw_list, run
-
-    prepared_binds = binds.prepare()
-
-    def vm_binds():
-        prepared_binds.submit()
+    def run():
+        prepared.submit()
         ctx.finish()
 
-    draw_list, azdo = one_call("merged")
-    instanced_list, azdo_instanced = one_call("instanced")
-    commands = {"azdo": sum(n for *_, n in draw_list.groups),
-                "azdo_instanced": sum(n for *_, n in instanced_list.groups)}  # fmt: skip
-    return ctx, fb, draw_list, commands, vm_binds, azdo, azdo_instanced
+    return run, lambda: {"image": read(), "renderer": ctx.capabilities.renderer}
+
+
+def draw_list_variant(s: dict, draws: int, batch: str):
+    """The objects in a hypergl.DrawList: one texture set, the records in one storage
+    buffer, one multi-draw-indirect-count per pipeline ('merged': each object's mesh
+    copied into one vertex buffer) or per pipeline and mesh ('instanced'; order='mesh'
+    is safe as every object has its own depth)."""
+    ctx, fb, read = hypergl_target()
+    draw_list = hypergl.DrawList(
+        ctx, meshes=meshes(), vertex_layout=LAYOUT, textures=s["images"], filter="nearest",
+        fields={"model": "mat4", "color": "vec4"}, capacity=draws, batch=batch, order="mesh",
+    )  # fmt: skip
+    pipes = [draw_list.pipeline(vertex_shader=AZDO_VERTEX, depth_test=True,
+                                fragment_shader=AZDO_FRAGMENT.format(shade=shade(k)))
+             for k in range(int(s["pipeline"][-1]) + 1)]  # fmt: skip
+    for i in range(draws):
+        draw_list.add(s["mesh"][i], texture=int(s["texture"][i]),
+                      pipeline=pipes[s["pipeline"][i]],
+                      model=s["column_major"][i], color=s["color"][i])  # fmt: skip
+    cmd = ctx.command_buffer()
+    cmd.bind_framebuffer(fb)
+    cmd.clear(color=(0, 0, 0, 1))
+    draw_list.record(cmd)
+    cmd.end()
+    prepared = cmd.prepare()
+
+    def run():
+        prepared.submit()
+        ctx.finish()
+
+    info = {"indirect_count": draw_list.indirect_count, "bindless": draw_list.textures.bindless,
+            "commands": sum(n for *_, n in draw_list.groups)}  # fmt: skip
+    return run, lambda: {"image": read(), **info}
 
 
 def moderngl_variant(s: dict, draws: int):
@@ -206,12 +239,7 @@ def moderngl_variant(s: dict, draws: int):
 
     ctx = moderngl.create_standalone_context(backend="egl")
     fbo = ctx.simple_framebuffer((SIZE, SIZE))
-    shapes = meshes()
-    vertices = np.concatenate(list(shapes.values()))
-    ranges, first = {}, 0
-    for name, mesh in shapes.items():
-        ranges[name] = (first, len(mesh))
-        first += len(mesh)
+    vertices, ranges = mesh_ranges(meshes())
     vbo = ctx.buffer(vertices.tobytes())
     textures = []
     for image in s["images"]:
@@ -246,24 +274,21 @@ def moderngl_variant(s: dict, draws: int):
                 render(vertices=count, first=first)
         ctx.finish()
 
-    return run, fbo
+    def read():
+        image = np.frombuffer(fbo.read(components=4), np.uint8).reshape(SIZE, SIZE, 4)
+        return {"image": image}
+
+    return run, read
 
 
 def zengl_variant(s: dict, draws: int):
     """zengl bakes resources into pipelines: one per (shader, texture) pair used."""
-    try:
-        import zengl
-    except ImportError:
-        return None, None
+    import zengl
+
     ctx, make_current = zengl_headless_context(zengl)
     image = ctx.image((SIZE, SIZE), "rgba8unorm")
     depth = ctx.image((SIZE, SIZE), "depth24plus")
-    shapes = meshes()
-    vertices = np.concatenate(list(shapes.values()))
-    ranges, first = {}, 0
-    for name, mesh in shapes.items():
-        ranges[name] = (first, len(mesh))
-        first += len(mesh)
+    vertices, ranges = mesh_ranges(meshes())
     vbo = ctx.buffer(vertices.tobytes())
     textures = [ctx.image((TEXTURE_SIZE, TEXTURE_SIZE), "rgba8unorm", im.tobytes())
                 for im in s["images"]]  # fmt: skip
@@ -309,7 +334,22 @@ def zengl_variant(s: dict, draws: int):
         ctx.end_frame()
         image.read((1, 1))
 
-    return run, image
+    def read():
+        return {"image": np.frombuffer(image.read(), np.uint8).reshape(SIZE, SIZE, 4)}
+
+    return run, read
+
+
+def make_variant(name: str, draws: int):
+    """(run, read) of one variant, built in the process that times it."""
+    s = scene(draws)
+    if name == "moderngl":
+        return moderngl_variant(s, draws)
+    if name == "zengl":
+        return zengl_variant(s, draws)
+    if name in ("vm_binds", "vm_draws_only"):
+        return vm_binds_variant(s, draws, binds=name == "vm_binds")
+    return draw_list_variant(s, draws, batch={"azdo": "merged", "azdo_instanced": "instanced"}[name])
 
 
 def main() -> None:
@@ -317,40 +357,28 @@ def main() -> None:
     p.add_argument("--draws", type=int, default=10_000, help="objects (default %(default)s)")
     args = p.parse_args()
     draws = args.draws
-    s = scene(draws)
-    ctx, fb, draw_list, commands, vm_binds, azdo, azdo_instanced = hypergl_variants(s, draws)
-    run_moderngl, fbo = moderngl_variant(s, draws)
-    run_zengl, zimage = zengl_variant(s, draws)
-    variants = {"moderngl": run_moderngl, "vm_binds": vm_binds, "azdo": azdo,
-                "azdo_instanced": azdo_instanced}  # fmt: skip
-    if run_zengl is not None:
-        variants["zengl"] = run_zengl
+    names = ["moderngl", "vm_binds", "azdo", "azdo_instanced", "vm_draws_only"]
+    if importlib.util.find_spec("zengl") is not None:
+        names.insert(1, "zengl")
+    samples, outputs = interleaved_in_processes("state_heavy", names, args.repeat, draws=draws)
 
-    # Same pixels from every variant (a correctness check, not a timing).
-    images = {}
-    for name, fn in variants.items():
-        fn()
-        if name == "moderngl":
-            raw = fbo.read(components=4)
-        elif name == "zengl":
-            raw = zimage.read()
-        else:
-            raw = fb.read(origin="bottom").tobytes()
-        images[name] = np.frombuffer(raw, np.uint8).reshape(SIZE, SIZE, 4)
-    reference = images["moderngl"]
-    agreement = {name: float((im == reference).all(axis=-1).mean()) for name, im in images.items()}
+    # Same pixels from every variant but the floor (a correctness check, not a timing).
+    compared = [name for name in names if name != "vm_draws_only"]
+    reference = outputs["moderngl"]["image"]
+    agreement = {name: float((outputs[name]["image"] == reference).all(axis=-1).mean())
+                 for name in compared}  # fmt: skip
     covered = float((reference[..., :3] != 0).any(axis=-1).mean())
-
-    samples = interleaved(variants, args.repeat)
     ms = {name: median(times) * 1e3 for name, times in samples.items()}
+    us = {name: value * 1e3 / draws for name, value in ms.items()}
     results = {
         "draws": draws,
-        "renderer": ctx.capabilities.renderer,
-        "indirect_count": draw_list.indirect_count,
-        "commands": commands,
-        "bindless": draw_list.textures.bindless,
+        "renderer": outputs["vm_binds"]["renderer"],
+        "indirect_count": outputs["azdo"]["indirect_count"],
+        "commands": {name: outputs[name]["commands"] for name in ("azdo", "azdo_instanced")},
+        "bindless": outputs["azdo"]["bindless"],
         "pixels_agree": agreement,
         **{f"{name}_ms": value for name, value in ms.items()},
+        "state_change_us": us["vm_binds"] - us["vm_draws_only"],
         "vm_binds_vs_moderngl": pairwise_ratio(samples["moderngl"], samples["vm_binds"]),
         "azdo_vs_moderngl": pairwise_ratio(samples["moderngl"], samples["azdo"]),
         "azdo_vs_vm_binds": pairwise_ratio(samples["vm_binds"], samples["azdo"]),
@@ -361,15 +389,18 @@ def main() -> None:
     if "zengl" in samples:
         results["vm_binds_vs_zengl"] = pairwise_ratio(samples["zengl"], samples["vm_binds"])
         results["azdo_vs_zengl"] = pairwise_ratio(samples["zengl"], samples["azdo"])
+    commands = results["commands"]
     print(f"{draws} objects ({TEXTURES} textures, a pipeline change every {PIPELINE_EVERY}) "
-          f"into {SIZE}x{SIZE}, medians of {args.repeat} rounds")  # fmt: skip
+          f"into {SIZE}x{SIZE}, medians of {args.repeat} rounds, each variant in its own process")
     print(f"renderer: {results['renderer']}; texture set: "
           f"{'bindless' if results['bindless'] else 'texture array'}; indirect count: "
           f"{'yes' if results['indirect_count'] else 'no'}; {covered:.0%} of pixels covered")
     print("pixels equal to the moderngl image: "
           + ", ".join(f"{name} {value:.2%}" for name, value in agreement.items()))  # fmt: skip
-    for name in variants:
-        print(f"  {name:<9} {ms[name]:8.2f} ms   {ms[name] * 1e3 / draws:6.3f} us per object")
+    for name in names:
+        print(f"  {name:<14} {ms[name]:8.2f} ms   {us[name]:6.3f} us per object")
+    print(f"the driver's cost of a state change per object: {results['state_change_us']:.3f} us "
+          f"(vm_binds - vm_draws_only; the same draws without their binds)")
     print(f"VM binds vs moderngl loop:   {results['vm_binds_vs_moderngl']:6.2f}x  (target >= 1.4x)")
     print(f"one call vs moderngl loop:   {results['azdo_vs_moderngl']:6.2f}x  (target >= 20x)")
     print(f"one call vs VM binds:        {results['azdo_vs_vm_binds']:6.2f}x")
