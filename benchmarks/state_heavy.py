@@ -349,7 +349,8 @@ def make_variant(name: str, draws: int):
         return zengl_variant(s, draws)
     if name in ("vm_binds", "vm_draws_only"):
         return vm_binds_variant(s, draws, binds=name == "vm_binds")
-    return draw_list_variant(s, draws, batch={"azdo": "merged", "azdo_instanced": "instanced"}[name])
+    batch = {"azdo": "merged", "azdo_instanced": "instanced"}[name]
+    return draw_list_variant(s, draws, batch=batch)
 
 
 def main() -> None:
