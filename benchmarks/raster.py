@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import statistics
 import subprocess
 import sys
@@ -187,7 +188,12 @@ def measure_sync_async(backend, batch, rounds: int, block: int, budget_s: float,
                        consumer_s: float = 0.0) -> dict:  # fmt: skip
     """fps of ``block`` frames through ``render`` vs through ``stream`` (frames in flight),
     blocks interleaved; the median block of each. ``consumer_s``: the consumer sleeps that
-    long per frame (an I/O-bound consumer: a network or disk writer)."""
+    long per frame (an I/O-bound consumer: a network or disk writer).
+
+    Also the CPU time of a sync frame over all of the process's threads (llvmpipe's
+    rasterizer threads are ours): overlapping can at best spread that time over every
+    core, so ``bound`` = sync frame time / (CPU time per frame / cores) is the most
+    async can gain here when the consumer needs no time of its own."""
     from py_gpu.readback import stream
 
     def consume():
@@ -206,15 +212,22 @@ def measure_sync_async(backend, batch, rounds: int, block: int, budget_s: float,
     sync_block()
     async_block()  # warm-up: programs, staging rings
     times: dict[str, list[float]] = {"sync": [], "async": []}
+    cpu: list[float] = []
     start = time.perf_counter()
     while len(times["sync"]) < rounds and (
         not times["sync"] or time.perf_counter() - start < budget_s * 2
     ):
         for name, run in (("sync", sync_block), ("async", async_block)):
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             run()
             times[name].append(time.perf_counter() - t0)
-    return {name: block / statistics.median(values) for name, values in times.items()}
+            if name == "sync":
+                cpu.append(time.process_time() - c0)  # a sleeping consumer adds none
+    result = {name: block / statistics.median(values) for name, values in times.items()}
+    cpu_s = statistics.median(cpu) / block
+    result["cpu_ms"] = cpu_s * 1e3
+    result["bound"] = (1.0 / result["sync"]) / (cpu_s / (os.cpu_count() or 1))
+    return result
 
 
 # ----------------------------------------------------------------------------- seed worker
@@ -428,6 +441,7 @@ def main() -> None:
         "moderngl_async_vs_sync_1k": async_ratio("moderngl", 1000),
         "wgpu_async_vs_sync_1k": async_ratio("wgpu", 1000),
         "async_vs_sync_1k_io_consumer": async_ratio("hypergl", "1000+io"),
+        "async_bound_1k": async_fps.get("hypergl", {}).get("1000", {}).get("bound"),
         "hypergl_vs_floor_convention_100k": ratio("hypergl", "floor_convention", 100000),
         "floor_convention_vs_floor_100k": ratio("floor_convention", "floor", 100000),
         "numpy_vs_seed_numpy_1k": ratio("numpy", "seed_numpy", 1000),
@@ -471,8 +485,10 @@ def main() -> None:
                 gain = cell["async"] / cell["sync"]
                 count, _, io = size.partition("+")
                 what = f"{int(count) // 1000}k" + (f" +{args.consumer_ms:g} ms I/O" if io else "")
+                bound = "" if io else f"  (at most {cell['bound']:.2f}x: {cell['cpu_ms']:.2f} "
+                bound += "" if io else f"CPU-ms per frame on {os.cpu_count()} cores)"
                 print(f"  {name:<10}{what:>14}  sync {cell['sync']:>7.1f}  "
-                      f"async {cell['async']:>7.1f}  {gain:.2f}x")  # fmt: skip
+                      f"async {cell['async']:>7.1f}  {gain:.2f}x{bound}")  # fmt: skip
     print("\nratios (target)")
     for key, value in ratios.items():
         target = f" (>= {targets[key]})" if key in targets else ""

@@ -261,6 +261,7 @@ void register_gl(nb::module_ &m) {
                      stop.rethrow();
                  }
              })
+        .def("flush", [](Context &c) { locked(c, [&] { gl_device(c).flush(); }); })
         .def("collect", [](Context &c) { locked(c, [&] { gl_device(c).collect(); }); })
         .def("check_errors",
              [](Context &c) { locked(c, [&] { gl_device(c).check_errors("(checked)"); }); })

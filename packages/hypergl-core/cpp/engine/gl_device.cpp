@@ -71,6 +71,8 @@ void GLDevice::finish(const std::function<bool()> *stop) {
     gpu_wrote_ = false;
 }
 
+void GLDevice::flush() { shared_->api.glFlush(); }
+
 // --- the device calls ---------------------------------------------------------------------
 
 void GLDevice::begin_run() {

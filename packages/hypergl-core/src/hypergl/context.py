@@ -418,6 +418,14 @@ class Context(WindowControls):
         """Wait until the GPU has done everything submitted; its writes are then visible."""
         self._link.finish()
 
+    def flush(self) -> None:
+        """Start the GPU on everything submitted and return without waiting (glFlush).
+
+        A driver may hold submitted work until something needs its result; llvmpipe
+        does not rasterize a frame before a read or a flush asks for it. Flush after
+        submitting a frame whose read comes later, so the two overlap."""
+        self._link.flush()
+
     def check_errors(self) -> None:
         """Raise HyperGLError if OpenGL has recorded an error (gl device)."""
         self._enter()

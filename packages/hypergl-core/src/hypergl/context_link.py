@@ -62,6 +62,12 @@ class ContextLink:
         if self.host is not None:
             self.native.finish()
 
+    def flush(self) -> None:
+        """Start the GPU on everything submitted, without waiting."""
+        self.enter()
+        if self.host is not None:
+            self.native.flush()
+
     def fence_wait(self, fence: Any, timeout: float) -> bool:
         """Wait up to `timeout` seconds for the engine's `fence`; True when it has passed."""
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout >= 0:

@@ -271,10 +271,11 @@ class HyperGLBackend:
         background: Any = (0, 0, 0),
         target: FrameBuffer | None = None,
     ) -> PendingFrame:
-        """Submit the frame into one of a ring of framebuffers and return at once; ``result()``
-        reads it. Measured on llvmpipe: a read-back into a pixel-pack buffer is done by the
-        driver at submit time (no overlap), while a flushed draw is rasterised by its threads
-        while Python goes on."""
+        """Submit the frame into one of a ring of framebuffers, flush, and return at once;
+        ``result()`` reads it. Measured on llvmpipe: a read-back into a pixel-pack buffer is
+        done by the driver at submit time (no overlap), and a submitted draw waits for a
+        flush or a read, so the flush is what lets its threads rasterise while Python goes
+        on."""
         source = batch
         batch, width, height, bg = check_render_args(batch, width, height, background, target)
         framebuffers, ring = self._frames_in_flight(width, height)
@@ -282,6 +283,7 @@ class HyperGLBackend:
         vertices, count = self._source(source, batch)
         cmd = self._program(vertices, width, height, bg, False, framebuffers[slot])
         cmd.submit(registers={0: count})
+        self._ctx.flush()
 
         def finish() -> FrameBuffer:
             frame = frame_for(target, width, height)

@@ -36,6 +36,8 @@ class GLDevice final : public Device {
     // Makes GPU writes visible to mapped memory and waits for the GPU; `stop`
     // (may be null) can end the wait (client_wait: throws Interrupted).
     void finish(const std::function<bool()> *stop = nullptr);
+    // Start the GPU on everything submitted, without waiting (glFlush).
+    void flush();
     // Deletes buffers whose last NumPy view died after their release.
     void collect() { shared_->collect(); }
     // Throws std::runtime_error naming every pending GL error.
