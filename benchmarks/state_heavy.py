@@ -19,6 +19,9 @@ same pixels (checked before timing):
   azdo_instanced  the same with batch='instanced': one instanced command per pipeline
             and mesh (40 commands; order='mesh' as the objects are depth-tested at
             distinct depths, so any order gives the same image)
+  moderngl_ranges / vm_ranges  the same loops with each object's uniforms in one
+            buffer of 256-byte blocks, a range bound per object
+            (ubo.bind_to_uniform_block / bind_uniform_range) instead of uniform writes
   vm_draws_only  vm_binds without its per-object binds (every object keeps the first
             one's texture and uniforms; pixels differ, not compared): what the same
             10,000 draws cost the driver when no state changes between them
@@ -75,6 +78,26 @@ out vec4 frag;
 const float SHADE = {shade};
 void main() {{ frag = texture(image, uv) * color * SHADE; }}
 """
+# The same shaders with the object's uniforms in a block: one buffer holds every
+# object's block, BLOCK_STRIDE bytes apart, and a range of it is bound per draw.
+BLOCK = "layout(std140, binding = 0) uniform Object { mat4 model; vec4 color; };"
+BLOCK_STRIDE = 256  # the largest uniform-buffer offset alignment GL drivers ask for
+BLOCK_SIZE = 80
+
+
+def in_block(source: str) -> str:
+    """VERTEX or FRAGMENT reading its uniform from the block instead."""
+    return source.replace("uniform mat4 model;", BLOCK).replace("uniform vec4 color;", BLOCK)
+
+
+def block_records(s: dict) -> np.ndarray:
+    """Every object's (model, colour) block, BLOCK_STRIDE bytes apart."""
+    records = np.zeros((len(s["color"]), BLOCK_STRIDE // 4), "f4")
+    records[:, :16] = s["column_major"].reshape(-1, 16)
+    records[:, 16:20] = s["color"]
+    return records
+
+
 # The draw list's shaders: the same arithmetic, with the record and texture from the list.
 # The record is read once per vertex; the fragment stage gets what it needs as flat inputs.
 AZDO_VERTEX = """#version 430
@@ -161,22 +184,33 @@ def hypergl_target():
     return ctx, fb, lambda: fb.read(origin="bottom")
 
 
-def vm_binds_variant(s: dict, draws: int, binds: bool = True):
-    """The per-object binds recorded into one program. With binds=False the same
-    draws keep the first object's texture and uniforms: the driver's per-draw
-    floor when no state changes (different pixels; not compared)."""
+def vm_binds_variant(s: dict, draws: int, uniforms: str = "const"):
+    """The per-object binds recorded into one program: a texture bind and the
+    object's uniforms, written with uniform_const (uniforms='const') or as a range
+    of one buffer of blocks (uniforms='range'). With uniforms='none' every draw
+    keeps the first object's texture and uniforms: the driver's per-draw floor
+    when no state changes (different pixels; not compared)."""
     ctx, fb, read = hypergl_target()
     vertices, ranges = mesh_ranges(meshes())
     layout = [{"binding": 0, "stride": 16, "attributes": LAYOUT}]
     textures = [ctx.texture(image, filter="nearest", wrap="clamp") for image in s["images"]]
     vbo = ctx.buffer(vertices, usage="vertex")
+    located = {"uniform mat4": "layout(location = 0) uniform mat4",
+               "uniform vec4": "layout(location = 1) uniform vec4"}  # fmt: skip
+    blocks = ctx.buffer(block_records(s)) if uniforms == "range" else None
+
+    def source(text: str) -> str:
+        text = text.replace("uniform sampler2D", "layout(binding = 0) uniform sampler2D")
+        if uniforms == "range":
+            return in_block(text)
+        for plain, with_location in located.items():
+            text = text.replace(plain, with_location)
+        return text
+
     per_draw = [
-        ctx.pipeline(vertex_shader=VERTEX.format(version=430).replace(
-            "uniform mat4", "layout(location = 0) uniform mat4"),
-            fragment_shader=FRAGMENT.format(version=430, shade=shade(k)).replace(
-            "uniform vec4", "layout(location = 1) uniform vec4").replace(
-            "uniform sampler2D", "layout(binding = 0) uniform sampler2D"),
-            vertex_layout=layout, depth_test=True)
+        ctx.pipeline(vertex_shader=source(VERTEX.format(version=430)),
+                     fragment_shader=source(FRAGMENT.format(version=430, shade=shade(k))),
+                     vertex_layout=layout, depth_test=True)
         for k in range(int(s["pipeline"][-1]) + 1)
     ]  # fmt: skip
     cmd = ctx.command_buffer()
@@ -186,10 +220,13 @@ def vm_binds_variant(s: dict, draws: int, binds: bool = True):
         if i % PIPELINE_EVERY == 0:
             cmd.bind_pipeline(per_draw[s["pipeline"][i]])
             cmd.bind_vertex_buffer(vbo, 0)
-        if binds or i % PIPELINE_EVERY == 0:
+        if uniforms != "none" or i == 0:
             cmd.bind_texture(textures[s["texture"][i]], 0)
-            cmd.uniform_const(0, s["column_major"][i].ravel().tolist(), "mat4")
-            cmd.uniform_const(1, s["color"][i].tolist(), "vec4")
+            if blocks is not None:
+                cmd.bind_uniform_range(blocks, 0, i * BLOCK_STRIDE, BLOCK_SIZE)
+            else:
+                cmd.uniform_const(0, s["column_major"][i].ravel().tolist(), "mat4")
+                cmd.uniform_const(1, s["color"][i].tolist(), "vec4")
         cmd.draw(ranges[s["mesh"][i]][1], first=ranges[s["mesh"][i]][0])
     cmd.end()
     prepared = cmd.prepare()
@@ -234,7 +271,10 @@ def draw_list_variant(s: dict, draws: int, batch: str):
     return run, lambda: {"image": read(), **info}
 
 
-def moderngl_variant(s: dict, draws: int):
+def moderngl_variant(s: dict, draws: int, uniforms: str = "write"):
+    """texture.use(), then the object's uniforms written (uniforms='write') or its
+    block bound from one buffer (uniforms='range': ubo.bind_to_uniform_block), then
+    vao.render(), per object."""
     import moderngl
 
     ctx = moderngl.create_standalone_context(backend="egl")
@@ -249,15 +289,34 @@ def moderngl_variant(s: dict, draws: int):
         textures.append(texture)
     pipelines = int(s["pipeline"][-1]) + 1
     programs, vaos = [], []
+    source = in_block if uniforms == "range" else str
     for k in range(pipelines):
-        program = ctx.program(vertex_shader=VERTEX.format(version=430),
-                              fragment_shader=FRAGMENT.format(version=430, shade=shade(k)))
+        program = ctx.program(vertex_shader=source(VERTEX.format(version=430)),
+                              fragment_shader=source(FRAGMENT.format(version=430, shade=shade(k))))
         program["image"].value = 0
         programs.append(program)
         vaos.append(ctx.vertex_array(program, [(vbo, "2f 2f", "position", "uv_in")]))
     # Per object, precomputed: (texture, model bytes, colour bytes, count, first).
     work = [(textures[s["texture"][i]], s["column_major"][i].tobytes(), s["color"][i].tobytes(),
              *ranges[s["mesh"][i]][::-1]) for i in range(draws)]  # fmt: skip
+
+    blocks = ctx.buffer(block_records(s).tobytes())
+
+    def run_ranges():
+        ctx.__enter__()
+        fbo.use()
+        fbo.clear(0, 0, 0, 1)
+        ctx.enable(moderngl.DEPTH_TEST)
+        bind = blocks.bind_to_uniform_block
+        for start in range(0, draws, PIPELINE_EVERY):
+            render = vaos[start // PIPELINE_EVERY].render
+            for i, (texture, _m, _c, count, first) in enumerate(
+                work[start : start + PIPELINE_EVERY], start
+            ):
+                texture.use(0)
+                bind(0, offset=i * BLOCK_STRIDE, size=BLOCK_SIZE)
+                render(vertices=count, first=first)
+        ctx.finish()
 
     def run():
         ctx.__enter__()
@@ -278,7 +337,7 @@ def moderngl_variant(s: dict, draws: int):
         image = np.frombuffer(fbo.read(components=4), np.uint8).reshape(SIZE, SIZE, 4)
         return {"image": image}
 
-    return run, read
+    return (run_ranges if uniforms == "range" else run), read
 
 
 def zengl_variant(s: dict, draws: int):
@@ -340,15 +399,18 @@ def zengl_variant(s: dict, draws: int):
     return run, read
 
 
+VM_UNIFORMS = {"vm_binds": "const", "vm_ranges": "range", "vm_draws_only": "none"}
+
+
 def make_variant(name: str, draws: int):
     """(run, read) of one variant, built in the process that times it."""
     s = scene(draws)
-    if name == "moderngl":
-        return moderngl_variant(s, draws)
+    if name in ("moderngl", "moderngl_ranges"):
+        return moderngl_variant(s, draws, "range" if name == "moderngl_ranges" else "write")
     if name == "zengl":
         return zengl_variant(s, draws)
-    if name in ("vm_binds", "vm_draws_only"):
-        return vm_binds_variant(s, draws, binds=name == "vm_binds")
+    if name in VM_UNIFORMS:
+        return vm_binds_variant(s, draws, VM_UNIFORMS[name])
     batch = {"azdo": "merged", "azdo_instanced": "instanced"}[name]
     return draw_list_variant(s, draws, batch=batch)
 
@@ -358,7 +420,8 @@ def main() -> None:
     p.add_argument("--draws", type=int, default=10_000, help="objects (default %(default)s)")
     args = p.parse_args()
     draws = args.draws
-    names = ["moderngl", "vm_binds", "azdo", "azdo_instanced", "vm_draws_only"]
+    names = ["moderngl", "vm_binds", "moderngl_ranges", "vm_ranges", "azdo", "azdo_instanced",
+             "vm_draws_only"]  # fmt: skip
     if importlib.util.find_spec("zengl") is not None:
         names.insert(1, "zengl")
     samples, outputs = interleaved_in_processes("state_heavy", names, args.repeat, draws=draws)
@@ -381,6 +444,10 @@ def main() -> None:
         **{f"{name}_ms": value for name, value in ms.items()},
         "state_change_us": us["vm_binds"] - us["vm_draws_only"],
         "vm_binds_vs_moderngl": pairwise_ratio(samples["moderngl"], samples["vm_binds"]),
+        "vm_ranges_vs_moderngl_ranges": pairwise_ratio(
+            samples["moderngl_ranges"], samples["vm_ranges"]
+        ),
+        "vm_ranges_vs_moderngl": pairwise_ratio(samples["moderngl"], samples["vm_ranges"]),
         "azdo_vs_moderngl": pairwise_ratio(samples["moderngl"], samples["azdo"]),
         "azdo_vs_vm_binds": pairwise_ratio(samples["vm_binds"], samples["azdo"]),
         "azdo_instanced_vs_moderngl": pairwise_ratio(
@@ -403,6 +470,9 @@ def main() -> None:
     print(f"the driver's cost of a state change per object: {results['state_change_us']:.3f} us "
           f"(vm_binds - vm_draws_only; the same draws without their binds)")
     print(f"VM binds vs moderngl loop:   {results['vm_binds_vs_moderngl']:6.2f}x  (target >= 1.4x)")
+    print(f"with uniform-buffer ranges (bind_uniform_range vs bind_to_uniform_block): "
+          f"{results['vm_ranges_vs_moderngl_ranges']:.2f}x; VM ranges vs the moderngl loop "
+          f"writing uniforms: {results['vm_ranges_vs_moderngl']:.2f}x")
     print(f"one call vs moderngl loop:   {results['azdo_vs_moderngl']:6.2f}x  (target >= 20x)")
     print(f"one call vs VM binds:        {results['azdo_vs_vm_binds']:6.2f}x")
     print(f"one call, instanced ({commands['azdo_instanced']} commands, not "

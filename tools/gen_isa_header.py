@@ -118,6 +118,8 @@ constexpr uint32_t kNumRegisters = {isa.NUM_REGISTERS};
 constexpr uint32_t kDataStackDepth = {isa.DATA_STACK_DEPTH};
 constexpr uint32_t kCallStackDepth = {isa.CALL_STACK_DEPTH};
 constexpr uint32_t kMaxBindingIndex = {isa.MAX_BINDING_INDEX};
+constexpr uint32_t kRangeAlignment = {isa.RANGE_ALIGNMENT};
+constexpr uint32_t kMaxRangeSize = {isa.MAX_RANGE_SIZE};
 constexpr uint32_t kOpTableSize = {OP_TABLE_SIZE};
 
 enum class Operand : uint8_t {{

@@ -146,8 +146,17 @@ def test_message_names_index_and_mnemonic():
         ([ins("viewport_reg", a=5)], 0, "viewport_reg", "r5..r8"),
         ([ins("nop"), ins("skip_if_zero", 0, 0, 0)], 1, "skip_if_zero", "no instruction follows"),
         ([ins("skip_if_not_zero", 0, 0, 64)], 0, "skip_if_not_zero", "outside buffer"),
+        ([ins("bind_uniform_range", 0, 0, 16, 16)], 0, "bind_uniform_range",
+         "range offset 16 is not a multiple of 256"),
+        ([ins("bind_uniform_range", 0, 0, 0, 0)], 0, "bind_uniform_range", "range size 0"),
+        ([ins("bind_storage_range", 0, 0, 0, 16385)], 0, "bind_storage_range", "1..16384"),
+        ([ins("bind_storage_range", 0, 0, 0, 65)], 0, "bind_storage_range",
+         "range 0+65 is outside buffer 'buf' of 64 bytes"),
+        ([ins("bind_uniform_range", 0, 3, 0, 4)], 0, "bind_uniform_range", "no declared size"),
+        ([ins("bind_uniform_range", 64, 0, 0, 4)], 0, "bind_uniform_range", "64"),
+        ([ins("bind_storage_range", 0, 1, 0, 4)], 0, "bind_storage_range", "is a texture"),
     ],
-)
+)  # fmt: skip
 def test_each_rule_rejects(code, index, mnemonic, reason):
     got = rejection(program(*code))
     assert got[:2] == (index, mnemonic)
@@ -166,6 +175,7 @@ def test_each_rule_rejects(code, index, mnemonic, reason):
         [ins("copy_buffer", 0, 3, 3, 9)],  # nothing copied: no declared size needed
         [ins("viewport_reg", a=4), ins("lf", 0, 0xFFFFFFFF), ins("iaddi", 0, 0, 0xFFFFFFFF)],
         [ins("draw_indexed", 1, 2**32 - 1, 0, 0)],
+        [ins("bind_uniform_range", 63, 0, 0, 64), ins("bind_storage_range", 0, 2, 0, 8)],
     ],
 )
 def test_valid_edge_cases_pass(code):

@@ -34,6 +34,8 @@ def recorded_program(rng: random.Random):
     cmd.clear(color=(0.1, 0.2, 0.3, 1.0))
     cmd.bind_pipeline(pipe)
     cmd.bind_texture(tex, rng.randrange(8))
+    cmd.bind_uniform_range(data, rng.randrange(8), 0, 16 * rng.randrange(1, 5))
+    cmd.bind_storage_range(other, rng.randrange(8), 0, 4 * rng.randrange(1, 9))
     cmd.li(0, rng.randrange(10))
     cmd.label("top")
     cmd.load(1, data, 4 * rng.randrange(16))

@@ -44,6 +44,12 @@ DATA_STACK_DEPTH = 256
 CALL_STACK_DEPTH = 64
 MAX_BINDING_INDEX = 63  # highest buffer binding / texture unit an instruction may name
 U32_MAX = 0xFFFFFFFF
+# Buffer ranges bound to a uniform or storage binding: offsets are multiples of the
+# largest offset alignment GL drivers ask for (GL_*_BUFFER_OFFSET_ALIGNMENT: 256 on
+# NVIDIA and AMD, 16 on llvmpipe), so a program that verifies binds everywhere; the
+# size is at most GL's guaranteed minimum GL_MAX_UNIFORM_BLOCK_SIZE.
+RANGE_ALIGNMENT = 256
+MAX_RANGE_SIZE = 16384
 FIELDS = ("a", "b", "c", "d")
 FIELD_MAX = {"a": 0xFFFF, "b": U32_MAX, "c": U32_MAX, "d": U32_MAX}
 
@@ -121,6 +127,8 @@ class Rule(enum.IntFlag):
     SKIP_NEXT = 16  # an instruction follows, so the skip lands at most on "end"
     UNIFORM_SIZE = 32  # constant c holds exactly the components of uniform type d
     VIEWPORT_SIZE = 64  # constant b's width and height (elements 2 and 3) are >= 0
+    BUFFER_RANGE = 128  # range (offset c, size d) of buffer b: c % RANGE_ALIGNMENT == 0,
+    #                      0 < d <= MAX_RANGE_SIZE and c + d <= size(b)
 
 
 class VerifyCode(str, enum.Enum):
@@ -152,6 +160,7 @@ class VerifyCode(str, enum.Enum):
     SKIP_NEXT = "skip_next"  # SKIP_NEXT: no instruction follows the skip
     UNIFORM_SIZE = "uniform_size"  # UNIFORM_SIZE: constant size != the uniform type's
     VIEWPORT_SIZE = "viewport_size"  # VIEWPORT_SIZE: negative width or height
+    RANGE_SIZE = "range_size"  # BUFFER_RANGE: an empty range, or one above MAX_RANGE_SIZE
 
 
 class Flag(enum.IntFlag):
@@ -325,6 +334,9 @@ OPS: tuple[Op, ...] = (
        meaning="uniform at location b = constant c, of type d (0 float .. 4 mat4, 5 int, "
                "6 ivec4, 7 uint)",
        rule=Rule.UNIFORM_SIZE, flags=GL, max=(("d", 7),), const=(("c", ConstKind.BYTES, 0),)),
+    Op(0x4F, "bind_uniform_range", a=U, b=BUF, c=U, d=U,
+       meaning="bytes c..c+d of buffer b at uniform block binding a",
+       rule=Rule.BUFFER_RANGE, flags=GL, max=(("a", MAX_BINDING_INDEX),)),
     # --- GL: draws and compute -----------------------------------------------
     Op(0x50, "draw", b=U, c=U, d=U,
        meaning="draw b vertices from vertex c, d instances", flags=DRAW | GL),
@@ -373,6 +385,9 @@ OPS: tuple[Op, ...] = (
        max=(("a", 4),)),
     Op(0x64, "upload", b=EXT, c=BUF,
        meaning="copy external source b (e.g. a physics world) into buffer c", flags=GL),
+    Op(0x65, "bind_storage_range", a=U, b=BUF, c=U, d=U,
+       meaning="bytes c..c+d of buffer b at storage block binding a",
+       rule=Rule.BUFFER_RANGE, flags=GL, max=(("a", MAX_BINDING_INDEX),)),
 )
 # fmt: on
 
@@ -405,6 +420,8 @@ DEVICE_CALLS: tuple[DeviceCall, ...] = (
     DeviceCall("bind_index_buffer", _params("buffer buffer")),
     DeviceCall("bind_uniform_buffer", _params("u32 binding, buffer buffer")),
     DeviceCall("bind_storage_buffer", _params("u32 binding, buffer buffer")),
+    DeviceCall("bind_uniform_range", _params("u32 binding, buffer buffer, u32 offset, u32 size")),
+    DeviceCall("bind_storage_range", _params("u32 binding, buffer buffer, u32 offset, u32 size")),
     DeviceCall("bind_indirect_buffer", _params("buffer buffer")),
     DeviceCall("bind_parameter_buffer", _params("buffer buffer")),
     DeviceCall("bind_texture", _params("u32 unit, resource texture")),

@@ -176,6 +176,40 @@ class OpMethods(GeneratedOpMethods):
             )
         return count
 
+    # --- GL: buffer ranges -----------------------------------------------------------------
+    def bind_uniform_range(self, buffer: Any, binding: int, offset: int, size: int) -> None:
+        """``bind_uniform_range``: bytes ``offset .. offset + size`` of ``buffer`` at uniform
+        block ``binding`` (``offset`` a multiple of 256, ``size`` at most 16384: what every
+        GL driver accepts). One buffer of per-object blocks, a range bound per draw: moving
+        an object is a write into the buffer, not a re-recording."""
+        self._buffer_range(_OP_BIND_UNIFORM_RANGE, buffer, binding, offset, size)
+
+    def bind_storage_range(self, buffer: Any, binding: int, offset: int, size: int) -> None:
+        """``bind_storage_range``: bytes ``offset .. offset + size`` of ``buffer`` at storage
+        block ``binding`` (the same rules as :meth:`bind_uniform_range`)."""
+        self._buffer_range(_OP_BIND_STORAGE_RANGE, buffer, binding, offset, size)
+
+    def _buffer_range(self, op: isa.Op, buffer: Any, binding: int, offset: int, size: int) -> None:
+        name = op.name
+        slot = self._resource_slot(ResourceKind.BUFFER, buffer)
+        binding = operands.u32(binding, f"{name} binding", isa.MAX_BINDING_INDEX)
+        offset = operands.u32(offset, f"{name} offset")
+        size = operands.u32(size, f"{name} size")
+        if offset % isa.RANGE_ALIGNMENT:
+            raise CompileError(
+                f"{name}: offset {offset} is not a multiple of {isa.RANGE_ALIGNMENT} "
+                "(the largest offset alignment GL drivers ask for)"
+            )
+        if not 0 < size <= isa.MAX_RANGE_SIZE:
+            raise CompileError(f"{name}: size {size} is outside 1..{isa.MAX_RANGE_SIZE}")
+        limit = self._resources[slot].size
+        if limit is not None and offset + size > limit:
+            raise CompileError(
+                f"{name}: range {offset} + {size} is outside buffer "
+                f"{self._resources[slot].name!r} of {limit} bytes"
+            )
+        self._ins(op, binding, slot, offset, size)
+
     # --- GL: transfers ---------------------------------------------------------------------
     def copy_buffer(
         self, src: Any, dst: Any, size: int, src_offset: int = 0, dst_offset: int = 0
@@ -232,3 +266,5 @@ _OP_CLEAR, _OP_BIND_PIPELINE = BY_NAME["clear"], BY_NAME["bind_pipeline"]
 _OP_VIEWPORT, _OP_VIEWPORT_REG = BY_NAME["viewport"], BY_NAME["viewport_reg"]
 _OP_UNIFORM_CONST, _OP_DRAW = BY_NAME["uniform_const"], BY_NAME["draw"]
 _OP_COPY_BUFFER, _OP_READ_FRAMEBUFFER = BY_NAME["copy_buffer"], BY_NAME["read_framebuffer"]
+_OP_BIND_UNIFORM_RANGE = BY_NAME["bind_uniform_range"]
+_OP_BIND_STORAGE_RANGE = BY_NAME["bind_storage_range"]

@@ -25,7 +25,9 @@ from .isa import (
     FIELDS,
     INSTRUCTION_FORMAT,
     INSTRUCTION_SIZE,
+    MAX_RANGE_SIZE,
     NUM_REGISTERS,
+    RANGE_ALIGNMENT,
     SLOT_OPERANDS,
     UNIFORM_TYPES,
     ConstKind,
@@ -155,6 +157,9 @@ def _expression(op) -> str:
         parts.append("i[3] % 4 == 0 and i[3] + 4 <= sizes[i[2]]")
     if Rule.JUMP_TABLE in op.rule:
         parts.append("i[2] in jump_tables")
+    if Rule.BUFFER_RANGE in op.rule:
+        parts.append(f"i[3] % {RANGE_ALIGNMENT} == 0 and 0 < i[4] <= {MAX_RANGE_SIZE}"
+                     " and i[3] + i[4] <= sizes[i[2]]")  # fmt: skip
     if Rule.COPY_RANGE in op.rule:
         parts.append("copy_ok(i[2], i[3], i[4])")
     if Rule.REG_RANGE4 in op.rule:
@@ -363,6 +368,16 @@ class _Checker:
                 return VerifyCode.COPY_DESTINATION, (
                     f"copy destination range {dst}+{size} is outside {dst_what}"
                 )
+        if Rule.BUFFER_RANGE in rule:
+            if c % RANGE_ALIGNMENT:
+                return VerifyCode.ALIGNMENT, (
+                    f"range offset {c} is not a multiple of {RANGE_ALIGNMENT}"
+                )
+            if not 0 < d <= MAX_RANGE_SIZE:
+                return VerifyCode.RANGE_SIZE, f"range size {d} is outside 1..{MAX_RANGE_SIZE}"
+            size, what = self._buffer(b)
+            if c + d > size:
+                return VerifyCode.BUFFER_BOUNDS, f"range {c}+{d} is outside {what}"
         if Rule.REG_RANGE4 in rule and a > NUM_REGISTERS - 4:
             return VerifyCode.REGISTER_RANGE, f"registers r{a}..r{a + 3} are outside r0..r7"
         if Rule.SKIP_NEXT in rule and index is not None and index + 1 >= self.n:

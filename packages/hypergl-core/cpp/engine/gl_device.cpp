@@ -244,6 +244,20 @@ void GLDevice::bind_storage_buffer(uint32_t binding, Buffer &buffer) {
     shared_->api.glBindBufferBase(gl::SHADER_STORAGE_BUFFER, binding, gl_buffer_name(buffer));
 }
 
+void GLDevice::bind_uniform_range(uint32_t binding, Buffer &buffer, uint32_t offset,
+                                  uint32_t size) {
+    touched_.uniform |= 1ull << binding;
+    shared_->api.glBindBufferRange(gl::UNIFORM_BUFFER, binding, gl_buffer_name(buffer),
+                                   static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(size));
+}
+
+void GLDevice::bind_storage_range(uint32_t binding, Buffer &buffer, uint32_t offset,
+                                  uint32_t size) {
+    touched_.storage |= 1ull << binding;
+    shared_->api.glBindBufferRange(gl::SHADER_STORAGE_BUFFER, binding, gl_buffer_name(buffer),
+                                   static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(size));
+}
+
 void GLDevice::bind_indirect_buffer(Buffer &buffer) {
     touched_.indirect = true;
     shared_->api.glBindBuffer(gl::DRAW_INDIRECT_BUFFER, gl_buffer_name(buffer));

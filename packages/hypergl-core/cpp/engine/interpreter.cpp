@@ -461,6 +461,20 @@ RunStats Interpreter::run() {
                     bind(bound_.storage[ip->c], &buffer(ip->b),
                          [&] { dev_.bind_storage_buffer(ip->c, buffer(ip->b)); });
                     HGL_NEXT();
+                HGL_OP(BIND_UNIFORM_RANGE)
+                    // A range is not a whole-buffer binding: forget it, so that the
+                    // next bind_uniform_buffer of the same buffer is not skipped.
+                    bound_.uniform[ip->a] = nullptr;
+                    ++stats_.binds_issued;
+                    ++stats_.device_calls;
+                    dev_.bind_uniform_range(ip->a, buffer(ip->b), ip->c, ip->d);
+                    HGL_NEXT();
+                HGL_OP(BIND_STORAGE_RANGE)
+                    bound_.storage[ip->a] = nullptr;
+                    ++stats_.binds_issued;
+                    ++stats_.device_calls;
+                    dev_.bind_storage_range(ip->a, buffer(ip->b), ip->c, ip->d);
+                    HGL_NEXT();
                 HGL_OP(BIND_INDIRECT_BUFFER)
                     bind(bound_.indirect, &buffer(ip->b),
                          [&] { dev_.bind_indirect_buffer(buffer(ip->b)); });

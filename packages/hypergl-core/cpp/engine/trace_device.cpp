@@ -24,6 +24,14 @@ void TraceDevice::bind_uniform_buffer(uint32_t binding, Buffer &b) {
 void TraceDevice::bind_storage_buffer(uint32_t binding, Buffer &b) {
     record("bind_storage_buffer", {b.name(), i(binding)});
 }
+void TraceDevice::bind_uniform_range(uint32_t binding, Buffer &b, uint32_t offset,
+                                     uint32_t size) {
+    record("bind_uniform_range", {b.name(), i(binding), i(offset), i(size)});
+}
+void TraceDevice::bind_storage_range(uint32_t binding, Buffer &b, uint32_t offset,
+                                     uint32_t size) {
+    record("bind_storage_range", {b.name(), i(binding), i(offset), i(size)});
+}
 void TraceDevice::bind_indirect_buffer(Buffer &b) { record("bind_indirect_buffer", {b.name()}); }
 void TraceDevice::bind_parameter_buffer(Buffer &b) {
     record("bind_parameter_buffer", {b.name()});

@@ -198,6 +198,21 @@ class Verifier {
                                std::to_string(size) + " is outside " + slot_label(ins.c) +
                                " of " + std::to_string(buffer_size(ins.c)) + " bytes");
         }
+        if (info.rules & isa::rule::BUFFER_RANGE) {
+            if (ins.c % isa::kRangeAlignment != 0)
+                fail(i, m, C::ALIGNMENT, "range offset " + std::to_string(ins.c) +
+                                             " is not a multiple of " +
+                                             std::to_string(isa::kRangeAlignment));
+            if (ins.d == 0 || ins.d > isa::kMaxRangeSize)
+                fail(i, m, C::RANGE_SIZE, "range size " + std::to_string(ins.d) +
+                                              " is outside 1.." +
+                                              std::to_string(isa::kMaxRangeSize));
+            if (uint64_t(ins.c) + ins.d > buffer_size(ins.b))
+                fail(i, m, C::BUFFER_BOUNDS, "range " + std::to_string(ins.c) + "+" +
+                                                 std::to_string(ins.d) + " is outside " +
+                                                 slot_label(ins.b) + " of " +
+                                                 std::to_string(buffer_size(ins.b)) + " bytes");
+        }
         if ((info.rules & isa::rule::REG_RANGE4) && ins.a > isa::kNumRegisters - 4)
             fail(i, m, C::REGISTER_RANGE, "registers r" + std::to_string(ins.a) + "..r" + std::to_string(ins.a + 3) +
                            " go past r7");

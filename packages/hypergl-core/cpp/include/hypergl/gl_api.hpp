@@ -137,6 +137,8 @@ constexpr GLbitfield CLIENT_MAPPED_BUFFER_BARRIER_BIT = 0x00004000,
       (GLuint src, GLuint dst, GLintptr src_offset, GLintptr dst_offset, GLsizeiptr size))   \
     X(void, glBindBuffer, (GLenum target, GLuint buffer))                                    \
     X(void, glBindBufferBase, (GLenum target, GLuint index, GLuint buffer))                  \
+    X(void, glBindBufferRange,                                                                \
+      (GLenum target, GLuint index, GLuint buffer, GLintptr offset, GLsizeiptr size))        \
     X(void, glCreateTextures, (GLenum target, GLsizei n, GLuint * textures))                 \
     X(void, glDeleteTextures, (GLsizei n, const GLuint *textures))                           \
     X(void, glTextureStorage2D,                                                              \

@@ -11,6 +11,8 @@ constexpr uint32_t kNumRegisters = 8;
 constexpr uint32_t kDataStackDepth = 256;
 constexpr uint32_t kCallStackDepth = 64;
 constexpr uint32_t kMaxBindingIndex = 63;
+constexpr uint32_t kRangeAlignment = 256;
+constexpr uint32_t kMaxRangeSize = 16384;
 constexpr uint32_t kOpTableSize = 128;
 
 enum class Operand : uint8_t {
@@ -58,6 +60,7 @@ constexpr uint32_t REG_RANGE4 = 8;
 constexpr uint32_t SKIP_NEXT = 16;
 constexpr uint32_t UNIFORM_SIZE = 32;
 constexpr uint32_t VIEWPORT_SIZE = 64;
+constexpr uint32_t BUFFER_RANGE = 128;
 }  // namespace rule
 
 namespace flag {
@@ -134,6 +137,7 @@ enum class Opcode : uint16_t {
     UNIFORM_I = 0x4C,
     UNIFORM_F = 0x4D,
     UNIFORM_CONST = 0x4E,
+    BIND_UNIFORM_RANGE = 0x4F,
     DRAW = 0x50,
     DRAW_INDEXED = 0x51,
     DRAW_REG = 0x52,
@@ -151,6 +155,7 @@ enum class Opcode : uint16_t {
     FENCE_WAIT = 0x62,
     READ_FRAMEBUFFER = 0x63,
     UPLOAD = 0x64,
+    BIND_STORAGE_RANGE = 0x65,
 };
 
 // Every op, as X(NAME): for code that must handle each op (the interpreter's
@@ -221,6 +226,7 @@ enum class Opcode : uint16_t {
     X(UNIFORM_I) \
     X(UNIFORM_F) \
     X(UNIFORM_CONST) \
+    X(BIND_UNIFORM_RANGE) \
     X(DRAW) \
     X(DRAW_INDEXED) \
     X(DRAW_REG) \
@@ -237,7 +243,8 @@ enum class Opcode : uint16_t {
     X(FENCE_SIGNAL) \
     X(FENCE_WAIT) \
     X(READ_FRAMEBUFFER) \
-    X(UPLOAD)
+    X(UPLOAD) \
+    X(BIND_STORAGE_RANGE)
 
 // Every call a device implements, as X(RETURN, NAME, (PARAMETERS), IDLE) where
 // IDLE is what a device that does nothing returns: the Device interface and
@@ -250,6 +257,8 @@ enum class Opcode : uint16_t {
     X(void, bind_index_buffer, (Buffer &buffer), ) \
     X(void, bind_uniform_buffer, (uint32_t binding, Buffer &buffer), ) \
     X(void, bind_storage_buffer, (uint32_t binding, Buffer &buffer), ) \
+    X(void, bind_uniform_range, (uint32_t binding, Buffer &buffer, uint32_t offset, uint32_t size), ) \
+    X(void, bind_storage_range, (uint32_t binding, Buffer &buffer, uint32_t offset, uint32_t size), ) \
     X(void, bind_indirect_buffer, (Buffer &buffer), ) \
     X(void, bind_parameter_buffer, (Buffer &buffer), ) \
     X(void, bind_texture, (uint32_t unit, Resource &texture), ) \
@@ -306,6 +315,7 @@ enum class VerifyCode : uint8_t {
     SKIP_NEXT,
     UNIFORM_SIZE,
     VIEWPORT_SIZE,
+    RANGE_SIZE,
 };
 inline constexpr const char *kVerifyCodeNames[] = {
     "code_length",
@@ -331,6 +341,7 @@ inline constexpr const char *kVerifyCodeNames[] = {
     "skip_next",
     "uniform_size",
     "viewport_size",
+    "range_size",
 };
 inline constexpr const char *verify_code_name(VerifyCode code) {
     return kVerifyCodeNames[static_cast<uint8_t>(code)];
@@ -428,7 +439,7 @@ inline constexpr OpInfo kOps[kOpTableSize] = {
     /* 0x4C */ {true, "uniform_i", {Operand::REG, Operand::U32, Operand::NONE, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x10u, -1, ConstKind::BYTES, 0u},
     /* 0x4D */ {true, "uniform_f", {Operand::REG, Operand::U32, Operand::NONE, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x10u, -1, ConstKind::BYTES, 0u},
     /* 0x4E */ {true, "uniform_const", {Operand::NONE, Operand::U32, Operand::CONST, Operand::U32}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x7u}, 0x20u, 0x10u, 2, ConstKind::BYTES, 0u},
-    /* 0x4F */ {},
+    /* 0x4F */ {true, "bind_uniform_range", {Operand::U32, Operand::BUFFER, Operand::U32, Operand::U32}, {0x3Fu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x80u, 0x10u, -1, ConstKind::BYTES, 0u},
     /* 0x50 */ {true, "draw", {Operand::NONE, Operand::U32, Operand::U32, Operand::U32}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x18u, -1, ConstKind::BYTES, 0u},
     /* 0x51 */ {true, "draw_indexed", {Operand::U32, Operand::U32, Operand::U32, Operand::U32}, {0x1u, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x18u, -1, ConstKind::BYTES, 0u},
     /* 0x52 */ {true, "draw_reg", {Operand::REG, Operand::REG, Operand::REG, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x18u, -1, ConstKind::BYTES, 0u},
@@ -450,7 +461,7 @@ inline constexpr OpInfo kOps[kOpTableSize] = {
     /* 0x62 */ {true, "fence_wait", {Operand::NONE, Operand::FENCE, Operand::U32, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x10u, -1, ConstKind::BYTES, 0u},
     /* 0x63 */ {true, "read_framebuffer", {Operand::U32, Operand::READBACK, Operand::FRAMEBUFFER, Operand::NONE}, {0x4u, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x10u, -1, ConstKind::BYTES, 0u},
     /* 0x64 */ {true, "upload", {Operand::NONE, Operand::EXTERNAL, Operand::BUFFER, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x10u, -1, ConstKind::BYTES, 0u},
-    /* 0x65 */ {},
+    /* 0x65 */ {true, "bind_storage_range", {Operand::U32, Operand::BUFFER, Operand::U32, Operand::U32}, {0x3Fu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x80u, 0x10u, -1, ConstKind::BYTES, 0u},
     /* 0x66 */ {},
     /* 0x67 */ {},
     /* 0x68 */ {},
