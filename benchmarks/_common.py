@@ -88,6 +88,7 @@ def interleaved_in_processes(
             process = spawn.Process(target=_variant_worker, args=(there, module, name, options),
                                     daemon=True)  # fmt: skip
             process.start()
+            there.close()  # the child's end: a child that dies then ends recv() with EOFError
             workers[name] = (process, here)
             _expect(here, name)
         outputs = {name: _ask(pipe, name, "read") for name, (_, pipe) in workers.items()}
@@ -109,7 +110,10 @@ def _ask(pipe, name: str, request: str) -> object:
 
 
 def _expect(pipe, name: str) -> object:
-    status, value = pipe.recv()
+    try:
+        status, value = pipe.recv()
+    except EOFError:
+        raise RuntimeError(f"variant {name!r}: its process ended without answering") from None
     if status == "error":
         raise RuntimeError(f"variant {name!r} failed in its process:\n{value}")
     return value
