@@ -1,4 +1,5 @@
-"""bind_uniform_range / bind_storage_range: recorded, disassembled, and bad ranges refused."""
+"""bind_uniform_range / bind_storage_range: recorded, disassembled, and bad ranges refused;
+and the other GL limit the ISA holds every program to: dispatch group counts."""
 
 from __future__ import annotations
 
@@ -50,3 +51,10 @@ def test_a_range_needs_a_buffer():
     texture = cmd.texture("tex", (2, 2))
     with pytest.raises(CompileError, match="tex"):
         cmd.bind_uniform_range(texture, 0, 0, 16)
+
+
+@pytest.mark.parametrize("groups", [(65536, 1, 1), (1, 70000, 1), (1, 1, 2**32 - 1)])
+def test_a_dispatch_beyond_gl_group_counts_is_refused(groups):
+    cmd = CommandBuffer()
+    with pytest.raises(CompileError, match=r"is not an integer in 0\.\.65535"):
+        cmd.dispatch(*groups)

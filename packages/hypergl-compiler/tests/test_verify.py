@@ -155,6 +155,7 @@ def test_message_names_index_and_mnemonic():
         ([ins("bind_uniform_range", 0, 3, 0, 4)], 0, "bind_uniform_range", "no declared size"),
         ([ins("bind_uniform_range", 64, 0, 0, 4)], 0, "bind_uniform_range", "64"),
         ([ins("bind_storage_range", 0, 1, 0, 4)], 0, "bind_storage_range", "is a texture"),
+        ([ins("dispatch", 0, 1, 65536, 1)], 0, "dispatch", "65536"),
     ],
 )  # fmt: skip
 def test_each_rule_rejects(code, index, mnemonic, reason):

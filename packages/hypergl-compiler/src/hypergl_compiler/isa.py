@@ -50,6 +50,8 @@ U32_MAX = 0xFFFFFFFF
 # size is at most GL's guaranteed minimum GL_MAX_UNIFORM_BLOCK_SIZE.
 RANGE_ALIGNMENT = 256
 MAX_RANGE_SIZE = 16384
+# Work groups per dimension of a dispatch: GL's guaranteed GL_MAX_COMPUTE_WORK_GROUP_COUNT.
+MAX_GROUP_COUNT = 65535
 FIELDS = ("a", "b", "c", "d")
 FIELD_MAX = {"a": 0xFFFF, "b": U32_MAX, "c": U32_MAX, "d": U32_MAX}
 
@@ -367,7 +369,7 @@ OPS: tuple[Op, ...] = (
        flags=DRAW | GL, max=(("a", 1),)),
     Op(0x59, "dispatch", b=U, c=U, d=U,
        meaning="run the bound compute pipeline on b x c x d groups",
-       flags=GL),
+       flags=GL, max=tuple((f, MAX_GROUP_COUNT) for f in "bcd")),
     Op(0x5A, "dispatch_indirect", b=U,
        meaning="run the bound compute pipeline with group counts at offset b of the indirect "
                "buffer",

@@ -539,9 +539,9 @@ class GeneratedOpMethods:
         self._ins(
             _OP_DISPATCH,
             0,
-            check_u32(x, 'dispatch x', 4294967295),
-            check_u32(y, 'dispatch y', 4294967295),
-            check_u32(z, 'dispatch z', 4294967295),
+            check_u32(x, 'dispatch x', 65535),
+            check_u32(y, 'dispatch y', 65535),
+            check_u32(z, 'dispatch z', 65535),
         )
 
     def dispatch_indirect(self, offset: SupportsIndex = 0) -> None:

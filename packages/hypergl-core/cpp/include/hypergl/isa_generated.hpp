@@ -449,7 +449,7 @@ inline constexpr OpInfo kOps[kOpTableSize] = {
     /* 0x56 */ {true, "multi_draw_indexed_indirect", {Operand::U32, Operand::U32, Operand::U32, Operand::U32}, {0x1u, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x18u, -1, ConstKind::BYTES, 0u},
     /* 0x57 */ {true, "multi_draw_indirect_count", {Operand::NONE, Operand::U32, Operand::U32, Operand::U32}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x18u, -1, ConstKind::BYTES, 0u},
     /* 0x58 */ {true, "multi_draw_indexed_indirect_count", {Operand::U32, Operand::U32, Operand::U32, Operand::U32}, {0x1u, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x18u, -1, ConstKind::BYTES, 0u},
-    /* 0x59 */ {true, "dispatch", {Operand::NONE, Operand::U32, Operand::U32, Operand::U32}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x10u, -1, ConstKind::BYTES, 0u},
+    /* 0x59 */ {true, "dispatch", {Operand::NONE, Operand::U32, Operand::U32, Operand::U32}, {0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu}, 0x0u, 0x10u, -1, ConstKind::BYTES, 0u},
     /* 0x5A */ {true, "dispatch_indirect", {Operand::NONE, Operand::U32, Operand::NONE, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x10u, -1, ConstKind::BYTES, 0u},
     /* 0x5B */ {true, "barrier", {Operand::NONE, Operand::U32, Operand::NONE, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x10u, -1, ConstKind::BYTES, 0u},
     /* 0x5C */ {},
