@@ -400,7 +400,11 @@ class BodyRenderer:
             raise ValueError(f"view_proj must be a finite 4x4 matrix, got shape {matrix.shape}")
         block = np.zeros(24, np.float32)
         block[:16] = matrix.T.reshape(-1)  # std140 mat4: column-major
-        block[16:19] = light
+        direction = np.asarray(light, dtype=np.float64)
+        length = float(np.linalg.norm(direction)) if direction.shape == (3,) else 0.0
+        if not np.isfinite(length) or length == 0.0:
+            raise ValueError(f"light must be a finite, non-zero (x, y, z), got {light!r}")
+        block[16:19] = direction / length  # unit length: the fragment shader skips normalize
         block[20] = self._lod
         self.camera.write(block)
         if self._regions_dirty:

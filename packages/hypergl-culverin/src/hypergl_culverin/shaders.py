@@ -101,10 +101,11 @@ layout(std430, binding = {soft}) readonly buffer CulverinSoftVertices {{ vec4 so
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
 layout(location = 2) in uvec2 a_instance;  // (row | source << 31, part)
-out vec3 v_normal;
-out vec3 v_world;
-out vec4 v_color;
-flat out int v_mode;
+// Few interpolants: llvmpipe sets up a plane per interpolant per triangle and interpolates
+// each per pixel. v_surface is the normal, or a soft body's world position (its normal comes
+// from the derivatives); v_color is flat: rgb times the part's shade, and a: the mode.
+out vec3 v_surface;
+flat out vec4 v_color;
 
 void main() {{
     uint row = a_instance.x & 0x7fffffffu;
@@ -138,27 +139,24 @@ void main() {{
         world = position + rotate(rotation, part.offset_mode.xyz) + rotate(q, local);
         normal = rotate(q, normal);
     }}
-    v_normal = normal;
-    v_world = world;
-    v_color = part.color;
-    v_mode = mode;
+    v_surface = mode == 2 ? world : normal;
+    v_color = vec4(part.color.rgb * part.color.a, float(mode));
     gl_Position = view_proj * vec4(world, 1.0);
 }}
 """
 )
 
 FRAGMENT = """#version 430
-in vec3 v_normal;
-in vec3 v_world;
-in vec4 v_color;
-flat in int v_mode;
+in vec3 v_surface;
+flat in vec4 v_color;
 layout(std140, binding = {camera}) uniform CulverinCamera {{ mat4 view_proj; vec4 light;
                                                              vec4 lod; }};
 out vec4 color;
 void main() {{
-    vec3 n = v_mode == 2 ? cross(dFdx(v_world), dFdy(v_world)) : v_normal;
-    float facing = dot(normalize(n), normalize(light.xyz));
-    float lit = 0.35 + 0.65 * (v_mode == 2 ? abs(facing) : max(facing, 0.0));
-    color = vec4(v_color.rgb * (lit * v_color.a), 1.0);  // a: the part's shade
+    bool soft = v_color.a > 1.5;  // mode 2
+    vec3 n = soft ? cross(dFdx(v_surface), dFdy(v_surface)) : v_surface;
+    float facing = dot(normalize(n), light.xyz);  // light: unit length (set_camera)
+    float lit = 0.35 + 0.65 * (soft ? abs(facing) : max(facing, 0.0));
+    color = vec4(v_color.rgb * lit, 1.0);
 }}
 """
