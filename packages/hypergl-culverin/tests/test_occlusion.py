@@ -86,7 +86,7 @@ def test_bad_occlusion_targets(gl_ctx, make_world):
     bridge = gl_ctx.bridge("culverin", make_world(), capacity=16)
     renderer = BodyRenderer(bridge, max_ids=32)
     cmd = gl_ctx.command_buffer()
-    with pytest.raises(TypeError, match="occlusion must be the hypergl.Framebuffer drawn into"):
+    with pytest.raises(TypeError, match=r"occlusion must be the hypergl\.Framebuffer drawn into"):
         renderer.record(cmd, occlusion="frame")
     flat = gl_ctx.framebuffer(SIZE, depth=None, name="flat")
     with pytest.raises(hypergl.ResourceError, match="framebuffer 'flat' has no depth texture"):
