@@ -169,10 +169,12 @@ void main() {{
     ivec2 tile = ivec2(gl_GlobalInvocationID.xy);
     float far = 0.0;
     if (tile.x < grid.x && tile.y < grid.y) {{
-        for (int y = 0; y < 4; ++y)
-            for (int x = 0; x < 4; ++x) {{
-                ivec2 pixel = min(tile * 4 + ivec2(x, y), size - 1);
-                far = max(far, texelFetch(depth_attachment, pixel, 0).r);
+        // textureGather: the 2 x 2 texels around a corner in one lookup (clamped at edges)
+        for (int y = 0; y < 4; y += 2)
+            for (int x = 0; x < 4; x += 2) {{
+                vec2 corner = vec2(tile * 4 + ivec2(x, y) + 1);
+                vec4 d = textureGather(depth_attachment, corner / vec2(size));
+                far = max(far, max(max(d.x, d.y), max(d.z, d.w)));
             }}
         tiles[tile.y * grid.x + tile.x] = far;
     }}
