@@ -238,11 +238,19 @@ class Framebuffer(GPUResource):
                                 "depth=None, or a window's own framebuffer)")  # fmt: skip
         desc = {"width": self._desc["width"], "height": self._desc["height"], "format": fmt,
                 "layers": 0, "linked": True, "attachment_of": self.name}  # fmt: skip
-        context = self._link.context
-        self._depth_view = context._make(
-            AttachmentTexture, f"{self.name}_depth", desc, lambda _name: native
-        )
+        if native is None:  # trace and null: a plain texture stands in
+            self._link.enter()
+            with translated_errors():
+                native = self._link.native.resource(int(ResourceKind.TEXTURE),
+                                                    f"{self.name}#depth")  # fmt: skip
+        self._depth_view = AttachmentTexture(self._link, native, desc)
         return self._depth_view
+
+    def release(self) -> None:
+        view = self._depth_view
+        super().release()  # on gl this releases the depth texture too
+        if view is not None and not view.released:  # a plain stand-in
+            self._link.native.release(view._native)
 
     @property
     def size(self) -> tuple[int, int]:

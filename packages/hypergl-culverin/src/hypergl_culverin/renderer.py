@@ -73,7 +73,9 @@ class BodyRenderer:
     draw_count: hypergl.Buffer
     instances: hypergl.Buffer
     soft_vertices: hypergl.Buffer
+    visibility: hypergl.Buffer
     expand: hypergl.Pipeline
+    tiles_pipeline: hypergl.Pipeline
 
     def __init__(
         self,
