@@ -9,9 +9,10 @@ Same run, interleaved rounds, medians (ratios are medians of per-round ratios):
 * ``readback``          ``target.read(components=3)`` after a finished frame
 * ``bodies (GPU-driven)`` / ``bodies (old)``: only the clear and the bodies, finished:
                         this package's renderer (compute pass sorting live bodies into
-                        per-mesh, per-LOD instance lists culled against the frustum, one
-                        multi-draw-indirect) against the renderer of commit aaba37a
-                        (every instance runs the vertex shader over both meshes)
+                        per-mesh, per-LOD instance lists culled against the frustum and,
+                        in a second pass, against the depth then on screen; multi-draw-
+                        indirect-count) against the renderer of commit aaba37a (every
+                        instance runs the vertex shader over both meshes)
 * ``frame (old)``       the frame recorded with the old renderer (submit+draw+readback)
 
 Run: ``python benchmarks/demo_frame.py [--json FILE] [--repeat N] [--bodies N] [--size WxH]``.
@@ -61,7 +62,7 @@ def main() -> None:
 
     frame_new = scene.cmd
     frame_old = program(scene.forest.record, old.record)
-    bodies_new = program(lambda cmd: scene.bodies.record(cmd, sync=False))
+    bodies_new = program(lambda cmd: scene.bodies.record(cmd, sync=False, occlusion=target))
     bodies_old = program(lambda cmd: old.record(cmd, sync=False))
 
     def finished(cmd):
@@ -91,6 +92,7 @@ def main() -> None:
         args.repeat,
     )
     ms = {name: median(values) * 1e3 for name, values in samples.items()}
+    finished(frame_new)()  # the instance counts below are those of the demo's frame
     new_total = [s + r for s, r in zip(samples["submit_draw"], samples["readback"], strict=True)]
     counts = scene.bodies.instance_counts()
     results = {

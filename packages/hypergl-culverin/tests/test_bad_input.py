@@ -186,6 +186,9 @@ def test_renderer_bad_looks_and_limits(ctx, make_world):
         renderer.set_look(4, "box", 0.5)
     with pytest.raises(ValueError, match="lod_threshold"):
         BodyRenderer(bridge, lod_threshold=2.0)
+    for light in ((0, 0, 0), (1, 2), (0, float("nan"), 1)):
+        with pytest.raises(ValueError, match=r"light must be a finite, non-zero \(x, y, z\)"):
+            renderer.set_camera(np.eye(4), light=light)
 
 
 def test_helpers_of_a_released_bridge(ctx, make_world):

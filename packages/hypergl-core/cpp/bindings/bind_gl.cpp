@@ -110,6 +110,14 @@ void register_gl(nb::module_ &m) {
         .def_prop_ro("height", &GLFramebuffer::height)
         .def_prop_ro("color_count", [](const GLFramebuffer &f) { return f.colors().size(); })
         .def_prop_ro("has_depth", [](const GLFramebuffer &f) { return bool(f.depth()); })
+        // The depth attachment itself, for shaders to sample: the framebuffer keeps and
+        // releases it; it belongs to the framebuffer's context, so programs may bind it.
+        .def_prop_ro("depth_texture",
+                     [](GLFramebuffer &f) {
+                         const std::shared_ptr<GLTexture> &depth = f.depth();
+                         if (depth && !depth->released()) depth->set_owner(f.owner());
+                         return depth;
+                     })
         .def("resize", &GLFramebuffer::resize);
     nb::class_<GLFence, Resource>(m, "GLFence");
     nb::class_<GLReadback, Resource>(m, "GLReadback")

@@ -204,10 +204,53 @@ class Pipeline(GPUResource):
         return self._desc.get("vertex_count")
 
 
+class AttachmentTexture(Texture):
+    """A framebuffer's own attachment seen as a texture: it lives and dies with the
+    framebuffer, and a program that binds it saves it linked (the loader binds it)."""
+
+    def release(self) -> None:
+        owner = self._desc["attachment_of"]
+        raise ResourceError(f"texture '{self.name}' is an attachment of framebuffer "
+                            f"'{owner}': release the framebuffer")  # fmt: skip
+
+
 class Framebuffer(GPUResource):
     """Colour attachments and an optional depth attachment to render into."""
 
     kind = ResourceKind.FRAMEBUFFER
+    _depth_view: AttachmentTexture | None = None
+
+    @property
+    def depth_texture(self) -> Texture:
+        """The depth attachment as a texture for shaders to read (``texelFetch`` on a
+        ``sampler2D`` gives depth in 0..1), e.g. for occlusion culling after a first pass.
+
+        Read it only while nothing draws into the framebuffer (a compute pass, or a draw
+        into another framebuffer); GL leaves sampling a texture being rendered to undefined.
+        """
+        self._check_live()
+        if self._depth_view is not None:
+            return self._depth_view
+        fmt = self._desc.get("depth")
+        native = getattr(self._native, "depth_texture", None) if self._link.gl else None
+        if fmt is None or (self._link.gl and native is None):
+            raise ResourceError(f"framebuffer '{self.name}' has no depth texture (made with "
+                                "depth=None, or a window's own framebuffer)")  # fmt: skip
+        desc = {"width": self._desc["width"], "height": self._desc["height"], "format": fmt,
+                "layers": 0, "linked": True, "attachment_of": self.name}  # fmt: skip
+        if native is None:  # trace and null: a plain texture stands in
+            self._link.enter()
+            with translated_errors():
+                native = self._link.native.resource(int(ResourceKind.TEXTURE),
+                                                    f"{self.name}#depth")  # fmt: skip
+        self._depth_view = AttachmentTexture(self._link, native, desc)
+        return self._depth_view
+
+    def release(self) -> None:
+        view = self._depth_view
+        super().release()  # on gl this releases the depth texture too
+        if view is not None and not view.released:  # a plain stand-in
+            self._link.native.release(view._native)
 
     @property
     def size(self) -> tuple[int, int]:

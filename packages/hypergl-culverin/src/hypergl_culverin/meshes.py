@@ -116,14 +116,24 @@ def indexed_rows(count: int, indices: np.ndarray) -> np.ndarray:
     return rows
 
 
+WELD = 1e-5  # rows closer than this (position and normal) are one vertex
+
+
 def indexed(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(unique rows in first-use order, u32 indices) of a non-indexed triangle list, without
-    degenerate triangles."""
+    degenerate triangles.
+
+    Rows that differ by less than ``WELD`` are one vertex: a UV sphere's seam and poles
+    come out of sin/cos a few ulps apart (1e-16 against 0.0, -0.0), and unwelded they
+    cost llvmpipe a vertex each per instance and keep the pole's degenerate triangles.
+    """
     rows = np.ascontiguousarray(rows, np.float32)
-    unique, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+    keys = np.round(rows.astype(np.float64) / WELD) + 0.0  # + 0.0: -0.0 is 0.0
+    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
     order = np.argsort(first)  # keep first-use order: neighbouring triangles share vertices
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
+    unique = rows[first]
     triangles = rank[inverse.reshape(-1)].astype(np.uint32).reshape(-1, 3)
     # Drop triangles that name a vertex twice (a UV sphere's pole rows): a third of a
     # coarse sphere's triangles, each of which the rasterizer would still set up.

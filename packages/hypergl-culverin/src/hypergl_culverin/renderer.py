@@ -30,7 +30,7 @@ import hypergl
 from . import meshes
 from .bridge import CulverinBridge
 from .errors import ShapeError
-from .shaders import EXPAND, FRAGMENT, VERTEX
+from .shaders import DEPTH_TILES, EXPAND, FRAGMENT, VERTEX
 from .shapes import MODE_SOFT, Part, Shape, from_name
 
 PART_DTYPE = np.dtype([("offset_mode", np.float32, 4), ("rotation", np.float32, 4),
@@ -38,6 +38,7 @@ PART_DTYPE = np.dtype([("offset_mode", np.float32, 4), ("rotation", np.float32, 
 EXTRA_DTYPE = np.dtype([("position", np.float32, 3), ("id", np.uint32),
                         ("rotation", np.float32, 4)])  # fmt: skip
 DEFAULT_MAX_IDS = 65536
+DEPTH_UNIT = 0  # the texture unit occlusion culling reads the depth attachment from
 VERTEX_BYTES = 24
 PALETTE = [(0.91, 0.44, 0.32), (0.96, 0.76, 0.29), (0.27, 0.62, 0.80), (0.55, 0.40, 0.75),
            (0.90, 0.90, 0.88), (0.45, 0.72, 0.42)]  # fmt: skip
@@ -58,7 +59,8 @@ class BodyRenderer:
 
     Storage bindings from ``bridge.binding`` (B): records B, counter B + 1, looks B + 2,
     parts B + 3, mesh info B + 4, commands B + 5, instances B + 6, extras B + 7, soft
-    vertices B + 8; the camera block at uniform binding ``camera_binding``.
+    vertices B + 8, visibility B + 9, depth tiles B + 10; the camera block at uniform
+    binding ``camera_binding``; occlusion culling reads depth at texture unit 0.
 
     ``lod_threshold``: a sphere or capsule whose projected radius is below this share of
     the half screen height is drawn with the coarse mesh (0 turns LOD off).
@@ -71,7 +73,9 @@ class BodyRenderer:
     draw_count: hypergl.Buffer
     instances: hypergl.Buffer
     soft_vertices: hypergl.Buffer
+    visibility: hypergl.Buffer
     expand: hypergl.Pipeline
+    tiles_pipeline: hypergl.Pipeline
 
     def __init__(
         self,
@@ -109,7 +113,7 @@ class BodyRenderer:
         base = bridge.binding
         self._bindings = {"looks": base + 2, "parts": base + 3, "mesh_info": base + 4,
                           "commands": base + 5, "instances": base + 6, "extras": base + 7,
-                          "soft": base + 8}  # fmt: skip
+                          "soft": base + 8, "visibility": base + 9, "tiles": base + 10}  # fmt: skip
         self._camera_binding = camera_binding
         self._lod = float(lod_threshold)
 
@@ -134,11 +138,13 @@ class BodyRenderer:
         self._indices_used = 0
         # DrawElementsIndirectCommand per mesh: count, instanceCount (0 here: the compute
         # pass counts), firstIndex, baseVertex, baseInstance (the mesh's instance list).
-        self.template = ctx.buffer(size=self._max_meshes * 20, name="culverin_commands_zero")
-        self._template = self.template.map(np.uint32, (self._max_meshes, 5))
+        # Two sets of max_meshes: the second draws what occlusion culling's second pass adds.
+        self.template = ctx.buffer(size=2 * self._max_meshes * 20, name="culverin_commands_zero")
+        self._template = self.template.map(np.uint32, (2 * self._max_meshes, 5))
         self._template[:] = 0
-        self.indirect: hypergl.Buffer = ctx.buffer(size=self._max_meshes * 20, usage="indirect",
-                                   name="culverin_commands")  # fmt: skip
+        self.indirect: hypergl.Buffer = ctx.buffer(size=2 * self._max_meshes * 20,
+                                                   usage="indirect",
+                                                   name="culverin_commands")  # fmt: skip
         # The draw count (meshes in the library) for multi-draw-indirect-count, where the
         # GPU has it (GL 4.6 or ARB_indirect_parameters); else all max_meshes commands.
         caps = ctx.capabilities
@@ -146,10 +152,16 @@ class BodyRenderer:
         self.draw_count = ctx.buffer(size=4, usage="parameter", name="culverin_draw_count")
         self._draw_count = self.draw_count.map(np.uint32, (1,))
         self._draw_count[0] = 0
-        # Room for every part twice: a coarse mesh's list also holds its fine mesh's parts.
+        # Room for every part twice: a coarse mesh's list also holds its fine mesh's parts;
+        # and that once per command set.
         self._instance_capacity = 2 * max_parts
-        self.instances = ctx.buffer(size=self._instance_capacity * 8, usage="vertex",
+        self.instances = ctx.buffer(size=2 * self._instance_capacity * 8, usage="vertex",
                                     name="culverin_instances")  # fmt: skip
+        # Per part: 1 when it was on screen at the end of the last occlusion-culled frame.
+        self.visibility = ctx.buffer(size=max_parts * 4, name="culverin_visibility")
+        self.visibility.map(np.uint32)[:] = 0
+        self.depth_tiles: hypergl.Buffer | None = None  # made for the first occlusion target
+        self._tiles_size: tuple[int, int] | None = None
         self.extras: hypergl.Buffer = ctx.buffer(size=16 + max_extras * EXTRA_DTYPE.itemsize,
                                  name="culverin_extras")  # fmt: skip
         self._extra_count = self.extras.map(np.uint32, (4,))
@@ -180,7 +192,12 @@ class BodyRenderer:
         self.set_camera(np.eye(4))
         self.fence: hypergl.Fence = ctx.fence()
         fill = {"bodies": bridge.glsl(), "camera": camera_binding, **self._bindings}
+        fill["max_meshes"] = self._max_meshes
         self.expand = ctx.pipeline(compute_shader=EXPAND.format(**fill), name="culverin_expand")
+        self.tiles_pipeline = ctx.pipeline(
+            compute_shader=DEPTH_TILES.format(depth_unit=DEPTH_UNIT, tiles=self._bindings["tiles"]),
+            name="culverin_depth_tiles",
+        )
         self.pipeline: hypergl.Pipeline = ctx.pipeline(
             vertex_shader=VERTEX.format(**fill),
             fragment_shader=FRAGMENT.format(camera=camera_binding),
@@ -242,6 +259,7 @@ class BodyRenderer:
         index = len(self._mesh_index)
         self._mesh_index[key] = index
         self._template[index] = (len(indices), 0, first_index, first, 0)
+        self._template[index + self._max_meshes] = (len(indices), 0, first_index, first, 0)
         self._draw_count[0] = index + 1
         if rows[:, :3].size and key not in dict.fromkeys(k for k, _, _ in BUILT_IN):
             self._mesh_info[index] = (float(np.linalg.norm(rows[:, :3], axis=1).max()), -1, 0, 0)
@@ -347,7 +365,8 @@ class BodyRenderer:
         bases = np.concatenate([[0], np.cumsum(sizes)[:-1]])
         if bases[-1] + sizes[-1] > self._instance_capacity:
             raise ShapeError("the instance lists outgrow max_parts: raise max_parts")
-        self._template[:, 4] = bases
+        self._template[: self._max_meshes, 4] = bases
+        self._template[self._max_meshes :, 4] = bases + self._instance_capacity
         self._regions_dirty = False
 
     def update(self) -> None:
@@ -400,19 +419,37 @@ class BodyRenderer:
             raise ValueError(f"view_proj must be a finite 4x4 matrix, got shape {matrix.shape}")
         block = np.zeros(24, np.float32)
         block[:16] = matrix.T.reshape(-1)  # std140 mat4: column-major
-        block[16:19] = light
+        direction = np.asarray(light, dtype=np.float64)
+        length = float(np.linalg.norm(direction)) if direction.shape == (3,) else 0.0
+        if not np.isfinite(length) or length == 0.0:
+            raise ValueError(f"light must be a finite, non-zero (x, y, z), got {light!r}")
+        block[16:19] = direction / length  # unit length: the fragment shader skips normalize
         block[20] = self._lod
         self.camera.write(block)
         if self._regions_dirty:
             self._layout_regions()
 
-    def record(self, cmd: hypergl.CommandBuffer, *, sync: bool = True) -> None:
+    def record(
+        self,
+        cmd: hypergl.CommandBuffer,
+        *,
+        sync: bool = True,
+        occlusion: hypergl.Framebuffer | None = None,
+    ) -> None:
         """Record (optionally) the syncs, then the GPU expansion and the multi-draw.
 
         Bind and clear the framebuffer before; nothing here depends on the body count.
         Soft bodies made after this call need a new recording.
+
+        ``occlusion``: the framebuffer bound for these draws (it needs a depth texture).
+        The parts seen last frame are drawn first; the rest are tested against the depth
+        then on screen (the farthest depth of each 4 x 4 and 16 x 16 pixel tile), and only
+        those not behind it are drawn: what it culls was hidden, so the picture is the same.
+        Draw the other opaque things of the frame (ground, scenery) before this call, so
+        that they hide bodies too.
         """
         bridge = self._bridge
+        depth = self._occlusion_depth(occlusion)
         self._recorded_soft = None  # a new recording takes in new soft bodies
         self.update()
         if sync:
@@ -422,45 +459,93 @@ class BodyRenderer:
                 cmd.upload(source, staging)
                 cmd.copy_buffer(staging, self.soft_vertices, count * 16, dst_offset=first * 16)
         bindings = self._bindings
-        cmd.copy_buffer(self.template, self.indirect, self._max_meshes * 20)
+        cmd.copy_buffer(self.template, self.indirect, 2 * self._max_meshes * 20)
+        self._record_expand(cmd, phase=0 if depth is None else 1)
+        self._record_draw(cmd, 0)
+        if depth is not None:
+            width, height = self._tiles_size
+            cmd.barrier()  # the depth written by the draws, before the tiles read it
+            cmd.bind_pipeline(self.tiles_pipeline)
+            cmd.bind_texture(depth, DEPTH_UNIT)
+            cmd.bind_storage_buffer(self.depth_tiles, bindings["tiles"])
+            cmd.dispatch(-(-width // 16), -(-height // 16))
+            cmd.barrier()  # the tiles, before the second pass reads them
+            self._record_expand(cmd, phase=2)
+            self._record_draw(cmd, 1)
+        cmd.fence_signal(self.fence)
+        self._recorded_soft = len(self._soft)
+
+    def _occlusion_depth(self, target: Any) -> hypergl.Texture | None:
+        """The depth texture of `target` (None: no occlusion culling); tiles sized for it."""
+        if target is None:
+            return None
+        if not isinstance(target, hypergl.Framebuffer):
+            raise TypeError(f"occlusion must be the hypergl.Framebuffer drawn into, "
+                            f"got {target!r}")  # fmt: skip
+        depth = target.depth_texture  # raises for a framebuffer without one
+        size = tuple(target.size)
+        if self._tiles_size is not None and self._tiles_size != size:
+            raise ValueError(f"occlusion culling reads {self._tiles_size[0]}x"
+                             f"{self._tiles_size[1]} framebuffers in this renderer, "
+                             f"got {size[0]}x{size[1]}")  # fmt: skip
+        if self.depth_tiles is None:
+            fine = ((size[0] + 3) // 4, (size[1] + 3) // 4)
+            coarse = ((fine[0] + 3) // 4, (fine[1] + 3) // 4)
+            floats = fine[0] * fine[1] + coarse[0] * coarse[1]
+            self.depth_tiles = self._ctx.buffer(size=4 * floats, name="culverin_depth_tiles")
+            self._tiles_size = size
+        return depth
+
+    def _record_expand(self, cmd: hypergl.CommandBuffer, *, phase: int) -> None:
+        bridge, bindings = self._bridge, self._bindings
         cmd.bind_pipeline(self.expand)
         bridge.bind(cmd)
         cmd.bind_uniform_buffer(self.camera, self._camera_binding)
-        for name in ("looks", "parts", "mesh_info", "commands", "instances", "extras"):
-            buffer = {"looks": self.looks, "parts": self.parts, "mesh_info": self.mesh_info,
-                      "commands": self.indirect, "instances": self.instances,
-                      "extras": self.extras}[name]  # fmt: skip
-            cmd.bind_storage_buffer(buffer, bindings[name])
-        cmd.li(0, 0)
-        cmd.uniform_i(0, 0)
-        cmd.dispatch(-(-bridge.capacity // 64))
-        cmd.li(0, 1)
-        cmd.uniform_i(0, 0)
-        cmd.dispatch(-(-len(self._extras) // 64))
+        buffers = {"looks": self.looks, "parts": self.parts, "mesh_info": self.mesh_info,
+                   "commands": self.indirect, "instances": self.instances,
+                   "extras": self.extras, "visibility": self.visibility,
+                   "tiles": self.depth_tiles}  # fmt: skip
+        for name, buffer in buffers.items():
+            if buffer is not None:
+                cmd.bind_storage_buffer(buffer, bindings[name])
+        width, height = self._tiles_size or (1, 1)
+        for value, location in ((phase, 1), (width, 2), (height, 3)):
+            cmd.li(0, value)
+            cmd.uniform_i(0, location)
+        for source, rows in ((0, bridge.capacity), (1, len(self._extras))):
+            cmd.li(0, source)
+            cmd.uniform_i(0, 0)
+            cmd.dispatch(-(-rows // 64))
         cmd.barrier()
+
+    def _record_draw(self, cmd: hypergl.CommandBuffer, command_set: int) -> None:
         cmd.bind_pipeline(self.pipeline)
-        cmd.bind_storage_buffer(self.soft_vertices, bindings["soft"])
+        self._bridge.bind(cmd)
+        cmd.bind_uniform_buffer(self.camera, self._camera_binding)
+        for name, buffer in (("parts", self.parts), ("extras", self.extras),
+                             ("soft", self.soft_vertices)):  # fmt: skip
+            cmd.bind_storage_buffer(buffer, self._bindings[name])
         cmd.bind_vertex_buffer(self.vertices, 0)
         cmd.bind_vertex_buffer(self.instances, 1)
         cmd.bind_index_buffer(self.indices)
         cmd.bind_indirect_buffer(self.indirect)
+        offset = command_set * self._max_meshes * 20
         if self.indirect_count:
             cmd.bind_parameter_buffer(self.draw_count)
-            cmd.multi_draw_indexed_indirect_count(self._max_meshes)
+            cmd.multi_draw_indexed_indirect_count(self._max_meshes, offset=offset)
         else:
-            cmd.multi_draw_indexed_indirect(self._max_meshes, stride=20)
-        cmd.fence_signal(self.fence)
-        self._recorded_soft = len(self._soft)
+            cmd.multi_draw_indexed_indirect(self._max_meshes, offset=offset, stride=20)
 
     def instance_counts(self) -> dict[str, int]:
         """Instances each mesh drew in the last frame (reads the GPU's commands back)."""
-        counts = self.indirect.read(np.uint32).reshape(-1, 5)[:, 1]
+        counts = self.indirect.read(np.uint32).reshape(2, -1, 5)[:, :, 1].sum(axis=0)
         return {key: int(counts[index]) for key, index in self._mesh_index.items()}
 
     def release(self) -> None:
         """Free the renderer's own buffers and pipelines (not the bridge's)."""
-        own = (self.fence, self.pipeline, self.expand, self.camera, self.indirect, self.template,
-               self.indices, self.draw_count,
+        own = (self.fence, self.pipeline, self.expand, self.tiles_pipeline, self.camera,
+               self.indirect, self.template, self.indices, self.draw_count, self.visibility,
+               *([self.depth_tiles] if self.depth_tiles is not None else []),
                self.instances, self.mesh_info, self.vertices, self.parts, self.looks,
                self.extras, self.soft_vertices)  # fmt: skip
         for resource in own:

@@ -31,6 +31,13 @@ vec4 qmul(vec4 a, vec4 b) {{
 # One invocation per body row (source 0) or extra row (source 1: characters, wheels): each
 # part that survives the frustum test is appended to its mesh's instance list, and the
 # mesh's indirect command counts it. Far spheres and capsules take their coarse mesh.
+#
+# With occlusion culling the pass runs twice a frame (``phase``). Phase 1 lists, in the first
+# command set, the parts that were visible at the end of the last frame; they are drawn and
+# the depth tiles are made from what is then on screen (the tiles pass below). Phase 2 tests
+# every part against those tiles: a part behind them is hidden by what is drawn already, so
+# culling it cannot change the picture; the others that phase 1 left out go to the second
+# command set. Either way phase 2 records the part's visibility for the next frame.
 EXPAND = (
     """#version 430
 layout(local_size_x = 64) in;
@@ -43,7 +50,51 @@ layout(std430, binding = {commands}) buffer CulverinCommands {{ uint commands[];
 layout(std430, binding = {instances}) writeonly buffer CulverinInstances {{
     uvec2 instances[];
 }};
+layout(std430, binding = {visibility}) buffer CulverinVisibility {{ uint visible[]; }};
+layout(std430, binding = {tiles}) readonly buffer CulverinDepthTiles {{ float tiles[]; }};
 layout(location = 0) uniform int source;
+layout(location = 1) uniform int phase;  // 0: no occlusion culling; 1, 2: see above
+layout(location = 2) uniform int width;  // of the framebuffer whose depth phase 2 reads
+layout(location = 3) uniform int height;
+
+// True when the sphere is certainly behind the depth tiles. The eight corners of its
+// bounding cube bound its projection (a ratio of linear functions peaks at a corner) and
+// its nearest depth (depth grows with clip w, which is linear).
+bool hidden(vec3 centre, float radius) {{
+    vec2 lo = vec2(1e30), hi = vec2(-1e30);
+    float near = 1e30;
+    for (int i = 0; i < 8; ++i) {{
+        vec3 corner = centre + radius * vec3((i & 1) != 0 ? 1.0 : -1.0,
+                                             (i & 2) != 0 ? 1.0 : -1.0,
+                                             (i & 4) != 0 ? 1.0 : -1.0);
+        vec4 clip = view_proj * vec4(corner, 1.0);
+        if (clip.w < 1e-5) return false;  // reaches behind the eye: drawn
+        vec3 ndc = clip.xyz / clip.w;
+        lo = min(lo, ndc.xy);
+        hi = max(hi, ndc.xy);
+        near = min(near, ndc.z);
+    }}
+    vec2 size = vec2(width, height);
+    // Pixels whose centres the projection may cover, clamped to the screen.
+    ivec2 p0 = ivec2(max(floor((lo * 0.5 + 0.5) * size), vec2(0.0)));
+    ivec2 p1 = ivec2(min(floor((hi * 0.5 + 0.5) * size), size - 1.0));
+    if (p1.x < p0.x || p1.y < p0.y) return true;  // off screen
+    float depth = near * 0.5 + 0.5;
+    ivec2 grid = (ivec2(width, height) + 3) / 4;  // 4 x 4 pixel tiles, then 16 x 16
+    int first = 0;
+    ivec2 t0 = p0 / 4, t1 = p1 / 4;
+    if (max(t1.x - t0.x, t1.y - t0.y) >= 8) {{
+        first = grid.x * grid.y;
+        grid = (grid + 3) / 4;
+        t0 = p0 / 16;
+        t1 = p1 / 16;
+        if (max(t1.x - t0.x, t1.y - t0.y) >= 8) return false;  // large on screen: drawn
+    }}
+    float far = 0.0;
+    for (int y = t0.y; y <= t1.y; ++y)
+        for (int x = t0.x; x <= t1.x; ++x) far = max(far, tiles[first + y * grid.x + x]);
+    return depth > far + 1e-6;  // 1e-6: beyond a 24-bit depth buffer's rounding
+}}
 
 void main() {{
     uint row = gl_GlobalInvocationID.x;
@@ -71,6 +122,7 @@ void main() {{
         uint p = look.x + k;
         uint mesh = uint(parts[p].scale_mesh.w + 0.5);
         vec4 info = mesh_info[mesh];  // x: radius at unit scale, y: coarse mesh or -1
+        uint set = 0u;  // the first command set, or the second (phase 2)
         if (int(parts[p].offset_mode.w + 0.5) != 2) {{  // soft bodies: never culled
             vec3 centre = position + rotate(rotation, parts[p].offset_mode.xyz);
             vec3 s = abs(parts[p].scale_mesh.xyz);
@@ -80,17 +132,63 @@ void main() {{
                 if (dot(planes[i].xyz, centre) + planes[i].w < -radius * length(planes[i].xyz))
                     inside = false;
             }}
+            if (phase == 1 && (!inside || visible[p] == 0u)) continue;
+            if (phase == 2) {{
+                bool drawn = visible[p] != 0u;  // by phase 1
+                bool shown = inside && !hidden(centre, radius);
+                visible[p] = shown ? 1u : 0u;
+                if (drawn || !shown) continue;
+                set = 1u;
+            }}
             if (!inside) continue;
             float w = dot(m[3], vec4(centre, 1.0));
             if (info.y >= 0.0 && radius * ndc_per_unit < lod.x * max(w, 1e-4))
                 mesh = uint(info.y + 0.5);
+        }} else if (phase == 2) {{
+            continue;  // drawn by phase 1
         }}
-        uint slot = atomicAdd(commands[5u * mesh + 1u], 1u);
-        instances[commands[5u * mesh + 4u] + slot] = uvec2(row | (uint(source) << 31), p);
+        uint command = 5u * (mesh + set * {max_meshes}u);
+        uint slot = atomicAdd(commands[command + 1u], 1u);
+        instances[commands[command + 4u] + slot] = uvec2(row | (uint(source) << 31), p);
     }}
 }}
 """
 )
+
+# One invocation per 4 x 4 pixel tile of the depth attachment, one work group per 16 x 16:
+# the farthest depth of each tile at both sizes (phase 2 of the expansion reads them).
+DEPTH_TILES = """#version 430
+layout(local_size_x = 4, local_size_y = 4) in;
+layout(binding = {depth_unit}) uniform sampler2D depth_attachment;
+layout(std430, binding = {tiles}) writeonly buffer CulverinDepthTiles {{ float tiles[]; }};
+shared float group_far[16];
+
+void main() {{
+    ivec2 size = textureSize(depth_attachment, 0);
+    ivec2 grid = (size + 3) / 4;
+    ivec2 tile = ivec2(gl_GlobalInvocationID.xy);
+    float far = 0.0;
+    if (tile.x < grid.x && tile.y < grid.y) {{
+        // textureGather: the 2 x 2 texels around a corner in one lookup (clamped at edges)
+        for (int y = 0; y < 4; y += 2)
+            for (int x = 0; x < 4; x += 2) {{
+                vec2 corner = vec2(tile * 4 + ivec2(x, y) + 1);
+                vec4 d = textureGather(depth_attachment, corner / vec2(size));
+                far = max(far, max(max(d.x, d.y), max(d.z, d.w)));
+            }}
+        tiles[tile.y * grid.x + tile.x] = far;
+    }}
+    group_far[gl_LocalInvocationIndex] = far;
+    barrier();
+    if (gl_LocalInvocationIndex == 0u) {{
+        for (int i = 1; i < 16; ++i) far = max(far, group_far[i]);
+        ivec2 coarse = (grid + 3) / 4;
+        ivec2 group = ivec2(gl_WorkGroupID.xy);
+        if (group.x < coarse.x && group.y < coarse.y)
+            tiles[grid.x * grid.y + group.y * coarse.x + group.x] = far;
+    }}
+}}
+"""
 
 VERTEX = (
     """#version 430
@@ -101,10 +199,11 @@ layout(std430, binding = {soft}) readonly buffer CulverinSoftVertices {{ vec4 so
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
 layout(location = 2) in uvec2 a_instance;  // (row | source << 31, part)
-out vec3 v_normal;
-out vec3 v_world;
-out vec4 v_color;
-flat out int v_mode;
+// Few interpolants: llvmpipe sets up a plane per interpolant per triangle and interpolates
+// each per pixel. v_surface is the normal, or a soft body's world position (its normal comes
+// from the derivatives); v_color is flat: rgb times the part's shade, and a: the mode.
+out vec3 v_surface;
+flat out vec4 v_color;
 
 void main() {{
     uint row = a_instance.x & 0x7fffffffu;
@@ -138,27 +237,24 @@ void main() {{
         world = position + rotate(rotation, part.offset_mode.xyz) + rotate(q, local);
         normal = rotate(q, normal);
     }}
-    v_normal = normal;
-    v_world = world;
-    v_color = part.color;
-    v_mode = mode;
+    v_surface = mode == 2 ? world : normal;
+    v_color = vec4(part.color.rgb * part.color.a, float(mode));
     gl_Position = view_proj * vec4(world, 1.0);
 }}
 """
 )
 
 FRAGMENT = """#version 430
-in vec3 v_normal;
-in vec3 v_world;
-in vec4 v_color;
-flat in int v_mode;
+in vec3 v_surface;
+flat in vec4 v_color;
 layout(std140, binding = {camera}) uniform CulverinCamera {{ mat4 view_proj; vec4 light;
                                                              vec4 lod; }};
 out vec4 color;
 void main() {{
-    vec3 n = v_mode == 2 ? cross(dFdx(v_world), dFdy(v_world)) : v_normal;
-    float facing = dot(normalize(n), normalize(light.xyz));
-    float lit = 0.35 + 0.65 * (v_mode == 2 ? abs(facing) : max(facing, 0.0));
-    color = vec4(v_color.rgb * (lit * v_color.a), 1.0);  // a: the part's shade
+    bool soft = v_color.a > 1.5;  // mode 2
+    vec3 n = soft ? cross(dFdx(v_surface), dFdy(v_surface)) : v_surface;
+    float facing = dot(normalize(n), light.xyz);  // light: unit length (set_camera)
+    float lit = 0.35 + 0.65 * (soft ? abs(facing) : max(facing, 0.0));
+    color = vec4(v_color.rgb * lit, 1.0);
 }}
 """

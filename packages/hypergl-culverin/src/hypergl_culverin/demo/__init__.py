@@ -1,13 +1,14 @@
 """`hypergl demo`: the whole product in one command.
 
-Ten thousand Culverin (Jolt) bodies fall into a clearing in a forest. Each frame
-is one `submit()` of a program recorded once: the physics bridge's `upload`
-(bodies into a storage buffer, in C++ without the GIL), a compute shader that
-culls the forest's chunks against the camera, `condition`s on those GPU-written
-flags that call a `@subroutine` looping over rows of instanced trees, two
-instanced indirect draws of boxes and spheres, and a `read_framebuffer` into a
-ring of pixel-pack buffers read one frame later. Python only steps the physics
-and moves the camera (a write into a mapped uniform buffer).
+Ten thousand Culverin (Jolt) bodies fall into a clearing in a forest. Each frame is one
+`submit()` of a program recorded once: the physics bridge's `upload` (bodies into a
+storage buffer, in C++ without the GIL), a compute shader that culls the forest's chunks
+against the camera, `condition`s on those GPU-written flags that call a `@subroutine`
+looping over rows of instanced trees, the bodies (a compute pass lists them per mesh,
+culled against the frustum and, in a second pass, against the depth on screen; multi-
+draw-indirect-count), and a `read_framebuffer` into a ring of pixel-pack buffers read
+one frame later. Python only steps the physics and moves the camera (a write into a
+mapped uniform buffer).
 """
 
 from __future__ import annotations

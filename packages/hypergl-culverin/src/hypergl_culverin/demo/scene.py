@@ -70,7 +70,10 @@ def build_scene(
     cmd.bind_framebuffer(target)
     cmd.clear(color=BACKGROUND, depth=1.0)
     forest.record(cmd)
-    renderer.record(cmd)  # the bridge's upload, the GPU expansion, one multi-draw
+    # The bridge's upload, the GPU expansion and the multi-draws; occlusion culling against
+    # the depth of the forest and of the bodies seen last frame (a window's own framebuffer
+    # has no depth texture to read).
+    renderer.record(cmd, occlusion=None if window else target)
     if ring is not None:
         cmd.read_framebuffer(ring, target)
     cmd.end()
