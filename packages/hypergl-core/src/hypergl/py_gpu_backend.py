@@ -63,7 +63,6 @@ void main() {
 """
 #: Frames in flight for render_async (framebuffers per frame size).
 RING_SIZE = 3
-FRAME_TIMEOUT_S = 60.0  # an asynchronous frame not done by then is reported, not waited on
 VERTEX_DTYPE = np.dtype([("position", np.float32, 3), ("color", np.uint8, 4)])
 VERTEX_LAYOUT = [
     {
@@ -141,7 +140,8 @@ class HyperGLBackend:
         self._resident_count = 0
         self._targets: dict[tuple[int, int], Any] = {}
         self._programs: dict[tuple, Any] = {}
-        self._in_flight: dict[tuple[int, int], tuple[list, list, Ring]] = {}
+        self._in_flight: dict[tuple[int, int], tuple[list, Ring]] = {}
+        self._fence = ctx.fence(name="py_gpu_flush")
         #: Counters for tests and benchmarks: uploads and (re)allocations of the shared buffer.
         self.stats: dict[str, int] = {"uploads": 0, "allocations": 1, "recordings": 0}
 
@@ -158,22 +158,21 @@ class HyperGLBackend:
         return self._targets[key]
 
     def _frames_in_flight(self, width: int, height: int):
-        """A ring of framebuffers for asynchronous frames of this size, each with the fence
-        its frame signals."""
+        """A ring of framebuffers for asynchronous frames of this size."""
         key = (width, height)
         if key not in self._in_flight:
             framebuffers = [
                 self._ctx.framebuffer((width, height), color=["rgba8"], depth="depth32f")
                 for _ in range(RING_SIZE)
             ]
-            fences = [self._ctx.fence(name=f"py_gpu_frame_{k}") for k in range(RING_SIZE)]
-            self._in_flight[key] = (framebuffers, fences, Ring(RING_SIZE))
+            self._in_flight[key] = (framebuffers, Ring(RING_SIZE))
         return self._in_flight[key]
 
     def _program(self, vertices, width: int, height: int, background, ids: bool,
-                 framebuffer: Any = None, fence: Any = None):  # fmt: skip
+                 framebuffer: Any = None):  # fmt: skip
         """The recorded frame program for this buffer, size and background (cached); into
-        `framebuffer` (an asynchronous frame) it ends by signalling `fence`."""
+        `framebuffer` (an asynchronous frame) it ends with a fence, whose flush starts the
+        GPU on the frame without waiting for it."""
         key = (id(vertices), width, height, tuple(background), ids, id(framebuffer))
         program = self._programs.get(key)
         if program is None:
@@ -191,8 +190,8 @@ class HyperGLBackend:
             cmd.li(1, 0)
             cmd.li(2, 1)
             cmd.draw_reg(0, 1, 2)
-            if fence is not None:
-                cmd.fence_signal(fence)
+            if framebuffer is not None:
+                cmd.fence_signal(self._fence)
             cmd.end()
             self._programs[key] = program = (cmd, vertices)
             self.stats["recordings"] += 1
@@ -273,24 +272,20 @@ class HyperGLBackend:
         target: FrameBuffer | None = None,
     ) -> PendingFrame:
         """Submit the frame into one of a ring of framebuffers, flush, and return at once;
-        ``result()`` waits for the frame's own fence, then reads it. Measured on llvmpipe:
-        a read-back into a pixel-pack buffer is done by the driver at submit time (no
-        overlap); a submitted draw waits for a flush or a read, so the flush is what lets
-        its threads rasterise while Python goes on; and a read of a framebuffer that
-        queued work still uses waits for *all* queued work, the next frames' too, so the
-        fence wait first is what keeps frame k+1 rasterising while frame k is read."""
+        ``result()`` reads it. Measured on llvmpipe: a read-back into a pixel-pack buffer is
+        done by the driver at submit time (no overlap), and a submitted draw waits for a
+        flush or a read, so the flush is what lets its threads rasterise while Python goes
+        on."""
         source = batch
         batch, width, height, bg = check_render_args(batch, width, height, background, target)
-        framebuffers, fences, ring = self._frames_in_flight(width, height)
+        framebuffers, ring = self._frames_in_flight(width, height)
         slot = ring.claim()
         vertices, count = self._source(source, batch)
-        cmd = self._program(vertices, width, height, bg, False, framebuffers[slot], fences[slot])
+        cmd = self._program(vertices, width, height, bg, False, framebuffers[slot])
         cmd.submit(registers={0: count})
         self._ctx.flush()
 
         def finish() -> FrameBuffer:
-            if not fences[slot].wait(timeout=FRAME_TIMEOUT_S):
-                raise RuntimeError(f"an asynchronous frame took over {FRAME_TIMEOUT_S:g} s")
             frame = frame_for(target, width, height)
             framebuffers[slot].read(frame.to_numpy(), components=3, origin="bottom")
             return frame
