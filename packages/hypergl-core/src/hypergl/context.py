@@ -421,9 +421,10 @@ class Context(WindowControls):
     def flush(self) -> None:
         """Start the GPU on everything submitted and return without waiting (glFlush).
 
-        A driver may hold submitted work until something needs its result; llvmpipe
-        does not rasterize a frame before a read or a flush asks for it. Flush after
-        submitting a frame whose read comes later, so the two overlap."""
+        GL only promises to start submitted work at a flush (or at a read, a wait, or when
+        the context stops being current, as it does after each call from a thread that
+        did not have it current). Flush after submitting a frame whose read comes later,
+        so that the GPU works on it meanwhile."""
         self._link.flush()
 
     def check_errors(self) -> None:

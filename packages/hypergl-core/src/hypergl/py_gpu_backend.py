@@ -273,9 +273,9 @@ class HyperGLBackend:
     ) -> PendingFrame:
         """Submit the frame into one of a ring of framebuffers, flush, and return at once;
         ``result()`` reads it. Measured on llvmpipe: a read-back into a pixel-pack buffer is
-        done by the driver at submit time (no overlap), and a submitted draw waits for a
-        flush or a read, so the flush is what lets its threads rasterise while Python goes
-        on."""
+        done by the driver at submit time (no overlap), while a flushed draw is rasterised
+        by its threads while Python goes on; the flush starts the frame even where a thread
+        keeps the context current (GL only promises to start work at a flush)."""
         source = batch
         batch, width, height, bg = check_render_args(batch, width, height, background, target)
         framebuffers, ring = self._frames_in_flight(width, height)
