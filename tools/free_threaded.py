@@ -40,8 +40,9 @@ SUITES = ["packages/hypergl-compiler/tests", "packages/hypergl-core/tests", "pac
 MEMBERS = ["packages/hypergl-compiler", "packages/py-gpu", "packages/hypergl-core"]
 # What the suites import besides the members; only binary wheels are taken.
 TEST_REQUIREMENTS = ["numpy>=1.26", "pytest>=8", "hypothesis>=6", "pillow>=10", "glfw>=2.7",
-                     "PySDL2>=0.9", "ruff", "scikit-build-core>=0.10", "nanobind>=2.4",
-                     "cmake>=3.26", "hatchling"]  # fmt: skip
+                     "PySDL2>=0.9", "pysdl2-dll>=2.28", "gymnasium>=1.0", "ruff",
+                     "scikit-build-core>=0.10", "nanobind>=2.4", "cmake>=3.26",
+                     "hatchling"]  # fmt: skip
 DEB_SRC = "Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: trixie\nComponents: main\n"
 
 
@@ -159,8 +160,10 @@ def main(pytest_args: list[str]) -> int:
     command = [str(venv_python), "-m", "pytest", "-p", "no:cacheprovider", *pytest_args,
                *([] if paths else SUITES)]  # fmt: skip
     say(" ".join(command[2:]))
+    from dev import virtual_display_command  # the window tests run under Xvfb, as in dev.py's
+
     # Run outside the checkout's src folders: the installed (FREE_THREADED) engine is tested.
-    return subprocess.run(command, cwd=ROOT, check=False).returncode
+    return subprocess.run(virtual_display_command(command), cwd=ROOT, check=False).returncode
 
 
 if __name__ == "__main__":
