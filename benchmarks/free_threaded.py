@@ -88,6 +88,8 @@ def own_contexts(threads: int) -> float:
     scenes = [Scene(hypergl.context()) for _ in range(threads)]
 
     def work(scene: Scene) -> None:
+        # Lists made on the thread that uses them: on 3.13t an object made on another thread
+        # takes the atomic (shared) reference count path, about a third more CPU per step.
         x, v = state()
         for _ in range(STEPS):
             simulate(x, v)
@@ -102,9 +104,9 @@ def shared_context(threads: int) -> float:
     import hypergl
 
     scene = Scene(hypergl.context())
-    x, v = state()
 
     def physics() -> None:
+        x, v = state()  # made on the thread that uses them (see own_contexts)
         for _ in range(STEPS):
             simulate(x, v)
             scene.positions[:] = x
@@ -114,6 +116,7 @@ def shared_context(threads: int) -> float:
             scene.render()
 
     def both() -> None:
+        x, v = state()
         for _ in range(STEPS):
             simulate(x, v)
             scene.positions[:] = x
@@ -124,15 +127,21 @@ def shared_context(threads: int) -> float:
     return timed([threading.Thread(target=physics), threading.Thread(target=render)], STEPS)
 
 
-def simulation_only(threads: int) -> float:
-    """Steps per second of the simulation alone, each thread on lists of its own."""
+def simulation_only(threads: int) -> tuple[float, float]:
+    """(steps per second, CPU ms per step and thread) of the simulation alone, each thread
+    on lists of its own. CPU time does not count time spent waiting for a core, so it shows
+    the interpreter's cost per step (and any contention between the threads) under load."""
+    cpu: list[float] = []
 
     def work() -> None:
         x, v = state()
+        start = time.thread_time()
         for _ in range(STEPS):
             simulate(x, v)
+        cpu.append((time.thread_time() - start) * 1e3 / STEPS)
 
-    return timed([threading.Thread(target=work) for _ in range(threads)], threads * STEPS)
+    rate = timed([threading.Thread(target=work) for _ in range(threads)], threads * STEPS)
+    return rate, sum(cpu) / len(cpu)
 
 
 def timed(workers: list[threading.Thread], steps: int) -> float:
@@ -149,8 +158,9 @@ def child() -> None:
     own_contexts(1)  # warm up: shader compilers, first context
     gil = sys._is_gil_enabled() if hasattr(sys, "_is_gil_enabled") else True
     result = {"gil": gil, "own_1": own_contexts(1), "own_2": own_contexts(2),
-              "shared_1": shared_context(1), "shared_2": shared_context(2),
-              "sim_1": simulation_only(1), "sim_2": simulation_only(2)}  # fmt: skip
+              "shared_1": shared_context(1), "shared_2": shared_context(2)}  # fmt: skip
+    for threads in (1, 2):
+        result[f"sim_{threads}"], result[f"sim_cpu_ms_{threads}"] = simulation_only(threads)
     print(json.dumps(result))
 
 
@@ -211,8 +221,20 @@ def main() -> None:
     print(f"2 threads / 1 thread: GIL {scale['gil_scaling_own']}, free-threaded "
           f"{scale['ft_scaling_own']} (simulation alone: GIL {scale['gil_scaling_sim']}, "
           f"free-threaded {scale['ft_scaling_sim']})")  # fmt: skip
-    print(f"one thread of simulation, free-threaded vs GIL: {results['ft_vs_gil_sim_1']:.2f}x "
-          f"(the bound on 2 threads is about twice that)")  # fmt: skip
+    for name in ("gil", "ft"):
+        for threads in (1, 2):
+            cpu = sorted(r[f"sim_cpu_ms_{threads}"] for r in rounds[name])
+            results[f"{name}_sim_cpu_ms_{threads}"] = cpu[len(cpu) // 2]
+            results[f"{name}_sim_cpu_ms_{threads}_range"] = [cpu[0], cpu[-1]]
+    cpu = {k: v for k, v in results.items() if "_sim_cpu_ms_" in k}
+    penalty = cpu["ft_sim_cpu_ms_1"] / cpu["gil_sim_cpu_ms_1"]
+    results["ft_sim_cpu_penalty"] = penalty
+    print("simulation CPU ms per step and thread, median [min-max]: "
+          + ", ".join(f"{k.replace('_sim_cpu_ms_', ' ')} thread(s) {cpu[k]:.2f} "
+                      f"[{cpu[k + '_range'][0]:.2f}-{cpu[k + '_range'][1]:.2f}]"
+                      for k in cpu if not k.endswith("_range")))  # fmt: skip
+    print(f"free-threaded CPU per step: {penalty:.2f}x the GIL build's, so with two idle cores "
+          f"2 threads of simulation reach at most {2 / penalty:.2f}x")  # fmt: skip
     write_json(args.json, results)
 
 
