@@ -89,7 +89,7 @@ EXTRA_ARGS = {"raster": ["--setup-seed"]}
 NEEDS = {
     "free_threaded": (
         HERE.parent / ".venv-ft" / "bin" / "python",
-        "python3 tools/dev.py test --free-threaded makes it (about 17 min the first time)",
+        "python3 tools/dev.py test --free-threaded makes it (the benchmark then makes .venv-gil)",
     ),
 }
 

@@ -11,6 +11,16 @@ import time
 import pytest
 
 
+@pytest.fixture
+def sigint_raises():
+    """Python's own SIGINT handler for the test: a process started with SIGINT ignored (a
+    background job of a non-interactive shell) would never see the timer's signal, and the
+    endless run would never end."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def endless(ctx):
     cmd = ctx.command_buffer()
     cmd.label("top")
@@ -20,7 +30,7 @@ def endless(ctx):
 
 
 @pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="needs POSIX signals")
-def test_ctrl_c_stops_an_endless_goto_loop(null_ctx):
+def test_ctrl_c_stops_an_endless_goto_loop(null_ctx, sigint_raises):
     cmd = endless(null_ctx)
     timer = threading.Timer(0.3, os.kill, args=(os.getpid(), signal.SIGINT))
     started = time.monotonic()
@@ -103,7 +113,7 @@ FULL_SCREEN = (
 
 @pytest.mark.gl
 @pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="needs POSIX signals")
-def test_ctrl_c_during_a_long_gpu_wait_stops_the_run(gl_ctx):
+def test_ctrl_c_during_a_long_gpu_wait_stops_the_run(gl_ctx, sigint_raises):
     """Issue 17: SIGINT during a long draw was not honoured until the run ended.
 
     A slow draw, then a `load` that waits for the GPU, then a `store` of a marker:
