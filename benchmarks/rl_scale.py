@@ -9,8 +9,9 @@ Variants, run interleaved (A B C ... per round, medians of per-round ratios):
   flight (``max_in_flight``): the actor renders step k+1 while the driver takes step k.
   The actions are random, so sending one ahead is allowed (EnvPool's benchmarks drive
   their async mode the same way); a policy would need its own groups of envs for that.
-  One worker's observations are Ray's shared memory itself (zero-copy); two workers'
-  are copied into one batch. ``ray1_sync``: the same actor with ``step`` (one in flight);
+  The workers send observations in pieces of at most 1 MiB (see hypergl.rl.ray_env),
+  copied into the driver's batch. ``ray1_sync``: the same actor with ``step`` (one in
+  flight);
 * ``transfer``: what Ray alone costs per batch: an actor that returns a ready
   (256, 84, 84, 3) uint8 array without stepping, with the same steps in flight;
 * ``ray1+learn``: one actor stepped with ``send``/learn/``recv``, against ``sync+learn``;
@@ -28,12 +29,22 @@ Goals (issue 18): ray1 >= 0.8x inprocess at the same E; async >= 1.2x sync when 
 learner step takes as long as a render. Ray needs ``pip install 'hypergl-core[ray]'``;
 without it the Ray variants are left out (and their keys are absent from the JSON).
 
-Why ray1 stays under 0.8x on a 2-core machine: every step's observations are one
-5.4 MB object; Ray's object store costs about 3 ms of CPU per such object (driver,
-actor and raylet together, of which one memcpy into shared memory is about 0.4 ms),
-on the same two cores that llvmpipe renders on, so it cannot hide behind the render
-(``transfer_ms`` against ``step_ms``). A GPU renders without those cores; there the
-transfer overlaps the render and one worker gets close to in-process throughput.
+Why ray1 stays under 0.8x on this 2-core machine (measured 2026-12-01, load 4-6 from
+other jobs): every step's observations are one 5.4 MB object, and Ray's object store
+costs 2.3-2.6 ms of CPU per such object (driver 0.8-0.95, actor 0.9-1.05, raylet
+0.6-0.8; the memcpy into shared memory is 0.2 of it) against 4.0-4.7 ms of CPU for an
+in-process step, on the same two cores llvmpipe renders on (``transfer_ms`` against
+``step_ms``). In the actor a step takes 6-7.6 ms but one starts every 9.5-12.5 ms.
+Tried and not kept: one worker's observations as one array, handed to the driver
+zero-copy from the object store (Ray copies a buffer over 1 MiB in with threads it starts
+per copy: 0.50x against 0.56x for pieces and a copy, medians of 12 rounds); 3 steps in
+flight (no better than 2); a threaded actor that renders
+step k+1 while Ray stores step k (0.59x either way: no idle core to overlap into);
+Ray's compiled graphs (``experimental_compile``, shared-memory channels: the transfer
+alone drops to 0.4-0.9 ms, but the reader polls, the driver's CPU time rose, a step
+through the graph was slower than in process, and a dead actor tears the graph down).
+A GPU renders without those cores; there the transfer runs beside the render, and one
+worker per GPU (``num_gpus_per_worker``) adds a device, not a share of the same cores.
 """
 
 from __future__ import annotations
