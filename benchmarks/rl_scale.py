@@ -122,7 +122,7 @@ def transfer_only(ray, e: int, in_flight: int, steps: int):
     """Ray alone: an actor that returns a ready (e, 84, 84, 3) uint8 array per call, in
     pieces of 1 MiB or less as RayVectorEnv's workers send it (see hypergl.rl.ray_env)."""
 
-    @ray.remote(num_cpus=0.5)
+    @ray.remote(num_cpus=0.25)  # beside the 3 RayVectorEnv actors' 1.5
     class Frames:
         def __init__(self) -> None:
             obs = np.full((e, 84, 84, 3), 7, np.uint8)
@@ -138,11 +138,48 @@ def transfer_only(ray, e: int, in_flight: int, steps: int):
     def run() -> None:
         refs = [actor.step.remote(actions) for _ in range(min(in_flight, steps))]
         for k in range(steps):
-            ray.get(refs.pop(0))
+            ray.get(refs.pop(0), timeout=120)
             if k + in_flight < steps:
                 refs.append(actor.step.remote(actions))
 
     return run
+
+
+def env_runner(ray, e: int, steps: int, fragment: int, in_flight: int):
+    """RLlib's way: an actor steps a ReachVectorEnv of its own `fragment` steps at a time
+    (random actions stand in for the policy RLlib runs there) and sends each fragment's
+    observations as one object, in pieces of 1 MiB or less, `in_flight` fragments ahead."""
+
+    @ray.remote(num_cpus=0.25)  # beside the 3 RayVectorEnv actors' 1.5
+    class Runner:
+        def __init__(self) -> None:
+            self.env = ReachVectorEnv(e)
+            self.env.reset(seed=0)
+            self.obs = np.empty((fragment * e, 84, 84, 3), np.uint8)
+            self.rng = np.random.default_rng(0)
+            self.rows = max(1, 2**20 // self.obs[0].nbytes)
+
+        def sample(self):
+            for t in range(fragment):
+                action = self.rng.uniform(-1, 1, (e, 2)).astype(np.float32)
+                self.obs[t * e : (t + 1) * e] = self.env.step(action)[0]
+            return [self.obs[i : i + self.rows] for i in range(0, len(self.obs), self.rows)]
+
+    runner = Runner.remote()
+    calls = max(1, steps // fragment)
+    batch = np.empty((fragment * e, 84, 84, 3), np.uint8)
+
+    def run() -> None:
+        refs = [runner.sample.remote() for _ in range(min(in_flight, calls))]
+        for k in range(calls):
+            row = 0
+            for piece in ray.get(refs.pop(0), timeout=120):  # into the learner's batch
+                batch[row : row + len(piece)] = piece
+                row += len(piece)
+            if k + in_flight < calls:
+                refs.append(runner.sample.remote())
+
+    return run, calls * fragment * e
 
 
 def start_ray():
@@ -163,6 +200,7 @@ def main() -> None:
     p.add_argument("--steps", type=int, default=20, help="env steps per timed call")
     p.add_argument("--learner", choices=("sleep", "numpy"), default="sleep")
     p.add_argument("--in-flight", type=int, default=2, help="Ray steps sent ahead (ray1, ray2)")
+    p.add_argument("--fragment", type=int, default=5, help="steps per ray1_runner sample call")
     p.add_argument("--no-ray", action="store_true", help="leave the Ray variants out")
     args = p.parse_args()
     e, steps = args.envs, args.steps
@@ -191,7 +229,7 @@ def main() -> None:
         from hypergl.rl import RayVectorEnv
 
         k = args.in_flight
-        for workers in (1, 2):  # 0.5 CPU each: 3 actors (and the transfer one) on 2 CPUs
+        for workers in (1, 2):  # 0.5 CPU each: 3 actors, and 2 x 0.25 below, on 2 CPUs
             env = RayVectorEnv(workers, e, num_cpus_per_worker=0.5, max_in_flight=k)
             env.reset(seed=0)
             ray_envs.append(env)
@@ -202,6 +240,7 @@ def main() -> None:
         variants["transfer"] = transfer_only(ray, e, k, steps)
         # Ray's step_async/step_wait: the actor renders batch k+1 while the learner works.
         variants["ray1+learn"] = async_with_learner(ray_envs[0], actions, learn)
+        variants["ray1_runner"], frames["ray1_runner"] = env_runner(ray, e, steps, args.fragment, k)
         frames.update({"ray1_sync": e * steps, "transfer": e * steps, "ray1+learn": e * steps})
 
     samples = interleaved(variants, args.repeat)
@@ -222,10 +261,14 @@ def main() -> None:
         results["ray1_sync_vs_inprocess"] = pairwise_ratio(rate["ray1_sync"], rate["inprocess"])
         results["ray2_vs_inprocess"] = pairwise_ratio(rate["ray2"], rate["inprocess"])
         results["ray2_vs_ray1"] = pairwise_ratio(rate["ray2"], rate["ray1"])
+        results["ray1_runner_vs_inprocess"] = pairwise_ratio(rate["ray1_runner"],
+                                                             rate["inprocess"])  # fmt: skip
         results["ray1_async_vs_sync"] = pairwise_ratio(rate["ray1+learn"], rate["sync+learn"])
         print(f"ray, 1 worker ({k} steps in flight) vs in process (sync): "
               f"{results['ray1_vs_inprocess']:.2f}x   (target >= 0.8x); with step(): "
               f"{results['ray1_sync_vs_inprocess']:.2f}x")  # fmt: skip
+        print(f"ray, 1 RLlib-style env runner ({args.fragment} steps per sample, {k} in "
+              f"flight) vs in process: {results['ray1_runner_vs_inprocess']:.2f}x")  # fmt: skip
         print(f"Ray alone moves a batch in {results['transfer_ms']:.1f} ms ({k} in flight), "
               f"an in-process step takes {results['step_ms']:.1f} ms")  # fmt: skip
         print(f"ray, 2 workers vs 1: {results['ray2_vs_ray1']:.2f}x   (2 cores, and llvmpipe "
