@@ -12,6 +12,10 @@ Variants, run interleaved (A B C ... per round, medians of per-round ratios):
   The workers send observations in pieces of at most 1 MiB (see hypergl.rl.ray_env),
   copied into the driver's batch. ``ray1_sync``: the same actor with ``step`` (one in
   flight);
+* ``ray1_runner``: RLlib's way (its env runners make the env in the actor through
+  ``gymnasium.make_vec``): one actor steps a ``ReachVectorEnv(256)`` of its own
+  ``--fragment`` (5) steps per call and sends the fragment's observations as one object,
+  2 calls in flight; random actions stand in for the policy RLlib runs in the actor;
 * ``transfer``: what Ray alone costs per batch: an actor that returns a ready
   (256, 84, 84, 3) uint8 array without stepping, with the same steps in flight;
 * ``ray1+learn``: one actor stepped with ``send``/learn/``recv``, against ``sync+learn``;
