@@ -76,7 +76,7 @@ HEADLINES: dict[str, tuple[int, list[tuple[str, str, float]]]] = {
         3,
         [
             ("async_vs_sync", "RL 256 envs: async vs sync, learner as long as a render", 1.2),
-            ("ray1_vs_inprocess", "RL 256 envs: one Ray worker vs in process", 0.8),
+            ("ray1_vs_inprocess", "RL 256 envs: one Ray worker (send/recv) vs in process", 0.8),
         ],
     ),
 }
