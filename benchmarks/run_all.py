@@ -38,6 +38,8 @@ HEADLINES: dict[str, tuple[int, list[tuple[str, str, float]]]] = {
         [
             ("vm_binds_vs_moderngl", "10k textured objects: VM binds vs moderngl loop", 1.4),
             ("azdo_vs_moderngl", "10k textured objects: one-call draw list vs moderngl", 20.0),
+            ("vm_ranges_vs_moderngl_ranges",
+             "10k textured objects: VM vs moderngl, uniform-buffer ranges", 1.4),
         ],
     ),
     "raster": (
@@ -51,6 +53,8 @@ HEADLINES: dict[str, tuple[int, list[tuple[str, str, float]]]] = {
             ("hypergl_vs_floor_convention_100k",
              "raster 100k: hypergl vs floor under py-gpu's convention", 0.9),
             ("async_vs_sync_1k", "raster 1k: hypergl async vs sync readback", 1.2),
+            ("async_vs_sync_1k_io_consumer",
+             "raster 1k: async vs sync, consumer waiting 5 ms a frame", 1.2),
         ],
     ),
     "culverin_sync": (
