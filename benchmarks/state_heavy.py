@@ -30,7 +30,9 @@ Each variant runs in a process of its own, as a user's program would: two GL
 libraries' contexts in one process disturb each other on llvmpipe (each frees and
 regrows hundreds of MB of per-frame scene memory, and whichever runs next pays the
 page faults). The processes take turns (A B C D, A B C D, ...); ratios are medians
-of per-round ratios.
+of per-round ratios. The variants run with glibc's heap trimming off (``--trim``
+leaves it on): otherwise every frame page-faults its scene memory back in, and a
+variant's frame time swings 2-3x from run to run.
 
 Where the ceiling is on llvmpipe: whenever a texture or a uniform changes between
 two draws, llvmpipe copies its whole fragment-state block (tens of KB: the
@@ -45,6 +47,7 @@ state_change_us in the JSON reports the copy's cost as measured.
 from __future__ import annotations
 
 import importlib.util
+import os
 
 import numpy as np
 from _common import (
@@ -399,6 +402,13 @@ def zengl_variant(s: dict, draws: int):
     return run, read
 
 
+# glibc gives the top of its heap back to the kernel when a free leaves enough there, and
+# llvmpipe frees a frame's scene memory (hundreds of MB with a state change per draw) at
+# the end of each frame: the next frame then page-faults all of it in again. Measured
+# here, that swung a variant's frame 2-3x from run to run, whichever variant it was; with
+# trimming off (and large blocks kept off mmap) every variant reuses its memory.
+NO_TRIM = "glibc.malloc.trim_threshold=4294967295:glibc.malloc.mmap_threshold=4294967295"
+
 VM_UNIFORMS = {"vm_binds": "const", "vm_ranges": "range", "vm_draws_only": "none"}
 
 
@@ -418,10 +428,15 @@ def make_variant(name: str, draws: int):
 def main() -> None:
     p = parser(__doc__.splitlines()[0], repeat=10)
     p.add_argument("--draws", type=int, default=10_000, help="objects (default %(default)s)")
+    p.add_argument("--trim", action="store_true",
+                   help="leave glibc's heap trimming on in the variants' processes")  # fmt: skip
     args = p.parse_args()
     draws = args.draws
     names = ["moderngl", "vm_binds", "moderngl_ranges", "vm_ranges", "azdo", "azdo_instanced",
              "vm_draws_only"]  # fmt: skip
+    if not args.trim:
+        # Read by glibc when each variant's process starts (the variants inherit it).
+        os.environ["GLIBC_TUNABLES"] = NO_TRIM
     if importlib.util.find_spec("zengl") is not None:
         names.insert(1, "zengl")
     samples, outputs = interleaved_in_processes("state_heavy", names, args.repeat, draws=draws)
