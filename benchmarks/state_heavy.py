@@ -35,9 +35,10 @@ leaves it on): otherwise every frame page-faults its scene memory back in, and a
 variant's frame time swings 2-3x from run to run.
 
 Where the ceiling is on llvmpipe: whenever a texture or a uniform changes between
-two draws, llvmpipe copies its whole fragment-state block (tens of KB: the
-descriptors of every texture and sampler slot) into the frame's scene, about
-1.5-2.5 us per draw on this machine. That copy is the same whoever issues the GL
+two draws, llvmpipe stores a new copy of its fragment state (in Mesa 22.3 a block
+of tens of KB, the descriptors of every texture and sampler slot) in the frame's
+scene; memmove is the largest single cost in a perf profile of vm_binds (19 %).
+That is about 2.2-2.7 us per draw on this machine. That copy is the same whoever issues the GL
 calls, so replaying the binds from C can only save the Python loop's own share;
 state_change_us in the JSON reports the copy's cost as measured.
 
