@@ -83,6 +83,10 @@ HEADLINES: dict[str, tuple[int, list[tuple[str, str, float]]]] = {
             ("ray1_vs_inprocess", "RL 256 envs: one Ray worker (send/recv) vs in process", 0.8),
         ],
     ),
+    "free_threaded": (
+        3,
+        [("ft_vs_gil_2threads", "free-threaded 3.13t vs GIL 3.13, 2 threads", 1.6)],
+    ),
 }
 
 
