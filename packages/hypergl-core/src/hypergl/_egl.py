@@ -7,7 +7,6 @@ calls into it, inside the context's lock, and lets go after the call.
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 from . import _core
@@ -44,9 +43,12 @@ class HeadlessHost:
         self.egl.destroy()
 
     def __del__(self) -> None:
-        # The last mapped array is gone (see Context.close): the context can go now.
-        with contextlib.suppress(Exception):
+        # The last mapped array is gone (see Context.close): the context can go now. No
+        # module global here: at interpreter shutdown they may already be None.
+        try:  # noqa: SIM105 - contextlib may be gone by then
             self.close()
+        except Exception:
+            pass
 
 
 def create_headless_context(device_index: int | None = None) -> HeadlessHost:
