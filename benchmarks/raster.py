@@ -485,8 +485,8 @@ def main() -> None:
                 gain = cell["async"] / cell["sync"]
                 count, _, io = size.partition("+")
                 what = f"{int(count) // 1000}k" + (f" +{args.consumer_ms:g} ms I/O" if io else "")
-                bound = "" if io else f"  (at most {cell['bound']:.2f}x: {cell['cpu_ms']:.2f} "
-                bound += "" if io else f"CPU-ms per frame on {os.cpu_count()} cores)"
+                cpu = f"{cell['cpu_ms']:.2f} CPU-ms per frame on {os.cpu_count()} cores"
+                bound = "" if io else f"  (at most {cell['bound']:.2f}x: {cpu})"
                 print(f"  {name:<10}{what:>14}  sync {cell['sync']:>7.1f}  "
                       f"async {cell['async']:>7.1f}  {gain:.2f}x{bound}")  # fmt: skip
     print("\nratios (target)")
