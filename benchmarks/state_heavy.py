@@ -22,9 +22,9 @@ same pixels (checked before timing):
   moderngl_ranges / vm_ranges  the same loops with each object's uniforms in one
             buffer of 256-byte blocks, a range bound per object
             (ubo.bind_to_uniform_block / bind_uniform_range) instead of uniform writes
-  vm_draws_only  vm_binds without its per-object binds (every object keeps the first
-            one's texture and uniforms; pixels differ, not compared): what the same
-            10,000 draws cost the driver when no state changes between them
+  vm_draws_only  vm_binds without its per-object binds (the objects drawn with each
+            pipeline keep its first object's texture and uniforms; pixels differ, not
+            compared): what the same draws cost the driver when no state changes
 
 Each variant runs in a process of its own, as a user's program would: two GL
 libraries' contexts in one process disturb each other on llvmpipe (each frees and
@@ -38,9 +38,9 @@ Where the ceiling is on llvmpipe: whenever a texture or a uniform changes betwee
 two draws, llvmpipe stores a new copy of its fragment state (in Mesa 22.3 a block
 of tens of KB, the descriptors of every texture and sampler slot) in the frame's
 scene; memmove is the largest single cost in a perf profile of vm_binds (19 %).
-That is about 2.2-2.7 us per draw on this machine. That copy is the same whoever issues the GL
-calls, so replaying the binds from C can only save the Python loop's own share;
-state_change_us in the JSON reports the copy's cost as measured.
+That copy is the same whoever issues the GL calls, so replaying the binds from C can
+only save the Python loop's own share; state_change_us in the JSON reports what the
+binds cost the driver, as measured.
 
     python benchmarks/state_heavy.py [--repeat N] [--draws N] [--json FILE]
 """
@@ -191,9 +191,9 @@ def hypergl_target():
 def vm_binds_variant(s: dict, draws: int, uniforms: str = "const"):
     """The per-object binds recorded into one program: a texture bind and the
     object's uniforms, written with uniform_const (uniforms='const') or as a range
-    of one buffer of blocks (uniforms='range'). With uniforms='none' every draw
-    keeps the first object's texture and uniforms: the driver's per-draw floor
-    when no state changes (different pixels; not compared)."""
+    of one buffer of blocks (uniforms='range'). With uniforms='none' the draws of a
+    pipeline keep its first object's texture and uniforms: the driver's per-draw
+    floor when no state changes (different pixels; not compared)."""
     ctx, fb, read = hypergl_target()
     vertices, ranges = mesh_ranges(meshes())
     layout = [{"binding": 0, "stride": 16, "attributes": LAYOUT}]
@@ -224,7 +224,7 @@ def vm_binds_variant(s: dict, draws: int, uniforms: str = "const"):
         if i % PIPELINE_EVERY == 0:
             cmd.bind_pipeline(per_draw[s["pipeline"][i]])
             cmd.bind_vertex_buffer(vbo, 0)
-        if uniforms != "none" or i == 0:
+        if uniforms != "none" or i % PIPELINE_EVERY == 0:  # uniforms are per program
             cmd.bind_texture(textures[s["texture"][i]], 0)
             if blocks is not None:
                 cmd.bind_uniform_range(blocks, 0, i * BLOCK_STRIDE, BLOCK_SIZE)
