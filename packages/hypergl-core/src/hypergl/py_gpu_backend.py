@@ -141,7 +141,6 @@ class HyperGLBackend:
         self._targets: dict[tuple[int, int], Any] = {}
         self._programs: dict[tuple, Any] = {}
         self._in_flight: dict[tuple[int, int], tuple[list, Ring]] = {}
-        self._fence = ctx.fence(name="py_gpu_flush")
         #: Counters for tests and benchmarks: uploads and (re)allocations of the shared buffer.
         self.stats: dict[str, int] = {"uploads": 0, "allocations": 1, "recordings": 0}
 
@@ -170,9 +169,8 @@ class HyperGLBackend:
 
     def _program(self, vertices, width: int, height: int, background, ids: bool,
                  framebuffer: Any = None):  # fmt: skip
-        """The recorded frame program for this buffer, size and background (cached); into
-        `framebuffer` (an asynchronous frame) it ends with a fence, whose flush starts the
-        GPU on the frame without waiting for it."""
+        """The recorded frame program for this buffer, size and background (cached), into
+        `framebuffer` (an asynchronous frame) or the shared target."""
         key = (id(vertices), width, height, tuple(background), ids, id(framebuffer))
         program = self._programs.get(key)
         if program is None:
@@ -190,8 +188,6 @@ class HyperGLBackend:
             cmd.li(1, 0)
             cmd.li(2, 1)
             cmd.draw_reg(0, 1, 2)
-            if framebuffer is not None:
-                cmd.fence_signal(self._fence)
             cmd.end()
             self._programs[key] = program = (cmd, vertices)
             self.stats["recordings"] += 1
