@@ -304,7 +304,7 @@ def moderngl_variant(s: dict, draws: int, uniforms: str = "write"):
     work = [(textures[s["texture"][i]], s["column_major"][i].tobytes(), s["color"][i].tobytes(),
              *ranges[s["mesh"][i]][::-1]) for i in range(draws)]  # fmt: skip
 
-    blocks = ctx.buffer(block_records(s).tobytes())
+    blocks = ctx.buffer(block_records(s).tobytes()) if uniforms == "range" else None
 
     def run_ranges():
         ctx.__enter__()
