@@ -170,3 +170,13 @@ def test_handles_and_bad_input():
         renderer.render(handle, camera, 0, 24)
     empty = renderer.render([], camera, 4, 4, background=(1, 2, 3))
     assert empty.color.get_pixel(0, 0) == (1, 2, 3) and (empty.object_id == -1).all()
+
+
+def test_the_lazy_mesh_names_are_the_mesh_module_s():
+    """py_gpu lists py_gpu.mesh's names itself (importing py_gpu must not import NumPy): the
+    two lists must not drift apart."""
+    import py_gpu.mesh
+
+    lazy = set(py_gpu._MESH)  # the list this test guards
+    assert lazy == set(py_gpu.mesh.__all__)
+    assert all(getattr(py_gpu, name) is getattr(py_gpu.mesh, name) for name in lazy)
