@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("gymnasium")
 
-from hypergl.rl import (  # noqa: E402
+from hypergl.rl import (
     ActionDtypeError,
     ActionError,
     AsyncReachVectorEnv,

@@ -279,7 +279,7 @@ class Instances:
         _set(self, transforms=frozen(np.ascontiguousarray(t), source),
              normal_matrices=frozen(_normal_matrices(t), None))  # fmt: skip
         k = len(t)
-        ids = np.asarray(np.arange(k, dtype=np.int32) if self.object_ids is None else self.object_ids)
+        ids = np.arange(k) if self.object_ids is None else np.asarray(self.object_ids)
         if ids.shape != (k,) or ids.dtype.kind not in "iu":
             raise InvalidGeometryError(f"object_ids must be ({k},) integers, got {ids.shape}")
         _set(self, object_ids=frozen(ids.astype(np.int32), None))
