@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -90,3 +93,26 @@ def test_an_error_in_the_worker_is_raised_by_recv():
         env.recv()
     env.reset(seed=0)  # and the env is usable afterwards
     env.close()
+
+
+LEFT_OPEN = """
+import numpy as np
+from hypergl.rl import AsyncReachVectorEnv
+env = AsyncReachVectorEnv(2)
+env.reset(seed=0)
+env.step(np.zeros((2, 2), np.float32))
+env.send(np.zeros((2, 2), np.float32))  # a step still in flight at exit
+{after}
+print("done", flush=True)
+"""
+
+
+@pytest.mark.parametrize("after", ["", "del env; import gc; gc.collect()"], ids=["exit", "dropped"])
+def test_an_env_left_open_is_closed_without_leaks_or_a_hang(after):
+    # The worker thread closes the env's context at exit (or when the env is collected):
+    # nanobind reports no leaked OpenGL objects, and the interpreter exits.
+    result = subprocess.run([sys.executable, "-c", LEFT_OPEN.format(after=after)],
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "done"
+    assert "leaked" not in result.stderr and "Traceback" not in result.stderr, result.stderr

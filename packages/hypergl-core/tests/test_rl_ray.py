@@ -14,7 +14,7 @@ ray = pytest.importorskip(
     "ray", reason="Ray is not installed: pip install 'hypergl-core[ray]' (tools/dev.py does)"
 )
 
-from hypergl.rl import ActionError, RayVectorEnv, RLConfigError  # noqa: E402
+from hypergl.rl import ActionDtypeError, ActionError, RayVectorEnv, RLConfigError  # noqa: E402
 
 # A hung actor or cluster fails its test, never the whole run (the env's own waits are bounded too).
 pytestmark = [pytest.mark.gl, pytest.mark.ray, pytest.mark.timeout(180)]
@@ -169,3 +169,27 @@ def test_bad_configuration_and_actions_are_named(local_ray):
     with pytest.raises(RLConfigError, match=r"nothing to wait for: call step_async"):
         env.recv()
     env.close()
+
+
+@pytest.fixture(scope="module")
+def reset_ray_env(local_ray):
+    env = RayVectorEnv(1, 2, num_cpus_per_worker=0.5)
+    env.reset(seed=0)
+    yield env
+    env.close()
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "match"),
+    [
+        ("left", ActionDtypeError, "got a str: 'left'"),
+        ([[0.1, 0.2], [0.3]], ActionError, "rectangular array of shape"),
+        (np.zeros((2, 2)) + 1j, ActionDtypeError, "dtype complex128"),
+        (np.full((2, 2), np.nan), ActionError, r"actions\[0, 0\] is nan"),
+    ],
+    ids=["string", "ragged", "complex", "nan"],
+)
+def test_bad_actions_are_named_before_they_reach_a_worker(reset_ray_env, bad, error, match):
+    with pytest.raises(error, match=match):
+        reset_ray_env.step_async(bad)
+    assert not reset_ray_env._sent  # nothing was sent

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from py_gpu.backends import (
+    Backend,
     BackendCapabilities,
     BatchHandle,
     check_render_args,
@@ -91,7 +92,7 @@ def pack_into(batch: RasterBatch, out: np.ndarray) -> None:
     colour[:, 3] = 255
 
 
-class HyperGLBackend:
+class HyperGLBackend(Backend):
     """GPU raster backend: one recorded HyperGL program per target, replayed per frame."""
 
     name = "hypergl"
@@ -282,6 +283,7 @@ class HyperGLBackend:
         self._ctx.flush()
 
         def finish() -> FrameBuffer:
+            self.check_open()
             frame = frame_for(target, width, height)
             framebuffers[slot].read(frame.to_numpy(), components=3, origin="bottom")
             return frame
@@ -299,7 +301,7 @@ class HyperGLBackend:
         ids = (raw.astype(np.int64) - 1).astype(np.int32)
         return ids, depth_for_ids(batch.arrays()[0], ids)
 
-    def close(self) -> None:
+    def _release(self) -> None:
         self._programs.clear()
         self._in_flight.clear()
         self._ctx.close()

@@ -17,6 +17,12 @@ if TYPE_CHECKING:  # NumPy is optional at run time
 
 ColorLike = tuple[int, int, int]
 
+#: The most pixels (width x height) of a frame py_gpu renders or allocates: 8192 x 8192.
+#: Renders, ``MeshRenderer.render`` and ``FrameBuffer.new`` refuse more before allocating
+#: anything (a 64 Mi pixel frame costs about 1 GiB of depth, id and colour buffers in the NumPy
+#: rasterizer).  A process that has the memory may raise it: ``py_gpu.buffers.MAX_FRAME_PIXELS``.
+MAX_FRAME_PIXELS = 8192 * 8192
+
 
 def as_rgb(value: Sequence[float]) -> ColorLike:
     """Validate an RGB colour: three finite channels in 0..255, rounded to integers.
@@ -60,6 +66,17 @@ def validate_size(width: object, height: object) -> tuple[int, int]:
     return int(width), int(height)  # type: ignore[call-overload]
 
 
+def check_frame_size(width: object, height: object) -> tuple[int, int]:
+    """:func:`validate_size`, and at most :data:`MAX_FRAME_PIXELS` pixels (InvalidSizeError)."""
+    w, h = validate_size(width, height)
+    if w * h > MAX_FRAME_PIXELS:
+        raise InvalidSizeError(
+            f"a {w}x{h} frame has {w * h} pixels, more than py_gpu's limit of "
+            f"{MAX_FRAME_PIXELS} (py_gpu.buffers.MAX_FRAME_PIXELS)"
+        )
+    return w, h
+
+
 @dataclass
 class FrameBuffer:
     """A row-major RGB byte buffer: row 0 is the top of the image."""
@@ -79,7 +96,7 @@ class FrameBuffer:
 
     @classmethod
     def new(cls, width: int, height: int, fill: ColorLike = (0, 0, 0)) -> FrameBuffer:
-        width, height = validate_size(width, height)
+        width, height = check_frame_size(width, height)
         color = as_rgb(fill)
         return cls(width, height, bytearray(bytes(color) * (width * height)))
 
@@ -175,7 +192,7 @@ class DepthBuffer:
 
     @classmethod
     def new(cls, width: int, height: int, fill: float = float("inf")) -> DepthBuffer:
-        width, height = validate_size(width, height)
+        width, height = check_frame_size(width, height)
         return cls(width, height, [fill] * (width * height))
 
     def clear(self, value: float = float("inf")) -> None:

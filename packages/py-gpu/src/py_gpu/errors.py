@@ -34,3 +34,7 @@ class UnknownBackendError(PyGpuError, LookupError, RuntimeError):
 
 class BackendUnavailableError(PyGpuError, RuntimeError):
     """The backend is installed but cannot start here; the message says why."""
+
+
+class BackendClosedError(PyGpuError, RuntimeError):
+    """The backend was closed: ``py_gpu.select_backend(name)`` starts a new one."""

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .buffers import ColorLike, as_rgb
 from .convention import MAX_SCREEN_COORD
 from .errors import InvalidColorError, InvalidGeometryError
+from .frozen import frozen
 
 if TYPE_CHECKING:  # NumPy is optional at run time
     import numpy as np
@@ -125,7 +126,9 @@ class RasterBatch:
             raise InvalidGeometryError(
                 f"positions must hold 9 numbers per triangle, got shape {pos.shape}"
             )
-        xyz = np.ascontiguousarray(pos.reshape(-1, 3, 3))
+        if pos.ndim != 3 or pos.shape[1:] != (3, 3):  # (N, 3, 3) stays the caller's array
+            pos = pos.reshape(-1, 3, 3)
+        xyz = np.ascontiguousarray(pos)
         count = xyz.shape[0]
         if not np.isfinite(xyz).all():
             bad = np.argwhere(~np.isfinite(xyz))[0]
@@ -142,10 +145,10 @@ class RasterBatch:
         rgb = _colors_array(colors, count)
         batch = cls.__new__(cls)
         batch._triangles = None
-        xyz.flags.writeable = False
-        rgb.flags.writeable = False
-        batch._xyz = xyz
-        batch._rgb = rgb
+        # Zero-copy for the caller's own (N, 3, 3) float64 / (N, 3) uint8 arrays, frozen in
+        # place (batches are built every frame); a view of writable memory is copied.
+        batch._xyz = frozen(xyz, positions, keep_callers=True)
+        batch._rgb = frozen(rgb, colors, keep_callers=True)
         return batch
 
     @property

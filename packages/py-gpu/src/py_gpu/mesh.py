@@ -26,9 +26,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import mesh_pipeline as stages
-from .buffers import ColorLike, FrameBuffer, as_rgb, validate_size
+from .buffers import ColorLike, FrameBuffer, as_rgb, check_frame_size
 from .camera import Camera, look_at, orthographic, perspective
 from .errors import InvalidColorError, InvalidGeometryError, InvalidSizeError
+from .frozen import frozen
 
 if TYPE_CHECKING:
     from .backends import RasterBackend
@@ -153,12 +154,22 @@ def _array(value, shape_tail: tuple, label: str, dtype=np.float64, rows: int | N
         raise InvalidGeometryError(f"{label} must have shape {want}, got {array.shape}")
     if dtype == np.float64 and not np.isfinite(array).all():
         raise InvalidGeometryError(f"{label} must be finite")
-    return np.ascontiguousarray(array)
+    return frozen(np.ascontiguousarray(array), value)
 
 
-@dataclass
+def _set(obj: Any, **fields: Any) -> None:
+    """Set the fields of a frozen dataclass (in its own ``__post_init__``)."""
+    for name, value in fields.items():
+        object.__setattr__(obj, name, value)
+
+
+@dataclass(frozen=True)
 class MeshBatch:
     """Indexed triangles in world (model) space with optional per-vertex attributes.
+
+    Immutable once validated: the fields cannot be reassigned and the arrays are read-only
+    copies (made once, here; a mesh is drawn many times from its :class:`MeshHandle`), so
+    nothing can change the indices or positions after they were checked.
 
     ``positions`` ``(V, 3)``; ``indices`` ``(T, 3)`` (default: consecutive triples);
     ``normals`` ``(V, 3)`` (smooth shading; without them faces are shaded flat); ``uvs`` ``(V, 2)``;
@@ -174,24 +185,25 @@ class MeshBatch:
     material_ids: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        self.positions = _array(self.positions, (3,), "positions")
+        _set(self, positions=_array(self.positions, (3,), "positions"))
         count = len(self.positions)
-        if self.indices is None:
+        source = self.indices
+        if source is None:
             if count % 3:
                 raise InvalidGeometryError(f"without indices, need 3N positions, got {count}")
-            self.indices = np.arange(count, dtype=np.int64).reshape(-1, 3)
-        indices = np.asarray(self.indices)
+            source = np.arange(count, dtype=np.int64).reshape(-1, 3)
+        indices = np.asarray(source)
         if indices.dtype.kind not in "iu":
             raise InvalidGeometryError(f"indices must be integers, got {indices.dtype}")
-        self.indices = _array(indices, (3,), "indices", dtype=np.int64)
-        if self.indices.size and (self.indices.min() < 0 or self.indices.max() >= count):
+        indices = _array(indices, (3,), "indices", dtype=np.int64)
+        if indices.size and (indices.min() < 0 or indices.max() >= count):
             raise InvalidGeometryError(
-                f"indices must lie in 0..{count - 1}, "
-                f"got {self.indices.min()}..{self.indices.max()}"
+                f"indices must lie in 0..{count - 1}, got {indices.min()}..{indices.max()}"
             )
-        self.normals = _array(self.normals, (3,), "normals", rows=count)
-        self.uvs = _array(self.uvs, (2,), "uvs", rows=count)
-        self.colors = _array(self.colors, (3,), "colors", rows=count)
+        _set(self, indices=indices)
+        _set(self, normals=_array(self.normals, (3,), "normals", rows=count),
+             uvs=_array(self.uvs, (2,), "uvs", rows=count),
+             colors=_array(self.colors, (3,), "colors", rows=count))  # fmt: skip
         if self.colors is not None and ((self.colors < 0).any() or (self.colors > 255).any()):
             raise InvalidColorError("vertex colours must lie in 0..255")
         if self.material_ids is not None:
@@ -200,7 +212,7 @@ class MeshBatch:
                 raise InvalidGeometryError(
                     f"material_ids must be ({len(self.indices)},) non-negative integers"
                 )
-            self.material_ids = ids.astype(np.int64)
+            _set(self, material_ids=frozen(ids.astype(np.int64), self.material_ids))
 
     @property
     def triangle_count(self) -> int:
@@ -243,31 +255,36 @@ class MeshBatch:
         return cls(np.array(positions), np.array(indices), np.array(normals), np.array(uvs))
 
 
-@dataclass
+@dataclass(frozen=True)
 class Instances:
     """``K`` copies of one mesh: ``transforms`` ``(K, 4, 4)`` model matrices, per-instance
-    ``object_ids`` (default ``0..K-1``) and optional RGB ``tints`` in 0..1."""
+    ``object_ids`` (default ``0..K-1``) and optional RGB ``tints`` in 0..1.
+
+    Each transform's 3x3 part must be invertible (normals are transformed by its inverse
+    transpose, computed here once: ``normal_matrices``).  Immutable, like :class:`MeshBatch`.
+    """
 
     transforms: np.ndarray
     object_ids: np.ndarray | None = None
     tints: np.ndarray | None = None
+    normal_matrices: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        t = np.asarray(self.transforms, dtype=np.float64)
+        source = self.transforms
+        t = np.asarray(source, dtype=np.float64)
         if t.shape == (4, 4):
             t = t[None]
         if t.ndim != 3 or t.shape[1:] != (4, 4) or not np.isfinite(t).all():
             raise InvalidGeometryError(f"transforms must be finite (K, 4, 4), got {t.shape}")
-        self.transforms = t
+        _set(self, transforms=frozen(np.ascontiguousarray(t), source),
+             normal_matrices=frozen(_normal_matrices(t), None))  # fmt: skip
         k = len(t)
-        if self.object_ids is None:
-            self.object_ids = np.arange(k, dtype=np.int32)
-        ids = np.asarray(self.object_ids)
+        ids = np.arange(k) if self.object_ids is None else np.asarray(self.object_ids)
         if ids.shape != (k,) or ids.dtype.kind not in "iu":
             raise InvalidGeometryError(f"object_ids must be ({k},) integers, got {ids.shape}")
-        self.object_ids = ids.astype(np.int32)
+        _set(self, object_ids=frozen(ids.astype(np.int32), None))
         if self.tints is not None:
-            self.tints = _array(self.tints, (3,), "tints", rows=k)
+            _set(self, tints=_array(self.tints, (3,), "tints", rows=k))
 
     @classmethod
     def translations(
@@ -279,7 +296,24 @@ class Instances:
         return cls(transforms, object_ids, tints)
 
 
-@dataclass
+def _normal_matrices(transforms: np.ndarray) -> np.ndarray:
+    """``inv(M[:3, :3]).T`` per transform; InvalidGeometryError names a singular instance."""
+    linear = transforms[:, :3, :3]
+    det = np.linalg.det(linear)
+    singular = np.flatnonzero(det == 0)  # exact zero pivots: where np.linalg.inv would raise
+    if singular.size == 0:
+        inverse = np.linalg.inv(linear)
+        singular = np.flatnonzero(~np.isfinite(inverse).all(axis=(1, 2)))
+    if singular.size:
+        k = int(singular[0])
+        raise InvalidGeometryError(
+            f"instance {k}'s transform is singular (the determinant of its 3x3 part is "
+            f"{det[k]:g}): {linear[k].tolist()}; normals need an invertible transform"
+        )
+    return np.ascontiguousarray(inverse.transpose(0, 2, 1))
+
+
+@dataclass(frozen=True)
 class MeshHandle:
     """A mesh validated and prepared once; render it every frame without re-processing."""
 
@@ -291,7 +325,8 @@ class MeshHandle:
         p = self.mesh.positions[self.mesh.indices]
         face = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
         length = np.linalg.norm(face, axis=1, keepdims=True)
-        self.face_normals = np.divide(face, length, out=np.zeros_like(face), where=length > 0)
+        normals = np.divide(face, length, out=np.zeros_like(face), where=length > 0)
+        _set(self, face_normals=frozen(normals, None))
 
 
 @dataclass
@@ -374,7 +409,7 @@ class MeshRenderer:
         pair, or a list of those.  ``shading``: ``"smooth"`` (interpolated vertex normals),
         ``"flat"`` (face normals) or ``"unlit"``.  Runs the stages of :mod:`py_gpu.mesh_pipeline`.
         """
-        width, height = validate_size(width, height)
+        width, height = check_frame_size(width, height)
         bg = np.array(as_rgb(background), dtype=np.uint8)
         if target is not None:
             target.check_size(width, height)

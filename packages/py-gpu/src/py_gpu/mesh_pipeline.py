@@ -67,7 +67,7 @@ def transform(parts, shading: str) -> WorldTriangles | None:
         t = mesh.triangle_count
         for k in range(len(inst.transforms)):
             m = inst.transforms[k]
-            normal_matrix = np.linalg.inv(m[:3, :3]).T
+            normal_matrix = inst.normal_matrices[k]  # checked invertible by Instances
             face = handle.face_normals @ normal_matrix.T
             columns["positions"].append(tri_world @ m[:3, :3].T + m[:3, 3])
             columns["face_normals"].append(face)

@@ -14,6 +14,7 @@ and submits frame k+1 while the GPU draws frame k and copies it out::
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -23,13 +24,22 @@ from .errors import InvalidSizeError
 
 
 class PendingFrame:
-    """A frame on its way back from the GPU.  ``result()`` waits for it (once) and returns it."""
+    """A frame on its way back from the GPU.  ``result()`` waits for it (once) and returns it.
 
-    __slots__ = ("_finish", "_frame")
+    Like a :class:`concurrent.futures.Future`: once settled, ``done()`` is True and every
+    ``result()`` gives the same outcome, the frame or the same error raised again (a frame
+    whose read failed never turns into ``None``).  An interrupt (``KeyboardInterrupt``) while
+    waiting leaves the frame pending, so ``result()`` can wait again.  Thread-safe: two threads
+    asking at once wait for one read.
+    """
+
+    __slots__ = ("_error", "_finish", "_frame", "_lock")
 
     def __init__(self, finish: Callable[[], FrameBuffer]) -> None:
         self._finish: Callable[[], FrameBuffer] | None = finish
         self._frame: FrameBuffer | None = None
+        self._error: Exception | None = None
+        self._lock = threading.Lock()
 
     @classmethod
     def ready(cls, frame: FrameBuffer) -> PendingFrame:
@@ -38,13 +48,27 @@ class PendingFrame:
         return pending
 
     def done(self) -> bool:
-        """True once ``result()`` has been computed (it never blocks)."""
+        """True once the frame is settled, read or failed (it never blocks)."""
         return self._finish is None
 
+    def wait(self) -> None:
+        """Settle the frame without raising its error (``result()`` raises it)."""
+        if self._finish is None:
+            return
+        with self._lock:
+            finish = self._finish
+            if finish is None:  # another thread settled it while we waited for the lock
+                return
+            try:
+                self._frame = finish()
+            except Exception as exc:
+                self._error = exc
+            self._finish = None  # not reached on KeyboardInterrupt: still pending
+
     def result(self) -> FrameBuffer:
-        if self._finish is not None:
-            finish, self._finish = self._finish, None
-            self._frame = finish()
+        self.wait()
+        if self._error is not None:
+            raise self._error
         return self._frame  # type: ignore[return-value]
 
 
@@ -67,7 +91,7 @@ class Ring:
         self._next = (slot + 1) % self.size
         user = self._users[slot]
         if user is not None:
-            user.result()
+            user.wait()  # its error belongs to its own result(), not to the next frame
         return slot
 
     def attach(self, slot: int, pending: PendingFrame) -> PendingFrame:

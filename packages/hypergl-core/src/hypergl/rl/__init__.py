@@ -18,7 +18,13 @@ from importlib.util import find_spec
 from typing import TYPE_CHECKING, Any
 
 from .batch_renderer import BatchRenderer
-from .errors import ActionError, ObservationArrayError, ObservationDtypeError, RLConfigError
+from .errors import (
+    ActionDtypeError,
+    ActionError,
+    ObservationArrayError,
+    ObservationDtypeError,
+    RLConfigError,
+)
 from .process_safety import ForkedContextError, LLVMConflictError
 from .reach import ReachTask, StateSource
 
@@ -45,6 +51,7 @@ _LAZY = {
 
 __all__ = [
     "REACH_ID",
+    "ActionDtypeError",
     "ActionError",
     "AsyncReachVectorEnv",
     "AsyncStateError",

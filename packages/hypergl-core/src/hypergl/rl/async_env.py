@@ -8,7 +8,10 @@ back, so both run at once. gymnasium's names (``step_async``/``step_wait``,
 ``reset_async``/``reset_wait``) do the same, and ``step()`` is both in one.
 
 One worker thread owns the environment (its context, renderer and task) and
-is started at the first call, so forking after making the env is safe.
+is started at the first call, so forking after making the env is safe. An
+environment left open is closed at exit (or when it is garbage collected) by a
+finalizer that stops the worker, which closes the context in its own thread:
+no leaked OpenGL objects at exit, and a wait bounded by ``EXIT_TIMEOUT``.
 Observations and their validity are those of ``ReachVectorEnv`` (the same
 values for the same seed and actions): an observation stays valid until the
 ``send()`` after next, or for good with ``copy=True``.
@@ -20,14 +23,42 @@ import contextlib
 import os
 import queue
 import threading
+import weakref
 from typing import Any, ClassVar
 
 from gymnasium import Space
 from gymnasium.vector import AutoresetMode, VectorEnv
 
+from .actions import as_actions
 from .env import ReachVectorEnv
 from .errors import RLConfigError
 from .process_safety import check_same_process
+
+#: Seconds a finalizer (at exit) waits for the worker to finish its call and close the env.
+EXIT_TIMEOUT = 10.0
+
+
+def _serve(requests: queue.SimpleQueue, results: queue.SimpleQueue, env: ReachVectorEnv) -> None:
+    """The worker: runs the calls sent, then closes the env (a None request).  It holds no
+    reference to the AsyncReachVectorEnv, so an env dropped by its user can be collected."""
+    while True:
+        request = requests.get()
+        if request is None:
+            break
+        method, kwargs = request
+        try:
+            results.put((True, method(**kwargs)))
+        except BaseException as exc:  # handed to recv(), which raises it
+            results.put((False, exc))
+    env.close()
+    results.put((True, None))
+
+
+def _stop(requests: queue.SimpleQueue, thread: threading.Thread, timeout: float | None) -> None:
+    """Ask the worker to close the env and wait for it (up to `timeout` seconds)."""
+    requests.put(None)
+    if thread is not threading.current_thread():
+        thread.join(timeout)
 
 
 class AsyncStateError(RLConfigError):
@@ -61,23 +92,11 @@ class AsyncReachVectorEnv(VectorEnv):
         self._requests: queue.SimpleQueue = queue.SimpleQueue()
         self._results: queue.SimpleQueue = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
+        self._finalizer: weakref.finalize | None = None
         self._owner_pid = os.getpid()
         self._waiting: str | None = None  # "reset" or "step" while a call is in flight
 
     # --- the worker ------------------------------------------------------------------------
-    def _serve(self) -> None:
-        while True:
-            request = self._requests.get()
-            if request is None:
-                break
-            method, kwargs = request
-            try:
-                self._results.put((True, method(**kwargs)))
-            except BaseException as exc:  # handed to recv(), which raises it
-                self._results.put((False, exc))
-        self.env.close()
-        self._results.put((True, None))
-
     def _submit(self, what: str, method: Any, **kwargs: Any) -> None:
         check_same_process(self._owner_pid, "this AsyncReachVectorEnv")
         if self.closed:
@@ -86,8 +105,12 @@ class AsyncReachVectorEnv(VectorEnv):
             raise AsyncStateError(f"a {self._waiting} is in flight: call recv() (or "
                                   f"{self._waiting}_wait()) before sending another")  # fmt: skip
         if self._thread is None:
-            self._thread = threading.Thread(target=self._serve, name="hypergl-rl-env", daemon=True)
+            self._thread = threading.Thread(target=_serve, name="hypergl-rl-env", daemon=True,
+                                            args=(self._requests, self._results, self.env))
             self._thread.start()
+            # Runs at exit (or when this env is collected) unless close() ran first.
+            self._finalizer = weakref.finalize(self, _stop, self._requests, self._thread,
+                                               EXIT_TIMEOUT)  # fmt: skip
         self._requests.put((method, kwargs))
         self._waiting = what
 
@@ -109,7 +132,8 @@ class AsyncReachVectorEnv(VectorEnv):
 
     # --- EnvPool's names ---------------------------------------------------------------------
     def send(self, actions: Any) -> None:
-        """Start a step with `actions` (checked here, so a bad shape raises at once)."""
+        """Start a step with `actions` (checked here, so bad actions raise at once)."""
+        actions = as_actions(actions, self.action_space.shape)
         if self.env.task is not None:
             actions = self.env.task.check_actions(actions)
         self._submit("step", self.env.step, actions=actions)
@@ -157,6 +181,7 @@ class AsyncReachVectorEnv(VectorEnv):
             with contextlib.suppress(queue.Empty):
                 self._results.get(timeout=self.timeout)  # let the call in flight finish
             self._waiting = None
-        self._requests.put(None)
-        self._thread.join(self.timeout)
+        if self._finalizer is not None:
+            self._finalizer.detach()
+        _stop(self._requests, self._thread, self.timeout)
         self._thread = None

@@ -30,8 +30,9 @@ except ImportError as _missing:  # pragma: no cover - exercised only without gym
         f"hypergl.rl's environments need gymnasium ({_missing}); pip install 'hypergl-core[rl]'"
     ) from _missing
 
+from .actions import as_actions
 from .batch_renderer import BatchRenderer
-from .errors import ActionError, RLConfigError, positive_int
+from .errors import RLConfigError, positive_int
 from .process_safety import check_same_process, new_context
 from .reach import ReachTask, StateSource
 
@@ -196,10 +197,7 @@ class ReachEnv(gymnasium.Env):
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         if self._frame is None:
             raise RLConfigError("call reset() before step()")
-        array = np.asarray(action, dtype=np.float32)
-        if array.shape != (self._scene.action_dim,):
-            raise ActionError(f"action must have shape ({self._scene.action_dim},), got "
-                              f"{np.shape(action)}")  # fmt: skip
+        array = as_actions(action, (self._scene.action_dim,), "action")
         actions = self.task.check_actions(array[None])
         reward, terminated, truncated = self.task.step(actions)
         info = {k: float(v[0]) for k, v in self.task.info().items()}
@@ -328,7 +326,8 @@ class ReachVectorEnv(VectorEnv):
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         if not self._started:
             raise RLConfigError("call reset() before step()")
-        actions = self.task.check_actions(actions)
+        # Checked here for every task (a custom StateSource's check_actions sees clean arrays).
+        actions = self.task.check_actions(as_actions(actions, self.action_space.shape))
         reward, terminated, truncated = self.task.step(actions)
         if self.autoreset_mode == AutoresetMode.NEXT_STEP:
             restart = self._autoreset

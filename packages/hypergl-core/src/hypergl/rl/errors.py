@@ -24,7 +24,11 @@ class ObservationDtypeError(HyperGLError, TypeError):
 
 
 class ActionError(HyperGLError, ValueError):
-    """Actions of the wrong shape, or not finite numbers."""
+    """Actions of the wrong shape, ragged, or not finite numbers."""
+
+
+class ActionDtypeError(ActionError, TypeError):
+    """Actions that are not real numbers: strings, dicts, complex or object arrays."""
 
 
 def positive_int(value: object, what: str, maximum: int | None = None) -> int:

@@ -46,8 +46,9 @@ from gymnasium import Space
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from .actions import as_actions
 from .env import ReachVectorEnv, autoreset_mode_of
-from .errors import ActionError, RLConfigError, positive_int
+from .errors import RLConfigError, positive_int
 
 
 class _Sent:
@@ -262,10 +263,7 @@ class RayVectorEnv(VectorEnv):
                                 f"{self.max_in_flight} allows: call step_wait() first")  # fmt: skip
         if not self.workers:
             raise RLConfigError("call reset() before step()")
-        actions = np.asarray(actions, np.float32)
-        if actions.shape != self.action_space.shape:
-            raise ActionError(f"actions must have shape {self.action_space.shape}, got "
-                              f"{actions.shape}")  # fmt: skip
+        actions = as_actions(actions, self.action_space.shape)
         sent = _Sent(actions, self.num_workers)
         for w in range(self.num_workers):
             self._submit(sent, w)

@@ -18,7 +18,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .errors import ActionError, positive_int
+from .actions import as_actions
+from .errors import positive_int
 
 HAND, TARGET, GREY_A, GREY_B = range(4)
 OBJECTS = 4
@@ -108,16 +109,8 @@ class ReachTask:
         self.steps[envs] = 0
 
     def check_actions(self, actions: Any) -> np.ndarray:
-        """Actions as float32 (E, 2), clipped to [-1, 1]; ActionError names a bad shape."""
-        array = np.asarray(actions, dtype=np.float32)
-        if array.shape != (self.num_envs, self.action_dim):
-            raise ActionError(
-                f"actions must have shape ({self.num_envs}, {self.action_dim}), "
-                f"got {np.shape(actions)}"
-            )
-        if not np.all(np.isfinite(array)):
-            raise ActionError(f"actions must be finite, got {array[~np.isfinite(array)][:4]}")
-        return np.clip(array, -1.0, 1.0)
+        """Actions as float32 (E, 2), clipped to [-1, 1]; ActionError names bad ones."""
+        return np.clip(as_actions(actions, (self.num_envs, self.action_dim)), -1.0, 1.0)
 
     def distance(self) -> np.ndarray:
         return np.linalg.norm(self.hand - self.target, axis=1)

@@ -25,7 +25,8 @@ The backend protocol
     Draw a :class:`~py_gpu.RasterBatch` following :mod:`py_gpu.convention`, into ``target`` when
     given (a :class:`~py_gpu.FrameBuffer` of exactly ``width`` x ``height``, else
     :class:`~py_gpu.errors.TargetSizeError`) or into a new frame buffer.  ``width``/``height``
-    must be positive integers (:class:`~py_gpu.errors.InvalidSizeError`) and ``background`` a
+    must be positive integers with at most :data:`py_gpu.buffers.MAX_FRAME_PIXELS` pixels
+    (:class:`~py_gpu.errors.InvalidSizeError`) and ``background`` a
     valid colour (:class:`~py_gpu.errors.InvalidColorError`).  Use :func:`check_render_args`.
 ``probe() -> str | None`` (classmethod, optional)
     Cheap check whether the backend can start on this machine: ``None`` when it can, otherwise a
@@ -43,8 +44,11 @@ Optional, used when present:
     the batch and does not upload again.
 ``render_async(batch, width, height, *, background=(0, 0, 0)) -> PendingFrame``
     Start a frame without waiting for it (see :mod:`py_gpu.readback`); ``result()`` waits.
-``close()``
-    Release resources.
+``close()`` / ``closed``
+    Release resources, once.  py_gpu's backends derive from
+    :class:`~py_gpu.backends.lifecycle.Backend`: after ``close()`` every call raises
+    :class:`~py_gpu.errors.BackendClosedError` naming the backend, and ``select_backend`` starts a
+    new instance in place of one whose ``closed`` is True.
 """
 
 from __future__ import annotations
@@ -56,10 +60,11 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from ..buffers import ColorLike, FrameBuffer, as_rgb, validate_size
+from ..buffers import ColorLike, FrameBuffer, as_rgb, check_frame_size
 from ..compat import resolve_alias
 from ..errors import BackendUnavailableError, TargetSizeError, UnknownBackendError
 from ..geometry import RasterBatch
+from .lifecycle import Backend
 
 if TYPE_CHECKING:  # the lazy exports of __getattr__, as type checkers should see them
     from .cpu import CpuBackend as CpuBackend
@@ -126,7 +131,9 @@ class BatchHandle:
         return len(self.batch)
 
     def release(self) -> None:
-        if not self.released and hasattr(self.backend, "_release_handle"):
+        # A closed backend's resources went with its context: nothing is left to free.
+        closed = getattr(self.backend, "closed", False)
+        if not self.released and not closed and hasattr(self.backend, "_release_handle"):
             self.backend._release_handle(self)
         self.released = True
 
@@ -139,7 +146,7 @@ def check_render_args(
         batch = batch.batch
     if not isinstance(batch, RasterBatch):
         raise TypeError(f"render() needs a RasterBatch, got {type(batch).__name__}")
-    w, h = validate_size(width, height)
+    w, h = check_frame_size(width, height)  # bounded before any backend allocates
     rgb = as_rgb(background)  # type: ignore[arg-type]
     if target is not None:
         if not isinstance(target, FrameBuffer):
@@ -263,7 +270,9 @@ def _start(name: str) -> Any:
     """Load, probe and construct backend ``name``; raise BackendUnavailableError with why not."""
     with _lock:
         if name in _instances:
-            return _instances[name]
+            if not getattr(_instances[name], "closed", False):
+                return _instances[name]
+            del _instances[name]  # closed by its user: start a new one below
         if name in _failures:
             raise BackendUnavailableError(f"backend {name!r} cannot start: {_failures[name]}")
         ep = _entry_points()[name]
@@ -296,7 +305,7 @@ def select_backend(prefer: str = "auto") -> RasterBackend:
     py-gpu's own backends installed).  Any other name loads that entry
     point: :class:`UnknownBackendError` (listing the installed names) when none has that name,
     :class:`BackendUnavailableError` (with the reason) when it cannot start here.  Backends are
-    started once per process and shared.
+    started once per process and shared; one that was closed is replaced by a new one.
     """
     if not isinstance(prefer, str):
         raise UnknownBackendError(f"backend name must be a string, got {prefer!r}")
@@ -373,6 +382,7 @@ def __getattr__(attr: str) -> Any:
 __all__ = [
     "APIS",
     "ENTRY_POINT_GROUP",
+    "Backend",
     "BackendCapabilities",
     "BackendStatus",
     "BatchHandle",

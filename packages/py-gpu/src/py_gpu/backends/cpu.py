@@ -9,7 +9,7 @@ from typing import Any
 from ..buffers import ColorLike, FrameBuffer
 from ..convention import HALF_PIXEL, SUBPIXEL, SUBPIXEL_BITS
 from ..geometry import RasterBatch, RawTriangle
-from . import BackendCapabilities, check_render_args, deliver
+from . import Backend, BackendCapabilities, check_render_args, deliver
 
 INF = float("inf")
 
@@ -86,7 +86,7 @@ def rasterize(
                 e2 += s2
 
 
-class CpuBackend:
+class CpuBackend(Backend):
     """Small dependency-free raster backend: the correctness reference and last fallback."""
 
     name = "cpu"

@@ -22,7 +22,7 @@ from ..convention import SUBPIXEL, affine_depth, guard
 from ..errors import BackendUnavailableError
 from ..geometry import RasterBatch
 from ..readback import PendingFrame, Ring
-from . import BackendCapabilities, BatchHandle, check_render_args, deliver, frame_for
+from . import Backend, BackendCapabilities, BatchHandle, check_render_args, deliver, frame_for
 
 VERTEX_SHADER = """
 #version 330
@@ -79,7 +79,7 @@ def pack_vertices(batch: RasterBatch) -> bytes:
     return data.tobytes()
 
 
-class ModernGLBackend:
+class ModernGLBackend(Backend):
     """GPU raster backend using an offscreen ModernGL context on headless EGL."""
 
     name = "moderngl"
@@ -261,6 +261,7 @@ class ModernGLBackend:
             fbo.read_into(buffers[slot], components=3, alignment=1)
 
         def finish() -> FrameBuffer:
+            self.check_open()
             frame = frame_for(target, width, height)
             with self._ctx:
                 buffers[slot].read_into(frame.pixels)
@@ -284,7 +285,7 @@ class ModernGLBackend:
         ids = (raw.astype(np.int64) - 1).astype(np.int32).reshape(height, width)
         return ids, depth_for_ids(batch.arrays()[0], ids)
 
-    def close(self) -> None:
+    def _release(self) -> None:
         self._ctx.__enter__()
         for cache in (self._targets, self._id_targets):
             for fbo, color, depth in cache.values():

@@ -13,7 +13,7 @@ import numpy as np
 from ..buffers import ColorLike, FrameBuffer
 from ..convention import HALF_PIXEL, SUBPIXEL
 from ..geometry import RasterBatch
-from . import BackendCapabilities, BatchHandle, check_render_args, frame_for
+from . import Backend, BackendCapabilities, BatchHandle, check_render_args, frame_for
 from ._setup import setup
 
 _kernel = None
@@ -140,7 +140,7 @@ def rasterize_arrays(xyz: np.ndarray, width: int, height: int, rgb=None, backgro
     return ids, depth
 
 
-class NumbaBackend:
+class NumbaBackend(Backend):
     """Compiled CPU raster backend (Numba)."""
 
     name = "numba"

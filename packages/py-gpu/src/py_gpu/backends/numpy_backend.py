@@ -18,7 +18,7 @@ import numpy as np
 from ..buffers import ColorLike, FrameBuffer
 from ..convention import HALF_PIXEL, SUBPIXEL
 from ..geometry import RasterBatch
-from . import BackendCapabilities, BatchHandle, check_render_args, frame_for
+from . import Backend, BackendCapabilities, BatchHandle, check_render_args, frame_for
 from ._setup import setup
 
 _CHUNK = 1 << 22  # bounding-box pixels per step (bounds memory for huge triangles)
@@ -229,7 +229,7 @@ def shade_flat(ids: np.ndarray, rgb: np.ndarray, background, out=None) -> np.nda
     return np.take(palette, ids, axis=0, out=out, mode="wrap")
 
 
-class NumpyBackend:
+class NumpyBackend(Backend):
     """Vectorised screen-space raster backend for machines with NumPy."""
 
     name = "numpy"

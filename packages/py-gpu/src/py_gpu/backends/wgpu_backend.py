@@ -24,7 +24,7 @@ from ..convention import SUBPIXEL, affine_depth, guard
 from ..errors import BackendUnavailableError, InvalidSizeError
 from ..geometry import RasterBatch
 from ..readback import PendingFrame, Ring
-from . import BackendCapabilities, BatchHandle, check_render_args, frame_for
+from . import Backend, BackendCapabilities, BatchHandle, check_render_args, frame_for
 
 SHADER = """
 struct Out {
@@ -136,7 +136,7 @@ class _Target:
         )
 
 
-class WgpuBackend:
+class WgpuBackend(Backend):
     """GPU raster backend on WebGPU (wgpu-py), headless."""
 
     name = "wgpu"
@@ -339,6 +339,7 @@ class WgpuBackend:
         gpu_target = self._encode(source, batch, width, height, bg, False, staging)
 
         def finish() -> FrameBuffer:
+            self.check_open()
             frame = frame_for(target, width, height)
             self._read(staging, gpu_target, frame.to_numpy(), 3)
             return frame
@@ -362,7 +363,7 @@ class WgpuBackend:
         ids = raw.view(np.uint32)[:, :, 0].astype(np.int64) - 1
         return ids.astype(np.int32), depth_for_ids(batch.arrays()[0], ids)
 
-    def close(self) -> None:
+    def _release(self) -> None:
         self._targets.clear()
         self._vertices.destroy()
         self._device.destroy()
