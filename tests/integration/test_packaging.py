@@ -19,6 +19,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ROOT / "packages"
 PURE = {"hypergl-compiler": "hypergl_compiler", "py-gpu": "py_gpu"}
+ARTEFACT = re.compile(
+    r"(^|/)(build|dist|__pycache__|\.pytest_cache|CMakeFiles)(/|$)|\.(o|so|pyd|dll|a|pyc)$"
+)
 
 pytestmark = pytest.mark.slow
 
@@ -87,6 +90,10 @@ def test_every_distribution_builds_an_sdist(package, tmp_path):
     assert any(name.endswith("py.typed") for name in names)
     root = f"{package.replace('-', '_')}-{source_version(package)}/"
     assert {root + "LICENSE", root + "CHANGELOG.md"} <= set(names)
+    # Only sources travel: no build folder, object file, extension or cache a local build
+    # leaves beside them.
+    artefacts = [name for name in names if ARTEFACT.search(name.removeprefix(root))]
+    assert not artefacts, f"{sdist.name} carries build artefacts: {artefacts[:5]}"
     if package == "hypergl-core":  # the C++ sources travel with it
         assert any(name.endswith("cpp/engine/interpreter.cpp") for name in names)
         assert any(name.endswith("CMakeLists.txt") for name in names)

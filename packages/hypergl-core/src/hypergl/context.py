@@ -28,6 +28,7 @@ from .formats import (
     WRAP_MODES,
 )
 from .limits import device_limits
+from .platform_support import MINIMUM_GL, no_context_message, too_old_message
 from .resources import (
     Buffer,
     ExternalSource,
@@ -83,11 +84,8 @@ class Context(WindowControls):
                 egl = getattr(host, "egl", None)
                 probed = host.probe() if egl is not None else _core.probe(host.load)
                 self.capabilities = Capabilities.from_probe(probed)
-                if not self.capabilities.at_least(4, 3):
-                    raise ContextError(
-                        f"HyperGL needs OpenGL 4.3 or newer, this driver has "
-                        f"{self.capabilities.version}"
-                    )
+                if not self.capabilities.at_least(*MINIMUM_GL):
+                    raise ContextError(too_old_message(self.capabilities.version))
                 indirect_arb = not self.capabilities.at_least(4, 6)
                 self._native = self._link.native = _core.Context.gl(
                     None if egl is not None else host.load,
@@ -552,7 +550,11 @@ def context(
     if window is None:
         from .devices import egl_device_index
 
-        host = HeadlessHost(egl_device_index(device_index))
+        index = egl_device_index(device_index)
+        try:
+            host = HeadlessHost(index)
+        except ContextError as error:
+            raise ContextError(no_context_message(str(error).rstrip("."))) from error
         try:
             return Context("gl", host)
         except BaseException:
