@@ -386,7 +386,7 @@ class CulverinBridge:
                                 f"shape {masses.shape}")  # fmt: skip
         if not np.isfinite(masses).all() or (masses < 0).any() or (masses > 1e6).any():
             k = int(np.argmax(~np.isfinite(masses) | (masses < 0) | (masses > 1e6)))
-            raise BadValueError(f"soft body inv_masses[{k}] is {masses[k]!r}: inverse masses "
+            raise BadValueError(f"soft body inv_masses[{k}] is {float(masses[k])!r}: inverse masses "
                                 "must be finite, in 0..1e6 (0 pins the vertex)")  # fmt: skip
         with values.calling("a soft body's settings"):
             settings = culverin.SoftBodySharedSettings()

@@ -177,10 +177,13 @@ class Plane(Shape):
     kind = "plane"
 
     def __post_init__(self) -> None:
-        n = np.asarray(self.normal, np.float64)
+        n = values.floats(self.normal, "plane normal", error=ShapeError)
         if n.shape != (3,) or not np.isfinite(n).all() or np.linalg.norm(n) < 1e-9:
             raise ShapeError(f"plane normal must be a non-zero (x, y, z), got {self.normal!r}")
         object.__setattr__(self, "normal", tuple(float(x) for x in n / np.linalg.norm(n)))
+        object.__setattr__(self, "constant", values.number(
+            self.constant, "plane constant", low=-values.MAX_COORDINATE,
+            high=values.MAX_COORDINATE, error=ShapeError))  # fmt: skip
         object.__setattr__(self, "half_size", values.positive(self.half_size, "plane half_size", 1)[0])
 
     def local_parts(self) -> list[Part]:
@@ -282,10 +285,15 @@ class Heightfield(Shape):
         n = self.grid_size
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
             raise ShapeError(f"heightfield grid_size must be an int >= 2, got {n!r}")
-        heights = np.asarray(self.heights, np.float64).reshape(-1)
-        if heights.size != n * n or not np.isfinite(heights).all():
+        heights = values.floats(self.heights, "heightfield heights", error=ShapeError).reshape(-1)
+        if heights.size != n * n:
             raise ShapeError(f"a heightfield of grid_size {n} needs {n * n} finite heights, "
                              f"got {heights.size}")  # fmt: skip
+        bad = ~np.isfinite(heights) | (np.abs(heights) > values.MAX_COORDINATE)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise ShapeError(f"heightfield height {k} is {float(heights[k])!r}: heights must "
+                             f"be finite, within +-{values.MAX_COORDINATE:g}")  # fmt: skip
         object.__setattr__(self, "heights", heights)
         object.__setattr__(self, "scale", values.positive(self.scale, "heightfield scale", 3))
 
@@ -428,7 +436,7 @@ def from_culverin(shape: int, size: Any) -> Shape:
             nx, ny, nz, c = size
         except (TypeError, ValueError):
             raise ShapeError(f"a plane's size is (nx, ny, nz, constant), got {size!r}") from None
-        return Plane((nx, ny, nz), float(c))
+        return Plane((nx, ny, nz), c)
     names = {culverin.SHAPE_MESH: "create_mesh_body", culverin.SHAPE_HEIGHTFIELD:
              "create_heightfield", culverin.SHAPE_CONVEX_HULL: "create_convex_hull"}  # fmt: skip
     if shape in names:

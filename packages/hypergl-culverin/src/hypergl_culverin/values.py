@@ -297,10 +297,11 @@ def room_for(world: Any, bodies: int, what: str) -> None:
     """A `CapacityError` unless the world has room for `bodies` more (before creating any)."""
     left = world.remaining_capacity
     if bodies > left:
-        raise CapacityError(f"{what} needs {bodies} bodies but the world has room for {left} "
-                            f"more (max_bodies={world.max_bodies}): create the world with a "
-                            f"larger max_bodies, e.g. culverin.PhysicsWorld(settings="
-                            f"{{'max_bodies': {max(2 * world.max_bodies, world.max_bodies + bodies)}}})")  # fmt: skip
+        larger = max(2 * world.max_bodies, world.max_bodies + bodies)
+        raise CapacityError(f"{what}: {bodies} more bodies are needed but the world has room "
+                            f"for {left} (max_bodies={world.max_bodies}): create the world "
+                            f"with a larger max_bodies, e.g. culverin.PhysicsWorld(settings="
+                            f"{{'max_bodies': {larger}}})")  # fmt: skip
 
 
 @contextlib.contextmanager
@@ -309,7 +310,7 @@ def calling(what: str) -> Iterator[None]:
     try:
         yield
     except MemoryError as exc:
-        raise CulverinError(f"Culverin ran out of memory for {what} ({exc or 'no message'}): "
+        raise CulverinError(f"Culverin ran out of memory for {what} ({str(exc) or 'no message'}): "
                             "make it smaller, or raise the world's temp_allocator_size "
                             "setting") from None  # fmt: skip
     except OverflowError as exc:
