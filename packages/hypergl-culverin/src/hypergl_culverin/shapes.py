@@ -255,7 +255,7 @@ class TriangleMesh(Shape):
         if len(i) == 0 or len(i) % 3 or i.min() < 0 or i.max() >= len(v):
             raise ShapeError(f"mesh indices must be triangles naming vertices 0..{len(v) - 1}")
         object.__setattr__(self, "vertices", v)
-        object.__setattr__(self, "indices", i.astype(np.int64))
+        object.__setattr__(self, "indices", i.astype(np.int64, copy=False))
 
     @property
     def key(self) -> str:

@@ -179,7 +179,8 @@ def _geometry(element: ET.Element, meshes: _Meshes,
             if (scale == 0).any():
                 raise UrdfError(f"{what} scale {node.get('scale')!r} has a zero")
             vertices, indices = meshes.load(filename, f"link {link!r}")
-            vertices = vertices * scale
+            if (scale != 1).any():  # a scaled copy; the loaded mesh may be used again
+                vertices = vertices * scale
             lo, hi = vertices.min(axis=0), vertices.max(axis=0)
             half = tuple(float(x) for x in np.maximum((hi - lo) / 2, 1e-3))
             # Drawn as the mesh; simulated as its bounding box (centred where the mesh is).

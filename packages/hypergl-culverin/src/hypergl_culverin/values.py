@@ -151,8 +151,9 @@ def points(value: Any, what: str, *, least: int = 1, most: int | None = None) ->
     if len(p) < least or (most is not None and len(p) > most):
         limit = f"at most {most}" if len(p) >= least else f"at least {least}"
         raise ShapeError(f"{what}: {limit} points are needed, got {len(p)}")
-    bad = ~np.isfinite(p).all(axis=1) | (np.abs(p) > MAX_COORDINATE).any(axis=1)
-    if bad.any():
+    # Whole-array reductions first: no float temporaries the size of the points.
+    if not np.isfinite(p).all() or p.max() > MAX_COORDINATE or p.min() < -MAX_COORDINATE:
+        bad = ~np.isfinite(p).all(axis=1) | (np.abs(p) > MAX_COORDINATE).any(axis=1)
         row = int(np.argmax(bad))
         raise ShapeError(f"{what}: point {row} is {tuple(p[row].tolist())}; every coordinate "
                          f"must be finite and within +-{MAX_COORDINATE:g}")  # fmt: skip
