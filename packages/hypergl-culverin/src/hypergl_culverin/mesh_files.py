@@ -24,7 +24,8 @@ from .errors import BridgeError, UrdfError
 
 DEFAULT_MEMORY_LIMIT = 256 << 20
 SUFFIXES = (".stl", ".obj")
-CHUNK = 1 << 20  # bytes read at a time
+CHUNK = 1 << 16  # bytes of text read at a time (its split lines cost ~3x that)
+STL_ROWS = 1 << 15  # binary STL triangles read at a time (1.6 MB)
 MAX_LINE = 1 << 12  # longer lines are not STL or OBJ
 _STL_ROW = np.dtype([("n", "<f4", 3), ("v", "<f4", (3, 3)), ("a", "<u2")])  # 50 bytes
 
@@ -150,9 +151,11 @@ def _stl(f: BinaryIO, size: int, budget: Budget, what: str) -> tuple[np.ndarray,
     if count >= 0 and 84 + 50 * count == size:  # binary: 50 bytes a triangle
         budget.charge(count * 3 * (24 + 8), f"{what} ({count} triangles)")
         vertices = np.empty((3 * count, 3), np.float64)
-        for start in range(0, count, CHUNK // 50):
-            rows = np.fromfile(f, _STL_ROW, min(CHUNK // 50, count - start))
-            vertices[3 * start: 3 * (start + len(rows))] = rows["v"].reshape(-1, 3)
+        for start in range(0, count, STL_ROWS):
+            rows = np.fromfile(f, _STL_ROW, min(STL_ROWS, count - start))
+            if len(rows) != min(STL_ROWS, count - start):
+                raise ValueError("the file ended early (it changed while read?)")
+            vertices[3 * start : 3 * (start + len(rows))] = rows["v"].reshape(-1, 3)
         return vertices, np.arange(len(vertices), dtype=np.int64)
     f.seek(0)
     coordinates = array("d")
