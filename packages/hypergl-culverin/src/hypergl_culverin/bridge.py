@@ -311,8 +311,8 @@ class CulverinBridge:
         return self._tagged(self._world.create_convex_hull, recorded, color,
                             {"pos": values.vector(pos, "create_convex_hull pos"),
                              "rot": values.quaternion(rot, "create_convex_hull rot"),
-                             "points": np.ascontiguousarray(recorded.points, np.float32), **options},
-                            "a convex hull")  # fmt: skip
+                             "points": np.ascontiguousarray(recorded.points, np.float32),
+                             **options}, "a convex hull")  # fmt: skip
 
     def create_mesh_body(self, pos: Any, rot: Any, vertices: Any, indices: Any, *,
                          color: Any = None, **options: Any) -> int:  # fmt: skip
@@ -386,8 +386,8 @@ class CulverinBridge:
                                 f"shape {masses.shape}")  # fmt: skip
         if not np.isfinite(masses).all() or (masses < 0).any() or (masses > 1e6).any():
             k = int(np.argmax(~np.isfinite(masses) | (masses < 0) | (masses > 1e6)))
-            raise BadValueError(f"soft body inv_masses[{k}] is {float(masses[k])!r}: inverse masses "
-                                "must be finite, in 0..1e6 (0 pins the vertex)")  # fmt: skip
+            raise BadValueError(f"soft body inv_masses[{k}] is {float(masses[k])!r}: inverse "
+                                "masses must be finite, in 0..1e6 (0 pins the vertex)")  # fmt: skip
         with values.calling("a soft body's settings"):
             settings = culverin.SoftBodySharedSettings()
             # One call per vertex and face: Culverin 0.15's add_vertices/add_faces arrays

@@ -14,7 +14,6 @@ import culverin
 from . import shapes, values
 from .errors import BadValueError
 
-
 PART_OPTIONS = ("twist_min", "twist_max", "cone_angle", "axis", "normal", "pos")
 
 

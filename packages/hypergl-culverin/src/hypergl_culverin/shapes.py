@@ -184,7 +184,8 @@ class Plane(Shape):
         object.__setattr__(self, "constant", values.number(
             self.constant, "plane constant", low=-values.MAX_COORDINATE,
             high=values.MAX_COORDINATE, error=ShapeError))  # fmt: skip
-        object.__setattr__(self, "half_size", values.positive(self.half_size, "plane half_size", 1)[0])
+        half_size = values.positive(self.half_size, "plane half_size", 1)[0]
+        object.__setattr__(self, "half_size", half_size)
 
     def local_parts(self) -> list[Part]:
         n = np.asarray(self.normal)

@@ -343,9 +343,9 @@ def build(bridge: Any, links: list[LinkPlan], joints: list[JointPlan],
     constraints: list[int] = []
     try:
         for link in links:
+            motion = culverin.MOTION_STATIC if link.static else culverin.MOTION_DYNAMIC
             options = {"pos": link.position, "rot": link.rotation, "parts": link.parts,
-                       "motion": culverin.MOTION_STATIC if link.static else
-                       culverin.MOTION_DYNAMIC, **({} if link.static else {"mass": link.mass})}  # fmt: skip
+                       "motion": motion, **({} if link.static else {"mass": link.mass})}
             body_id, handle = bridge._create(world.create_compound_body, options,
                                              f"URDF link {link.name!r}")  # fmt: skip
             made.append((body_id, handle, link))
@@ -353,8 +353,8 @@ def build(bridge: Any, links: list[LinkPlan], joints: list[JointPlan],
         for joint in joints:
             with values.calling(f"URDF joint {joint.name!r}"):
                 args = () if joint.params is None else (joint.params,)
-                constraints.append(world.create_constraint(
-                    joint.constraint, handles[joint.parent], handles[joint.child], *args))  # fmt: skip
+                a, b = handles[joint.parent], handles[joint.child]
+                constraints.append(world.create_constraint(joint.constraint, a, b, *args))
     except BaseException:
         with bridge._lock:  # take back what was added: a failure creates nothing
             for constraint in constraints:
@@ -368,7 +368,8 @@ def build(bridge: Any, links: list[LinkPlan], joints: list[JointPlan],
 
 
 def load(bridge: Any, path: Any, pos: Any, *, fixed_base: bool, color: Any,
-         memory_limit: Any = None, mesh_roots: Any = (), packages: Any = None) -> dict[str, int]:  # fmt: skip
+         memory_limit: Any = None, mesh_roots: Any = (),
+         packages: Any = None) -> dict[str, int]:  # fmt: skip
     links, joints = plan(path, pos, fixed_base=fixed_base, memory_limit=memory_limit,
                          mesh_roots=mesh_roots, packages=packages)  # fmt: skip
     return build(bridge, links, joints, color)

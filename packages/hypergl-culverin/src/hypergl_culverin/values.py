@@ -165,10 +165,9 @@ def triangles(value: Any, what: str, vertices: np.ndarray, *,
     """(3M,) int64 corner indices naming rows of `vertices`, three distinct per triangle,
     and (``area``) none of zero area: Culverin's mesh builder fails on those."""
     i = np.asarray(value)
-    if i.dtype.kind not in "iu" and not (i.dtype.kind == "f" and i.size and
-                                         np.array_equal(i, np.round(i))):  # fmt: skip
-        if i.size:
-            raise ShapeError(f"{what} must be ints, got {show(value)}")
+    whole = i.dtype.kind == "f" and np.array_equal(i, np.round(i))  # 3.0 names vertex 3
+    if i.size and i.dtype.kind not in "iu" and not whole:
+        raise ShapeError(f"{what} must be ints, got {show(value)}")
     i = i.astype(np.int64).reshape(-1)
     n = len(vertices)
     if len(i) == 0 or len(i) % 3:

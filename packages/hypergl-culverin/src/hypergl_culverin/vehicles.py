@@ -18,8 +18,8 @@ MAX_WHEELS = 64
 def vehicle_wheels(wheels: Any) -> list[dict[str, Any]]:
     """``[{"pos": (x, y, z), "radius": r}, ...]``, 2..MAX_WHEELS of them, checked."""
     if not isinstance(wheels, (list, tuple)) or not 2 <= len(wheels) <= MAX_WHEELS:
-        raise BadValueError(f"wheels must be a list of 2..{MAX_WHEELS} dicts "
-                            f"{{'pos': (x, y, z), 'radius': r}}, got {values.show(wheels)}")  # fmt: skip
+        raise BadValueError(f"wheels must be a list of 2..{MAX_WHEELS} dicts {{'pos': "
+                            f"(x, y, z), 'radius': r}}, got {values.show(wheels)}")  # fmt: skip
     checked = []
     for k, wheel in enumerate(wheels):
         if not isinstance(wheel, dict) or set(wheel) != {"pos", "radius"}:
