@@ -112,7 +112,7 @@ def test_soft_body_values_are_checked(bridge, options, match):
         ({"allowed_dofs": 64}, BadValueError, "allowed_dofs must be in 0..63"),
         ({"ccd": 1}, BadValueError, "ccd must be True or False"),
         ({"colour": "red"}, UnknownOptionError, "create_body takes no option 'colour'"),
-        ({"user_data": 7}, BadValueError, "assign user_data themselves"),
+        ({"user_data": 7}, BadValueError, "create_body assigns user_data itself"),
     ],
 )
 def test_body_options_are_checked(bridge, options, error, match):
@@ -308,3 +308,14 @@ def test_a_hull_of_16000_points_is_reduced_before_the_hull_is_built(bridge):
     assert bridge.world.is_alive(handle)
     with pytest.raises(ShapeError, match="at most 1048576 points"):
         ConvexHull(np.zeros(((1 << 20) + 1, 3)))
+
+
+@pytest.mark.parametrize(("dt", "match"), [(NAN, "step dt must be finite"),
+                                           (-1 / 60, "step dt must be > 0"),
+                                           (1e9, "step dt must be > 0 and <= 10")])  # fmt: skip
+def test_step_dt_is_checked(bridge, dt, match):
+    # Culverin raised its raw ValueError for NaN and stepped the others silently.
+    time = bridge.world.time
+    with pytest.raises(BadValueError, match=match):
+        bridge.step(dt)
+    assert bridge.world.time == time

@@ -49,6 +49,7 @@ from .vehicles import vehicle_tracks, vehicle_wheels
 DEFAULT_MIN_CAPACITY = 1024
 MAX_SOFT_VERTICES = 1 << 16  # one Python call per vertex at creation
 MAX_HEIGHTFIELD_GRID = 1 << 12
+MAX_STEP = 10.0  # seconds: Culverin steps NaN dt raw, and negative or huge ones silently
 
 # The Culverin keyword options each helper passes on (checked by values.OPTIONS).
 _COMMON = ("category", "mask", "material_id", "friction", "restitution")
@@ -252,6 +253,7 @@ class CulverinBridge:
 
     def step(self, dt: float) -> None:
         """``world.step(dt)`` under the bridge's lock (Culverin releases the GIL meanwhile)."""
+        dt = values.number(dt, "step dt", above=0.0, high=MAX_STEP)
         with self._lock:
             self._world.step(dt)
 
@@ -291,10 +293,10 @@ class CulverinBridge:
         Returns the body handle; ``world.get_user_data(handle)`` is its id.
         """
         shape = culverin.SHAPE_BOX if shape is None else shape
+        options = values.options(options, BODY_OPTIONS, "create_body")
         if size is None:
             raise shapes.ShapeError("create_body needs size= (half extents, radius, "
                                     "(half_height, radius) or (nx, ny, nz, c))")  # fmt: skip
-        options = values.options(options, BODY_OPTIONS, "create_body")
         recorded = shapes.from_culverin(shape, size)
         if shape == culverin.SHAPE_PLANE:
             options.setdefault("motion", culverin.MOTION_STATIC)

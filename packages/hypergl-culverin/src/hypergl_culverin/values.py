@@ -282,9 +282,8 @@ def options(given: dict[str, Any], allowed: Iterable[str], caller: str) -> dict[
     out = {}
     for name, value in given.items():
         if name == "user_data":
-            raise BadValueError(f"{caller}: the bridge's helpers assign user_data themselves "
-                                "(the stable id); use world.* and bridge.set_shape to choose "
-                                "your own")  # fmt: skip
+            raise BadValueError(f"{caller} assigns user_data itself (the stable id); use "
+                                "world.* and bridge.set_shape to choose your own")  # fmt: skip
         if name not in allowed:
             raise UnknownOptionError(f"{caller} takes no option {name!r}; it takes "
                                      f"{', '.join(sorted(allowed))}")  # fmt: skip
