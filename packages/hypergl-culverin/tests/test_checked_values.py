@@ -204,6 +204,7 @@ def test_tracked_vehicle_tracks_are_checked(bridge, chassis, tracks, match):
         (WHEELS[:1], {}, "a list of 2..64 dicts"),
         (WHEELS, {"drive": "XYZ"}, r"drive must be one of \['RWD', 'FWD', 'AWD'\]"),
         (WHEELS, {"wheel_width": -1.0}, "wheel_width must be 1 positive"),
+        (WHEELS, {"engine": "V8"}, "create_vehicle engine must be a culverin.Engine"),
     ],
 )
 def test_vehicle_wheels_are_checked(bridge, chassis, wheels, options, match):

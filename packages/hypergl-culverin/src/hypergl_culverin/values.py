@@ -219,8 +219,17 @@ def _positive1(value: Any, what: str) -> float:
     return positive(value, what, error=BadValueError)[0]
 
 
-def _object(value: Any, what: str) -> Any:  # Culverin objects (Engine, Transmission)
-    return value
+def _instance(kind: str) -> Callable[[Any, str], Any]:
+    """A Culverin object of class `kind` (culverin.Engine, culverin.Transmission) or None."""
+
+    def check(value: Any, what: str) -> Any:
+        import culverin
+
+        if value is not None and not isinstance(value, getattr(culverin, kind)):
+            raise BadValueError(f"{what} must be a culverin.{kind}, got {show(value)}")
+        return value
+
+    return check
 
 
 def _motion(value: Any, what: str) -> int:
@@ -262,8 +271,8 @@ OPTIONS: dict[str, Callable[[Any, str], Any]] = {
     "max_slope": _angle(0.0, 90.0),
     # vehicles
     "drive": _choice("RWD", "FWD", "AWD"),
-    "engine": _object,
-    "transmission": _object,
+    "engine": _instance("Engine"),
+    "transmission": _instance("Transmission"),
     "max_torque": lambda v, w: number(v, w, above=0.0, high=1e9),
     "max_rpm": lambda v, w: number(v, w, above=0.0, high=1e6),
     # ragdoll parts (radians)
