@@ -429,7 +429,8 @@ class CulverinBridge:
         self._record(body_id, shapes.Capsule(max(height / 2 - radius, 1e-3), radius), color)
         return character
 
-    def create_vehicle(self, chassis: int, wheels: list, *, tracks: list | None = None,
+    def create_vehicle(self, chassis: int, wheels: list[dict[str, Any]], *,
+                       tracks: list[dict[str, Any]] | None = None,
                        wheel_width: float = 0.2, color: Any = None,
                        **options: Any) -> Any:  # fmt: skip
         """``world.create_vehicle`` (or ``create_tracked_vehicle`` with `tracks`) on a chassis

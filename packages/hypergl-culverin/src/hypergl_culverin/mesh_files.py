@@ -39,8 +39,8 @@ class Budget:
         if isinstance(memory_limit, bool) or not isinstance(memory_limit, int) or \
                 memory_limit < 1:  # fmt: skip
             raise TypeError(f"memory_limit must be a positive int of bytes, got {memory_limit!r}")
-        self.limit = memory_limit
-        self.used = 0
+        self.limit: int = memory_limit
+        self.used: int = 0
 
     def charge(self, nbytes: int, what: str) -> None:
         if self.used + nbytes > self.limit:
@@ -71,10 +71,11 @@ class MeshPaths:
     def __init__(self, base: Path, roots: Any = (), packages: Any = None) -> None:
         if isinstance(roots, (str, os.PathLike)):
             roots = [roots]
-        self.roots = [Path(base).resolve(), *(Path(r).resolve() for r in roots)]
+        self.roots: list[Path] = [Path(base).resolve(), *(Path(r).resolve() for r in roots)]
         if packages is not None and not isinstance(packages, dict):
             raise TypeError(f"packages must be a dict {{name: folder}}, got {packages!r}")
-        self.packages = {str(k): Path(v).resolve() for k, v in (packages or {}).items()}
+        self.packages: dict[str, Path] = {str(k): Path(v).resolve()
+                                          for k, v in (packages or {}).items()}  # fmt: skip
 
     def resolve(self, filename: str, what: str) -> Path:
         allowed = self.roots

@@ -45,10 +45,10 @@ class RecordingRagdollSettings:
     (Culverin 0.15 segfaults in ``stabilize`` and ``create_ragdoll`` otherwise)."""
 
     def __init__(self, world: Any, skeleton: Any) -> None:
-        self.joints = joint_count(world, skeleton)
+        self.joints: int = joint_count(world, skeleton)
         if self.joints == 0:
             raise BadValueError("the skeleton has no joints (add_joint, then finalize)")
-        self.native = world.create_ragdoll_settings(skeleton)
+        self.native: Any = world.create_ragdoll_settings(skeleton)
         self._by_joint: dict[int, shapes.Shape] = {}
 
     def add_part(self, joint_index: int, shape_type: int, size: Any, mass: float = 10.0,

@@ -40,7 +40,7 @@ class LinkPlan:
     name: str
     position: tuple[float, ...]
     rotation: tuple[float, ...]
-    parts: list[tuple]  # Culverin compound parts (offset, rotation, SHAPE_*, size)
+    parts: list[tuple[Any, ...]]  # Culverin compound parts (offset, rotation, SHAPE_*, size)
     look: Shape
     static: bool
     mass: float
@@ -52,7 +52,7 @@ class JointPlan:
     constraint: int  # culverin.CONSTRAINT_*
     parent: str
     child: str
-    params: tuple | None
+    params: tuple[Any, ...] | None
 
 
 def _attr(node: ET.Element, name: str, default: str | None, what: str) -> str:
