@@ -198,8 +198,9 @@ def test_a_mesh_that_is_not_a_regular_file_is_refused(bridge, tmp_path):
              "is not a regular file")  # fmt: skip
 
 
-def test_a_urdf_over_the_memory_limit_is_refused_by_its_size(bridge, tmp_path):
-    path = sparse(tmp_path / "big.urdf", 300 * MIB)
+@pytest.mark.parametrize("size", [300 * MIB, 20 * MIB])  # its tree: ~13 bytes per byte
+def test_a_urdf_over_the_memory_limit_is_refused_by_its_size(bridge, tmp_path, size):
+    path = sparse(tmp_path / "big.urdf", size)
     error, peak = peak_of(lambda: bridge.load_urdf(path))
     assert isinstance(error, UrdfError) and "URDF file" in str(error), error
     assert "memory_limit" in str(error) and peak < 8 * MIB

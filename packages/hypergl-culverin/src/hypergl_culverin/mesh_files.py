@@ -108,15 +108,16 @@ class MeshPaths:
         return real
 
 
-def checked_file(path: Path, budget: Budget, what: str) -> int:
-    """The size of `path`, a regular file, charged to `budget` before it is read."""
+def checked_file(path: Path, budget: Budget, what: str, per_byte: int = 1) -> int:
+    """The size of `path`, a regular file, charged to `budget` (`per_byte` times: what
+    parsing it keeps per byte) before it is read."""
     try:
         info = path.stat()
     except OSError as exc:
         raise UrdfError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
     if not stat.S_ISREG(info.st_mode):
         raise UrdfError(f"{what} {str(path)!r} is not a regular file")
-    budget.charge(info.st_size, f"{what} {str(path)!r} ({info.st_size} bytes)")
+    budget.charge(per_byte * info.st_size, f"{what} {str(path)!r} ({info.st_size} bytes)")
     return info.st_size
 
 
