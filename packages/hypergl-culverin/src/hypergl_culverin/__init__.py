@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from .bridge import CulverinBridge
 from .errors import (
+    BadValueError,
     BridgeError,
     BridgeReleasedError,
     CapacityError,
+    CulverinError,
     EmptyWorldError,
     NotAWorldError,
     ShapeError,
+    UnknownOptionError,
     UrdfError,
 )
 from .layout import RecordLayout
@@ -23,15 +26,18 @@ from .renderer import BodyRenderer
 __version__ = "0.1.0"
 
 __all__ = [
+    "BadValueError",
     "BodyRenderer",
     "BridgeError",
     "BridgeReleasedError",
     "CapacityError",
     "CulverinBridge",
+    "CulverinError",
     "EmptyWorldError",
     "NotAWorldError",
     "RecordLayout",
     "ShapeError",
+    "UnknownOptionError",
     "UrdfError",
     "__version__",
 ]

@@ -35,11 +35,34 @@ import numpy as np
 import hypergl
 from hypergl import ContextError, HyperGLError
 
-from . import shapes
-from .errors import BridgeReleasedError, CapacityError, EmptyWorldError, NotAWorldError
+from . import shapes, values
+from .errors import (
+    BadValueError,
+    BridgeReleasedError,
+    CapacityError,
+    EmptyWorldError,
+    NotAWorldError,
+)
 from .layout import PRECISIONS, RecordLayout
+from .vehicles import vehicle_tracks, vehicle_wheels
 
 DEFAULT_MIN_CAPACITY = 1024
+MAX_SOFT_VERTICES = 1 << 16  # one Python call per vertex at creation
+MAX_HEIGHTFIELD_GRID = 1 << 12
+MAX_STEP = 10.0  # seconds: Culverin steps NaN dt raw, and negative or huge ones silently
+
+# The Culverin keyword options each helper passes on (checked by values.OPTIONS).
+_COMMON = ("category", "mask", "material_id", "friction", "restitution")
+BODY_OPTIONS = ("pos", "rot", "motion", "is_sensor", "mass", "ccd", "allowed_dofs", *_COMMON)
+HULL_OPTIONS = ("motion", "mass", "is_sensor", "ccd", *_COMMON)
+COMPOUND_OPTIONS = HULL_OPTIONS
+HEIGHTFIELD_OPTIONS = _COMMON
+SOFT_OPTIONS = ("category", "mask", "pressure", "vertex_radius", "linear_damping",
+                "num_iterations", "max_linear_velocity", "gravity_factor", "friction",
+                "restitution", "make_rotation_identity", "update_position",
+                "faces_double_sided")  # fmt: skip
+VEHICLE_OPTIONS = ("drive", "engine", "transmission")
+TRACKED_OPTIONS = ("max_torque", "max_rpm")
 _serial = itertools.count()
 
 
@@ -230,6 +253,7 @@ class CulverinBridge:
 
     def step(self, dt: float) -> None:
         """``world.step(dt)`` under the bridge's lock (Culverin releases the GIL meanwhile)."""
+        dt = values.number(dt, "step dt", above=0.0, high=MAX_STEP)
         with self._lock:
             self._world.step(dt)
 
@@ -242,20 +266,23 @@ class CulverinBridge:
         self.shapes[body_id] = shape
         self.shape_log.append((body_id, shape, color))
 
-    def _tagged(self, create: Any, shape: shapes.Shape, color: Any, options: dict) -> int:
+    def _tagged(self, create: Any, shape: shapes.Shape, color: Any, options: dict,
+                what: str) -> int:  # fmt: skip
         """``create(user_data=id, **options)`` under the lock, then the shape kept."""
-        self._check_live()
-        if "user_data" in options:
-            raise ValueError(
-                "the bridge's helpers assign user_data themselves (the stable "
-                "id); use world.* and bridge.set_shape to choose your own"
-            )
-        body_id = self._new_id()
-        with self._lock:
-            self._feed.drop_views()
-            handle = create(user_data=body_id, **options)
+        body_id, handle = self._create(create, options, what)
         self._record(body_id, shape, color)
         return handle
+
+    def _create(self, create: Any, options: dict, what: str) -> tuple[int, int]:
+        """``(id, handle)`` of ``create(user_data=id, **options)`` (room checked first,
+        Culverin's raw errors mapped); the shape is not recorded yet."""
+        self._check_live()
+        values.room_for(self._world, 1, what)
+        body_id = self._new_id()
+        with self._lock, values.calling(what):
+            self._feed.drop_views()
+            handle = create(user_data=body_id, **options)
+        return body_id, handle
 
     def create_body(self, *, shape: int | None = None, size: Any = None, color: Any = None,
                     **options: Any) -> int:  # fmt: skip
@@ -266,9 +293,7 @@ class CulverinBridge:
         Returns the body handle; ``world.get_user_data(handle)`` is its id.
         """
         shape = culverin.SHAPE_BOX if shape is None else shape
-        if "user_data" in options:
-            raise ValueError("create_body assigns user_data itself (the stable id); call "
-                             "world.create_body to choose your own")  # fmt: skip
+        options = values.options(options, BODY_OPTIONS, "create_body")
         if size is None:
             raise shapes.ShapeError("create_body needs size= (half extents, radius, "
                                     "(half_height, radius) or (nx, ny, nz, c))")  # fmt: skip
@@ -276,84 +301,126 @@ class CulverinBridge:
         if shape == culverin.SHAPE_PLANE:
             options.setdefault("motion", culverin.MOTION_STATIC)
         return self._tagged(self._world.create_body, recorded, color,
-                            {"shape": shape, "size": size, **options})  # fmt: skip
+                            {"shape": shape, "size": size, **options}, "a body")  # fmt: skip
 
     def create_convex_hull(self, pos: Any, rot: Any, points: Any, *, color: Any = None,
                            **options: Any) -> int:  # fmt: skip
-        """``world.create_convex_hull``; drawn as the hull of `points`, about its centre of mass."""
-        points = np.ascontiguousarray(points, np.float32).reshape(-1, 3)
-        recorded = shapes.ConvexHull(points)
+        """``world.create_convex_hull``; drawn as the hull of `points`, about its centre of
+        mass. More than ``hull.MAX_HULL_POINTS`` points are first reduced to extreme ones
+        (Culverin keeps at most 256 hull vertices anyway), so drawn and simulated agree."""
+        options = values.options(options, HULL_OPTIONS, "create_convex_hull")
+        recorded = shapes.ConvexHull(points)  # checks and reduces the points
         return self._tagged(self._world.create_convex_hull, recorded, color,
-                            {"pos": pos, "rot": rot, "points": points, **options})  # fmt: skip
+                            {"pos": values.vector(pos, "create_convex_hull pos"),
+                             "rot": values.quaternion(rot, "create_convex_hull rot"),
+                             "points": np.ascontiguousarray(recorded.points, np.float32),
+                             **options}, "a convex hull")  # fmt: skip
 
     def create_mesh_body(self, pos: Any, rot: Any, vertices: Any, indices: Any, *,
                          color: Any = None, **options: Any) -> int:  # fmt: skip
         """``world.create_mesh_body`` (static triangles), drawn from both sides."""
-        vertices = np.ascontiguousarray(vertices, np.float32).reshape(-1, 3)
-        indices = np.ascontiguousarray(indices, np.uint32).reshape(-1)
-        recorded = shapes.TriangleMesh(vertices, indices)
+        options = values.options(options, ("category", "mask"), "create_mesh_body")
+        v = values.points(vertices, "mesh vertices", least=3)
+        i = values.triangles(indices, "mesh indices", v)
+        recorded = shapes.TriangleMesh(v, i)
         return self._tagged(self._world.create_mesh_body, recorded, color,
-                            {"pos": pos, "rot": rot, "vertices": vertices, "indices": indices,
-                             **options})  # fmt: skip
+                            {"pos": values.vector(pos, "create_mesh_body pos"),
+                             "rot": values.quaternion(rot, "create_mesh_body rot"),
+                             "vertices": np.ascontiguousarray(v, np.float32),
+                             "indices": np.ascontiguousarray(i, np.uint32), **options},
+                            "a triangle mesh body")  # fmt: skip
 
     def create_heightfield(self, pos: Any, rot: Any, scale: Any, heights: Any, grid_size: int,
                            *, color: Any = None, **options: Any) -> int:  # fmt: skip
         """``world.create_heightfield``: ``heights[row * grid_size + col]``."""
-        heights = np.ascontiguousarray(heights, np.float32).reshape(-1)
-        recorded = shapes.Heightfield(heights, grid_size, scale)
+        options = values.options(options, HEIGHTFIELD_OPTIONS, "create_heightfield")
+        grid_size = values.integer(grid_size, "heightfield grid_size", low=2,
+                                   high=MAX_HEIGHTFIELD_GRID, error=shapes.ShapeError)  # fmt: skip
+        recorded = shapes.Heightfield(values.floats(heights, "heightfield heights",
+                                                    error=shapes.ShapeError), grid_size, scale)
         return self._tagged(self._world.create_heightfield, recorded, color,
-                            {"pos": pos, "rot": rot, "scale": tuple(scale), "heights": heights,
-                             "grid_size": grid_size, **options})  # fmt: skip
+                            {"pos": values.vector(pos, "create_heightfield pos"),
+                             "rot": values.quaternion(rot, "create_heightfield rot"),
+                             "scale": recorded.scale,
+                             "heights": np.ascontiguousarray(recorded.heights, np.float32),
+                             "grid_size": grid_size, **options}, "a heightfield")  # fmt: skip
 
     def create_compound_body(self, pos: Any, rot: Any, parts: Any, *, color: Any = None,
                              **options: Any) -> int:  # fmt: skip
         """``world.create_compound_body``: parts ``(offset, rotation, SHAPE_*, size)``, each
         drawn; the body is drawn about the compound's centre of mass, as Jolt places it."""
-        children = []
-        for part in parts:
+        options = values.options(options, COMPOUND_OPTIONS, "create_compound_body")
+        children, native = [], []
+        for k, part in enumerate(parts):
             try:
                 offset, rotation, kind, size = part
             except (TypeError, ValueError):
                 raise shapes.ShapeError(f"a compound part is (offset, rotation, SHAPE_*, size), "
-                                        f"got {part!r}") from None  # fmt: skip
+                                        f"got {values.show(part)}") from None  # fmt: skip
+            offset = values.vector(offset, f"compound part {k} offset", error=shapes.ShapeError)
+            rotation = values.quaternion(rotation, f"compound part {k} rotation",
+                                         error=shapes.ShapeError)  # fmt: skip
             children.append((offset, rotation, shapes.from_culverin(kind, size)))
+            native.append((offset, rotation, kind, size))
         recorded = shapes.Compound(children)
         return self._tagged(self._world.create_compound_body, recorded, color,
-                            {"pos": pos, "rot": rot, "parts": list(parts), **options})  # fmt: skip
+                            {"pos": values.vector(pos, "create_compound_body pos"),
+                             "rot": values.quaternion(rot, "create_compound_body rot"),
+                             "parts": native, **options}, "a compound body")  # fmt: skip
 
     def create_soft_body(self, pos: Any, vertices: Any, faces: Any, *, rot: Any = (0, 0, 0, 1),
                          inv_masses: Any = None, compliance: float = 1e-4, color: Any = None,
                          **options: Any) -> int:  # fmt: skip
         """A soft body of `vertices` (local, (N, 3)) and triangle `faces`; drawn from its
         vertices, which the renderer's recorded program moves into a storage buffer."""
-        v = np.asarray(vertices, np.float64).reshape(-1, 3)
-        f = np.asarray(faces, np.int64).reshape(-1)
+        options = values.options(options, SOFT_OPTIONS, "create_soft_body")
+        pos = values.vector(pos, "create_soft_body pos")
+        rot = values.quaternion(rot, "create_soft_body rot")
+        compliance = values.OPTIONS["compliance"](compliance, "create_soft_body compliance")
+        # A NaN vertex segfaults Culverin's create_constraints: checked here first.
+        v = values.points(vertices, "soft body vertices", least=3, most=MAX_SOFT_VERTICES)
+        f = values.triangles(faces, "soft body faces", v)
         recorded = shapes.SoftBody(len(v), f)
-        masses = np.ones(len(v)) if inv_masses is None else np.asarray(inv_masses, np.float64)
+        masses = np.ones(len(v)) if inv_masses is None else \
+            values.floats(inv_masses, "soft body inv_masses")  # fmt: skip
         if masses.shape != (len(v),):
-            raise ValueError(f"inv_masses needs one value per vertex ({len(v)})")
-        settings = culverin.SoftBodySharedSettings()
-        # One call per vertex and face: Culverin 0.15's add_vertices/add_faces arrays
-        # produced bodies that crashed the next step here.
-        for point, inv_mass in zip(v, masses, strict=True):
-            settings.add_vertex(tuple(point), float(inv_mass))
-        for a, b, c in f.reshape(-1, 3):
-            settings.add_face(int(a), int(b), int(c))
-        settings.create_constraints(float(compliance), culverin.BEND_DISTANCE)
-        settings.optimize()
+            raise BadValueError(f"inv_masses needs one value per vertex ({len(v)}), got "
+                                f"shape {masses.shape}")  # fmt: skip
+        if not np.isfinite(masses).all() or (masses < 0).any() or (masses > 1e6).any():
+            k = int(np.argmax(~np.isfinite(masses) | (masses < 0) | (masses > 1e6)))
+            raise BadValueError(f"soft body inv_masses[{k}] is {float(masses[k])!r}: inverse "
+                                "masses must be finite, in 0..1e6 (0 pins the vertex)")  # fmt: skip
+        with values.calling("a soft body's settings"):
+            settings = culverin.SoftBodySharedSettings()
+            # One call per vertex and face: Culverin 0.15's add_vertices/add_faces arrays
+            # produced bodies that crashed the next step here.
+            for point, inv_mass in zip(v, masses, strict=True):
+                settings.add_vertex(tuple(point), float(inv_mass))
+            for a, b, c in f.reshape(-1, 3):
+                settings.add_face(int(a), int(b), int(c))
+            settings.create_constraints(compliance, culverin.BEND_DISTANCE)
+            settings.optimize()
         self._soft_settings.append(settings)
         handle = self._tagged(self._world.create_soft_body, recorded, color,
                               {"shared_settings": settings, "pos": pos, "rot": rot,
-                               **options})  # fmt: skip
+                               **options}, "a soft body")  # fmt: skip
         self._soft_handles.append(handle)
         return handle
 
     def create_character(self, pos: Any, *, height: float = 1.8, radius: float = 0.4,
                          color: Any = None, **options: Any) -> Any:  # fmt: skip
         """``world.create_character``; kept by the bridge, drawn as its standing capsule."""
+        options = values.options(options, ("step_height", "max_slope"), "create_character")
+        pos = values.vector(pos, "create_character pos")
+        height = values.OPTIONS["height"](height, "create_character height")
+        radius = values.OPTIONS["radius"](radius, "create_character radius")
+        if 2 * radius > height:
+            raise BadValueError(f"create_character radius {radius} is more than half its "
+                                f"height {height}")  # fmt: skip
         self._check_live()
+        values.room_for(self._world, 1, "a character")
         body_id = self._new_id()
-        with self._lock:
+        with self._lock, values.calling("a character"):
             self._feed.drop_views()
             character = self._world.create_character(pos, height=height, radius=radius,
                                                      **options)  # fmt: skip
@@ -362,7 +429,8 @@ class CulverinBridge:
         self._record(body_id, shapes.Capsule(max(height / 2 - radius, 1e-3), radius), color)
         return character
 
-    def create_vehicle(self, chassis: int, wheels: list, *, tracks: list | None = None,
+    def create_vehicle(self, chassis: int, wheels: list[dict[str, Any]], *,
+                       tracks: list[dict[str, Any]] | None = None,
                        wheel_width: float = 0.2, color: Any = None,
                        **options: Any) -> Any:  # fmt: skip
         """``world.create_vehicle`` (or ``create_tracked_vehicle`` with `tracks`) on a chassis
@@ -372,12 +440,19 @@ class CulverinBridge:
         ``BodyRenderer.update()`` makes one call per wheel per frame.
         """
         self._check_live()
+        caller = "create_vehicle" if tracks is None else "create_vehicle (tracked)"
+        options = values.options(options, VEHICLE_OPTIONS if tracks is None
+                                 else TRACKED_OPTIONS, caller)  # fmt: skip
+        chassis = self._alive(chassis, "the vehicle's chassis")
         if self._world.get_index(chassis) is None:
-            raise ValueError(
+            raise BadValueError(
                 "the chassis is not in the world yet: step the world once after "
                 "creating it (Culverin 0.15 crashes on an unstepped chassis)"
             )
-        with self._lock:
+        wheel_width = values.positive(wheel_width, "wheel_width", error=BadValueError)[0]
+        wheels = vehicle_wheels(wheels)
+        tracks = None if tracks is None else vehicle_tracks(tracks, len(wheels))
+        with self._lock, values.calling("a vehicle"):
             self._feed.drop_views()
             if tracks is None:
                 vehicle = self._world.create_vehicle(chassis, wheels, **options)
@@ -408,7 +483,11 @@ class CulverinBridge:
             raise TypeError("create_ragdoll needs settings from bridge.ragdoll_settings(...) "
                             f"(they record each part's shape), got {settings!r}")  # fmt: skip
         self._check_live()
-        with self._lock:
+        pos = values.vector(pos, "create_ragdoll pos")
+        rot = values.quaternion(rot, "create_ragdoll rot")
+        settings.check_complete()  # a joint without a part segfaults Culverin
+        values.room_for(self._world, len(settings.shapes), "the ragdoll")
+        with self._lock, values.calling("a ragdoll"):
             self._feed.drop_views()
             ragdoll = self._world.create_ragdoll(settings.native, pos, rot)
             handles = ragdoll.get_body_handles()
@@ -425,15 +504,27 @@ class CulverinBridge:
         """Culverin's ``RagdollSettings`` for `skeleton`, recording each part's shape."""
         from .ragdolls import RecordingRagdollSettings
 
-        return RecordingRagdollSettings(self._world.create_ragdoll_settings(skeleton))
+        if not isinstance(skeleton, culverin.Skeleton):
+            raise TypeError(f"ragdoll_settings needs a culverin.Skeleton, got {skeleton!r}")
+        with values.calling("ragdoll settings"):
+            return RecordingRagdollSettings(self._world, skeleton)
 
     def load_urdf(self, path: Any, pos: Any = (0.0, 0.0, 0.0), *, fixed_base: bool = False,
-                  color: Any = None) -> dict[str, int]:  # fmt: skip
+                  color: Any = None, memory_limit: int | None = None,
+                  mesh_roots: Any = (), packages: Any = None) -> dict[str, int]:  # fmt: skip
         """A URDF robot: one body per link, each drawn with its visual geometry; joints as
-        Culverin constraints. Returns ``{link name: handle}``."""
+        Culverin constraints. Returns ``{link name: handle}``.
+
+        The whole file is checked before the first body is made; a failure leaves the
+        world as it was. ``memory_limit`` bounds the bytes of the URDF and its meshes
+        (default 256 MiB); mesh paths stay inside the URDF's folder, ``mesh_roots`` (more
+        folders) and ``packages`` (``{name: folder}`` for ``package://name/...``).
+        """
         from .urdf import load
 
-        return load(self, path, pos, fixed_base=fixed_base, color=color)
+        return load(self, path, pos, fixed_base=fixed_base, color=color,
+                    memory_limit=memory_limit, mesh_roots=mesh_roots,
+                    packages=packages)  # fmt: skip
 
     def set_shape(self, handle: int, shape: shapes.Shape, color: Any = None) -> int:
         """Give a body made straight through Culverin a stable id and a shape to draw."""
@@ -444,11 +535,17 @@ class CulverinBridge:
         self._record(body_id, shape, color)
         return body_id
 
+    def _alive(self, handle: Any, what: str) -> int:
+        """`handle` as an int naming a live body of this world."""
+        handle = values.integer(handle, what, low=0, high=2**64 - 1)
+        if not self._world.is_alive(handle):
+            raise BadValueError(f"{what}: body handle {handle} is not alive in this world")
+        return handle
+
     def assign_id(self, handle: int) -> int:
         """Give an existing body a fresh stable id (its ``user_data``) and return the id."""
         self._check_live()
-        if not self._world.is_alive(handle):
-            raise ValueError(f"body handle {handle} is not alive in this world")
+        handle = self._alive(handle, "assign_id handle")
         new_id = self._new_id()
         with self._lock:
             self._world.set_user_data(handle, new_id)

@@ -21,7 +21,8 @@ class EmptyWorldError(BridgeError, ValueError):
 
 
 class CapacityError(BridgeError, ValueError):
-    """The world holds more bodies than the records the bridge's buffer was created with."""
+    """The world holds more bodies than the records the bridge's buffer was created with,
+    or a helper would make more bodies than the world's ``max_bodies`` leaves room for."""
 
 
 class BridgeReleasedError(BridgeError, ResourceError):
@@ -32,16 +33,34 @@ class ShapeError(BridgeError, ValueError):
     """A shape the renderer cannot draw: unknown kind, bad size, flat hull, bad mesh."""
 
 
+class BadValueError(BridgeError, ValueError):
+    """A value for Culverin (position, rotation, mass, limit, option...) that is not a
+    finite number of the right shape and range; checked before Culverin sees it."""
+
+
+class UnknownOptionError(BridgeError, TypeError):
+    """A keyword option the Culverin call behind a helper does not take."""
+
+
+class CulverinError(BridgeError, RuntimeError):
+    """Culverin refused or failed a request the bridge's checks let through (its raw
+    ``RuntimeError``, ``MemoryError`` or ``OverflowError``, with what was asked)."""
+
+
 class UrdfError(BridgeError, ValueError):
-    """A URDF file that does not parse, or that names a missing or unreadable mesh."""
+    """A URDF file that does not parse, holds a bad value, names a missing, refused or
+    unreadable mesh, or needs more than its ``memory_limit``."""
 
 
 __all__ = [
+    "BadValueError",
     "BridgeError",
     "BridgeReleasedError",
     "CapacityError",
+    "CulverinError",
     "EmptyWorldError",
     "NotAWorldError",
     "ShapeError",
+    "UnknownOptionError",
     "UrdfError",
 ]

@@ -1,68 +1,229 @@
-"""Triangle meshes from STL (binary or ASCII) and Wavefront OBJ files, for URDF visuals."""
+"""Triangle meshes from STL (binary or ASCII) and Wavefront OBJ files, for URDF visuals.
+
+Untrusted files are bounded before they are read: the path is resolved under the
+:class:`MeshPaths` policy, the suffix and the file's size are checked first (a 2 GiB
+``robot.txt`` costs a ``stat``), and parsing streams the file in chunks into compact
+arrays (binary STL straight into NumPy, ASCII STL and OBJ line by line into
+``array('d')`` / ``array('q')``), charging a :class:`Budget` as it goes, so memory is
+proportional to what is kept and never above the loader's ``memory_limit``.
+"""
 
 from __future__ import annotations
 
+import os
+import stat
+from array import array
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, BinaryIO
 
 import numpy as np
 
-from .errors import UrdfError
+from . import values
+from .errors import BridgeError, UrdfError
+
+DEFAULT_MEMORY_LIMIT = 256 << 20
+SUFFIXES = (".stl", ".obj")
+CHUNK = 1 << 16  # bytes of text read at a time (its split lines cost ~3x that)
+STL_ROWS = 1 << 15  # binary STL triangles read at a time (1.6 MB)
+MAX_LINE = 1 << 12  # longer lines are not STL or OBJ
+_STL_ROW = np.dtype([("n", "<f4", 3), ("v", "<f4", (3, 3)), ("a", "<u2")])  # 50 bytes
 
 
-def load_mesh(path: Path) -> tuple[np.ndarray, np.ndarray]:
-    """(vertices (N, 3) float64, indices (3M,) int64) of an .stl or .obj file."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise UrdfError(f"cannot read mesh {str(path)!r}: {exc.strerror or exc}") from None
-    suffix = path.suffix.lower()
-    try:
-        if suffix == ".stl":
-            vertices, indices = _stl(data)
-        elif suffix == ".obj":
-            vertices, indices = _obj(data.decode("utf-8", "replace"))
+class Budget:
+    """The bytes one URDF load may read and keep: each file's size, then the arrays kept."""
+
+    def __init__(self, memory_limit: Any) -> None:
+        if memory_limit is None:
+            memory_limit = DEFAULT_MEMORY_LIMIT
+        if isinstance(memory_limit, bool) or not isinstance(memory_limit, int) or \
+                memory_limit < 1:  # fmt: skip
+            raise TypeError(f"memory_limit must be a positive int of bytes, got {memory_limit!r}")
+        self.limit: int = memory_limit
+        self.used: int = 0
+
+    def charge(self, nbytes: int, what: str) -> None:
+        if self.used + nbytes > self.limit:
+            raise UrdfError(f"{what} needs {self.used + nbytes} bytes, more than the load's "
+                            f"memory_limit of {self.limit}: pass load_urdf(..., memory_limit=) "
+                            "to allow more")  # fmt: skip
+        self.used += nbytes
+
+    def check(self, kept: int, what: str) -> None:
+        """Raise once `kept` more bytes (not charged yet) would pass the limit."""
+        if self.used + kept > self.limit:
+            self.charge(kept, what)
+
+
+class MeshPaths:
+    """Where a URDF's meshes may be read from.
+
+    * relative names (``meshes/arm.stl``, also with ``..``) are taken from the URDF's
+      folder, absolute ones (and ``file://`` URLs) as they are;
+    * ``package://name/rest`` is ``packages[name] / rest``; a package not in ``packages``
+      is refused;
+    * whatever the name, the file (symbolic links resolved) must lie inside the URDF's
+      folder, one of ``roots`` or the named package's folder: a file cannot send the loader
+      to ``/etc/passwd`` or ``../../secret.stl``. Other URL schemes are refused, and so is
+      anything that is not a regular file (a FIFO, ``/dev/zero``).
+    """
+
+    def __init__(self, base: Path, roots: Any = (), packages: Any = None) -> None:
+        if isinstance(roots, (str, os.PathLike)):
+            roots = [roots]
+        self.roots: list[Path] = [Path(base).resolve(), *(Path(r).resolve() for r in roots)]
+        if packages is not None and not isinstance(packages, dict):
+            raise TypeError(f"packages must be a dict {{name: folder}}, got {packages!r}")
+        self.packages: dict[str, Path] = {str(k): Path(v).resolve()
+                                          for k, v in (packages or {}).items()}  # fmt: skip
+
+    def resolve(self, filename: str, what: str) -> Path:
+        allowed = self.roots
+        if filename.startswith("package://"):
+            name, _, rest = filename.removeprefix("package://").partition("/")
+            if name not in self.packages:
+                raise UrdfError(f"{what} names {filename!r}: package {name!r} is not in "
+                                "load_urdf(..., packages={name: folder})")  # fmt: skip
+            allowed = [self.packages[name]]
+            path = allowed[0] / rest
+        elif filename.startswith("file://"):
+            path = Path(filename.removeprefix("file://"))
+        elif "://" in filename:
+            raise UrdfError(f"{what} names {filename!r}: only relative paths, file:// and "
+                            "package:// are read")  # fmt: skip
         else:
-            raise UrdfError(f"mesh {str(path)!r}: only .stl and .obj files are supported")
-    except (ValueError, IndexError) as exc:
-        raise UrdfError(f"mesh {str(path)!r} does not parse: {exc}") from None
+            path = Path(filename)
+        if not path.is_absolute():
+            path = self.roots[0] / path
+        try:
+            real = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            raise UrdfError(f"{what} names mesh {filename!r}, which does not exist "
+                            f"(looked for {str(path)!r})") from None  # fmt: skip
+        if not any(real.is_relative_to(root) for root in allowed):
+            raise UrdfError(f"{what} names mesh {filename!r} at {str(real)!r}, outside the "
+                            f"folders meshes are read from ({', '.join(map(str, allowed))}): "
+                            "pass load_urdf(..., mesh_roots=[folder]) or packages= "
+                            "to allow it")  # fmt: skip
+        return real
+
+
+def checked_file(path: Path, budget: Budget, what: str, per_byte: int = 1) -> int:
+    """The size of `path`, a regular file, charged to `budget` (`per_byte` times: what
+    parsing it keeps per byte) before it is read."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise UrdfError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise UrdfError(f"{what} {str(path)!r} is not a regular file")
+    budget.charge(per_byte * info.st_size, f"{what} {str(path)!r} ({info.st_size} bytes)")
+    return info.st_size
+
+
+def load_mesh(path: Path, budget: Budget | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(vertices (N, 3) float64, indices (3M,) int64) of an .stl or .obj file."""
+    budget = Budget(None) if budget is None else budget
+    suffix = path.suffix.lower()
+    if suffix not in SUFFIXES:  # before anything is read
+        raise UrdfError(f"mesh {str(path)!r}: only .stl and .obj files are supported")
+    size = checked_file(path, budget, "mesh")
+    what = f"mesh {str(path)!r}"
+    try:
+        with open(path, "rb") as f:
+            if suffix == ".stl":
+                vertices, indices = _stl(f, size, budget, what)
+            else:
+                vertices, indices = _obj(f, budget, what)
+        vertices = values.points(vertices, what, least=3)
+    except OSError as exc:
+        raise UrdfError(f"cannot read {what}: {exc.strerror or exc}") from None
+    except UrdfError:
+        raise
+    except (BridgeError, ValueError, IndexError) as exc:
+        raise UrdfError(f"{what} does not parse: {exc}") from None
     if len(indices) == 0:
-        raise UrdfError(f"mesh {str(path)!r} has no triangles")
+        raise UrdfError(f"{what} has no triangles")
     return vertices, indices
 
 
-def _stl(data: bytes) -> tuple[np.ndarray, np.ndarray]:
-    if len(data) >= 84:
-        count = int(np.frombuffer(data, np.uint32, 1, 80)[0])
-        if 84 + 50 * count == len(data):  # binary: 50 bytes a triangle
-            rows = np.frombuffer(data, np.dtype([("n", "<f4", 3), ("v", "<f4", (3, 3)),
-                                                 ("a", "<u2")]), count, 84)  # fmt: skip
-            vertices = rows["v"].reshape(-1, 3).astype(np.float64)
-            return vertices, np.arange(len(vertices), dtype=np.int64)
-    text = data.decode("ascii", "replace")
-    if not text.lstrip().startswith("solid"):
+def _stl(f: BinaryIO, size: int, budget: Budget, what: str) -> tuple[np.ndarray, np.ndarray]:
+    head = f.read(84)
+    count = int.from_bytes(head[80:84], "little") if len(head) == 84 else -1
+    if count >= 0 and 84 + 50 * count == size:  # binary: 50 bytes a triangle
+        budget.charge(count * 3 * (24 + 8), f"{what} ({count} triangles)")
+        vertices = np.empty((3 * count, 3), np.float64)
+        for start in range(0, count, STL_ROWS):
+            rows = np.fromfile(f, _STL_ROW, min(STL_ROWS, count - start))
+            if len(rows) != min(STL_ROWS, count - start):
+                raise ValueError("the file ended early (it changed while read?)")
+            vertices[3 * start : 3 * (start + len(rows))] = rows["v"].reshape(-1, 3)
+        return vertices, np.arange(len(vertices), dtype=np.int64)
+    f.seek(0)
+    coordinates = array("d")
+    lines = _lines(f, what)
+    first = next(lines, b"").strip()
+    if not first.startswith(b"solid"):
         raise ValueError("neither a binary STL (size mismatch) nor an ASCII one")
-    points = [line.split()[1:4] for line in text.splitlines() if line.strip().startswith("vertex")]
-    vertices = np.array(points, np.float64).reshape(-1, 3)
-    if len(vertices) % 3:
+    for line in lines:
+        fields = line.split()
+        if fields and fields[0] == b"vertex":
+            if len(fields) != 4:
+                raise ValueError(f"a vertex line needs 3 numbers: {line[:80]!r}")
+            coordinates.extend(float(x) for x in fields[1:])
+            budget.check(len(coordinates) * 16, what)  # coordinates and indices
+    if len(coordinates) % 9:
         raise ValueError("the vertex count is not a multiple of 3")
+    budget.charge(len(coordinates) * 8 + len(coordinates) // 3 * 8, what)
+    vertices = np.frombuffer(coordinates, np.float64).reshape(-1, 3)
     return vertices, np.arange(len(vertices), dtype=np.int64)
 
 
-def _obj(text: str) -> tuple[np.ndarray, np.ndarray]:
-    vertices, indices = [], []
-    for line in text.splitlines():
+def _obj(f: BinaryIO, budget: Budget, what: str) -> tuple[np.ndarray, np.ndarray]:
+    coordinates, indices = array("d"), array("q")
+    for number, line in enumerate(_lines(f, what), 1):
         fields = line.split()
         if not fields:
             continue
-        if fields[0] == "v":
-            vertices.append([float(x) for x in fields[1:4]])
-        elif fields[0] == "f":
-            corners = [int(f.split("/")[0]) for f in fields[1:]]
-            corners = [c - 1 if c > 0 else len(vertices) + c for c in corners]
+        if fields[0] == b"v":
+            if len(fields) < 4:
+                raise ValueError(f"line {number}: a vertex needs 3 numbers")
+            coordinates.extend(float(x) for x in fields[1:4])
+        elif fields[0] == b"f":
+            count = len(coordinates) // 3
+            corners = []
+            for field in fields[1:]:
+                c = int(field.split(b"/")[0])
+                if c == 0:
+                    raise ValueError(f"line {number}: OBJ indices start at 1")
+                corners.append(c - 1 if c > 0 else count + c)
+            if len(corners) < 3:
+                raise ValueError(f"line {number}: a face needs 3 corners")
             for k in range(1, len(corners) - 1):  # a fan of triangles
-                indices += [corners[0], corners[k], corners[k + 1]]
-    v = np.array(vertices, np.float64).reshape(-1, 3)
-    i = np.array(indices, np.int64)
+                indices.extend((corners[0], corners[k], corners[k + 1]))
+        else:
+            continue
+        budget.check((len(coordinates) + len(indices)) * 8, what)
+    budget.charge((len(coordinates) + len(indices)) * 8, what)
+    v = np.frombuffer(coordinates, np.float64).reshape(-1, 3)
+    i = np.frombuffer(indices, np.int64)
     if len(i) and (i.min() < 0 or i.max() >= len(v)):
         raise ValueError("a face names a vertex that does not exist")
     return v, i
+
+
+def _lines(f: BinaryIO, what: str) -> Iterator[bytes]:
+    """The file's lines, read CHUNK bytes at a time; a line longer than MAX_LINE is an
+    error (so a file without newlines is never held whole)."""
+    rest = b""
+    while chunk := f.read(CHUNK):
+        lines = (rest + chunk).split(b"\n")
+        rest = lines.pop()
+        if len(rest) > MAX_LINE:
+            raise ValueError(f"a line longer than {MAX_LINE} bytes")
+        for line in lines:
+            if len(line) > MAX_LINE:
+                raise ValueError(f"a line longer than {MAX_LINE} bytes")
+            yield line
+    if rest:
+        yield rest

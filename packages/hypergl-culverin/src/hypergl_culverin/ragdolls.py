@@ -11,25 +11,72 @@ from typing import Any
 
 import culverin
 
-from . import shapes
+from . import shapes, values
+from .errors import BadValueError
+
+PART_OPTIONS = ("twist_min", "twist_max", "cone_angle", "axis", "normal", "pos")
+
+
+def joint_count(world: Any, skeleton: Any) -> int:
+    """How many joints `skeleton` has. Culverin 0.15 does not say, but ``add_part``
+    raises ``IndexError`` for a joint index past the end: bisect on scratch settings."""
+
+    def exists(joint: int) -> bool:
+        scratch = world.create_ragdoll_settings(skeleton)
+        try:
+            scratch.add_part(joint, culverin.SHAPE_SPHERE, 0.1, 1.0, -1)
+        except IndexError:
+            return False
+        return True
+
+    high = 1
+    while high <= 1 << 16 and exists(high - 1):
+        high *= 2
+    low = high // 2  # joint low - 1 exists (or low == 0); joint high - 1 does not
+    while low < high:
+        middle = (low + high) // 2
+        low, high = (middle + 1, high) if exists(middle) else (low, middle)
+    return low
 
 
 class RecordingRagdollSettings:
-    """Wraps ``culverin.RagdollSettings``: ``add_part`` records the shape, in joint order."""
+    """Wraps ``culverin.RagdollSettings``: ``add_part`` checks every value and records the
+    shape, in joint order; a ragdoll is made only once every joint has its part
+    (Culverin 0.15 segfaults in ``stabilize`` and ``create_ragdoll`` otherwise)."""
 
-    def __init__(self, native: Any) -> None:
-        self.native = native
+    def __init__(self, world: Any, skeleton: Any) -> None:
+        self.joints: int = joint_count(world, skeleton)
+        if self.joints == 0:
+            raise BadValueError("the skeleton has no joints (add_joint, then finalize)")
+        self.native: Any = world.create_ragdoll_settings(skeleton)
         self._by_joint: dict[int, shapes.Shape] = {}
 
     def add_part(self, joint_index: int, shape_type: int, size: Any, mass: float = 10.0,
                  parent_index: int = -1, **options: Any) -> None:  # fmt: skip
+        joint = values.integer(joint_index, "ragdoll part joint_index", low=0,
+                               high=self.joints - 1)  # fmt: skip
+        if joint in self._by_joint:
+            raise BadValueError(f"joint {joint} already has a part")
+        parent = values.integer(parent_index, f"ragdoll part {joint} parent_index", low=-1,
+                                high=joint - 1)  # fmt: skip
         shape = shapes.from_culverin(shape_type, size)
-        if joint_index in self._by_joint:
-            raise ValueError(f"joint {joint_index} already has a part")
-        self.native.add_part(joint_index, shape_type, size, mass, parent_index, **options)
-        self._by_joint[joint_index] = shape
+        mass = values.OPTIONS["mass"](mass, f"ragdoll part {joint} mass")
+        options = values.options(options, PART_OPTIONS, f"ragdoll part {joint}")
+        if options.get("twist_min", -0.1) > options.get("twist_max", 0.1):
+            raise BadValueError(f"ragdoll part {joint}: twist_min {options.get('twist_min', -0.1)}"
+                                f" is above twist_max {options.get('twist_max', 0.1)}")  # fmt: skip
+        with values.calling(f"ragdoll part {joint}"):
+            self.native.add_part(joint, shape_type, size, mass, parent, **options)
+        self._by_joint[joint] = shape
+
+    def check_complete(self) -> None:
+        missing = [j for j in range(self.joints) if j not in self._by_joint]
+        if missing:
+            raise BadValueError(f"ragdoll joints {missing} have no part: add_part for every "
+                                f"joint of the skeleton ({self.joints})")  # fmt: skip
 
     def stabilize(self) -> bool:
+        self.check_complete()
         return self.native.stabilize()
 
     @property

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from . import meshes
+from . import meshes, values
 from .errors import ShapeError
-from .hull import convex_hull, volume_and_centroid
+from .hull import MAX_INPUT_POINTS, convex_hull, reduce_points, volume_and_centroid
 
 MODE_SCALED, MODE_CAPSULE, MODE_SOFT = 0, 1, 2
 IDENTITY = (0.0, 0.0, 0.0, 1.0)
@@ -37,16 +37,6 @@ class Part:
     scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
     mode: int = MODE_SCALED
     shade: float = 1.0  # the look's colour times this (e.g. a darker spoke on a wheel)
-
-
-def _positive(value: Any, what: str, count: int) -> tuple[float, ...]:
-    try:
-        array = np.broadcast_to(np.asarray(value, np.float64), (count,))
-    except (TypeError, ValueError):
-        raise ShapeError(f"{what} must be {count} positive number(s), got {value!r}") from None
-    if not np.isfinite(array).all() or (array <= 0).any():
-        raise ShapeError(f"{what} must be {count} positive finite number(s), got {value!r}")
-    return tuple(float(v) for v in array)
 
 
 def quat_mul(a: Sequence[float], b: Sequence[float]) -> tuple[float, ...]:
@@ -67,10 +57,7 @@ def rotate(q: Sequence[float], v: Sequence[float]) -> np.ndarray:
 
 
 def _quat(value: Any, what: str = "rotation") -> tuple[float, float, float, float]:
-    q = np.asarray(value, np.float64)
-    if q.shape != (4,) or not np.isfinite(q).all() or np.linalg.norm(q) < 1e-9:
-        raise ShapeError(f"{what} must be a quaternion (x, y, z, w), got {value!r}")
-    return tuple(float(x) for x in q / np.linalg.norm(q))  # type: ignore[return-value]
+    return values.quaternion(value, what, error=ShapeError)
 
 
 class Shape:
@@ -110,7 +97,7 @@ class Box(Shape):
     kind = "box"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "half_extents", _positive(self.half_extents, "box size", 3))
+        object.__setattr__(self, "half_extents", values.positive(self.half_extents, "box size", 3))
 
     def local_parts(self) -> list[Part]:
         return [Part("box", scale=self.half_extents)]
@@ -126,7 +113,7 @@ class Sphere(Shape):
     kind = "sphere"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "radius", _positive(self.radius, "sphere radius", 1)[0])
+        object.__setattr__(self, "radius", values.positive(self.radius, "sphere radius", 1)[0])
 
     def local_parts(self) -> list[Part]:
         return [Part("sphere", scale=(self.radius,) * 3)]
@@ -145,7 +132,7 @@ class Capsule(Shape):
     kind = "capsule"
 
     def __post_init__(self) -> None:
-        h, r = _positive((self.half_height, self.radius), "capsule (half_height, radius)", 2)
+        h, r = values.positive((self.half_height, self.radius), "capsule (half_height, radius)", 2)
         object.__setattr__(self, "half_height", h)
         object.__setattr__(self, "radius", r)
 
@@ -168,7 +155,7 @@ class Cylinder(Shape):
     kind = "cylinder"
 
     def __post_init__(self) -> None:
-        h, r = _positive((self.half_height, self.radius), "cylinder (half_height, radius)", 2)
+        h, r = values.positive((self.half_height, self.radius), "cylinder (half_height, radius)", 2)
         object.__setattr__(self, "half_height", h)
         object.__setattr__(self, "radius", r)
 
@@ -190,11 +177,15 @@ class Plane(Shape):
     kind = "plane"
 
     def __post_init__(self) -> None:
-        n = np.asarray(self.normal, np.float64)
+        n = values.floats(self.normal, "plane normal", error=ShapeError)
         if n.shape != (3,) or not np.isfinite(n).all() or np.linalg.norm(n) < 1e-9:
             raise ShapeError(f"plane normal must be a non-zero (x, y, z), got {self.normal!r}")
         object.__setattr__(self, "normal", tuple(float(x) for x in n / np.linalg.norm(n)))
-        object.__setattr__(self, "half_size", _positive(self.half_size, "plane half_size", 1)[0])
+        object.__setattr__(self, "constant", values.number(
+            self.constant, "plane constant", low=-values.MAX_COORDINATE,
+            high=values.MAX_COORDINATE, error=ShapeError))  # fmt: skip
+        half_size = values.positive(self.half_size, "plane half_size", 1)[0]
+        object.__setattr__(self, "half_size", half_size)
 
     def local_parts(self) -> list[Part]:
         n = np.asarray(self.normal)
@@ -225,9 +216,9 @@ class ConvexHull(Shape):
     kind = "convex_hull"
 
     def __post_init__(self) -> None:
-        points = np.asarray(self.points, np.float64)
-        if points.ndim != 2 or points.shape[1] != 3:
-            raise ShapeError(f"convex hull points must be (N, 3), got shape {points.shape}")
+        # At most MAX_HULL_POINTS extreme points are kept (bounded time; Jolt keeps 256).
+        points = reduce_points(values.points(self.points, "convex hull points", least=4,
+                                             most=MAX_INPUT_POINTS))  # fmt: skip
         object.__setattr__(self, "points", points)
         object.__setattr__(self, "faces", convex_hull(points))
         object.__setattr__(self, "_mass", volume_and_centroid(points, self.faces))
@@ -265,7 +256,7 @@ class TriangleMesh(Shape):
         if len(i) == 0 or len(i) % 3 or i.min() < 0 or i.max() >= len(v):
             raise ShapeError(f"mesh indices must be triangles naming vertices 0..{len(v) - 1}")
         object.__setattr__(self, "vertices", v)
-        object.__setattr__(self, "indices", i.astype(np.int64))
+        object.__setattr__(self, "indices", i.astype(np.int64, copy=False))
 
     @property
     def key(self) -> str:
@@ -295,12 +286,17 @@ class Heightfield(Shape):
         n = self.grid_size
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
             raise ShapeError(f"heightfield grid_size must be an int >= 2, got {n!r}")
-        heights = np.asarray(self.heights, np.float64).reshape(-1)
-        if heights.size != n * n or not np.isfinite(heights).all():
+        heights = values.floats(self.heights, "heightfield heights", error=ShapeError).reshape(-1)
+        if heights.size != n * n:
             raise ShapeError(f"a heightfield of grid_size {n} needs {n * n} finite heights, "
                              f"got {heights.size}")  # fmt: skip
+        bad = ~np.isfinite(heights) | (np.abs(heights) > values.MAX_COORDINATE)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise ShapeError(f"heightfield height {k} is {float(heights[k])!r}: heights must "
+                             f"be finite, within +-{values.MAX_COORDINATE:g}")  # fmt: skip
         object.__setattr__(self, "heights", heights)
-        object.__setattr__(self, "scale", _positive(self.scale, "heightfield scale", 3))
+        object.__setattr__(self, "scale", values.positive(self.scale, "heightfield scale", 3))
 
     @property
     def key(self) -> str:
@@ -441,7 +437,7 @@ def from_culverin(shape: int, size: Any) -> Shape:
             nx, ny, nz, c = size
         except (TypeError, ValueError):
             raise ShapeError(f"a plane's size is (nx, ny, nz, constant), got {size!r}") from None
-        return Plane((nx, ny, nz), float(c))
+        return Plane((nx, ny, nz), c)
     names = {culverin.SHAPE_MESH: "create_mesh_body", culverin.SHAPE_HEIGHTFIELD:
              "create_heightfield", culverin.SHAPE_CONVEX_HULL: "create_convex_hull"}  # fmt: skip
     if shape in names:

@@ -6,36 +6,90 @@ placed by the joints' origins (the zero configuration), each link's collision ge
 (else its visual geometry) becomes a compound body, its visuals (boxes, spheres,
 cylinders, STL/OBJ meshes) its look, and fixed, revolute, continuous and prismatic
 joints become Culverin constraints.
+
+A URDF may come from anywhere, so loading is parse -> plan -> build: :func:`plan` reads
+and checks the whole file (every number finite and in range, every joint type and limit,
+every mesh under the path policy and the memory limit of :mod:`.mesh_files`) into
+:class:`LinkPlan` / :class:`JointPlan` records without touching the world; :func:`build`
+checks the world has room for every link, then creates the bodies and constraints, and
+removes what it added if Culverin still fails. A failure creates nothing.
 """
 
 from __future__ import annotations
 
+import math
 import xml.etree.ElementTree as ET
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import culverin
 import numpy as np
 
-from . import shapes
-from .errors import UrdfError
-from .mesh_files import load_mesh
+from . import shapes, values
+from .errors import BridgeError, UrdfError
+from .mesh_files import Budget, MeshPaths, checked_file, load_mesh
 from .shapes import Part, Shape, quat_mul, rotate
 
 Y_TO_Z = (0.5**0.5, 0.0, 0.0, 0.5**0.5)  # URDF cylinders run along z, Culverin's along y
+# ElementTree keeps ~13 bytes per byte of a URDF (measured on a 3,000-link file): charged
+# before parsing. (Expat refuses entity-expansion bombs itself.)
+TREE_BYTES_PER_BYTE = 16
+JOINT_TYPES = ("fixed", "revolute", "continuous", "prismatic", "floating", "planar")
+
+
+@dataclass
+class LinkPlan:
+    name: str
+    position: tuple[float, ...]
+    rotation: tuple[float, ...]
+    parts: list[tuple[Any, ...]]  # Culverin compound parts (offset, rotation, SHAPE_*, size)
+    look: Shape
+    static: bool
+    mass: float
+
+
+@dataclass
+class JointPlan:
+    name: str
+    constraint: int  # culverin.CONSTRAINT_*
+    parent: str
+    child: str
+    params: tuple[Any, ...] | None
+
+
+def _attr(node: ET.Element, name: str, default: str | None, what: str) -> str:
+    text = node.get(name, default)
+    if text is None:
+        raise UrdfError(f"{what} needs a {name}= attribute")
+    return text
 
 
 def _vec(text: str | None, default: tuple, what: str) -> tuple[float, ...]:
     if text is None:
         return default
     try:
-        values = tuple(float(x) for x in text.split())
+        numbers = tuple(float(x) for x in text.split())
     except ValueError:
         raise UrdfError(f"{what} {text!r} is not a list of numbers") from None
-    if len(values) != len(default):
+    if len(numbers) != len(default):
         raise UrdfError(f"{what} {text!r} needs {len(default)} numbers")
-    return values
+    if not all(math.isfinite(x) and abs(x) <= values.MAX_COORDINATE for x in numbers):
+        raise UrdfError(f"{what} {text!r} must be finite numbers within "
+                        f"+-{values.MAX_COORDINATE:g}")  # fmt: skip
+    return numbers
+
+
+def _number(node: ET.Element, name: str, default: str | None, what: str, **bounds: Any) -> float:
+    text = _attr(node, name, default, what)
+    try:
+        x = float(text)
+    except ValueError:
+        raise UrdfError(f"{what} {name}={text!r} is not a number") from None
+    try:
+        return values.number(x, f"{what} {name}", **bounds)
+    except BridgeError as exc:
+        raise UrdfError(str(exc)) from None
 
 
 def rpy_quat(roll: float, pitch: float, yaw: float) -> tuple[float, ...]:
@@ -83,63 +137,74 @@ class _LinkLook(Shape):
         return parts
 
 
-def _geometry(element: ET.Element, base: Path, link: str) -> tuple[Shape, tuple, Any, Any, Any]:
+class _Meshes:
+    """Meshes of one load: the path policy, the memory budget, each file read once."""
+
+    def __init__(self, paths: MeshPaths, budget: Budget) -> None:
+        self.paths, self.budget = paths, budget
+        self.loaded: dict[Path, tuple[np.ndarray, np.ndarray]] = {}
+
+    def load(self, filename: str, what: str) -> tuple[np.ndarray, np.ndarray]:
+        path = self.paths.resolve(filename, what)
+        if path not in self.loaded:
+            self.loaded[path] = load_mesh(path, self.budget)
+        return self.loaded[path]
+
+
+def _geometry(element: ET.Element, meshes: _Meshes,
+              link: str) -> tuple[Shape, tuple, Any, Any, Any]:  # fmt: skip
     """(drawn shape, extra rotation, Culverin SHAPE_*, size, centre of the simulated
     shape in the element's frame) of a <geometry>."""
     geometry = element.find("geometry")
     if geometry is None or len(geometry) == 0:
         raise UrdfError(f"link {link!r}: a <{element.tag}> without <geometry>")
     node = geometry[0]
+    what = f"link {link!r} <{node.tag}>"
     try:
         if node.tag == "box":
-            half = tuple(v / 2 for v in _vec(node.get("size"), (1.0, 1.0, 1.0), "box size"))
+            half = tuple(v / 2 for v in _vec(_attr(node, "size", None, what), (1.0,) * 3,
+                                             f"{what} size"))  # fmt: skip
             return shapes.Box(half), shapes.IDENTITY, culverin.SHAPE_BOX, half, np.zeros(3)
         if node.tag == "sphere":
-            radius = float(node.get("radius", "nan"))
-            return (
-                shapes.Sphere(radius),
-                shapes.IDENTITY,
-                culverin.SHAPE_SPHERE,
-                radius,
-                np.zeros(3),
-            )
+            radius = _number(node, "radius", None, what)
+            return (shapes.Sphere(radius), shapes.IDENTITY, culverin.SHAPE_SPHERE, radius,
+                    np.zeros(3))  # fmt: skip
         if node.tag == "cylinder":
-            radius, length = float(node.get("radius", "nan")), float(node.get("length", "nan"))
+            radius = _number(node, "radius", None, what)
+            length = _number(node, "length", None, what)
             size = (length / 2, radius)
             return shapes.Cylinder(*size), Y_TO_Z, culverin.SHAPE_CYLINDER, size, np.zeros(3)
-    except (ValueError, shapes.ShapeError) as exc:
-        raise UrdfError(f"link {link!r}: bad <{node.tag}>: {exc}") from None
-    if node.tag == "mesh":
-        filename = node.get("filename")
-        if not filename:
-            raise UrdfError(f"link {link!r}: <mesh> without a filename")
-        path = Path(filename.removeprefix("file://").removeprefix("package://"))
-        if not path.is_absolute():
-            path = base / path
-        if not path.is_file():
-            raise UrdfError(f"link {link!r} names mesh {filename!r}, which does not exist "
-                            f"(looked for {str(path)!r})")  # fmt: skip
-        vertices, indices = load_mesh(path)
-        vertices = vertices * np.asarray(_vec(node.get("scale"), (1.0, 1.0, 1.0), "mesh scale"))
-        lo, hi = vertices.min(axis=0), vertices.max(axis=0)
-        half = tuple(float(x) for x in np.maximum((hi - lo) / 2, 1e-3))
-        # Drawn as the mesh; simulated as its bounding box (centred where the mesh is).
-        return (
-            shapes.TriangleMesh(vertices, indices),
-            shapes.IDENTITY,
-            culverin.SHAPE_BOX,
-            half,
-            (lo + hi) / 2,
-        )
+        if node.tag == "mesh":
+            filename = node.get("filename")
+            if not filename:
+                raise UrdfError(f"link {link!r}: <mesh> without a filename")
+            scale = np.asarray(_vec(node.get("scale"), (1.0, 1.0, 1.0), f"{what} scale"))
+            if (scale == 0).any():
+                raise UrdfError(f"{what} scale {node.get('scale')!r} has a zero")
+            vertices, indices = meshes.load(filename, f"link {link!r}")
+            if (scale != 1).any():  # a scaled copy; the loaded mesh may be used again
+                vertices = vertices * scale
+            lo, hi = vertices.min(axis=0), vertices.max(axis=0)
+            half = tuple(float(x) for x in np.maximum((hi - lo) / 2, 1e-3))
+            # Drawn as the mesh; simulated as its bounding box (centred where the mesh is).
+            return (shapes.TriangleMesh(vertices, indices), shapes.IDENTITY,
+                    culverin.SHAPE_BOX, half, (lo + hi) / 2)  # fmt: skip
+    except UrdfError:
+        raise
+    except BridgeError as exc:
+        raise UrdfError(f"{what}: {exc}") from None
     raise UrdfError(f"link {link!r}: unknown geometry <{node.tag}> (box, sphere, cylinder, mesh)")
 
 
-def load(bridge: Any, path: Any, pos: Any, *, fixed_base: bool, color: Any) -> dict[str, int]:
-    path = Path(path)
+def _read(path: Path, budget: Budget) -> ET.Element:
+    try:
+        checked_file(path, budget, "URDF file", TREE_BYTES_PER_BYTE)
+    except UrdfError as exc:
+        if not path.exists():
+            raise UrdfError(f"URDF file {str(path)!r} does not exist") from None
+        raise exc
     try:
         root = ET.parse(path).getroot()
-    except FileNotFoundError:
-        raise UrdfError(f"URDF file {str(path)!r} does not exist") from None
     except ET.ParseError as exc:
         raise UrdfError(f"URDF file {str(path)!r} does not parse: {exc}") from None
     except OSError as exc:
@@ -147,12 +212,38 @@ def load(bridge: Any, path: Any, pos: Any, *, fixed_base: bool, color: Any) -> d
     if root.tag != "robot":
         raise UrdfError(f"{str(path)!r} is not a URDF file: its root is <{root.tag}>, "
                         "not <robot>")  # fmt: skip
-    links = {link.get("name"): link for link in root.findall("link")}
-    if not links or None in links:
+    return root
+
+
+def plan(path: Any, pos: Any, *, fixed_base: bool, memory_limit: Any = None,
+         mesh_roots: Any = (), packages: Any = None) -> tuple[list[LinkPlan], list[JointPlan]]:
+    """Every link and joint of the URDF at `path`, checked; touches no world."""
+    path = Path(path)
+    try:
+        pos = values.vector(pos, "load_urdf pos")
+    except BridgeError as exc:
+        raise UrdfError(str(exc)) from None
+    budget = Budget(memory_limit)
+    root = _read(path, budget)
+    meshes = _Meshes(MeshPaths(path.parent, mesh_roots, packages), budget)
+    links: dict[str, ET.Element] = {}
+    for link in root.findall("link"):
+        name = link.get("name")
+        if not name:
+            raise UrdfError(f"{str(path)!r}: a URDF needs named <link>s")
+        if name in links:
+            raise UrdfError(f"{str(path)!r}: two links are named {name!r}")
+        links[name] = link
+    if not links:
         raise UrdfError(f"{str(path)!r}: a URDF needs named <link>s")
     joints = []
+    parent_of: dict[str, str] = {}
     for joint in root.findall("joint"):
         name = joint.get("name", "?")
+        kind = joint.get("type", "fixed")
+        if kind not in JOINT_TYPES:
+            raise UrdfError(f"joint {name!r} has unknown type {kind!r} "
+                            f"(one of {', '.join(JOINT_TYPES)})")  # fmt: skip
         parent, child = joint.find("parent"), joint.find("child")
         if parent is None or child is None:
             raise UrdfError(f"joint {name!r} needs <parent> and <child>")
@@ -160,14 +251,15 @@ def load(bridge: Any, path: Any, pos: Any, *, fixed_base: bool, color: Any) -> d
         if p not in links or c not in links:
             raise UrdfError(f"joint {name!r} connects {p!r} and {c!r}, not both links of "
                             "the robot")  # fmt: skip
-        joints.append((name, joint.get("type", "fixed"), p, c, joint))
-    children = {c for _, _, _, c, _ in joints}
-    roots = [name for name in links if name not in children]
+        if c in parent_of:
+            raise UrdfError(f"joint {name!r}: link {c!r} is already the child of {parent_of[c]!r}")
+        parent_of[c] = p
+        joints.append((name, kind, p, c, joint))
+    roots = [name for name in links if name not in parent_of]
     if len(roots) != 1:
         raise UrdfError(f"{str(path)!r}: a URDF needs exactly one root link, found {roots}")
     # Forward kinematics at the zero configuration.
-    world: dict[str, tuple[np.ndarray, tuple]] = {roots[0]: (np.asarray(pos, float),
-                                                             shapes.IDENTITY)}  # fmt: skip
+    world: dict[str, tuple[np.ndarray, tuple]] = {roots[0]: (np.asarray(pos), shapes.IDENTITY)}
     pending = list(joints)
     while pending:
         progressed = False
@@ -181,58 +273,106 @@ def load(bridge: Any, path: Any, pos: Any, *, fixed_base: bool, color: Any) -> d
                 progressed = True
         if not progressed:
             raise UrdfError(f"{str(path)!r}: the joints form a loop")
-    base = path.parent
-    handles: dict[str, int] = {}
-    for name, link in links.items():
-        visuals = []
-        for visual in link.findall("visual"):
-            offset, rotation = _origin(visual, f"link {name!r} visual")
-            shape, extra, _, _, _ = _geometry(visual, base, name)
-            visuals.append((offset, quat_mul(rotation, extra), shape))
-        collisions = link.findall("collision") or link.findall("visual")
-        parts = []
-        for collision in collisions:
-            offset, rotation = _origin(collision, f"link {name!r} collision")
-            _, extra, kind, size, centre = _geometry(collision, base, name)
-            at = tuple(float(x) for x in offset + rotate(rotation, centre))
-            parts.append((at, quat_mul(rotation, extra), kind, size))
-        if not parts:  # a link with no geometry: a small body that is not drawn
-            parts = [((0.0, 0.0, 0.0), shapes.IDENTITY, culverin.SHAPE_SPHERE, 0.02)]
+    link_plans = [_link_plan(name, link, meshes, world[name], fixed_base and name == roots[0])
+                  for name, link in links.items()]  # fmt: skip
+    joint_plans = [j for j in (_joint_plan(*entry, world) for entry in joints) if j is not None]
+    return link_plans, joint_plans
+
+
+def _link_plan(name: str, link: ET.Element, meshes: _Meshes, placed: tuple,
+               fixed: bool) -> LinkPlan:  # fmt: skip
+    visuals = []
+    for visual in link.findall("visual"):
+        offset, rotation = _origin(visual, f"link {name!r} visual")
+        shape, extra, _, _, _ = _geometry(visual, meshes, name)
+        visuals.append((offset, quat_mul(rotation, extra), shape))
+    collisions = link.findall("collision") or link.findall("visual")
+    parts = []
+    for collision in collisions:
+        offset, rotation = _origin(collision, f"link {name!r} collision")
+        _, extra, kind, size, centre = _geometry(collision, meshes, name)
+        at = tuple(float(x) for x in offset + rotate(rotation, centre))
+        parts.append((at, quat_mul(rotation, extra), kind, size))
+    if not parts:  # a link with no geometry: a small body that is not drawn
+        parts = [((0.0, 0.0, 0.0), shapes.IDENTITY, culverin.SHAPE_SPHERE, 0.02)]
+    try:
         compound = shapes.Compound([(o, r, shapes.from_culverin(k, s)) for o, r, k, s in parts])
-        mass_node = link.find("inertial/mass")
-        mass = float(mass_node.get("value", "1")) if mass_node is not None else 1.0
-        static = (fixed_base and name == roots[0]) or mass <= 0
-        motion = culverin.MOTION_STATIC if static else culverin.MOTION_DYNAMIC
-        position, rotation = world[name]
-        look = _LinkLook(visuals, compound.centroid) if visuals else shapes.Compound(
-            [((0.0, 0.0, 0.0), shapes.IDENTITY, shapes.Sphere(1e-3))])  # fmt: skip
-        handle = bridge._tagged(
-            bridge.world.create_compound_body, look, color,
-            {"pos": tuple(position), "rot": tuple(rotation), "parts": parts, "motion": motion,
-             **({} if static else {"mass": max(mass, 1e-3)})},
-        )  # fmt: skip
-        handles[name] = handle
-    for name, kind, parent, child, joint in joints:
-        if kind in ("floating", "planar"):
-            continue
-        position, rotation = world[child]
-        axis = np.asarray(_vec((joint.find("axis") if joint.find("axis") is not None
-                                else ET.Element("axis")).get("xyz"), (1.0, 0.0, 0.0),
-                               f"joint {name!r} axis"))  # fmt: skip
-        world_axis = tuple(float(x) for x in rotate(rotation, axis / max(np.linalg.norm(axis),
-                                                                          1e-12)))  # fmt: skip
-        pivot = tuple(float(x) for x in position)
-        a, b = handles[parent], handles[child]
-        if kind == "fixed":
-            bridge.world.create_constraint(culverin.CONSTRAINT_FIXED, a, b)
-        elif kind in ("revolute", "continuous", "prismatic"):
-            params: tuple = (pivot, world_axis)
-            limit = joint.find("limit")
-            if kind != "continuous" and limit is not None and "lower" in limit.attrib:
-                params = (*params, float(limit.get("lower", 0)), float(limit.get("upper", 0)))
-            constraint = culverin.CONSTRAINT_SLIDER if kind == "prismatic" else \
-                culverin.CONSTRAINT_HINGE  # fmt: skip
-            bridge.world.create_constraint(constraint, a, b, params)
-        else:
-            raise UrdfError(f"joint {name!r} has unknown type {kind!r}")
+        position = values.vector(placed[0], f"link {name!r} position")
+    except BridgeError as exc:
+        raise UrdfError(f"link {name!r}: {exc}") from None
+    mass_node = link.find("inertial/mass")
+    mass = 1.0 if mass_node is None else _number(mass_node, "value", None, f"link {name!r} mass",
+                                                 low=0.0, high=values.MAX_MASS)  # fmt: skip
+    look = _LinkLook(visuals, compound.centroid) if visuals else shapes.Compound(
+        [((0.0, 0.0, 0.0), shapes.IDENTITY, shapes.Sphere(1e-3))])  # fmt: skip
+    return LinkPlan(name, position, tuple(placed[1]), parts, look, fixed or mass <= 0,
+                    max(mass, 1e-3))  # fmt: skip
+
+
+def _joint_plan(name: str, kind: str, parent: str, child: str, joint: ET.Element,
+                world: dict) -> JointPlan | None:  # fmt: skip
+    if kind in ("floating", "planar"):
+        return None  # free relative motion: no constraint
+    if kind == "fixed":
+        return JointPlan(name, culverin.CONSTRAINT_FIXED, parent, child, None)
+    position, rotation = world[child]
+    axis_node = joint.find("axis")
+    axis = np.asarray(_vec(None if axis_node is None else axis_node.get("xyz"),
+                           (1.0, 0.0, 0.0), f"joint {name!r} axis"))  # fmt: skip
+    if np.linalg.norm(axis) < 1e-9:
+        raise UrdfError(f"joint {name!r} axis {tuple(axis.tolist())} is zero")
+    world_axis = tuple(float(x) for x in rotate(rotation, axis / np.linalg.norm(axis)))
+    params: tuple = (tuple(float(x) for x in position), world_axis)
+    limit = joint.find("limit")
+    if kind != "continuous" and limit is not None and "lower" in limit.attrib:
+        # A NaN limit hangs Culverin's step(); hinge angles beyond +-pi mean nothing.
+        span = math.pi if kind == "revolute" else values.MAX_COORDINATE
+        what = f"joint {name!r} limit"
+        lower = _number(limit, "lower", "0", what, low=-span, high=span)
+        upper = _number(limit, "upper", "0", what, low=-span, high=span)
+        if lower > upper:
+            raise UrdfError(f"{what}: lower {lower} is above upper {upper}")
+        params = (*params, lower, upper)
+    constraint = culverin.CONSTRAINT_SLIDER if kind == "prismatic" else culverin.CONSTRAINT_HINGE
+    return JointPlan(name, constraint, parent, child, params)
+
+
+def build(bridge: Any, links: list[LinkPlan], joints: list[JointPlan],
+          color: Any) -> dict[str, int]:  # fmt: skip
+    """The planned bodies and constraints in the world; on a failure, none of them."""
+    world = bridge.world
+    values.room_for(world, len(links), f"the URDF robot's {len(links)} links")
+    made: list[tuple[int, int, LinkPlan]] = []
+    constraints: list[int] = []
+    try:
+        for link in links:
+            motion = culverin.MOTION_STATIC if link.static else culverin.MOTION_DYNAMIC
+            options = {"pos": link.position, "rot": link.rotation, "parts": link.parts,
+                       "motion": motion, **({} if link.static else {"mass": link.mass})}
+            body_id, handle = bridge._create(world.create_compound_body, options,
+                                             f"URDF link {link.name!r}")  # fmt: skip
+            made.append((body_id, handle, link))
+        handles = {link.name: handle for _, handle, link in made}
+        for joint in joints:
+            with values.calling(f"URDF joint {joint.name!r}"):
+                args = () if joint.params is None else (joint.params,)
+                a, b = handles[joint.parent], handles[joint.child]
+                constraints.append(world.create_constraint(joint.constraint, a, b, *args))
+    except BaseException:
+        with bridge._lock:  # take back what was added: a failure creates nothing
+            for constraint in constraints:
+                world.destroy_constraint(constraint)
+            for _, handle, _ in made:
+                world.destroy_body(handle)
+        raise
+    for body_id, _, link in made:
+        bridge._record(body_id, link.look, color)
     return handles
+
+
+def load(bridge: Any, path: Any, pos: Any, *, fixed_base: bool, color: Any,
+         memory_limit: Any = None, mesh_roots: Any = (),
+         packages: Any = None) -> dict[str, int]:  # fmt: skip
+    links, joints = plan(path, pos, fixed_base=fixed_base, memory_limit=memory_limit,
+                         mesh_roots=mesh_roots, packages=packages)  # fmt: skip
+    return build(bridge, links, joints, color)
