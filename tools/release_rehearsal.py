@@ -40,9 +40,9 @@ THIRD_PARTY = CACHE / "rehearsal-wheels"
 #: A user's first program per distribution: what its README shows, through its entry points.
 FIRST_PROGRAMS = {
     "hypergl-compiler": """
-import hypergl_compiler as hc, subprocess, sys, tempfile, os
+import hypergl_compiler as hc
 print("hypergl_compiler", hc.__version__)
-out = subprocess.run(["hgb", "--help"], capture_output=True, text=True)
+out = subprocess.run([BIN / "hgb", "--help"], capture_output=True, text=True)
 assert out.returncode == 0 and "dis" in out.stdout, out
 print("hgb --help: ok")
 """,
@@ -56,8 +56,6 @@ frame = py_gpu.FrameBuffer.new(8, 8)
 print("select_backend('cpu'):", type(backend).__name__, "frame", frame.width, "x", frame.height)
 """,
     "hypergl-core": """
-import subprocess
-import numpy as np
 import hypergl
 ctx = hypergl.context()
 target = ctx.framebuffer((64, 64))
@@ -73,17 +71,21 @@ cmd.draw(3)
 cmd.end()
 stats = cmd.submit()
 print("hypergl", hypergl.__version__, "draws", stats.draws, "pixel", target.read()[32, 32])
-info = subprocess.run(["hypergl", "info"], capture_output=True, text=True)
+info = subprocess.run([BIN / "hypergl", "info"], capture_output=True, text=True)
 assert info.returncode == 0, info.stderr
 print("hypergl info:", info.stdout.strip().splitlines()[0])
 """,
     "hypergl-culverin": """
 import culverin
 import hypergl, hypergl_culverin
-ctx = hypergl.context()
 world = culverin.PhysicsWorld(settings={"max_bodies": 64})
-bridge = ctx.bridge("culverin", world)
-print("hypergl_culverin", hypergl_culverin.__version__, "bridge", type(bridge).__name__)
+ctx = hypergl.context()
+bridge = ctx.bridge("culverin", world, capacity=64)  # the entry point hypergl.bridges:culverin
+bridge.create_body(pos=(0, 2, 0), size=0.5, shape=culverin.SHAPE_SPHERE, color=(1, 0.5, 0.1))
+for _ in range(10):
+    bridge.step(1 / 60)
+print("hypergl_culverin", hypergl_culverin.__version__, type(bridge).__name__,
+      "synced", bridge.sync(), "bodies")
 """,
 }
 
@@ -197,7 +199,10 @@ def main(argv: list[str]) -> int:
         say(f"twine upload: {len(files)} files to {url}")
         for dist, program in FIRST_PROGRAMS.items():
             python = install_alone(dist, url + "simple/", work)
-            result = run([python, "-c", program], capture_output=True, text=True, cwd=work)
+            # The venv's console scripts are in its bin/, which is not on PATH.
+            prelude = "import subprocess, sys, pathlib\nBIN = pathlib.Path(sys.executable).parent\n"
+            result = run([python, "-c", prelude + program], capture_output=True, text=True,
+                         cwd=work)  # fmt: skip
             for line in result.stdout.strip().splitlines():
                 say(f"  {dist}: {line}")
     finally:
