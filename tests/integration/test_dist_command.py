@@ -1,11 +1,12 @@
-"""`python3 tools/dev.py dist` builds, repairs, installs and tests every distribution.
+"""`python3 tools/dev.py dist` builds, repairs, installs and tests every distribution, and
+`release-rehearsal` publishes them to a local index and installs each alone from it.
 
 The cheapest run that still proves the whole chain: all four sdists and wheels are built
-(the C++ build reuses packages/hypergl-core/build), the core wheel is repaired by
-auditwheel, every wheel is checked against its source files (shaders, data, stubs,
-py.typed, LICENSE), all are installed into a new virtual environment outside the checkout,
-every declared entry point loads there, and a few tests of each distribution (its README
-example and plugin discovery) run against the installed wheels. The full run is
+(the core wheel compiled by zig for glibc 2.28 where ziglang is installed), the core wheel
+is repaired by auditwheel, every wheel is checked against its source files (shaders, data,
+stubs, py.typed, LICENSE), all are installed into a new virtual environment outside the
+checkout, every declared entry point loads there, and a few tests of each distribution (its
+README example and plugin discovery) run against the installed wheels. The full run is
 `python3 tools/dev.py dist` (about 3.5 minutes here).
 """
 
@@ -35,7 +36,21 @@ def test_dist_builds_repairs_installs_and_tests_every_distribution(tmp_path):
     assert result.returncode == 0, log[-6000:]
     tag = re.search(r"hypergl-core platform tag: (\S+)", log)
     assert tag and re.fullmatch(r"(manylinux|musllinux)_\d+_\d+_\w+", tag.group(1)), log[-3000:]
+    if "core wheel toolchain: zig" in log:  # where ziglang is installed: glibc 2.28 and older
+        assert tag.group(1).startswith("manylinux_2_28_"), tag.group(1)
     assert "declared entry points installed and loaded" in log
     for dist in ("hypergl-compiler", "py-gpu", "hypergl-core", "hypergl-culverin"):
         assert f"testing {dist} (tests from its sdist)" in log
     assert len(list(out.glob("*.whl"))) == 4 and len(list(out.glob("*.tar.gz"))) == 4
+
+    # The rehearsed publish, on those files: a local index, each distribution installed alone.
+    rehearsal = subprocess.run([sys.executable, str(ROOT / "tools" / "release_rehearsal.py"),
+                                "--dist", str(out)], cwd=ROOT, capture_output=True, text=True,
+                               timeout=900)  # fmt: skip
+    log = rehearsal.stdout + rehearsal.stderr
+    assert rehearsal.returncode == 0, log[-6000:]
+    assert "twine check --strict: 8 files pass" in log
+    for dist in ("hypergl-compiler", "py-gpu", "hypergl-core", "hypergl-culverin"):
+        assert re.search(rf"{dist}: installed alone with \d+ dependencies", log), log[-3000:]
+    assert "draws 1 pixel [ 26 153  51 255]" in log and "synced 1 bodies" in log
+    assert "pypiserver stopped" in log

@@ -51,3 +51,10 @@ def test_cibuildwheel_builds_abi3_and_free_threaded_wheels():
     assert cibw["manylinux-x86_64-image"] == cibw["manylinux-aarch64-image"] == "manylinux_2_28"
     assert "tools/test_installed.py" in cibw["test-command"]
     assert (ROOT / "tools" / "test_installed.py").exists()
+
+
+def test_no_platform_that_cannot_build_blocks_publishing():
+    """Every core-wheel platform must build: a failing one would stop every release."""
+    matrix = workflow("release.yml")["jobs"]["core-wheels"]["strategy"]["matrix"]["os"]
+    assert not [os for os in matrix if os.startswith("windows")], (
+        "Windows is in the release matrix: the engine must compile there first")

@@ -42,8 +42,9 @@ def test_no_egl_library_says_what_still_works():
 
 def test_macos_is_told_the_truth_not_a_debian_package(monkeypatch):
     monkeypatch.setattr(platform_support.sys, "platform", "darwin")
-    message = platform_support.no_context_message("could not load the EGL library "
-                                                  "libEGL.so.1. On Debian/Ubuntu: apt install")
+    message = platform_support.no_context_message(
+        "could not load the EGL library libEGL.so.1. On Debian/Ubuntu: apt install"
+    )
     assert message.startswith("macOS caps OpenGL at 4.1") and "device='trace'" in message
     assert "Metal" in message
     assert "macOS caps OpenGL at 4.1" in platform_support.too_old_message("4.1 Metal")

@@ -12,10 +12,10 @@ import sys
 MINIMUM_GL = (4, 3)
 
 WORKS_WITHOUT_GL = (
-    "Without an OpenGL 4.3 context these still work: hypergl.context(device='trace') (runs programs and "
-    "records every GL call) and device='null', the compiler and .hgb files (hgb info / dis / "
-    "verify, hypergl.save, ctx.load on those devices), and py_gpu's wgpu backend (Metal on "
-    "macOS, Vulkan or D3D12 elsewhere: pip install 'py-gpu[webgpu]')."
+    "Without an OpenGL 4.3 context these still work: hypergl.context(device='trace') "
+    "(runs programs and records every GL call) and device='null', the compiler and .hgb "
+    "files (hgb info / dis / verify, hypergl.save, ctx.load on those devices), and py_gpu's "
+    "wgpu backend (Metal on macOS, Vulkan or D3D12 elsewhere: pip install 'py-gpu[webgpu]')."
 )
 
 MACOS = (
