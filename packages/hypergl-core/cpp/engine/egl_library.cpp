@@ -1,10 +1,9 @@
 // Loading libEGL at run time and naming its errors.
-#include <dlfcn.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include "hypergl/dynamic_library.hpp"
 #include "hypergl/egl.hpp"
 
 namespace hypergl {
@@ -37,7 +36,7 @@ const char *error_name(egl::Int code) {
 
 template <typename F>
 void bind(void *handle, F &target, const char *name, const std::string &path) {
-    target = reinterpret_cast<F>(dlsym(handle, name));
+    target = reinterpret_cast<F>(library_symbol(handle, name));
     if (!target)
         throw EGLFailure(path + " has no " + name + ": it is not a complete EGL library");
 }
@@ -52,12 +51,11 @@ void bind_extension(const EGLLibrary &library, F &target, const char *name) {
 std::shared_ptr<EGLLibrary> EGLLibrary::load() {
     auto library = std::make_shared<EGLLibrary>();
     const char *chosen = std::getenv("HYPERGL_EGL_LIBRARY");
-    library->path = (chosen && *chosen) ? chosen : "libEGL.so.1";
-    library->handle = dlopen(library->path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    library->path = (chosen && *chosen) ? chosen : default_egl_library();
+    std::string why;
+    library->handle = open_library(library->path, why);
     if (!library->handle) {
-        const char *why = dlerror();
-        throw EGLFailure("could not load the EGL library " + library->path + " (" +
-                         (why ? why : "not found") +
+        throw EGLFailure("could not load the EGL library " + library->path + " (" + why +
                          "). On Debian/Ubuntu: apt install libegl1 libgl1-mesa-dri libegl-mesa0 "
                          "(Mesa, software rendering) or the GPU vendor's driver");
     }
