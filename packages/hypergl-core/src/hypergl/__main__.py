@@ -15,15 +15,19 @@ _PROVIDERS = {"demo": "hypergl-culverin[demo]"}
 
 def _info(_args: argparse.Namespace) -> int:
     from .devices import devices
+    from .gpu_situation import is_software, situation
     from .probe import probe
 
-    caps = probe()
     print(f"hypergl {__version__}")
+    for line in situation().lines():
+        print(line)
+    caps = probe()  # raises ContextError, naming what was found, without a context
     print("EGL devices")
     for device in devices():
-        print(f"  {device}")
+        print(f"  {device}" + ("  [software]" if device.software else ""))
     print(f"OpenGL    {caps.version} ({'core' if caps.core_profile else 'compat'} profile)")
-    print(f"renderer  {caps.renderer}")
+    kind = "software: renders on the CPU" if is_software(caps.renderer) else "hardware"
+    print(f"renderer  {caps.renderer} ({kind}; the device hypergl.context() chose)")
     print(f"vendor    {caps.vendor}")
     print(f"GLSL      {caps.glsl_version}")
     print("features")

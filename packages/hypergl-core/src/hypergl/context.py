@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from hypergl_compiler.isa import ResourceKind
 
-from . import _core, resource_checks, texture_set
+from . import _core, gpu_situation, resource_checks, texture_set
 from ._egl import HeadlessHost
 from ._native import NATIVE_ERRORS, translate, translated_errors
 from .capabilities import Capabilities
@@ -528,6 +528,7 @@ def context(
     vsync: bool = False,
     visible: bool = True,
     device_index: int | None = None,
+    require_hardware: bool = False,
 ) -> Context:
     """Create a context.
 
@@ -536,8 +537,11 @@ def context(
     ``CUDA_VISIBLE_DEVICES`` where that is set); ``window=(w, h)`` opens a GLFW
     window (``backend='sdl'`` for SDL2) with ``ctx.screen``, ``swap()``,
     ``poll()`` and ``should_close``; ``device='trace'`` or ``'null'`` need no GPU.
-    Any thread may use a context, one at a time.
+    ``require_hardware=True`` refuses a software rasterizer (llvmpipe) instead of
+    rendering on the CPU without a word. Any thread may use a context, one at a time.
     """
+    if not isinstance(require_hardware, bool):
+        raise TypeError(f"require_hardware must be True or False, got {require_hardware!r}")
     if device not in DEVICES:
         raise ValueError(f"unknown device {device!r}; expected one of {DEVICES}")
     if device_index is not None and (device != "gl" or window is not None):
@@ -556,7 +560,7 @@ def context(
         except ContextError as error:
             raise ContextError(no_context_message(str(error).rstrip("."))) from error
         try:
-            return Context("gl", host)
+            return _hardware_checked(Context("gl", host), require_hardware)
         except BaseException:
             host.close()
             raise
@@ -570,7 +574,17 @@ def context(
         raise TypeError(f"title must be a string, got {title!r}")
     host = WINDOW_BACKENDS[backend](size, title, bool(vsync), bool(visible))
     try:
-        return Context("gl", host)
+        return _hardware_checked(Context("gl", host), require_hardware)
     except BaseException:
         host.close()
         raise
+
+
+def _hardware_checked(ctx: Context, require_hardware: bool) -> Context:
+    """`ctx`, or a ContextError (ctx closed) when it renders in software and that was refused."""
+    renderer = ctx.capabilities.renderer if ctx.capabilities else ""
+    if require_hardware and gpu_situation.is_software(renderer):
+        ctx.close()
+        raise ContextError(f"require_hardware=True, but the only OpenGL driver found renders "
+                           f"in software ({renderer}). {gpu_situation.explain()}")  # fmt: skip
+    return ctx

@@ -36,4 +36,6 @@ def no_context_message(reason: str) -> str:
     """The ContextError text when no OpenGL context could be made at all."""
     if sys.platform == "darwin":
         return f"{MACOS} {WORKS_WITHOUT_GL} (The engine said: {reason})"
-    return f"{reason}. {WORKS_WITHOUT_GL}"
+    from .gpu_situation import explain  # reads glvnd's files: only when it failed
+
+    return f"{reason}. {explain()} {WORKS_WITHOUT_GL}"
