@@ -25,23 +25,19 @@ std::unique_ptr<Device> make_device(const std::string &name) {
     throw nb::value_error(("unknown device '" + name + "': expected 'trace' or 'null'").c_str());
 }
 
-void check_usable(const Resource &resource) {
-    if (resource.released())
-        throw nb::value_error((std::string(resource_kind_name(resource.kind())) + " '" +
-                               resource.name() + "' has been released")
-                                  .c_str());
-}
-
 // A writable 1-D uint8 NumPy array over the buffer's memory, without a copy.
-// The array shares ownership of the memory, so it stays valid after release.
-nb::object buffer_view(Buffer &buffer) {
-    check_usable(buffer);
-    auto *holder = new std::shared_ptr<Memory>(buffer.memory());
+// The array shares ownership of the memory (taken under the lock that release
+// takes, which drops the buffer's share), so it stays valid after a release.
+nb::object buffer_view(Context &context, Buffer &buffer) {
+    std::shared_ptr<Memory> memory =
+        guarded_with(context, [&] { return buffer.memory(); }, buffer);
+    uint8_t *data = memory->data();
+    const size_t shape[1] = {static_cast<size_t>(memory->size())};
+    auto *holder = new std::shared_ptr<Memory>(std::move(memory));
     nb::capsule owner(holder, [](void *p) noexcept {
         delete static_cast<std::shared_ptr<Memory> *>(p);
     });
-    const size_t shape[1] = {static_cast<size_t>(buffer.size())};
-    return nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(buffer.data(), 1, shape, owner).cast();
+    return nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(data, 1, shape, owner).cast();
 }
 
 nb::list trace_entries(Context &context) {
@@ -132,9 +128,7 @@ void register_context(nb::module_ &m) {
         });
 
     nb::class_<Buffer, Resource>(m, "Buffer")
-        .def_prop_ro("size", &Buffer::size)
-        .def("view", &buffer_view,
-             "A writable uint8 NumPy array over the buffer's memory (no copy).");
+        .def_prop_ro("size", &Buffer::size);
 
     nb::class_<Context>(m, "Context", "A device, its resources and the lock around submits.")
         .def(nb::new_([](const std::string &device) {
@@ -175,6 +169,8 @@ void register_context(nb::module_ &m) {
             "release", [](Context &c, Resource &r) { locked(c, [&] { c.release(r); }); },
             nb::arg("resource"))
         .def("release_all", [](Context &c) { locked(c, [&] { c.release_all(); }); })
+        .def("buffer_view", &buffer_view, nb::arg("buffer"),
+             "A writable uint8 NumPy array over the buffer's memory (no copy).")
         .def("live_objects", [](Context &c) { return locked(c, [&] { return c.live_objects(); }); })
         .def("submit", &submit, nb::arg("program"), nb::arg("resources"), nb::arg("registers"),
              nb::arg("budget").none(), nb::arg("debug") = false,

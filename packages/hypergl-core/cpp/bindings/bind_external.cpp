@@ -317,14 +317,8 @@ void register_external(nb::module_ &m) {
         .def(
             "upload",
             [](Context &c, ExternalSource &source, Buffer &destination) {
-                if (source.released() || destination.released())
-                    throw nb::value_error("upload: the source or the buffer has been released");
-                locked(c, [&] {
-                    if (!c.owns(source) || !c.owns(destination))
-                        throw BindingError("upload: the source and the buffer must belong to "
-                                           "this context");
-                    c.device().upload(source, destination);
-                });
+                locked_with(
+                    c, [&] { c.device().upload(source, destination); }, source, destination);
             },
             nb::arg("source"), nb::arg("destination"));
 }

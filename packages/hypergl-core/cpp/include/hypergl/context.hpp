@@ -73,6 +73,11 @@ class Context {
     void release_all();
     std::vector<std::shared_ptr<Resource>> live_objects() const;
     bool owns(const Resource &resource) const;
+    // Throws BindingError ("<where>: <kind> '<name>' has been released", or
+    // "belongs to another context") unless `resource` is live and this
+    // context's. Call with mutex() held: release takes it too, so the resource
+    // stays live for as long as the caller holds the lock.
+    void check_live(const Resource &resource, const std::string &where = "") const;
 
     // Checks `resources` against the program's slot table; throws BindingError
     // naming the slot and the resource.
