@@ -113,6 +113,14 @@ nb::tuple submit(Context &context, const ProgramImage &program,
 void register_context(nb::module_ &m) {
     register_instruction_error<VMFailure>(m, "VMFailure");
     register_message_error<BindingError>(m, "BindingError", PyExc_ValueError);
+    // A hypergl.ContextError (the facade's errors module has no dependencies); a
+    // RuntimeError where the module is imported alone (stub generation).
+    nb::object base = nb::borrow(PyExc_RuntimeError);
+    try {
+        base = nb::module_::import_("hypergl.errors").attr("ContextError");
+    } catch (nb::python_error &) {
+    }
+    register_message_error<ReentryError>(m, "ReentryError", base.ptr());
 
     nb::class_<Resource>(m, "Resource", "A GPU resource owned by a context.")
         .def_prop_ro("kind", [](const Resource &r) { return static_cast<int>(r.kind()); })

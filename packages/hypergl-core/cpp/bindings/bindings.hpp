@@ -97,7 +97,7 @@ auto locked_with(hypergl::Context &context, F action, const R &...resources) {
 template <typename F, typename... R>
 auto guarded_with(hypergl::Context &context, F action, const R &...resources) {
     nanobind::gil_scoped_release unlocked;
-    std::lock_guard<std::mutex> lock(context.mutex());
+    hypergl::Context::Lock lock(context);
     (context.check_live(resources), ...);
     return action();
 }

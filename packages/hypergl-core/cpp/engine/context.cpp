@@ -6,6 +6,22 @@
 
 namespace hypergl {
 
+Context::Lock::Lock(Context &context) : context_(context) {
+    const std::thread::id self = std::this_thread::get_id();
+    if (context.holder_.load(std::memory_order_relaxed) == self)
+        throw ReentryError(
+            "this context is already in a call on this thread (a callback it runs, such as an "
+            "external source's acquire(), called back into it): the call would deadlock; "
+            "make it after the outer call returns");
+    context.mutex_.lock();
+    context.holder_.store(self, std::memory_order_relaxed);
+}
+
+Context::Lock::~Lock() {
+    context_.holder_.store(std::thread::id(), std::memory_order_relaxed);
+    context_.mutex_.unlock();
+}
+
 void Context::adopt(const std::shared_ptr<Resource> &resource) {
     resource->set_owner(this);
     resources_.push_back(resource);
