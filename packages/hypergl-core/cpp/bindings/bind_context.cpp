@@ -78,7 +78,8 @@ nb::dict stats_dict(const RunStats &stats) {
 nb::tuple submit(Context &context, const ProgramImage &program,
                  const std::vector<std::shared_ptr<Resource>> &resources,
                  std::vector<uint32_t> registers, std::optional<uint64_t> budget,
-                 bool debug, std::optional<uint64_t> vertex_budget) {
+                 bool debug, std::optional<uint64_t> vertex_budget,
+                 std::optional<uint64_t> group_budget) {
     if (registers.size() != isa::kNumRegisters)
         throw nb::value_error(("registers must be 8 values, got " +
                                std::to_string(registers.size()))
@@ -87,6 +88,7 @@ nb::tuple submit(Context &context, const ProgramImage &program,
     RunOptions options;
     options.budget = budget.value_or(UINT64_MAX);
     options.vertex_budget = vertex_budget.value_or(UINT64_MAX);
+    options.group_budget = group_budget.value_or(UINT64_MAX);
     options.check_each_instruction = debug;
     options.should_stop = [&interrupt]() {
         nb::gil_scoped_acquire acquire;
@@ -182,7 +184,8 @@ void register_context(nb::module_ &m) {
         .def("live_objects", [](Context &c) { return locked(c, [&] { return c.live_objects(); }); })
         .def("submit", &submit, nb::arg("program"), nb::arg("resources"), nb::arg("registers"),
              nb::arg("budget").none(), nb::arg("debug") = false,
-             nb::arg("vertex_budget").none() = nb::none())
+             nb::arg("vertex_budget").none() = nb::none(),
+             nb::arg("group_budget").none() = nb::none())
         .def("trace_entries", &trace_entries)
         .def("clear_trace", &clear_trace);
 }

@@ -99,6 +99,14 @@ class Interpreter {
         vertices_left_ -= vertices;
     }
     [[noreturn]] HGL_COLD void vertex_budget_spent(uint64_t count, uint64_t instances) const;
+    // Charges a dispatch's x * y * z work groups to the group budget (in 64
+    // bits: a driver that counts them in 32 would wrap).
+    void spend_groups(uint64_t x, uint64_t y, uint64_t z) {
+        const uint64_t groups = x * y * z;  // each <= 65535 (verified): no overflow
+        if (HGL_UNLIKELY(groups > groups_left_)) group_budget_spent(x, y, z);
+        groups_left_ -= groups;
+    }
+    [[noreturn]] HGL_COLD void group_budget_spent(uint64_t x, uint64_t y, uint64_t z) const;
     // Which of a draw's ranges the VM knows: all (direct draws), the instances
     // (indexed draws: the indices name the vertices) or none (indirect draws:
     // the counts are in GPU memory). The rest is robust access's to guard.
@@ -140,6 +148,7 @@ class Interpreter {
     uint32_t call_depth_ = 0;
     uint64_t remaining_ = 0;  // budget left beyond the current countdown
     uint64_t vertices_left_ = 0;
+    uint64_t groups_left_ = 0;
     const std::vector<VertexInput> *inputs_ = nullptr;  // of the bound pipeline
     int64_t last_poll_ns_ = 0;
 };
@@ -185,6 +194,14 @@ void Interpreter::vertex_budget_spent(uint64_t count, uint64_t instances) const 
              std::to_string(instances) + " instances, beyond what is left of the vertex budget (" +
              std::to_string(vertices_left_) + " of " + std::to_string(options_.vertex_budget) +
              " per submit; submit(vertex_budget=...) raises it)");
+}
+
+void Interpreter::group_budget_spent(uint64_t x, uint64_t y, uint64_t z) const {
+    fail("the dispatch of " + std::to_string(x) + " x " + std::to_string(y) + " x " +
+         std::to_string(z) + " = " + std::to_string(x * y * z) +
+         " work groups is beyond what is left of the group budget (" +
+         std::to_string(groups_left_) + " of " + std::to_string(options_.group_budget) +
+         " per submit; submit(group_budget=...) raises it)");
 }
 
 void Interpreter::check_vertex_buffers(uint64_t first, uint64_t count, uint64_t instances,
@@ -234,6 +251,7 @@ RunStats Interpreter::run() {
     const Instruction *code = p_.code.data();
     remaining_ = options_.budget;
     vertices_left_ = options_.vertex_budget;
+    groups_left_ = options_.group_budget;
     last_poll_ns_ = poll_clock_ns();
     dev_.set_stop_check(&options_.should_stop);
     dev_.begin_run();
@@ -592,6 +610,7 @@ RunStats Interpreter::run() {
                     HGL_NEXT();
                 HGL_OP(DISPATCH)
                     need_pipeline();
+                    spend_groups(ip->b, ip->c, ip->d);
                     ++stats_.dispatches;
                     ++stats_.device_calls;
                     dev_.dispatch(ip->b, ip->c, ip->d);
