@@ -88,9 +88,13 @@ class Interpreter {
         call();
     }
 
-    void need_pipeline() const {
+    // A pipeline is bound and (once after each pipeline or uniform bind) every
+    // uniform block it reads has at least its size bound.
+    void need_pipeline() {
         if (!bound_.pipeline) fail("no pipeline is bound");
+        if (HGL_UNLIKELY(!blocks_checked_)) check_uniform_blocks();
     }
+    HGL_NOINLINE void check_uniform_blocks();
     // Charges `count` x `instances` vertices to the vertex budget. Inline and
     // branch-light: it runs for every draw; the failure is out of line.
     void spend_vertices(uint64_t count, uint64_t instances) {
@@ -149,6 +153,9 @@ class Interpreter {
     uint64_t remaining_ = 0;  // budget left beyond the current countdown
     uint64_t vertices_left_ = 0;
     uint64_t groups_left_ = 0;
+    // Bytes bound at each uniform binding (the buffer's or the range's; 0: none).
+    uint64_t uniform_bytes_[kBindings] = {};
+    bool blocks_checked_ = false;
     const std::vector<VertexInput> *inputs_ = nullptr;  // of the bound pipeline
     int64_t last_poll_ns_ = 0;
 };
@@ -202,6 +209,20 @@ void Interpreter::group_budget_spent(uint64_t x, uint64_t y, uint64_t z) const {
          " work groups is beyond what is left of the group budget (" +
          std::to_string(groups_left_) + " of " + std::to_string(options_.group_budget) +
          " per submit; submit(group_budget=...) raises it)");
+}
+
+void Interpreter::check_uniform_blocks() {
+    const auto &pipeline = static_cast<const Pipeline &>(*bound_.pipeline);
+    for (const UniformBlock &block : pipeline.uniform_blocks()) {
+        if (block.binding >= kBindings) continue;
+        const uint64_t bound = uniform_bytes_[block.binding];
+        if (bound != 0 && bound < block.size)
+            fail("uniform block '" + block.name + "' of pipeline '" + pipeline.name() +
+                 "' (binding " + std::to_string(block.binding) + ") is " +
+                 std::to_string(block.size) + " bytes, but only " + std::to_string(bound) +
+                 " bytes are bound there: the shader would read zeros past them");
+    }
+    blocks_checked_ = true;
 }
 
 void Interpreter::check_vertex_buffers(uint64_t first, uint64_t count, uint64_t instances,
@@ -457,6 +478,7 @@ RunStats Interpreter::run() {
                 HGL_OP(BIND_PIPELINE)
                     bind(bound_.pipeline, &resource(ip->b), [&] {
                         inputs_ = &static_cast<Pipeline &>(resource(ip->b)).vertex_inputs();
+                        blocks_checked_ = false;
                         dev_.bind_pipeline(resource(ip->b));
                     });
                     HGL_NEXT();
@@ -472,6 +494,8 @@ RunStats Interpreter::run() {
                     bind(bound_.index, &buffer(ip->b), [&] { dev_.bind_index_buffer(buffer(ip->b)); });
                     HGL_NEXT();
                 HGL_OP(BIND_UNIFORM_BUFFER)
+                    uniform_bytes_[ip->c] = buffer(ip->b).size();
+                    blocks_checked_ = false;
                     bind(bound_.uniform[ip->c], &buffer(ip->b),
                          [&] { dev_.bind_uniform_buffer(ip->c, buffer(ip->b)); });
                     HGL_NEXT();
@@ -483,6 +507,8 @@ RunStats Interpreter::run() {
                     // A range is not a whole-buffer binding: forget it, so that the
                     // next bind_uniform_buffer of the same buffer is not skipped.
                     bound_.uniform[ip->a] = nullptr;
+                    uniform_bytes_[ip->a] = ip->d;
+                    blocks_checked_ = false;
                     ++stats_.binds_issued;
                     ++stats_.device_calls;
                     dev_.bind_uniform_range(ip->a, buffer(ip->b), ip->c, ip->d);

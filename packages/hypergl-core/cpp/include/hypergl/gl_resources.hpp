@@ -150,8 +150,10 @@ struct PipelineState {
 class GLPipeline final : public Pipeline {
   public:
     GLPipeline(std::string name, std::shared_ptr<GLShared> shared, GLuint program,
-               bool compute, PipelineState state, std::vector<VertexInput> inputs)
-        : Pipeline(std::move(name), std::move(inputs)), shared_(std::move(shared)),
+               bool compute, PipelineState state, std::vector<VertexInput> inputs,
+               std::vector<UniformBlock> blocks)
+        : Pipeline(std::move(name), std::move(inputs), std::move(blocks)),
+          shared_(std::move(shared)),
           program_(program), compute_(compute), state_(std::move(state)) {}
     // Compiles and links the shaders (compute, or vertex + optional fragment);
     // throws ShaderError with the driver's log.

@@ -96,16 +96,29 @@ struct VertexInput {
     bool per_instance;
 };
 
-// A pipeline on any device: its vertex inputs are what the interpreter needs
-// to bound draws, the same on gl, trace and null (GLPipeline adds the GL program).
+// A uniform block of a pipeline's shaders: the buffer (or range) bound at
+// `binding` must hold at least `size` bytes, or the shader reads zeros.
+struct UniformBlock {
+    uint32_t binding;
+    uint64_t size;  // GL_UNIFORM_BLOCK_DATA_SIZE
+    std::string name;
+};
+
+// A pipeline on any device: its vertex inputs and uniform blocks are what the
+// interpreter needs to check draws, the same on gl, trace and null (GLPipeline
+// adds the GL program; only it knows uniform blocks).
 class Pipeline : public Resource {
   public:
-    Pipeline(std::string name, std::vector<VertexInput> inputs)
-        : Resource(isa::ResourceKind::PIPELINE, std::move(name)), inputs_(std::move(inputs)) {}
+    Pipeline(std::string name, std::vector<VertexInput> inputs,
+             std::vector<UniformBlock> blocks = {})
+        : Resource(isa::ResourceKind::PIPELINE, std::move(name)), inputs_(std::move(inputs)),
+          blocks_(std::move(blocks)) {}
     const std::vector<VertexInput> &vertex_inputs() const { return inputs_; }
+    const std::vector<UniformBlock> &uniform_blocks() const { return blocks_; }
 
   private:
     std::vector<VertexInput> inputs_;
+    std::vector<UniformBlock> blocks_;
 };
 
 // Resources whose contents the engine does not touch on the trace and null
