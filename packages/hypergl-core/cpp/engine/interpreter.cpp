@@ -1,8 +1,10 @@
 #include "hypergl/interpreter.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -24,9 +26,9 @@ namespace {
 #endif
 
 constexpr uint32_t kPollInterval = 1024;  // instructions between clock checks
-constexpr uint32_t kDrawCommandSize = 16;         // DrawArraysIndirectCommand
-constexpr uint32_t kIndexedCommandSize = 20;      // DrawElementsIndirectCommand
-constexpr uint32_t kDispatchCommandSize = 12;     // DispatchIndirectCommand
+constexpr uint32_t kDrawCommandSize = indirect_command_size(IndirectKind::DRAW);
+constexpr uint32_t kIndexedCommandSize = indirect_command_size(IndirectKind::INDEXED);
+constexpr uint32_t kDispatchCommandSize = indirect_command_size(IndirectKind::DISPATCH);
 constexpr uint32_t kBindings = isa::kMaxBindingIndex + 1;
 
 float as_float(uint32_t bits) {
@@ -127,6 +129,16 @@ class Interpreter {
     void need_indexed(uint32_t index_type, uint64_t first, uint64_t count) const;
     void need_indirect(uint64_t offset, uint64_t count, uint64_t stride, uint32_t size) const;
     void need_parameter(uint32_t count_offset) const;
+    // Charges the commands of an indirect call (checked by need_indirect) to
+    // the vertex or group budget: read here on host memory, handed to the
+    // device's GPU check otherwise. `counted`: the count variants, whose
+    // count (at `count_offset` of the parameter buffer) is clamped to `count`.
+    void spend_indirect(IndirectKind kind, uint64_t offset, uint64_t count, uint64_t stride,
+                        bool counted = false, uint32_t count_offset = 0);
+    [[noreturn]] HGL_COLD void indirect_budget_spent(bool groups, uint64_t asked, uint64_t left,
+                                                     uint64_t budget) const;
+    // After the run: the device's report of an indirect call past its budget.
+    void check_indirect_overrun();
     // Refills the countdown from the budget (failing when it is spent) and
     // polls for signals about every 10 ms. Returns the new countdown.
     uint32_t poll_or_exhaust();
@@ -194,6 +206,49 @@ void Interpreter::need_parameter(uint32_t count_offset) const {
         fail("draw count offset " + std::to_string(count_offset) +
              " is not a 4-byte-aligned u32 inside parameter buffer '" + bound_.parameter->name() +
              "'");
+}
+
+void Interpreter::spend_indirect(IndirectKind kind, uint64_t offset, uint64_t count,
+                                 uint64_t stride, bool counted, uint32_t count_offset) {
+    if (dev_.bounds_indirect()) {
+        dev_.indirect_limits(IndirectLimits{vertices_left_, options_.vertex_budget, groups_left_,
+                                            options_.group_budget, pc_});
+        return;
+    }
+    if (counted) count = std::min<uint64_t>(count, read_u32(bound_.parameter->data(), count_offset));
+    const uint64_t cost = cpu_indirect_cost(kind, bound_.indirect->data(), offset, count, stride);
+    const bool groups = kind == IndirectKind::DISPATCH;
+    uint64_t &left = groups ? groups_left_ : vertices_left_;
+    if (HGL_UNLIKELY(cost > left))
+        indirect_budget_spent(groups, cost, left,
+                              groups ? options_.group_budget : options_.vertex_budget);
+    left -= cost;
+}
+
+void Interpreter::indirect_budget_spent(bool groups, uint64_t asked, uint64_t left,
+                                        uint64_t budget) const {
+    const std::string what = groups ? "work groups" : "vertices";
+    const std::string how = groups ? "x * y * z" : "count x instances";
+    fail("the indirect commands ask for " + std::to_string(asked) + " " + what + " (" + how +
+         ", summed), beyond what is left of the " + (groups ? "group" : "vertex") + " budget (" +
+         std::to_string(left) + " of " + std::to_string(budget) + " per submit; submit(" +
+         (groups ? "group_budget" : "vertex_budget") + "=...) raises it)" +
+         (dev_.bounds_indirect() ? "; the GPU drew none of them" : ""));
+}
+
+void Interpreter::check_indirect_overrun() {
+    if (!dev_.bounds_indirect()) return;
+    std::optional<IndirectOverrun> overrun;
+    try {
+        overrun = dev_.indirect_overrun();
+    } catch (const Interrupted &) {
+        throw;
+    } catch (const std::exception &error) {
+        throw VMFailure(-1, "", error.what());
+    }
+    if (!overrun) return;
+    pc_ = overrun->instruction;
+    indirect_budget_spent(overrun->groups, overrun->asked, overrun->left, overrun->budget);
 }
 
 void Interpreter::vertex_budget_spent(uint64_t count, uint64_t instances) const {
@@ -590,6 +645,7 @@ RunStats Interpreter::run() {
                 HGL_OP(DRAW_INDIRECT)
                     need_pipeline();
                     need_indirect(ip->b, 1, 0, kDrawCommandSize);
+                    spend_indirect(IndirectKind::DRAW, ip->b, 1, 0);
                     ++stats_.draws;
                     ++stats_.device_calls;
                     dev_.draw_indirect(ip->b);
@@ -598,6 +654,7 @@ RunStats Interpreter::run() {
                     need_pipeline();
                     need_indexed(ip->a, 0, 0);
                     need_indirect(ip->b, 1, 0, kIndexedCommandSize);
+                    spend_indirect(IndirectKind::INDEXED, ip->b, 1, 0);
                     ++stats_.draws;
                     ++stats_.device_calls;
                     dev_.draw_indexed_indirect(ip->a, ip->b);
@@ -605,6 +662,7 @@ RunStats Interpreter::run() {
                 HGL_OP(MULTI_DRAW_INDIRECT)
                     need_pipeline();
                     need_indirect(ip->b, ip->c, ip->d, kDrawCommandSize);
+                    spend_indirect(IndirectKind::DRAW, ip->b, ip->c, ip->d);
                     ++stats_.draws;
                     ++stats_.device_calls;
                     dev_.multi_draw_indirect(ip->b, ip->c, ip->d);
@@ -613,6 +671,7 @@ RunStats Interpreter::run() {
                     need_pipeline();
                     need_indexed(ip->a, 0, 0);
                     need_indirect(ip->b, ip->c, ip->d, kIndexedCommandSize);
+                    spend_indirect(IndirectKind::INDEXED, ip->b, ip->c, ip->d);
                     ++stats_.draws;
                     ++stats_.device_calls;
                     dev_.multi_draw_indexed_indirect(ip->a, ip->b, ip->c, ip->d);
@@ -621,6 +680,7 @@ RunStats Interpreter::run() {
                     need_pipeline();
                     need_indirect(ip->b, ip->d, 0, kDrawCommandSize);
                     need_parameter(ip->c);
+                    spend_indirect(IndirectKind::DRAW, ip->b, ip->d, 0, true, ip->c);
                     ++stats_.draws;
                     ++stats_.device_calls;
                     dev_.multi_draw_indirect_count(ip->b, ip->c, ip->d);
@@ -630,6 +690,7 @@ RunStats Interpreter::run() {
                     need_indexed(ip->a, 0, 0);
                     need_indirect(ip->b, ip->d, 0, kIndexedCommandSize);
                     need_parameter(ip->c);
+                    spend_indirect(IndirectKind::INDEXED, ip->b, ip->d, 0, true, ip->c);
                     ++stats_.draws;
                     ++stats_.device_calls;
                     dev_.multi_draw_indexed_indirect_count(ip->a, ip->b, ip->c, ip->d);
@@ -644,6 +705,7 @@ RunStats Interpreter::run() {
                 HGL_OP(DISPATCH_INDIRECT)
                     need_pipeline();
                     need_indirect(ip->b, 1, 0, kDispatchCommandSize);
+                    spend_indirect(IndirectKind::DISPATCH, ip->b, 1, 0);
                     ++stats_.dispatches;
                     ++stats_.device_calls;
                     dev_.dispatch_indirect(ip->b);
@@ -699,6 +761,12 @@ done:
 #endif
 #undef HGL_COMPUTED_GOTO
     account();
+    try {
+        check_indirect_overrun();
+    } catch (...) {
+        finish_run();
+        throw;
+    }
     finish_run();
     return stats_;
 }

@@ -100,6 +100,7 @@ constexpr GLenum PACK_ALIGNMENT = 0x0D05, UNPACK_ALIGNMENT = 0x0CF5;
 constexpr GLenum SYNC_GPU_COMMANDS_COMPLETE = 0x9117, SYNC_FLUSH_COMMANDS_BIT = 0x0001,
                  ALREADY_SIGNALED = 0x911A, CONDITION_SATISFIED = 0x911C,
                  TIMEOUT_EXPIRED = 0x911B, WAIT_FAILED = 0x911D;
+constexpr GLbitfield COMMAND_BARRIER_BIT = 0x00000040, SHADER_STORAGE_BARRIER_BIT = 0x00002000;
 constexpr GLbitfield CLIENT_MAPPED_BUFFER_BARRIER_BIT = 0x00004000,
                      ALL_BARRIER_BITS = 0xFFFFFFFF;
 }  // namespace gl
@@ -193,6 +194,7 @@ constexpr GLbitfield CLIENT_MAPPED_BUFFER_BARRIER_BIT = 0x00004000,
     X(void, glUniform1iv, (GLint location, GLsizei count, const GLint *value))               \
     X(void, glUniform4iv, (GLint location, GLsizei count, const GLint *value))               \
     X(void, glUniform1uiv, (GLint location, GLsizei count, const GLuint *value))             \
+    X(void, glUniform4uiv, (GLint location, GLsizei count, const GLuint *value))             \
     X(void, glUniform1fv, (GLint location, GLsizei count, const GLfloat *value))             \
     X(void, glUniform2fv, (GLint location, GLsizei count, const GLfloat *value))             \
     X(void, glUniform3fv, (GLint location, GLsizei count, const GLfloat *value))             \

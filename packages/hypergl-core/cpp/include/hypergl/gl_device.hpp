@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hypergl/device.hpp"
+#include "hypergl/gl_indirect.hpp"
 #include "hypergl/gl_resources.hpp"
 
 namespace hypergl {
@@ -49,8 +50,19 @@ class GLDevice final : public Device {
     void check_after_run() override { check_errors("during the run"); }
     HYPERGL_DEVICE_CALLS(HYPERGL_OVERRIDE_DEVICE_CALL)
     void prepare_cpu_read(Buffer &buffer) override;
+    bool bounds_indirect() const override { return true; }
+    void indirect_limits(const IndirectLimits &limits) override { limits_ = limits; }
+    std::optional<IndirectOverrun> indirect_overrun() override;
 
   private:
+    // Makes GPU writes visible to mapped memory and waits for them (sliced: Ctrl+C).
+    void sync_cpu();
+    // Checks an indirect call's commands on the GPU (GLIndirect), restores the
+    // program's state and binds the checked copy at `target`; returns it.
+    GLIndirect::Copy checked(IndirectKind kind, GLenum target, uint32_t offset, uint32_t count,
+                             uint32_t stride, bool counted, uint32_t count_offset);
+    // Puts the program's own indirect buffer back at `target`.
+    void unbind_checked(GLenum target);
     void apply_vertex_layout(const GLPipeline &pipeline);
     void rebind_vertex_buffer(GLuint binding);
     void reset_state();
@@ -63,6 +75,15 @@ class GLDevice final : public Device {
     GLPipeline *pipeline_ = nullptr;
     GLFramebuffer *framebuffer_ = nullptr;
     Buffer *parameter_ = nullptr;  // the interpreter checks one is bound before count draws
+    Buffer *indirect_ = nullptr;   // and an indirect buffer before indirect calls
+    // What the program bound at the storage bindings the indirect check borrows.
+    struct StorageBinding {
+        GLuint buffer = 0;
+        GLintptr offset = 0;
+        GLsizeiptr size = 0;  // 0: the whole buffer
+    } storage_[GLIndirect::kBindings];
+    GLIndirect indirect_check_;
+    IndirectLimits limits_{};
     Buffer *vertex_buffers_[isa::kMaxBindingIndex + 1] = {};
     uint64_t enabled_attributes_ = 0;
     bool gpu_wrote_ = false;  // draws or dispatches since the CPU last synchronised
