@@ -176,10 +176,13 @@ class AttributeSource final : public ConversionSource {
     }
 
     // Releases the held exports (taking the lock: never under a running copy).
+    // Local references: a release on another thread while acquire() waits for
+    // the lock resets the members, and the lock must still be given back.
     void drop_views() {
-        if (lock_acquire_.is_valid()) lock_acquire_();
+        const nb::object acquire = lock_acquire_, release = lock_release_;
+        if (acquire.is_valid()) acquire();
         drop_buffers();
-        if (lock_release_.is_valid()) lock_release_();
+        if (release.is_valid()) release();
     }
 
     bool views_held() const { return !buffers_.empty(); }
