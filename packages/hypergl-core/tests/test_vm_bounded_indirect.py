@@ -3,9 +3,11 @@ commands come from (a file's data, a mapped buffer the CPU writes, a compute pas
 
 Issue 24, item 3: a .hgb whose indirect buffer held one draw of 3 x 0xFFFFFFFF
 instances (or a dispatch of 0xFFFFFFFF**3 groups) verified, and then
-submit(budget=1000, vertex_budget=1000) never returned. On trace and null the VM reads
-the commands before the call; on gl a compute pass checks them on the GPU, the draw
-reads the checked copy (zeroed past the budget) and the submit raises at its end.
+submit(budget=1000, vertex_budget=1000) never returned. The VM reads the commands
+before the call where the CPU's view of them is current (trace, null, and gl buffers
+the GPU has not written since the CPU last synchronised); otherwise a compute pass
+checks them on the GPU, the call reads the checked copy (zeroed past the budget) and
+the submit raises at its end.
 """
 
 from __future__ import annotations
@@ -167,8 +169,63 @@ def test_commands_a_compute_pass_writes_on_the_gpu_are_checked_before_the_draw(g
         cmd.draw_indirect()
 
     cmd, fb, buffer = drawing(ctx, [1, 1, 0, 0], record)
-    with pytest.raises(VMError, match=VERTEX_BUDGET + r".*the GPU drew none of them") as e:
+    with pytest.raises(VMError, match=VERTEX_BUDGET + r".*the GPU ran none of them") as e:
         cmd.submit(budget=1000, vertex_budget=1000)
     assert e.value.mnemonic == "draw_indirect"
     assert not fb.read()[..., 0].any()
     assert buffer.read(np.uint32).tolist() == [3, HUGE, 0, 0]  # the program's own commands
+
+
+GPU_PATH = [
+    ("draw_indirect", [3, HUGE, 0, 0], lambda cmd: cmd.draw_indirect()),
+    ("multi_draw_indirect", [[3, 1, 0, 0], [3, HUGE, 0, 0]], lambda cmd: cmd.multi_draw_indirect(2)),
+    ("multi_draw_indirect_count", [[3, 1, 0, 0], [3, HUGE, 0, 0], [3, HUGE, 0, 0]],
+     lambda cmd: cmd.multi_draw_indirect_count(2)),
+]  # fmt: skip
+
+
+@pytest.mark.gl
+@pytest.mark.parametrize(("name", "commands", "call"), GPU_PATH)
+def test_commands_the_gpu_may_have_written_are_checked_on_the_gpu(gl_ctx, name, commands, call):
+    """Bound for storage, a buffer may be written by any shader: its commands are totalled
+    on the GPU (a count variant's count clamped to its maximum), none is drawn."""
+    ctx = gl_ctx
+    if name.endswith("count") and not ctx.capabilities.indirect_count:
+        pytest.skip("no indirect-count draws on this driver")
+    count = ctx.buffer(np.array([HUGE], np.uint32), usage="parameter")
+
+    def record(cmd, buffer):
+        cmd.bind_storage_buffer(buffer, 0)  # the GPU may write it now
+        cmd.bind_parameter_buffer(count)
+        call(cmd)
+
+    cmd, fb, buffer = drawing(ctx, commands, record)
+    with pytest.raises(VMError, match=VERTEX_BUDGET + r".*the GPU ran none of them") as e:
+        cmd.submit(budget=1000, vertex_budget=1000)
+    assert e.value.mnemonic == name
+    assert not fb.read()[..., 0].any()
+    buffer.map(np.uint32)[:] = 1  # within the budget, the checked copy draws
+    assert cmd.submit(vertex_budget=1000).draws == 1
+    assert fb.read()[..., 0].any()
+
+
+@pytest.mark.gl
+def test_a_dispatch_the_gpu_may_have_written_is_checked_on_the_gpu(gl_ctx):
+    ctx = gl_ctx
+    out = ctx.buffer(size=4)
+    groups = ctx.buffer(np.array([HUGE, HUGE, 2], np.uint32), usage="indirect")
+    cmd = ctx.command_buffer()
+    cmd.bind_pipeline(ctx.pipeline(compute_shader=CS))
+    cmd.bind_storage_buffer(groups, 1)  # the GPU may write it now
+    cmd.bind_storage_buffer(out, 0)
+    cmd.bind_indirect_buffer(groups)
+    cmd.dispatch_indirect(0)
+    cmd.end()
+    with pytest.raises(VMError, match=r"ask for 18446744073709551615 work groups .* group "
+                                      r"budget \(1000 of 1000 per submit.*the GPU ran none") as e:
+        cmd.submit(group_budget=1000)  # fmt: skip
+    assert e.value.mnemonic == "dispatch_indirect"
+    assert out.read(np.uint32)[0] == 0
+    groups.map(np.uint32)[:] = [5, 2, 1]
+    cmd.submit(group_budget=10)
+    assert out.read(np.uint32)[0] == 10

@@ -69,6 +69,7 @@ void GLDevice::finish(const std::function<bool()> *stop) {
     }
     api.glDeleteSync(sync);
     gpu_wrote_ = false;
+    forget_gpu_writes();
 }
 
 void GLDevice::flush() { shared_->api.glFlush(); }
@@ -130,6 +131,14 @@ void GLDevice::reset_state() {
     enabled_attributes_ = 0;
     touched_ = Touched{};
     std::fill(std::begin(storage_), std::end(storage_), StorageBinding{});
+    std::fill(std::begin(storage_buffers_), std::end(storage_buffers_), nullptr);
+}
+
+void GLDevice::forget_gpu_writes() {
+    // All GPU work so far is done; what stays bound for storage may still be written.
+    gpu_written_.clear();
+    for (Buffer *buffer : storage_buffers_)
+        if (buffer) gpu_written_.insert(buffer);
 }
 
 GLenum GLDevice::topology() const { return pipeline_ ? pipeline_->state().topology : gl::TRIANGLES; }
@@ -248,6 +257,8 @@ void GLDevice::bind_uniform_buffer(uint32_t binding, Buffer &buffer) {
 
 void GLDevice::bind_storage_buffer(uint32_t binding, Buffer &buffer) {
     touched_.storage |= 1ull << binding;
+    storage_buffers_[binding] = &buffer;
+    gpu_written_.insert(&buffer);
     if (binding < GLIndirect::kBindings) storage_[binding] = {gl_buffer_name(buffer), 0, 0};
     shared_->api.glBindBufferBase(gl::SHADER_STORAGE_BUFFER, binding, gl_buffer_name(buffer));
 }
@@ -262,6 +273,8 @@ void GLDevice::bind_uniform_range(uint32_t binding, Buffer &buffer, uint32_t off
 void GLDevice::bind_storage_range(uint32_t binding, Buffer &buffer, uint32_t offset,
                                   uint32_t size) {
     touched_.storage |= 1ull << binding;
+    storage_buffers_[binding] = &buffer;
+    gpu_written_.insert(&buffer);
     if (binding < GLIndirect::kBindings)
         storage_[binding] = {gl_buffer_name(buffer), static_cast<GLintptr>(offset),
                              static_cast<GLsizeiptr>(size)};
@@ -347,14 +360,19 @@ void GLDevice::draw_indexed(uint32_t type, uint32_t count, uint32_t first, uint3
     poll_stop();
 }
 
-// Every indirect call draws (or dispatches) from the GPU-checked copy of its
-// commands in the scratch buffer (gl_indirect.hpp), tightly packed.
+// Every indirect call reads its commands where indirect_source() says: its
+// own buffers when the CPU's view of them is current (the interpreter charged
+// them), else a GPU-checked copy in the scratch buffer (gl_indirect.hpp).
 
-GLIndirect::Copy GLDevice::checked(IndirectKind kind, GLenum target, uint32_t offset,
-                                   uint32_t count, uint32_t stride, bool counted,
-                                   uint32_t count_offset) {
-    const GLApi &api = shared_->api;
+GLDevice::IndirectSource GLDevice::indirect_source(IndirectKind kind, GLenum target,
+                                                   uint32_t offset, uint32_t count,
+                                                   uint32_t stride, bool counted,
+                                                   uint32_t count_offset) {
     gpu_wrote_ = true;
+    if (!indirect_on_gpu(*indirect_, counted ? parameter_ : nullptr))
+        return {false, static_cast<GLintptr>(offset), static_cast<GLsizei>(stride),
+                counted ? gl_buffer_name(*parameter_) : 0, static_cast<GLintptr>(count_offset)};
+    const GLApi &api = shared_->api;
     const GLIndirect::Copy copy = indirect_check_.check(
         kind, gl_buffer_name(*indirect_), offset, count, stride,
         counted ? gl_buffer_name(*parameter_) : 0, count_offset, limits_);
@@ -367,78 +385,74 @@ GLIndirect::Copy GLDevice::checked(IndirectKind kind, GLenum target, uint32_t of
             api.glBindBufferBase(gl::SHADER_STORAGE_BUFFER, i, b.buffer);
     }
     api.glBindBuffer(target, copy.buffer);
-    return copy;
+    return {true, copy.commands_offset, 0, copy.buffer, copy.count_offset};
 }
 
-void GLDevice::unbind_checked(GLenum target) {
-    shared_->api.glBindBuffer(target, gl_buffer_name(*indirect_));
+void GLDevice::done(const IndirectSource &source, GLenum target) {
+    if (source.checked) shared_->api.glBindBuffer(target, gl_buffer_name(*indirect_));
+    poll_stop();
 }
 
 void GLDevice::draw_indirect(uint32_t offset) {
-    const auto copy = checked(IndirectKind::DRAW, gl::DRAW_INDIRECT_BUFFER, offset, 1, 0, false, 0);
-    shared_->api.glDrawArraysIndirect(topology(), byte_offset(copy.commands_offset));
-    unbind_checked(gl::DRAW_INDIRECT_BUFFER);
-    poll_stop();
+    const auto source =
+        indirect_source(IndirectKind::DRAW, gl::DRAW_INDIRECT_BUFFER, offset, 1, 0, false, 0);
+    shared_->api.glDrawArraysIndirect(topology(), byte_offset(source.commands_offset));
+    done(source, gl::DRAW_INDIRECT_BUFFER);
 }
 
 void GLDevice::draw_indexed_indirect(uint32_t type, uint32_t offset) {
-    const auto copy =
-        checked(IndirectKind::INDEXED, gl::DRAW_INDIRECT_BUFFER, offset, 1, 0, false, 0);
+    const auto source =
+        indirect_source(IndirectKind::INDEXED, gl::DRAW_INDIRECT_BUFFER, offset, 1, 0, false, 0);
     shared_->api.glDrawElementsIndirect(topology(), index_type(type),
-                                        byte_offset(copy.commands_offset));
-    unbind_checked(gl::DRAW_INDIRECT_BUFFER);
-    poll_stop();
+                                        byte_offset(source.commands_offset));
+    done(source, gl::DRAW_INDIRECT_BUFFER);
 }
 
 void GLDevice::multi_draw_indirect(uint32_t offset, uint32_t count, uint32_t stride) {
-    const auto copy =
-        checked(IndirectKind::DRAW, gl::DRAW_INDIRECT_BUFFER, offset, count, stride, false, 0);
-    shared_->api.glMultiDrawArraysIndirect(topology(), byte_offset(copy.commands_offset),
-                                           static_cast<GLsizei>(count), 0);
-    unbind_checked(gl::DRAW_INDIRECT_BUFFER);
-    poll_stop();
+    const auto source = indirect_source(IndirectKind::DRAW, gl::DRAW_INDIRECT_BUFFER, offset,
+                                        count, stride, false, 0);
+    shared_->api.glMultiDrawArraysIndirect(topology(), byte_offset(source.commands_offset),
+                                           static_cast<GLsizei>(count), source.stride);
+    done(source, gl::DRAW_INDIRECT_BUFFER);
 }
 
 void GLDevice::multi_draw_indexed_indirect(uint32_t type, uint32_t offset, uint32_t count,
                                            uint32_t stride) {
-    const auto copy = checked(IndirectKind::INDEXED, gl::DRAW_INDIRECT_BUFFER, offset, count,
-                              stride, false, 0);
+    const auto source = indirect_source(IndirectKind::INDEXED, gl::DRAW_INDIRECT_BUFFER, offset,
+                                        count, stride, false, 0);
     shared_->api.glMultiDrawElementsIndirect(topology(), index_type(type),
-                                             byte_offset(copy.commands_offset),
-                                             static_cast<GLsizei>(count), 0);
-    unbind_checked(gl::DRAW_INDIRECT_BUFFER);
-    poll_stop();
+                                             byte_offset(source.commands_offset),
+                                             static_cast<GLsizei>(count), source.stride);
+    done(source, gl::DRAW_INDIRECT_BUFFER);
 }
 
 void GLDevice::multi_draw_indirect_count(uint32_t offset, uint32_t count_offset,
                                          uint32_t max_count) {
     if (!features_.indirect_count)
         throw std::runtime_error("indirect-count draws need GL 4.6 or ARB_indirect_parameters");
-    const auto copy = checked(IndirectKind::DRAW, gl::DRAW_INDIRECT_BUFFER, offset, max_count, 0,
-                              true, count_offset);
+    const auto source = indirect_source(IndirectKind::DRAW, gl::DRAW_INDIRECT_BUFFER, offset,
+                                        max_count, 0, true, count_offset);
     const GLApi &api = shared_->api;
-    api.glBindBuffer(gl::PARAMETER_BUFFER, copy.buffer);
-    api.glMultiDrawArraysIndirectCount(topology(), byte_offset(copy.commands_offset),
-                                       copy.count_offset, static_cast<GLsizei>(max_count), 0);
+    api.glBindBuffer(gl::PARAMETER_BUFFER, source.counts);
+    api.glMultiDrawArraysIndirectCount(topology(), byte_offset(source.commands_offset),
+                                       source.count_offset, static_cast<GLsizei>(max_count), 0);
     api.glBindBuffer(gl::PARAMETER_BUFFER, 0);
-    unbind_checked(gl::DRAW_INDIRECT_BUFFER);
-    poll_stop();
+    done(source, gl::DRAW_INDIRECT_BUFFER);
 }
 
 void GLDevice::multi_draw_indexed_indirect_count(uint32_t type, uint32_t offset,
                                                  uint32_t count_offset, uint32_t max_count) {
     if (!features_.indirect_count)
         throw std::runtime_error("indirect-count draws need GL 4.6 or ARB_indirect_parameters");
-    const auto copy = checked(IndirectKind::INDEXED, gl::DRAW_INDIRECT_BUFFER, offset, max_count,
-                              0, true, count_offset);
+    const auto source = indirect_source(IndirectKind::INDEXED, gl::DRAW_INDIRECT_BUFFER, offset,
+                                        max_count, 0, true, count_offset);
     const GLApi &api = shared_->api;
-    api.glBindBuffer(gl::PARAMETER_BUFFER, copy.buffer);
+    api.glBindBuffer(gl::PARAMETER_BUFFER, source.counts);
     api.glMultiDrawElementsIndirectCount(topology(), index_type(type),
-                                         byte_offset(copy.commands_offset), copy.count_offset,
+                                         byte_offset(source.commands_offset), source.count_offset,
                                          static_cast<GLsizei>(max_count), 0);
     api.glBindBuffer(gl::PARAMETER_BUFFER, 0);
-    unbind_checked(gl::DRAW_INDIRECT_BUFFER);
-    poll_stop();
+    done(source, gl::DRAW_INDIRECT_BUFFER);
 }
 
 void GLDevice::dispatch(uint32_t x, uint32_t y, uint32_t z) {
@@ -452,11 +466,10 @@ void GLDevice::dispatch(uint32_t x, uint32_t y, uint32_t z) {
 void GLDevice::dispatch_indirect(uint32_t offset) {
     if (!pipeline_ || !pipeline_->compute())
         throw std::runtime_error("dispatch needs a compute pipeline bound");
-    const auto copy =
-        checked(IndirectKind::DISPATCH, gl::DISPATCH_INDIRECT_BUFFER, offset, 1, 0, false, 0);
-    shared_->api.glDispatchComputeIndirect(copy.commands_offset);
-    unbind_checked(gl::DISPATCH_INDIRECT_BUFFER);
-    poll_stop();
+    const auto source =
+        indirect_source(IndirectKind::DISPATCH, gl::DISPATCH_INDIRECT_BUFFER, offset, 1, 0, false, 0);
+    shared_->api.glDispatchComputeIndirect(source.commands_offset);
+    done(source, gl::DISPATCH_INDIRECT_BUFFER);
 }
 
 void GLDevice::barrier(uint32_t bits) {
@@ -467,6 +480,7 @@ void GLDevice::barrier(uint32_t bits) {
 void GLDevice::copy_buffer(Buffer &source, Buffer &destination, uint32_t source_offset,
                            uint32_t destination_offset, uint32_t size) {
     gpu_wrote_ = true;
+    gpu_written_.insert(&destination);
     shared_->api.glCopyNamedBufferSubData(gl_buffer_name(source), gl_buffer_name(destination),
                                           source_offset, destination_offset, size);
     poll_stop();
@@ -518,6 +532,7 @@ void GLDevice::sync_cpu() {
     }
     api.glDeleteSync(sync);
     gpu_wrote_ = false;
+    forget_gpu_writes();
 }
 
 }  // namespace hypergl

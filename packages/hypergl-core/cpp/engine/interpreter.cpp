@@ -136,7 +136,7 @@ class Interpreter {
     void spend_indirect(IndirectKind kind, uint64_t offset, uint64_t count, uint64_t stride,
                         bool counted = false, uint32_t count_offset = 0);
     [[noreturn]] HGL_COLD void indirect_budget_spent(bool groups, uint64_t asked, uint64_t left,
-                                                     uint64_t budget) const;
+                                                     uint64_t budget, bool on_gpu) const;
     // After the run: the device's report of an indirect call past its budget.
     void check_indirect_overrun();
     // Refills the countdown from the budget (failing when it is spent) and
@@ -210,7 +210,7 @@ void Interpreter::need_parameter(uint32_t count_offset) const {
 
 void Interpreter::spend_indirect(IndirectKind kind, uint64_t offset, uint64_t count,
                                  uint64_t stride, bool counted, uint32_t count_offset) {
-    if (dev_.bounds_indirect()) {
+    if (dev_.indirect_on_gpu(*bound_.indirect, counted ? bound_.parameter : nullptr)) {
         dev_.indirect_limits(IndirectLimits{vertices_left_, options_.vertex_budget, groups_left_,
                                             options_.group_budget, pc_});
         return;
@@ -221,23 +221,22 @@ void Interpreter::spend_indirect(IndirectKind kind, uint64_t offset, uint64_t co
     uint64_t &left = groups ? groups_left_ : vertices_left_;
     if (HGL_UNLIKELY(cost > left))
         indirect_budget_spent(groups, cost, left,
-                              groups ? options_.group_budget : options_.vertex_budget);
+                              groups ? options_.group_budget : options_.vertex_budget, false);
     left -= cost;
 }
 
 void Interpreter::indirect_budget_spent(bool groups, uint64_t asked, uint64_t left,
-                                        uint64_t budget) const {
+                                        uint64_t budget, bool on_gpu) const {
     const std::string what = groups ? "work groups" : "vertices";
     const std::string how = groups ? "x * y * z" : "count x instances";
     fail("the indirect commands ask for " + std::to_string(asked) + " " + what + " (" + how +
          ", summed), beyond what is left of the " + (groups ? "group" : "vertex") + " budget (" +
          std::to_string(left) + " of " + std::to_string(budget) + " per submit; submit(" +
          (groups ? "group_budget" : "vertex_budget") + "=...) raises it)" +
-         (dev_.bounds_indirect() ? "; the GPU drew none of them" : ""));
+         (on_gpu ? "; the GPU ran none of them" : ""));
 }
 
 void Interpreter::check_indirect_overrun() {
-    if (!dev_.bounds_indirect()) return;
     std::optional<IndirectOverrun> overrun;
     try {
         overrun = dev_.indirect_overrun();
@@ -248,7 +247,7 @@ void Interpreter::check_indirect_overrun() {
     }
     if (!overrun) return;
     pc_ = overrun->instruction;
-    indirect_budget_spent(overrun->groups, overrun->asked, overrun->left, overrun->budget);
+    indirect_budget_spent(overrun->groups, overrun->asked, overrun->left, overrun->budget, true);
 }
 
 void Interpreter::vertex_budget_spent(uint64_t count, uint64_t instances) const {

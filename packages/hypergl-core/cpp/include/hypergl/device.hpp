@@ -40,11 +40,15 @@ class Device {
     // device makes earlier GPU writes visible (barrier + fence wait).
     virtual void prepare_cpu_read(Buffer &) {}
 
-    // True when the device bounds indirect commands itself, on the GPU: the
-    // interpreter then calls indirect_limits() before each indirect call and
-    // indirect_overrun() at the end of the run. Otherwise (host memory) the
-    // interpreter reads the commands and charges them before the call.
-    virtual bool bounds_indirect() const { return false; }
+    // True when the device bounds the next indirect call's commands itself, on
+    // the GPU (they may have been written there since the CPU last synchronised):
+    // the interpreter then calls indirect_limits() before the call and
+    // indirect_overrun() at the end of the run. Otherwise the commands (and the
+    // count) in CPU-visible memory are current, and the interpreter reads them
+    // and charges them before the call.
+    virtual bool indirect_on_gpu(const Buffer & /*commands*/, const Buffer * /*counts*/) const {
+        return false;
+    }
     virtual void indirect_limits(const IndirectLimits &) {}
     // The first indirect call of the run that asked for more than was left
     // (may wait for the GPU; `stop` as for any wait).
