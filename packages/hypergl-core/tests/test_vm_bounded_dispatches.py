@@ -68,7 +68,7 @@ def test_the_budget_sums_the_dispatches_of_a_submit(ctx):
 @pytest.mark.parametrize("bad", [-1, 1 << 64, True, 2.0, None])
 def test_a_bad_group_budget_is_named(ctx, bad):
     cmd, _ = dispatches(ctx, (1, 1, 1))
-    with pytest.raises(ValueError, match="group_budget must be an int in 0..2\\*\\*64-1"):
+    with pytest.raises(ValueError, match=r"group_budget must be an int in 0\.\.2\*\*64-1"):
         cmd.submit(group_budget=bad)
 
 

@@ -178,7 +178,8 @@ def test_commands_a_compute_pass_writes_on_the_gpu_are_checked_before_the_draw(g
 
 GPU_PATH = [
     ("draw_indirect", [3, HUGE, 0, 0], lambda cmd: cmd.draw_indirect()),
-    ("multi_draw_indirect", [[3, 1, 0, 0], [3, HUGE, 0, 0]], lambda cmd: cmd.multi_draw_indirect(2)),
+    ("multi_draw_indirect", [[3, 1, 0, 0], [3, HUGE, 0, 0]],
+     lambda cmd: cmd.multi_draw_indirect(2)),
     ("multi_draw_indirect_count", [[3, 1, 0, 0], [3, HUGE, 0, 0], [3, HUGE, 0, 0]],
      lambda cmd: cmd.multi_draw_indirect_count(2)),
 ]  # fmt: skip

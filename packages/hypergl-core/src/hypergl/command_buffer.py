@@ -16,7 +16,13 @@ from hypergl_compiler import CompileError, ResourceTable
 from hypergl_compiler.isa import ResourceKind
 
 from .errors import ResourceError
-from .replay import DEFAULT_GROUP_BUDGET, DEFAULT_VERTEX_BUDGET, PreparedSubmit, Replayer, SubmitStats
+from .replay import (
+    DEFAULT_GROUP_BUDGET,
+    DEFAULT_VERTEX_BUDGET,
+    PreparedSubmit,
+    Replayer,
+    SubmitStats,
+)
 from .resources import GPUResource
 
 if TYPE_CHECKING:
