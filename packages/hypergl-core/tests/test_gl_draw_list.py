@@ -322,3 +322,20 @@ def test_bad_context_and_objects_are_named(trace_ctx):
     with pytest.raises(ResourceError, match="recorded"):
         draws.add("quad", texture=0, pipeline=pipe)
     draws.release()
+
+
+def test_add_refuses_a_pipeline_of_another_draw_list_or_of_none(trace_ctx):
+    draws, other = make(trace_ctx), make(trace_ctx, name="other")
+    pipe = draws.pipeline(vertex_shader=LIST_VS, fragment_shader=LIST_FS.format(shade="1.0"))
+    foreign = other.pipeline(vertex_shader=LIST_VS, fragment_shader=LIST_FS.format(shade="1.0"))
+    plain = trace_ctx.pipeline(vertex_shader=LIST_VS, fragment_shader=LIST_FS)
+    for wrong in (foreign, plain):
+        with pytest.raises(ResourceError, match=f"pipeline '{wrong.name}' was not made by "
+                                                "this draw list \\('draws'\\)"):  # fmt: skip
+            draws.add("quad", texture=0, pipeline=wrong)
+    assert len(draws) == 0
+    pipe.release()
+    with pytest.raises(ResourceError, match="has been released"):
+        draws.add("quad", texture=0, pipeline=pipe)
+    draws.release()
+    other.release()

@@ -52,6 +52,10 @@ RANGE_ALIGNMENT = 256
 MAX_RANGE_SIZE = 16384
 # Work groups per dimension of a dispatch: GL's guaranteed GL_MAX_COMPUTE_WORK_GROUP_COUNT.
 MAX_GROUP_COUNT = 65535
+# Work groups of one dispatch, x * y * z: drivers count them in 32 bits (llvmpipe
+# wraps 65535**3 to 196,607), so more is refused statically. Per submit, the
+# groups are bounded by submit(group_budget=...) at run time.
+MAX_DISPATCH_GROUPS = (1 << 32) - 1
 FIELDS = ("a", "b", "c", "d")
 FIELD_MAX = {"a": 0xFFFF, "b": U32_MAX, "c": U32_MAX, "d": U32_MAX}
 
@@ -131,6 +135,7 @@ class Rule(enum.IntFlag):
     VIEWPORT_SIZE = 64  # constant b's width and height (elements 2 and 3) are >= 0
     BUFFER_RANGE = 128  # range (offset c, size d) of buffer b: c % RANGE_ALIGNMENT == 0,
     #                      0 < d <= MAX_RANGE_SIZE and c + d <= size(b)
+    GROUP_COUNT = 256  # b * c * d <= MAX_DISPATCH_GROUPS
 
 
 class VerifyCode(str, enum.Enum):
@@ -163,6 +168,7 @@ class VerifyCode(str, enum.Enum):
     UNIFORM_SIZE = "uniform_size"  # UNIFORM_SIZE: constant size != the uniform type's
     VIEWPORT_SIZE = "viewport_size"  # VIEWPORT_SIZE: negative width or height
     RANGE_SIZE = "range_size"  # BUFFER_RANGE: an empty range, or one above MAX_RANGE_SIZE
+    GROUP_COUNT = "group_count"  # GROUP_COUNT: x * y * z above MAX_DISPATCH_GROUPS
 
 
 class Flag(enum.IntFlag):
@@ -369,7 +375,7 @@ OPS: tuple[Op, ...] = (
        flags=DRAW | GL, max=(("a", 1),)),
     Op(0x59, "dispatch", b=U, c=U, d=U,
        meaning="run the bound compute pipeline on b x c x d groups",
-       flags=GL, max=tuple((f, MAX_GROUP_COUNT) for f in "bcd")),
+       rule=Rule.GROUP_COUNT, flags=GL, max=tuple((f, MAX_GROUP_COUNT) for f in "bcd")),
     Op(0x5A, "dispatch_indirect", b=U,
        meaning="run the bound compute pipeline with group counts at offset b of the indirect "
                "buffer",

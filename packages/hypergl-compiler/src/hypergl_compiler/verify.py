@@ -25,6 +25,7 @@ from .isa import (
     FIELDS,
     INSTRUCTION_FORMAT,
     INSTRUCTION_SIZE,
+    MAX_DISPATCH_GROUPS,
     MAX_RANGE_SIZE,
     NUM_REGISTERS,
     RANGE_ALIGNMENT,
@@ -168,6 +169,8 @@ def _expression(op) -> str:
         parts.append("const_bytes[i[3]] == uniform_bytes[i[4]]")
     if Rule.VIEWPORT_SIZE in op.rule:
         parts.append("i[2] in viewports")
+    if Rule.GROUP_COUNT in op.rule:
+        parts.append(f"i[2] * i[3] * i[4] <= {MAX_DISPATCH_GROUPS}")
     return " and ".join(parts) or "True"
 
 
@@ -393,5 +396,10 @@ class _Checker:
             _x, _y, width, height = struct.unpack("<4i", self.constants[b].data)
             return VerifyCode.VIEWPORT_SIZE, (
                 f"viewport constant {b} has width {width} and height {height}; both must be >= 0"
+            )
+        if Rule.GROUP_COUNT in rule and b * c * d > MAX_DISPATCH_GROUPS:
+            return VerifyCode.GROUP_COUNT, (
+                f"dispatch of {b} x {c} x {d} = {b * c * d} work groups is above "
+                f"{MAX_DISPATCH_GROUPS} (2**32 - 1, what drivers count)"
             )
         return None

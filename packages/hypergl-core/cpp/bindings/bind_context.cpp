@@ -25,23 +25,19 @@ std::unique_ptr<Device> make_device(const std::string &name) {
     throw nb::value_error(("unknown device '" + name + "': expected 'trace' or 'null'").c_str());
 }
 
-void check_usable(const Resource &resource) {
-    if (resource.released())
-        throw nb::value_error((std::string(resource_kind_name(resource.kind())) + " '" +
-                               resource.name() + "' has been released")
-                                  .c_str());
-}
-
 // A writable 1-D uint8 NumPy array over the buffer's memory, without a copy.
-// The array shares ownership of the memory, so it stays valid after release.
-nb::object buffer_view(Buffer &buffer) {
-    check_usable(buffer);
-    auto *holder = new std::shared_ptr<Memory>(buffer.memory());
+// The array shares ownership of the memory (taken under the lock that release
+// takes, which drops the buffer's share), so it stays valid after a release.
+nb::object buffer_view(Context &context, Buffer &buffer) {
+    std::shared_ptr<Memory> memory =
+        guarded_with(context, [&] { return buffer.memory(); }, buffer);
+    uint8_t *data = memory->data();
+    const size_t shape[1] = {static_cast<size_t>(memory->size())};
+    auto *holder = new std::shared_ptr<Memory>(std::move(memory));
     nb::capsule owner(holder, [](void *p) noexcept {
         delete static_cast<std::shared_ptr<Memory> *>(p);
     });
-    const size_t shape[1] = {static_cast<size_t>(buffer.size())};
-    return nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(buffer.data(), 1, shape, owner).cast();
+    return nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(data, 1, shape, owner).cast();
 }
 
 nb::list trace_entries(Context &context) {
@@ -82,7 +78,8 @@ nb::dict stats_dict(const RunStats &stats) {
 nb::tuple submit(Context &context, const ProgramImage &program,
                  const std::vector<std::shared_ptr<Resource>> &resources,
                  std::vector<uint32_t> registers, std::optional<uint64_t> budget,
-                 bool debug, std::optional<uint64_t> vertex_budget) {
+                 bool debug, std::optional<uint64_t> vertex_budget,
+                 std::optional<uint64_t> group_budget) {
     if (registers.size() != isa::kNumRegisters)
         throw nb::value_error(("registers must be 8 values, got " +
                                std::to_string(registers.size()))
@@ -91,6 +88,7 @@ nb::tuple submit(Context &context, const ProgramImage &program,
     RunOptions options;
     options.budget = budget.value_or(UINT64_MAX);
     options.vertex_budget = vertex_budget.value_or(UINT64_MAX);
+    options.group_budget = group_budget.value_or(UINT64_MAX);
     options.check_each_instruction = debug;
     options.should_stop = [&interrupt]() {
         nb::gil_scoped_acquire acquire;
@@ -117,6 +115,14 @@ nb::tuple submit(Context &context, const ProgramImage &program,
 void register_context(nb::module_ &m) {
     register_instruction_error<VMFailure>(m, "VMFailure");
     register_message_error<BindingError>(m, "BindingError", PyExc_ValueError);
+    // A hypergl.ContextError (the facade's errors module has no dependencies); a
+    // RuntimeError where the module is imported alone (stub generation).
+    nb::object base = nb::borrow(PyExc_RuntimeError);
+    try {
+        base = nb::module_::import_("hypergl.errors").attr("ContextError");
+    } catch (nb::python_error &) {
+    }
+    register_message_error<ReentryError>(m, "ReentryError", base.ptr());
 
     nb::class_<Resource>(m, "Resource", "A GPU resource owned by a context.")
         .def_prop_ro("kind", [](const Resource &r) { return static_cast<int>(r.kind()); })
@@ -132,9 +138,7 @@ void register_context(nb::module_ &m) {
         });
 
     nb::class_<Buffer, Resource>(m, "Buffer")
-        .def_prop_ro("size", &Buffer::size)
-        .def("view", &buffer_view,
-             "A writable uint8 NumPy array over the buffer's memory (no copy).");
+        .def_prop_ro("size", &Buffer::size);
 
     nb::class_<Context>(m, "Context", "A device, its resources and the lock around submits.")
         .def(nb::new_([](const std::string &device) {
@@ -175,10 +179,13 @@ void register_context(nb::module_ &m) {
             "release", [](Context &c, Resource &r) { locked(c, [&] { c.release(r); }); },
             nb::arg("resource"))
         .def("release_all", [](Context &c) { locked(c, [&] { c.release_all(); }); })
+        .def("buffer_view", &buffer_view, nb::arg("buffer"),
+             "A writable uint8 NumPy array over the buffer's memory (no copy).")
         .def("live_objects", [](Context &c) { return locked(c, [&] { return c.live_objects(); }); })
         .def("submit", &submit, nb::arg("program"), nb::arg("resources"), nb::arg("registers"),
              nb::arg("budget").none(), nb::arg("debug") = false,
-             nb::arg("vertex_budget").none() = nb::none())
+             nb::arg("vertex_budget").none() = nb::none(),
+             nb::arg("group_budget").none() = nb::none())
         .def("trace_entries", &trace_entries)
         .def("clear_trace", &clear_trace);
 }

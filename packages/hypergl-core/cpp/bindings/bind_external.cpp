@@ -176,10 +176,13 @@ class AttributeSource final : public ConversionSource {
     }
 
     // Releases the held exports (taking the lock: never under a running copy).
+    // Local references: a release on another thread while acquire() waits for
+    // the lock resets the members, and the lock must still be given back.
     void drop_views() {
-        if (lock_acquire_.is_valid()) lock_acquire_();
+        const nb::object acquire = lock_acquire_, release = lock_release_;
+        if (acquire.is_valid()) acquire();
         drop_buffers();
-        if (lock_release_.is_valid()) lock_release_();
+        if (release.is_valid()) release();
     }
 
     bool views_held() const { return !buffers_.empty(); }
@@ -317,14 +320,8 @@ void register_external(nb::module_ &m) {
         .def(
             "upload",
             [](Context &c, ExternalSource &source, Buffer &destination) {
-                if (source.released() || destination.released())
-                    throw nb::value_error("upload: the source or the buffer has been released");
-                locked(c, [&] {
-                    if (!c.owns(source) || !c.owns(destination))
-                        throw BindingError("upload: the source and the buffer must belong to "
-                                           "this context");
-                    c.device().upload(source, destination);
-                });
+                locked_with(
+                    c, [&] { c.device().upload(source, destination); }, source, destination);
             },
             nb::arg("source"), nb::arg("destination"));
 }

@@ -110,14 +110,6 @@ void register_gl(nb::module_ &m) {
         .def_prop_ro("height", &GLFramebuffer::height)
         .def_prop_ro("color_count", [](const GLFramebuffer &f) { return f.colors().size(); })
         .def_prop_ro("has_depth", [](const GLFramebuffer &f) { return bool(f.depth()); })
-        // The depth attachment itself, for shaders to sample: the framebuffer keeps and
-        // releases it; it belongs to the framebuffer's context, so programs may bind it.
-        .def_prop_ro("depth_texture",
-                     [](GLFramebuffer &f) {
-                         const std::shared_ptr<GLTexture> &depth = f.depth();
-                         if (depth && !depth->released()) depth->set_owner(f.owner());
-                         return depth;
-                     })
         .def("resize", &GLFramebuffer::resize);
     nb::class_<GLFence, Resource>(m, "GLFence");
     nb::class_<GLReadback, Resource>(m, "GLReadback")
@@ -169,7 +161,7 @@ void register_gl(nb::module_ &m) {
             [](Context &c, GLTexture &texture, Bytes pixels) {
                 const uint8_t *bytes = pixels.data();
                 const uint64_t count = pixels.size();
-                locked(c, [&] { texture.write(bytes, count); });
+                locked_with(c, [&] { texture.write(bytes, count); }, texture);
             },
             nb::arg("texture"), nb::arg("pixels"))
         .def(
@@ -270,6 +262,21 @@ void register_gl(nb::module_ &m) {
                  }
              })
         .def("flush", [](Context &c) { locked(c, [&] { gl_device(c).flush(); }); })
+        // The depth attachment itself, for shaders to sample: the framebuffer keeps and
+        // releases it; it belongs to the framebuffer's context, so programs may bind it.
+        .def(
+            "gl_depth_texture",
+            [](Context &c, GLFramebuffer &framebuffer) {
+                return guarded_with(
+                    c,
+                    [&] {
+                        const std::shared_ptr<GLTexture> &depth = framebuffer.depth();
+                        if (depth) depth->set_owner(&c);
+                        return depth;
+                    },
+                    framebuffer);
+            },
+            nb::arg("framebuffer"))
         .def("collect", [](Context &c) { locked(c, [&] { gl_device(c).collect(); }); })
         .def("check_errors",
              [](Context &c) { locked(c, [&] { gl_device(c).check_errors("(checked)"); }); })
@@ -278,7 +285,8 @@ void register_gl(nb::module_ &m) {
             [](Context &c, GLFence &fence, uint64_t timeout_ns) {
                 SignalCheck stop;
                 try {
-                    return locked(c, [&] { return fence.wait(timeout_ns, stop.get()); });
+                    return locked_with(
+                        c, [&] { return fence.wait(timeout_ns, stop.get()); }, fence);
                 } catch (const Interrupted &) {
                     stop.rethrow();
                 }
@@ -288,18 +296,17 @@ void register_gl(nb::module_ &m) {
             "read_pixels",
             [](Context &c, GLFramebuffer &framebuffer, uint32_t attachment, int components,
                bool float_pixels, std::tuple<int, int, int, int> rect, Output out) {
-                if (framebuffer.released())
-                    throw nb::value_error(("framebuffer '" + framebuffer.name() +
-                                           "' has been released")
-                                              .c_str());
                 uint8_t *data = out.data();
                 const uint64_t size = out.nbytes();
-                locked(c, [&] {
-                    const auto [x, y, w, h] = rect;
-                    read_pixels(gl_device(c).api(), framebuffer, attachment, components,
-                                float_pixels, PixelRect{x, y, w, h}, data, size);
-                    gl_device(c).check_errors("reading pixels");
-                });
+                locked_with(
+                    c,
+                    [&] {
+                        const auto [x, y, w, h] = rect;
+                        read_pixels(gl_device(c).api(), framebuffer, attachment, components,
+                                    float_pixels, PixelRect{x, y, w, h}, data, size);
+                        gl_device(c).check_errors("reading pixels");
+                    },
+                    framebuffer);
             },
             nb::arg("framebuffer"), nb::arg("attachment"), nb::arg("components"),
             nb::arg("float_pixels"), nb::arg("rect"), nb::arg("out"))
@@ -307,10 +314,8 @@ void register_gl(nb::module_ &m) {
             "readback_frame",
             [](Context &c, GLReadback &readback, uint64_t frame, uint64_t timeout_ns,
                Output out) {
-                if (readback.released())
-                    throw nb::value_error(("readback '" + readback.name() +
-                                           "' has been released")
-                                              .c_str());
+                // frame_bytes is fixed at creation; the ring itself is looked at
+                // only under the lock, after the check that it is live.
                 if (out.nbytes() != readback.frame_bytes())
                     throw nb::value_error(("the output holds " + std::to_string(out.nbytes()) +
                                            " bytes, a frame of readback '" + readback.name() +
@@ -319,10 +324,13 @@ void register_gl(nb::module_ &m) {
                 uint8_t *data = out.data();
                 SignalCheck stop;
                 try {
-                    locked(c, [&] {
-                        const uint8_t *frame_bytes = readback.frame(frame, timeout_ns, stop.get());
-                        std::memcpy(data, frame_bytes, readback.frame_bytes());
-                    });
+                    locked_with(
+                        c,
+                        [&] {
+                            const uint8_t *bytes = readback.frame(frame, timeout_ns, stop.get());
+                            std::memcpy(data, bytes, readback.frame_bytes());
+                        },
+                        readback);
                 } catch (const Interrupted &) {
                     stop.rethrow();
                 }

@@ -80,6 +80,28 @@ auto locked(hypergl::Context &context, F action) {
     return action();
 }
 
+// locked() for an action that uses `resources`: each is checked live and of
+// this context under the lock (BindingError otherwise), the lock a release
+// takes, so none can be released between the check and the use. Every entry
+// point that touches a resource goes through here.
+template <typename F, typename... R>
+auto locked_with(hypergl::Context &context, F action, const R &...resources) {
+    nanobind::gil_scoped_release unlocked;
+    hypergl::Context::Entry entry(context);
+    (context.check_live(resources), ...);
+    return action();
+}
+
+// locked_with() for an action that makes no GL call (a CPU look at a
+// resource): the lock and the checks, without making the GL context current.
+template <typename F, typename... R>
+auto guarded_with(hypergl::Context &context, F action, const R &...resources) {
+    nanobind::gil_scoped_release unlocked;
+    hypergl::Context::Lock lock(context);
+    (context.check_live(resources), ...);
+    return action();
+}
+
 // Adapts a Python callable `name -> int address` (glfw.get_proc_address,
 // SDL_GL_GetProcAddress) to the engine's loader type.
 // Runs with the GIL held.

@@ -6,6 +6,22 @@
 
 namespace hypergl {
 
+Context::Lock::Lock(Context &context) : context_(context) {
+    const std::thread::id self = std::this_thread::get_id();
+    if (context.holder_.load(std::memory_order_relaxed) == self)
+        throw ReentryError(
+            "this context is already in a call on this thread (a callback it runs, such as an "
+            "external source's acquire(), called back into it): the call would deadlock; "
+            "make it after the outer call returns");
+    context.mutex_.lock();
+    context.holder_.store(self, std::memory_order_relaxed);
+}
+
+Context::Lock::~Lock() {
+    context_.holder_.store(std::thread::id(), std::memory_order_relaxed);
+    context_.mutex_.unlock();
+}
+
 void Context::adopt(const std::shared_ptr<Resource> &resource) {
     resource->set_owner(this);
     resources_.push_back(resource);
@@ -36,7 +52,7 @@ void Context::release(Resource &resource) {
     auto found = std::find_if(resources_.begin(), resources_.end(),
                               [&](const auto &held) { return held.get() == &resource; });
     resource.release();
-    resources_.erase(found);
+    if (found != resources_.end()) resources_.erase(found);  // a framebuffer's depth is not listed
 }
 
 void Context::release_all() {
@@ -49,6 +65,15 @@ std::vector<std::shared_ptr<Resource>> Context::live_objects() const { return re
 
 bool Context::owns(const Resource &resource) const { return resource.owner() == this; }
 
+void Context::check_live(const Resource &resource, const std::string &where) const {
+    if (owns(resource)) return;
+    const std::string prefix = where.empty() ? "" : where + ": ";
+    if (resource.released())
+        throw BindingError(prefix + resource_kind_name(resource.kind()) + " '" + resource.name() +
+                           "' has been released");
+    throw BindingError(prefix + "'" + resource.name() + "' belongs to another context");
+}
+
 void Context::check_bindings(const ProgramImage &program,
                              const std::vector<std::shared_ptr<Resource>> &resources) const {
     if (resources.size() != program.slots.size())
@@ -60,12 +85,7 @@ void Context::check_bindings(const ProgramImage &program,
         const std::string where = "slot " + std::to_string(i) + " '" + slot.name + "'";
         const Resource *resource = resources[i].get();
         if (!resource) throw BindingError(where + " has no resource bound");
-        if (resource->released())
-            throw BindingError(where + ": " + resource_kind_name(resource->kind()) + " '" +
-                               resource->name() + "' has been released");
-        if (!owns(*resource))
-            throw BindingError(where + ": '" + resource->name() +
-                               "' belongs to another context");
+        check_live(*resource, where);
         if (resource->kind() != slot.kind)
             throw BindingError(where + " needs a " + resource_kind_name(slot.kind) + ", got " +
                                resource_kind_name(resource->kind()) + " '" + resource->name() +

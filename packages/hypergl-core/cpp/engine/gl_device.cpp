@@ -15,7 +15,7 @@ GLenum index_type(uint32_t operand) { return operand == 0 ? gl::UNSIGNED_SHORT :
 }  // namespace
 
 GLDevice::GLDevice(const GLLoader &loader, GLFeatures features)
-    : shared_(std::make_shared<GLShared>()), features_(features) {
+    : shared_(std::make_shared<GLShared>()), features_(features), indirect_check_(shared_) {
     load_gl_api(shared_->api, loader);
     GLApi &api = shared_->api;
     if (features_.indirect_count) {
@@ -69,6 +69,7 @@ void GLDevice::finish(const std::function<bool()> *stop) {
     }
     api.glDeleteSync(sync);
     gpu_wrote_ = false;
+    forget_gpu_writes();
 }
 
 void GLDevice::flush() { shared_->api.glFlush(); }
@@ -77,8 +78,13 @@ void GLDevice::flush() { shared_->api.glFlush(); }
 
 void GLDevice::begin_run() {
     collect();
+    if (indirect_check_.pending()) {  // a failed run left checks unread: let them finish
+        sync_cpu();
+        indirect_check_.take_overrun();
+    }
     pipeline_ = nullptr;
     parameter_ = nullptr;
+    indirect_ = nullptr;
     framebuffer_ = nullptr;
     std::fill(std::begin(vertex_buffers_), std::end(vertex_buffers_), nullptr);
     shared_->api.glBindVertexArray(vao_);
@@ -89,6 +95,7 @@ void GLDevice::end_run() {
     // Resources may be released before the next run: forget raw pointers now.
     pipeline_ = nullptr;
     parameter_ = nullptr;
+    indirect_ = nullptr;
     framebuffer_ = nullptr;
     std::fill(std::begin(vertex_buffers_), std::end(vertex_buffers_), nullptr);
 }
@@ -123,6 +130,15 @@ void GLDevice::reset_state() {
     }
     enabled_attributes_ = 0;
     touched_ = Touched{};
+    std::fill(std::begin(storage_), std::end(storage_), StorageBinding{});
+    std::fill(std::begin(storage_buffers_), std::end(storage_buffers_), nullptr);
+}
+
+void GLDevice::forget_gpu_writes() {
+    // All GPU work so far is done; what stays bound for storage may still be written.
+    gpu_written_.clear();
+    for (Buffer *buffer : storage_buffers_)
+        if (buffer) gpu_written_.insert(buffer);
 }
 
 GLenum GLDevice::topology() const { return pipeline_ ? pipeline_->state().topology : gl::TRIANGLES; }
@@ -241,6 +257,9 @@ void GLDevice::bind_uniform_buffer(uint32_t binding, Buffer &buffer) {
 
 void GLDevice::bind_storage_buffer(uint32_t binding, Buffer &buffer) {
     touched_.storage |= 1ull << binding;
+    storage_buffers_[binding] = &buffer;
+    gpu_written_.insert(&buffer);
+    if (binding < GLIndirect::kBindings) storage_[binding] = {gl_buffer_name(buffer), 0, 0};
     shared_->api.glBindBufferBase(gl::SHADER_STORAGE_BUFFER, binding, gl_buffer_name(buffer));
 }
 
@@ -254,12 +273,18 @@ void GLDevice::bind_uniform_range(uint32_t binding, Buffer &buffer, uint32_t off
 void GLDevice::bind_storage_range(uint32_t binding, Buffer &buffer, uint32_t offset,
                                   uint32_t size) {
     touched_.storage |= 1ull << binding;
+    storage_buffers_[binding] = &buffer;
+    gpu_written_.insert(&buffer);
+    if (binding < GLIndirect::kBindings)
+        storage_[binding] = {gl_buffer_name(buffer), static_cast<GLintptr>(offset),
+                             static_cast<GLsizeiptr>(size)};
     shared_->api.glBindBufferRange(gl::SHADER_STORAGE_BUFFER, binding, gl_buffer_name(buffer),
                                    static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(size));
 }
 
 void GLDevice::bind_indirect_buffer(Buffer &buffer) {
     touched_.indirect = true;
+    indirect_ = &buffer;
     shared_->api.glBindBuffer(gl::DRAW_INDIRECT_BUFFER, gl_buffer_name(buffer));
     shared_->api.glBindBuffer(gl::DISPATCH_INDIRECT_BUFFER, gl_buffer_name(buffer));
 }
@@ -275,6 +300,8 @@ void GLDevice::bind_texture(uint32_t unit, Resource &resource) {
     auto &texture = static_cast<GLTexture &>(resource);
     if (texture.handle_buffer) {  // a bindless texture set: its handles at storage binding `unit`
         touched_.storage |= 1ull << unit;
+        if (unit < GLIndirect::kBindings)
+            storage_[unit] = {gl_buffer_name(*texture.handle_buffer), 0, 0};
         shared_->api.glBindBufferBase(gl::SHADER_STORAGE_BUFFER, unit,
                                       gl_buffer_name(*texture.handle_buffer));
     } else {
@@ -333,59 +360,99 @@ void GLDevice::draw_indexed(uint32_t type, uint32_t count, uint32_t first, uint3
     poll_stop();
 }
 
-void GLDevice::draw_indirect(uint32_t offset) {
+// Every indirect call reads its commands where indirect_source() says: its
+// own buffers when the CPU's view of them is current (the interpreter charged
+// them), else a GPU-checked copy in the scratch buffer (gl_indirect.hpp).
+
+GLDevice::IndirectSource GLDevice::indirect_source(IndirectKind kind, GLenum target,
+                                                   uint32_t offset, uint32_t count,
+                                                   uint32_t stride, bool counted,
+                                                   uint32_t count_offset) {
     gpu_wrote_ = true;
-    shared_->api.glDrawArraysIndirect(topology(), byte_offset(offset));
+    if (!indirect_on_gpu(*indirect_, counted ? parameter_ : nullptr))
+        return {false, static_cast<GLintptr>(offset), static_cast<GLsizei>(stride),
+                counted ? gl_buffer_name(*parameter_) : 0, static_cast<GLintptr>(count_offset)};
+    const GLApi &api = shared_->api;
+    const GLIndirect::Copy copy = indirect_check_.check(
+        kind, gl_buffer_name(*indirect_), offset, count, stride,
+        counted ? gl_buffer_name(*parameter_) : 0, count_offset, limits_);
+    api.glUseProgram(pipeline_ ? pipeline_->program() : 0);
+    for (GLuint i = 0; i < GLIndirect::kBindings; ++i) {
+        const StorageBinding &b = storage_[i];
+        if (b.size)
+            api.glBindBufferRange(gl::SHADER_STORAGE_BUFFER, i, b.buffer, b.offset, b.size);
+        else
+            api.glBindBufferBase(gl::SHADER_STORAGE_BUFFER, i, b.buffer);
+    }
+    api.glBindBuffer(target, copy.buffer);
+    return {true, copy.commands_offset, 0, copy.buffer, copy.count_offset};
+}
+
+void GLDevice::done(const IndirectSource &source, GLenum target) {
+    if (source.checked) shared_->api.glBindBuffer(target, gl_buffer_name(*indirect_));
     poll_stop();
+}
+
+void GLDevice::draw_indirect(uint32_t offset) {
+    const auto source =
+        indirect_source(IndirectKind::DRAW, gl::DRAW_INDIRECT_BUFFER, offset, 1, 0, false, 0);
+    shared_->api.glDrawArraysIndirect(topology(), byte_offset(source.commands_offset));
+    done(source, gl::DRAW_INDIRECT_BUFFER);
 }
 
 void GLDevice::draw_indexed_indirect(uint32_t type, uint32_t offset) {
-    gpu_wrote_ = true;
-    shared_->api.glDrawElementsIndirect(topology(), index_type(type), byte_offset(offset));
-    poll_stop();
+    const auto source =
+        indirect_source(IndirectKind::INDEXED, gl::DRAW_INDIRECT_BUFFER, offset, 1, 0, false, 0);
+    shared_->api.glDrawElementsIndirect(topology(), index_type(type),
+                                        byte_offset(source.commands_offset));
+    done(source, gl::DRAW_INDIRECT_BUFFER);
 }
 
 void GLDevice::multi_draw_indirect(uint32_t offset, uint32_t count, uint32_t stride) {
-    gpu_wrote_ = true;
-    shared_->api.glMultiDrawArraysIndirect(topology(), byte_offset(offset),
-                                           static_cast<GLsizei>(count),
-                                           static_cast<GLsizei>(stride));
-    poll_stop();
+    const auto source = indirect_source(IndirectKind::DRAW, gl::DRAW_INDIRECT_BUFFER, offset,
+                                        count, stride, false, 0);
+    shared_->api.glMultiDrawArraysIndirect(topology(), byte_offset(source.commands_offset),
+                                           static_cast<GLsizei>(count), source.stride);
+    done(source, gl::DRAW_INDIRECT_BUFFER);
 }
 
 void GLDevice::multi_draw_indexed_indirect(uint32_t type, uint32_t offset, uint32_t count,
                                            uint32_t stride) {
-    gpu_wrote_ = true;
-    shared_->api.glMultiDrawElementsIndirect(topology(), index_type(type), byte_offset(offset),
-                                             static_cast<GLsizei>(count),
-                                             static_cast<GLsizei>(stride));
-    poll_stop();
+    const auto source = indirect_source(IndirectKind::INDEXED, gl::DRAW_INDIRECT_BUFFER, offset,
+                                        count, stride, false, 0);
+    shared_->api.glMultiDrawElementsIndirect(topology(), index_type(type),
+                                             byte_offset(source.commands_offset),
+                                             static_cast<GLsizei>(count), source.stride);
+    done(source, gl::DRAW_INDIRECT_BUFFER);
 }
 
 void GLDevice::multi_draw_indirect_count(uint32_t offset, uint32_t count_offset,
                                          uint32_t max_count) {
     if (!features_.indirect_count)
         throw std::runtime_error("indirect-count draws need GL 4.6 or ARB_indirect_parameters");
-    gpu_wrote_ = true;
+    const auto source = indirect_source(IndirectKind::DRAW, gl::DRAW_INDIRECT_BUFFER, offset,
+                                        max_count, 0, true, count_offset);
     const GLApi &api = shared_->api;
-    api.glBindBuffer(gl::PARAMETER_BUFFER, gl_buffer_name(*parameter_));
-    api.glMultiDrawArraysIndirectCount(topology(), byte_offset(offset), count_offset,
-                                       static_cast<GLsizei>(max_count), 0);
+    api.glBindBuffer(gl::PARAMETER_BUFFER, source.counts);
+    api.glMultiDrawArraysIndirectCount(topology(), byte_offset(source.commands_offset),
+                                       source.count_offset, static_cast<GLsizei>(max_count), 0);
     api.glBindBuffer(gl::PARAMETER_BUFFER, 0);
-    poll_stop();
+    done(source, gl::DRAW_INDIRECT_BUFFER);
 }
 
 void GLDevice::multi_draw_indexed_indirect_count(uint32_t type, uint32_t offset,
                                                  uint32_t count_offset, uint32_t max_count) {
     if (!features_.indirect_count)
         throw std::runtime_error("indirect-count draws need GL 4.6 or ARB_indirect_parameters");
-    gpu_wrote_ = true;
+    const auto source = indirect_source(IndirectKind::INDEXED, gl::DRAW_INDIRECT_BUFFER, offset,
+                                        max_count, 0, true, count_offset);
     const GLApi &api = shared_->api;
-    api.glBindBuffer(gl::PARAMETER_BUFFER, gl_buffer_name(*parameter_));
-    api.glMultiDrawElementsIndirectCount(topology(), index_type(type), byte_offset(offset),
-                                         count_offset, static_cast<GLsizei>(max_count), 0);
+    api.glBindBuffer(gl::PARAMETER_BUFFER, source.counts);
+    api.glMultiDrawElementsIndirectCount(topology(), index_type(type),
+                                         byte_offset(source.commands_offset), source.count_offset,
+                                         static_cast<GLsizei>(max_count), 0);
     api.glBindBuffer(gl::PARAMETER_BUFFER, 0);
-    poll_stop();
+    done(source, gl::DRAW_INDIRECT_BUFFER);
 }
 
 void GLDevice::dispatch(uint32_t x, uint32_t y, uint32_t z) {
@@ -399,9 +466,10 @@ void GLDevice::dispatch(uint32_t x, uint32_t y, uint32_t z) {
 void GLDevice::dispatch_indirect(uint32_t offset) {
     if (!pipeline_ || !pipeline_->compute())
         throw std::runtime_error("dispatch needs a compute pipeline bound");
-    gpu_wrote_ = true;
-    shared_->api.glDispatchComputeIndirect(static_cast<GLintptr>(offset));
-    poll_stop();
+    const auto source =
+        indirect_source(IndirectKind::DISPATCH, gl::DISPATCH_INDIRECT_BUFFER, offset, 1, 0, false, 0);
+    shared_->api.glDispatchComputeIndirect(source.commands_offset);
+    done(source, gl::DISPATCH_INDIRECT_BUFFER);
 }
 
 void GLDevice::barrier(uint32_t bits) {
@@ -412,6 +480,7 @@ void GLDevice::barrier(uint32_t bits) {
 void GLDevice::copy_buffer(Buffer &source, Buffer &destination, uint32_t source_offset,
                            uint32_t destination_offset, uint32_t size) {
     gpu_wrote_ = true;
+    gpu_written_.insert(&destination);
     shared_->api.glCopyNamedBufferSubData(gl_buffer_name(source), gl_buffer_name(destination),
                                           source_offset, destination_offset, size);
     poll_stop();
@@ -439,7 +508,16 @@ void GLDevice::upload(ExternalSource &source, Buffer &destination) {
 }
 
 void GLDevice::prepare_cpu_read(Buffer &) {
-    if (!gpu_wrote_) return;
+    if (gpu_wrote_) sync_cpu();
+}
+
+std::optional<IndirectOverrun> GLDevice::indirect_overrun() {
+    if (!indirect_check_.pending()) return std::nullopt;
+    sync_cpu();  // the checks' verdicts are in mapped memory once the GPU is done
+    return indirect_check_.take_overrun();
+}
+
+void GLDevice::sync_cpu() {
     // GL 4.4 spec 7.12/6.2: shader writes to a persistently mapped buffer become
     // visible to the CPU after CLIENT_MAPPED_BUFFER_BARRIER_BIT and a completed fence.
     const GLApi &api = shared_->api;
@@ -454,6 +532,7 @@ void GLDevice::prepare_cpu_read(Buffer &) {
     }
     api.glDeleteSync(sync);
     gpu_wrote_ = false;
+    forget_gpu_writes();
 }
 
 }  // namespace hypergl

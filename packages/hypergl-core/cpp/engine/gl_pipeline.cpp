@@ -32,6 +32,24 @@ GLuint compile(const GLApi &api, GLenum stage, const std::string &source,
     return shader;
 }
 
+// The linked program's uniform blocks, as the driver laid them out.
+std::vector<UniformBlock> query_uniform_blocks(const GLApi &api, GLuint program) {
+    GLint count = 0;
+    api.glGetProgramiv(program, gl::ACTIVE_UNIFORM_BLOCKS, &count);
+    std::vector<UniformBlock> blocks;
+    for (GLint i = 0; i < count; ++i) {
+        const auto block = static_cast<GLuint>(i);
+        GLint binding = 0, size = 0;
+        api.glGetActiveUniformBlockiv(program, block, gl::UNIFORM_BLOCK_BINDING, &binding);
+        api.glGetActiveUniformBlockiv(program, block, gl::UNIFORM_BLOCK_DATA_SIZE, &size);
+        char name[256] = {};
+        api.glGetActiveUniformBlockName(program, block, sizeof name, nullptr, name);
+        blocks.push_back(UniformBlock{static_cast<uint32_t>(binding),
+                                      static_cast<uint64_t>(size > 0 ? size : 0), name});
+    }
+    return blocks;
+}
+
 }  // namespace
 
 std::shared_ptr<GLPipeline> GLPipeline::create(const std::shared_ptr<GLShared> &shared,
@@ -73,9 +91,10 @@ std::shared_ptr<GLPipeline> GLPipeline::create(const std::shared_ptr<GLShared> &
         log.resize(std::strlen(log.c_str()));
         throw ShaderError("pipeline '" + name + "' did not link:\n" + log);
     }
+    std::vector<UniformBlock> blocks = query_uniform_blocks(api, program);
     shared->check_errors("creating a pipeline");
     return std::make_shared<GLPipeline>(name, shared, program, !compute_shader.empty(),
-                                        std::move(state), std::move(inputs));
+                                        std::move(state), std::move(inputs), std::move(blocks));
 }
 
 void GLPipeline::release() {

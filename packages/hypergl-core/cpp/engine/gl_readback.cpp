@@ -78,9 +78,10 @@ void GLReadback::capture(GLFramebuffer &framebuffer, const std::function<bool()>
 
 const uint8_t *GLReadback::frame(uint64_t frame, uint64_t timeout_ns,
                                  const std::function<bool()> *stop) {
-    if (frame >= written_ || written_ - frame > slots_.size())
+    const uint64_t written = written_;
+    if (frame >= written || written - frame > slots_.size())
         throw std::out_of_range("frame " + std::to_string(frame) + " of readback '" + name() +
-                                "' is not in the ring (" + std::to_string(written_) +
+                                "' is not in the ring (" + std::to_string(written) +
                                 " frames written, depth " + std::to_string(slots_.size()) + ")");
     Slot &slot = slots_[frame % slots_.size()];
     if (slot.fence) {

@@ -1,8 +1,10 @@
 #include "hypergl/interpreter.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -24,9 +26,9 @@ namespace {
 #endif
 
 constexpr uint32_t kPollInterval = 1024;  // instructions between clock checks
-constexpr uint32_t kDrawCommandSize = 16;         // DrawArraysIndirectCommand
-constexpr uint32_t kIndexedCommandSize = 20;      // DrawElementsIndirectCommand
-constexpr uint32_t kDispatchCommandSize = 12;     // DispatchIndirectCommand
+constexpr uint32_t kDrawCommandSize = indirect_command_size(IndirectKind::DRAW);
+constexpr uint32_t kIndexedCommandSize = indirect_command_size(IndirectKind::INDEXED);
+constexpr uint32_t kDispatchCommandSize = indirect_command_size(IndirectKind::DISPATCH);
 constexpr uint32_t kBindings = isa::kMaxBindingIndex + 1;
 
 float as_float(uint32_t bits) {
@@ -88,9 +90,13 @@ class Interpreter {
         call();
     }
 
-    void need_pipeline() const {
+    // A pipeline is bound and (once after each pipeline or uniform bind) every
+    // uniform block it reads has at least its size bound.
+    void need_pipeline() {
         if (!bound_.pipeline) fail("no pipeline is bound");
+        if (HGL_UNLIKELY(!blocks_checked_)) check_uniform_blocks();
     }
+    HGL_NOINLINE void check_uniform_blocks();
     // Charges `count` x `instances` vertices to the vertex budget. Inline and
     // branch-light: it runs for every draw; the failure is out of line.
     void spend_vertices(uint64_t count, uint64_t instances) {
@@ -99,6 +105,14 @@ class Interpreter {
         vertices_left_ -= vertices;
     }
     [[noreturn]] HGL_COLD void vertex_budget_spent(uint64_t count, uint64_t instances) const;
+    // Charges a dispatch's x * y * z work groups to the group budget (in 64
+    // bits: a driver that counts them in 32 would wrap).
+    void spend_groups(uint64_t x, uint64_t y, uint64_t z) {
+        const uint64_t groups = x * y * z;  // each <= 65535 (verified): no overflow
+        if (HGL_UNLIKELY(groups > groups_left_)) group_budget_spent(x, y, z);
+        groups_left_ -= groups;
+    }
+    [[noreturn]] HGL_COLD void group_budget_spent(uint64_t x, uint64_t y, uint64_t z) const;
     // Which of a draw's ranges the VM knows: all (direct draws), the instances
     // (indexed draws: the indices name the vertices) or none (indirect draws:
     // the counts are in GPU memory). The rest is robust access's to guard.
@@ -115,6 +129,16 @@ class Interpreter {
     void need_indexed(uint32_t index_type, uint64_t first, uint64_t count) const;
     void need_indirect(uint64_t offset, uint64_t count, uint64_t stride, uint32_t size) const;
     void need_parameter(uint32_t count_offset) const;
+    // Charges the commands of an indirect call (checked by need_indirect) to
+    // the vertex or group budget: read here on host memory, handed to the
+    // device's GPU check otherwise. `counted`: the count variants, whose
+    // count (at `count_offset` of the parameter buffer) is clamped to `count`.
+    void spend_indirect(IndirectKind kind, uint64_t offset, uint64_t count, uint64_t stride,
+                        bool counted = false, uint32_t count_offset = 0);
+    [[noreturn]] HGL_COLD void indirect_budget_spent(bool groups, uint64_t asked, uint64_t left,
+                                                     uint64_t budget, bool on_gpu) const;
+    // After the run: the device's report of an indirect call past its budget.
+    void check_indirect_overrun();
     // Refills the countdown from the budget (failing when it is spent) and
     // polls for signals about every 10 ms. Returns the new countdown.
     uint32_t poll_or_exhaust();
@@ -140,6 +164,10 @@ class Interpreter {
     uint32_t call_depth_ = 0;
     uint64_t remaining_ = 0;  // budget left beyond the current countdown
     uint64_t vertices_left_ = 0;
+    uint64_t groups_left_ = 0;
+    // Bytes bound at each uniform binding (the buffer's or the range's; 0: none).
+    uint64_t uniform_bytes_[kBindings] = {};
+    bool blocks_checked_ = false;
     const std::vector<VertexInput> *inputs_ = nullptr;  // of the bound pipeline
     int64_t last_poll_ns_ = 0;
 };
@@ -180,11 +208,75 @@ void Interpreter::need_parameter(uint32_t count_offset) const {
              "'");
 }
 
+void Interpreter::spend_indirect(IndirectKind kind, uint64_t offset, uint64_t count,
+                                 uint64_t stride, bool counted, uint32_t count_offset) {
+    if (dev_.indirect_on_gpu(*bound_.indirect, counted ? bound_.parameter : nullptr)) {
+        dev_.indirect_limits(IndirectLimits{vertices_left_, options_.vertex_budget, groups_left_,
+                                            options_.group_budget, pc_});
+        return;
+    }
+    if (counted) count = std::min<uint64_t>(count, read_u32(bound_.parameter->data(), count_offset));
+    const uint64_t cost = cpu_indirect_cost(kind, bound_.indirect->data(), offset, count, stride);
+    const bool groups = kind == IndirectKind::DISPATCH;
+    uint64_t &left = groups ? groups_left_ : vertices_left_;
+    if (HGL_UNLIKELY(cost > left))
+        indirect_budget_spent(groups, cost, left,
+                              groups ? options_.group_budget : options_.vertex_budget, false);
+    left -= cost;
+}
+
+void Interpreter::indirect_budget_spent(bool groups, uint64_t asked, uint64_t left,
+                                        uint64_t budget, bool on_gpu) const {
+    const std::string what = groups ? "work groups" : "vertices";
+    const std::string how = groups ? "x * y * z" : "count x instances";
+    fail("the indirect commands ask for " + std::to_string(asked) + " " + what + " (" + how +
+         ", summed), beyond what is left of the " + (groups ? "group" : "vertex") + " budget (" +
+         std::to_string(left) + " of " + std::to_string(budget) + " per submit; submit(" +
+         (groups ? "group_budget" : "vertex_budget") + "=...) raises it)" +
+         (on_gpu ? "; the GPU ran none of them" : ""));
+}
+
+void Interpreter::check_indirect_overrun() {
+    std::optional<IndirectOverrun> overrun;
+    try {
+        overrun = dev_.indirect_overrun();
+    } catch (const Interrupted &) {
+        throw;
+    } catch (const std::exception &error) {
+        throw VMFailure(-1, "", error.what());
+    }
+    if (!overrun) return;
+    pc_ = overrun->instruction;
+    indirect_budget_spent(overrun->groups, overrun->asked, overrun->left, overrun->budget, true);
+}
+
 void Interpreter::vertex_budget_spent(uint64_t count, uint64_t instances) const {
     fail("the draw asks for " + std::to_string(count) + " vertices x " +
              std::to_string(instances) + " instances, beyond what is left of the vertex budget (" +
              std::to_string(vertices_left_) + " of " + std::to_string(options_.vertex_budget) +
              " per submit; submit(vertex_budget=...) raises it)");
+}
+
+void Interpreter::group_budget_spent(uint64_t x, uint64_t y, uint64_t z) const {
+    fail("the dispatch of " + std::to_string(x) + " x " + std::to_string(y) + " x " +
+         std::to_string(z) + " = " + std::to_string(x * y * z) +
+         " work groups is beyond what is left of the group budget (" +
+         std::to_string(groups_left_) + " of " + std::to_string(options_.group_budget) +
+         " per submit; submit(group_budget=...) raises it)");
+}
+
+void Interpreter::check_uniform_blocks() {
+    const auto &pipeline = static_cast<const Pipeline &>(*bound_.pipeline);
+    for (const UniformBlock &block : pipeline.uniform_blocks()) {
+        if (block.binding >= kBindings) continue;
+        const uint64_t bound = uniform_bytes_[block.binding];
+        if (bound != 0 && bound < block.size)
+            fail("uniform block '" + block.name + "' of pipeline '" + pipeline.name() +
+                 "' (binding " + std::to_string(block.binding) + ") is " +
+                 std::to_string(block.size) + " bytes, but only " + std::to_string(bound) +
+                 " bytes are bound there: the shader would read zeros past them");
+    }
+    blocks_checked_ = true;
 }
 
 void Interpreter::check_vertex_buffers(uint64_t first, uint64_t count, uint64_t instances,
@@ -234,6 +326,7 @@ RunStats Interpreter::run() {
     const Instruction *code = p_.code.data();
     remaining_ = options_.budget;
     vertices_left_ = options_.vertex_budget;
+    groups_left_ = options_.group_budget;
     last_poll_ns_ = poll_clock_ns();
     dev_.set_stop_check(&options_.should_stop);
     dev_.begin_run();
@@ -439,6 +532,7 @@ RunStats Interpreter::run() {
                 HGL_OP(BIND_PIPELINE)
                     bind(bound_.pipeline, &resource(ip->b), [&] {
                         inputs_ = &static_cast<Pipeline &>(resource(ip->b)).vertex_inputs();
+                        blocks_checked_ = false;
                         dev_.bind_pipeline(resource(ip->b));
                     });
                     HGL_NEXT();
@@ -454,6 +548,8 @@ RunStats Interpreter::run() {
                     bind(bound_.index, &buffer(ip->b), [&] { dev_.bind_index_buffer(buffer(ip->b)); });
                     HGL_NEXT();
                 HGL_OP(BIND_UNIFORM_BUFFER)
+                    uniform_bytes_[ip->c] = buffer(ip->b).size();
+                    blocks_checked_ = false;
                     bind(bound_.uniform[ip->c], &buffer(ip->b),
                          [&] { dev_.bind_uniform_buffer(ip->c, buffer(ip->b)); });
                     HGL_NEXT();
@@ -465,6 +561,8 @@ RunStats Interpreter::run() {
                     // A range is not a whole-buffer binding: forget it, so that the
                     // next bind_uniform_buffer of the same buffer is not skipped.
                     bound_.uniform[ip->a] = nullptr;
+                    uniform_bytes_[ip->a] = ip->d;
+                    blocks_checked_ = false;
                     ++stats_.binds_issued;
                     ++stats_.device_calls;
                     dev_.bind_uniform_range(ip->a, buffer(ip->b), ip->c, ip->d);
@@ -546,6 +644,7 @@ RunStats Interpreter::run() {
                 HGL_OP(DRAW_INDIRECT)
                     need_pipeline();
                     need_indirect(ip->b, 1, 0, kDrawCommandSize);
+                    spend_indirect(IndirectKind::DRAW, ip->b, 1, 0);
                     ++stats_.draws;
                     ++stats_.device_calls;
                     dev_.draw_indirect(ip->b);
@@ -554,6 +653,7 @@ RunStats Interpreter::run() {
                     need_pipeline();
                     need_indexed(ip->a, 0, 0);
                     need_indirect(ip->b, 1, 0, kIndexedCommandSize);
+                    spend_indirect(IndirectKind::INDEXED, ip->b, 1, 0);
                     ++stats_.draws;
                     ++stats_.device_calls;
                     dev_.draw_indexed_indirect(ip->a, ip->b);
@@ -561,6 +661,7 @@ RunStats Interpreter::run() {
                 HGL_OP(MULTI_DRAW_INDIRECT)
                     need_pipeline();
                     need_indirect(ip->b, ip->c, ip->d, kDrawCommandSize);
+                    spend_indirect(IndirectKind::DRAW, ip->b, ip->c, ip->d);
                     ++stats_.draws;
                     ++stats_.device_calls;
                     dev_.multi_draw_indirect(ip->b, ip->c, ip->d);
@@ -569,6 +670,7 @@ RunStats Interpreter::run() {
                     need_pipeline();
                     need_indexed(ip->a, 0, 0);
                     need_indirect(ip->b, ip->c, ip->d, kIndexedCommandSize);
+                    spend_indirect(IndirectKind::INDEXED, ip->b, ip->c, ip->d);
                     ++stats_.draws;
                     ++stats_.device_calls;
                     dev_.multi_draw_indexed_indirect(ip->a, ip->b, ip->c, ip->d);
@@ -577,6 +679,7 @@ RunStats Interpreter::run() {
                     need_pipeline();
                     need_indirect(ip->b, ip->d, 0, kDrawCommandSize);
                     need_parameter(ip->c);
+                    spend_indirect(IndirectKind::DRAW, ip->b, ip->d, 0, true, ip->c);
                     ++stats_.draws;
                     ++stats_.device_calls;
                     dev_.multi_draw_indirect_count(ip->b, ip->c, ip->d);
@@ -586,12 +689,14 @@ RunStats Interpreter::run() {
                     need_indexed(ip->a, 0, 0);
                     need_indirect(ip->b, ip->d, 0, kIndexedCommandSize);
                     need_parameter(ip->c);
+                    spend_indirect(IndirectKind::INDEXED, ip->b, ip->d, 0, true, ip->c);
                     ++stats_.draws;
                     ++stats_.device_calls;
                     dev_.multi_draw_indexed_indirect_count(ip->a, ip->b, ip->c, ip->d);
                     HGL_NEXT();
                 HGL_OP(DISPATCH)
                     need_pipeline();
+                    spend_groups(ip->b, ip->c, ip->d);
                     ++stats_.dispatches;
                     ++stats_.device_calls;
                     dev_.dispatch(ip->b, ip->c, ip->d);
@@ -599,6 +704,7 @@ RunStats Interpreter::run() {
                 HGL_OP(DISPATCH_INDIRECT)
                     need_pipeline();
                     need_indirect(ip->b, 1, 0, kDispatchCommandSize);
+                    spend_indirect(IndirectKind::DISPATCH, ip->b, 1, 0);
                     ++stats_.dispatches;
                     ++stats_.device_calls;
                     dev_.dispatch_indirect(ip->b);
@@ -654,6 +760,12 @@ done:
 #endif
 #undef HGL_COMPUTED_GOTO
     account();
+    try {
+        check_indirect_overrun();
+    } catch (...) {
+        finish_run();
+        throw;
+    }
     finish_run();
     return stats_;
 }

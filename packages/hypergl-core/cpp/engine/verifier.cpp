@@ -236,6 +236,15 @@ class Verifier {
                      "viewport width " + std::to_string(width) + " and height " +
                          std::to_string(height) + " must be >= 0");
         }
+        if (info.rules & isa::rule::GROUP_COUNT) {
+            const uint64_t groups = uint64_t(ins.b) * ins.c * ins.d;  // in 64 bits: no wrap
+            if (groups > isa::kMaxDispatchGroups)
+                fail(i, m, C::GROUP_COUNT,
+                     "dispatch of " + std::to_string(ins.b) + " x " + std::to_string(ins.c) +
+                         " x " + std::to_string(ins.d) + " = " + std::to_string(groups) +
+                         " work groups is above " + std::to_string(isa::kMaxDispatchGroups) +
+                         " (2**32 - 1, what drivers count)");
+        }
     }
 
     const ProgramImage &p_;

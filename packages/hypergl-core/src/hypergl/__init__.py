@@ -20,7 +20,7 @@ from .draw_list import DrawList
 from .errors import ContextError, HyperGLError, ResourceError, ShaderError, VMError
 from .plugins import PluginError, installed_bridges
 from .probe import probe
-from .replay import DEFAULT_VERTEX_BUDGET
+from .replay import DEFAULT_GROUP_BUDGET, DEFAULT_VERTEX_BUDGET
 from .resources import (
     Buffer,
     ExternalSource,
@@ -37,6 +37,7 @@ from .trace_log import TraceLog
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_GROUP_BUDGET",
     "DEFAULT_VERTEX_BUDGET",
     "ArgumentError",
     "Buffer",

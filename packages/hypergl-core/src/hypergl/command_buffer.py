@@ -16,7 +16,13 @@ from hypergl_compiler import CompileError, ResourceTable
 from hypergl_compiler.isa import ResourceKind
 
 from .errors import ResourceError
-from .replay import DEFAULT_VERTEX_BUDGET, PreparedSubmit, Replayer, SubmitStats
+from .replay import (
+    DEFAULT_GROUP_BUDGET,
+    DEFAULT_VERTEX_BUDGET,
+    PreparedSubmit,
+    Replayer,
+    SubmitStats,
+)
 from .resources import GPUResource
 
 if TYPE_CHECKING:
@@ -86,6 +92,7 @@ class CommandBuffer(hypergl_compiler.CommandBuffer):
         bindings: Mapping[str, GPUResource] | None = None,
         debug: bool = False,
         vertex_budget: int = DEFAULT_VERTEX_BUDGET,
+        group_budget: int = DEFAULT_GROUP_BUDGET,
     ) -> SubmitStats:
         """Replay the ended program once.
 
@@ -93,15 +100,20 @@ class CommandBuffer(hypergl_compiler.CommandBuffer):
         `budget` caps the instructions executed (VMError when exhausted);
         `vertex_budget` caps the vertices its draws ask for, vertices x
         instances summed over the draws (VMError before the draw that would
-        exceed it; default ``hypergl.DEFAULT_VERTEX_BUDGET`` = 2**28);
+        exceed it; default ``hypergl.DEFAULT_VERTEX_BUDGET`` = 2**28; indirect
+        draws count too, checked on the GPU: see docs);
+        `group_budget` caps the compute work groups its dispatches run, x * y * z
+        summed over direct and indirect dispatches (default
+        ``hypergl.DEFAULT_GROUP_BUDGET`` = 2**26);
         `bindings` supplies live objects for resources declared by name;
         `debug` checks for GL errors after every instruction and names the one
         that caused it (slower).
         Ctrl+C stops a running program with KeyboardInterrupt.
         """
         return self._replayer.submit(
-            self.program, self._live.objects, registers, budget, bindings, debug, vertex_budget
-        )
+            self.program, self._live.objects, registers, budget, bindings, debug, vertex_budget,
+            group_budget,
+        )  # fmt: skip
 
     def prepare(
         self,
@@ -111,11 +123,13 @@ class CommandBuffer(hypergl_compiler.CommandBuffer):
         bindings: Mapping[str, GPUResource] | None = None,
         debug: bool = False,
         vertex_budget: int = DEFAULT_VERTEX_BUDGET,
+        group_budget: int = DEFAULT_GROUP_BUDGET,
     ) -> PreparedSubmit:
         """The ended program with its arguments checked once, for hot loops.
 
         ``prepared.submit()`` then replays it with the least Python per call.
         """
         return self._replayer.prepare(
-            self.program, self._live.objects, registers, budget, bindings, debug, vertex_budget
-        )
+            self.program, self._live.objects, registers, budget, bindings, debug, vertex_budget,
+            group_budget,
+        )  # fmt: skip

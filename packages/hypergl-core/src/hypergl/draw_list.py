@@ -186,6 +186,8 @@ class DrawList:
         self._textures = self._texture_set(textures, filter, name)
         self._objects = 0
         self._pipelines: list[Pipeline] = []  # pipeline of each object, in add order
+        # Pipelines made by self.pipeline(): only they have this list's include and layout.
+        self._own_pipelines: list[Pipeline] = []
         self._mesh_of: list[int] = []  # mesh of each object, in add order
         self._mesh_index = {mesh: i for i, mesh in enumerate(self._meshes)}
         self._mesh_ranges = list(self._meshes.values())
@@ -357,13 +359,15 @@ class DrawList:
              "attributes": [
                 {"location": self._draw_id_location, "format": "u32", "offset": 0}]},
         ]  # fmt: skip
-        return self._ctx.pipeline(
+        pipeline = self._ctx.pipeline(
             vertex_shader=self._include(vertex_shader, "vertex", "vertex_shader"),
             fragment_shader=self._include(fragment_shader, "fragment", "fragment_shader"),
             vertex_layout=layout,
             texture_set_unit=self._unit,
             **state,
         )
+        self._own_pipelines.append(pipeline)
+        return pipeline
 
     def add(self, mesh: str, *, texture: int, pipeline: Pipeline, **values: Any) -> int:
         """Append one object; returns its index into ``records``. Fields left out are zero."""
@@ -377,6 +381,13 @@ class DrawList:
         texture = _int_in(texture, "texture", 0, self._textures.count - 1)
         if not isinstance(pipeline, Pipeline) or pipeline.context is not self._ctx:
             raise TypeError(f"pipeline must be a pipeline of this context, got {pipeline!r}")
+        if not any(own is pipeline for own in self._own_pipelines):
+            # Another list's (or a plain ctx.pipeline) reads other records, meshes and
+            # draw ids: the frame would be silently wrong.
+            raise ResourceError(f"pipeline '{pipeline.name}' was not made by this draw list "
+                                f"('{self._name_prefix}'): make it with draws.pipeline(...)")
+        if pipeline.released:
+            raise ResourceError(f"pipeline '{pipeline.name}' has been released")
         unknown = set(values) - set(self._fields)
         if unknown:
             raise ValueError(f"unknown fields {sorted(unknown)}; this draw list has "

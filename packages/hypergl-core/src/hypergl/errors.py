@@ -14,7 +14,8 @@ class HyperGLError(Exception):
 
 
 class ContextError(HyperGLError):
-    """No OpenGL context could be created, or the context is gone."""
+    """No OpenGL context could be created, the context is gone, or a callback it runs
+    (an external source's ``acquire``) called back into it, which would deadlock."""
 
 
 class ResourceError(HyperGLError, ValueError):

@@ -26,6 +26,12 @@ if TYPE_CHECKING:
 # may draw unless submit(vertex_budget=...) says otherwise: 2**28, far above a
 # frame of any real scene, far below what keeps a GPU busy for minutes.
 DEFAULT_VERTEX_BUDGET = 1 << 28
+# Compute work groups (x * y * z, summed over the dispatches, direct and indirect)
+# one submit may run unless submit(group_budget=...) says otherwise: 2**26. A 4K
+# frame of 8x8 tiles is 130,000 groups and a 10-million-particle step at 256 per
+# group 40,000, so no sane frame comes near it on an H200; llvmpipe runs about
+# 5 million empty groups a second, so a submit stays within seconds there.
+DEFAULT_GROUP_BUDGET = 1 << 26
 
 
 @dataclass(frozen=True)
@@ -103,6 +109,7 @@ class Replayer:
         bindings: Mapping[str, GPUResource] | None,
         debug: bool = False,
         vertex_budget: int = DEFAULT_VERTEX_BUDGET,
+        group_budget: int = DEFAULT_GROUP_BUDGET,
     ) -> PreparedSubmit:
         """Check everything a submit of `program` needs, once."""
         self._link.enter()
@@ -111,17 +118,14 @@ class Replayer:
             isinstance(budget, bool) or not isinstance(budget, int) or budget < 0
         ):
             raise ValueError(f"budget must be a non-negative int or None, got {budget!r}")
-        if (
-            isinstance(vertex_budget, bool)
-            or not isinstance(vertex_budget, int)
-            or not 0 <= vertex_budget < 1 << 64
-        ):
-            raise ValueError(f"vertex_budget must be an int in 0..2**64-1, got {vertex_budget!r}")
+        _check_u64(vertex_budget, "vertex_budget")
+        _check_u64(group_budget, "group_budget")
         values = register_values(registers)
         resources = bound_resources(program, live, bindings or {})
         return PreparedSubmit(
-            self._link, native, resources, values, budget, bool(debug), vertex_budget
-        )
+            self._link, native, resources, values, budget, bool(debug), vertex_budget,
+            group_budget,
+        )  # fmt: skip
 
     def submit(
         self,
@@ -132,9 +136,11 @@ class Replayer:
         bindings: Mapping[str, GPUResource] | None,
         debug: bool = False,
         vertex_budget: int = DEFAULT_VERTEX_BUDGET,
+        group_budget: int = DEFAULT_GROUP_BUDGET,
     ) -> SubmitStats:
         """Run `program` once with `live[slot]` (or `bindings[name]`) in each slot."""
-        prepared = self.prepare(program, live, registers, budget, bindings, debug, vertex_budget)
+        prepared = self.prepare(program, live, registers, budget, bindings, debug, vertex_budget,
+                                group_budget)  # fmt: skip
         prepared.submit()
         return prepared.stats
 
@@ -149,9 +155,10 @@ class PreparedSubmit:
 
     def __init__(self, link: ContextLink, native: Any, resources: list[Any], registers: list[Any],
                  budget: int | None, debug: bool,
-                 vertex_budget: int = DEFAULT_VERTEX_BUDGET) -> None:  # fmt: skip
+                 vertex_budget: int = DEFAULT_VERTEX_BUDGET,
+                 group_budget: int = DEFAULT_GROUP_BUDGET) -> None:  # fmt: skip
         self._link = link
-        self._call = (native, resources, registers, budget, debug, vertex_budget)
+        self._call = (native, resources, registers, budget, debug, vertex_budget, group_budget)
         self._last: tuple | None = None
 
     def submit(self) -> None:
@@ -169,6 +176,11 @@ class PreparedSubmit:
             return None
         stats, final = self._last
         return SubmitStats(registers=tuple(final), **stats)
+
+
+def _check_u64(value: Any, what: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << 64:
+        raise ValueError(f"{what} must be an int in 0..2**64-1, got {value!r}")
 
 
 def bound_resources(

@@ -92,7 +92,7 @@ class Buffer(GPUResource):
             raise TypeError(f"map: {dtype!r} is not a NumPy dtype") from exc
         if dtype.hasobject or dtype.itemsize == 0:
             raise TypeError(f"map: dtype {dtype} cannot alias GPU memory")
-        raw = _Mapping(self._native.view(), self._link.host).array()
+        raw = _Mapping(self._view(), self._link.host).array()
         if shape is None:
             if self.size % dtype.itemsize:
                 raise ValueError(
@@ -125,7 +125,13 @@ class Buffer(GPUResource):
                 f"write: {raw.nbytes} bytes at offset {offset!r} do not fit buffer "
                 f"'{self.name}' of {self.size} bytes"
             )
-        self._native.view()[offset : offset + raw.nbytes] = raw
+        self._view()[offset : offset + raw.nbytes] = raw
+
+    def _view(self) -> np.ndarray:
+        """The engine's uint8 array over the memory; it keeps the memory alive, so writes
+        through it stay safe even if another thread releases the buffer meanwhile."""
+        with translated_errors():
+            return self._link.native.buffer_view(self._native)
 
     def read(self, dtype: Any = np.uint8) -> np.ndarray:
         """A copy of the buffer's contents, after the GPU's writes so far."""
@@ -232,7 +238,10 @@ class Framebuffer(GPUResource):
         if self._depth_view is not None:
             return self._depth_view
         fmt = self._desc.get("depth")
-        native = getattr(self._native, "depth_texture", None) if self._link.gl else None
+        native = None
+        if self._link.gl:
+            with translated_errors():
+                native = self._link.native.gl_depth_texture(self._native)
         if fmt is None or (self._link.gl and native is None):
             raise ResourceError(f"framebuffer '{self.name}' has no depth texture (made with "
                                 "depth=None, or a window's own framebuffer)")  # fmt: skip
@@ -323,7 +332,8 @@ class Fence(GPUResource):
     def wait(self, timeout: float = 10.0) -> bool:
         """Wait up to `timeout` seconds; True when the fence has passed."""
         self._check_live()
-        return self._link.fence_wait(self._native, timeout)
+        with translated_errors():
+            return self._link.fence_wait(self._native, timeout)
 
 
 class Readback(GPUResource):

@@ -22,7 +22,7 @@ from hypergl_compiler.isa import ResourceKind
 from .errors import ResourceError
 from .formats import TEXTURE_FORMATS
 from .pipeline_state import PIPELINE_STATE_KEYS
-from .replay import DEFAULT_VERTEX_BUDGET, Replayer, SubmitStats
+from .replay import DEFAULT_GROUP_BUDGET, DEFAULT_VERTEX_BUDGET, Replayer, SubmitStats
 from .resources import Buffer, GPUResource
 from .scene_memory import check_scene_memory
 
@@ -86,11 +86,13 @@ class Scene:
         bindings: Mapping[str, GPUResource] | None = None,
         debug: bool = False,
         vertex_budget: int = DEFAULT_VERTEX_BUDGET,
+        group_budget: int = DEFAULT_GROUP_BUDGET,
     ) -> SubmitStats:
         """Replay the scene's program once (see CommandBuffer.submit)."""
         return self._replayer.submit(
-            self.program, self._objects, registers, budget, bindings, debug, vertex_budget
-        )
+            self.program, self._objects, registers, budget, bindings, debug, vertex_budget,
+            group_budget,
+        )  # fmt: skip
 
 
 def load_scene(

@@ -5,8 +5,10 @@
 
 #include <memory>
 #include <mutex>
+#include <atomic>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "hypergl/device.hpp"
@@ -20,6 +22,13 @@ namespace hypergl {
 // the wrong kind or too small for the slot it is bound to.
 class BindingError : public std::invalid_argument {
     using std::invalid_argument::invalid_argument;
+};
+
+// A call into a context from the thread that holds its lock: a callback the
+// context runs (an external source's acquire()) calling back into it. Waiting
+// for the lock would wait forever, so the call is refused.
+class ReentryError : public std::logic_error {
+    using std::logic_error::logic_error;
 };
 
 // A GL context that must be current on the thread that calls into it (EGL).
@@ -40,13 +49,25 @@ class Context {
         : device_(std::move(device)), current_(std::move(current)) {}
 
     Device &device() { return *device_; }
-    std::mutex &mutex() { return mutex_; }
+
+    // The context's lock, held by one thread at a time; taking it on the thread
+    // that holds it already throws ReentryError instead of deadlocking.
+    class Lock {
+      public:
+        explicit Lock(Context &context);
+        ~Lock();
+        Lock(const Lock &) = delete;
+        Lock &operator=(const Lock &) = delete;
+
+      private:
+        Context &context_;
+    };
 
     // Holds the lock and, where there is one, the GL context current on this
     // thread: every call into the device happens inside an Entry.
     class Entry {
       public:
-        explicit Entry(Context &context) : lock_(context.mutex_), current_(context.current_.get()) {
+        explicit Entry(Context &context) : lock_(context), current_(context.current_.get()) {
             if (current_) current_->enter();
         }
         ~Entry() {
@@ -56,7 +77,7 @@ class Context {
         Entry &operator=(const Entry &) = delete;
 
       private:
-        std::lock_guard<std::mutex> lock_;
+        Lock lock_;
         CurrentContext *current_;
     };
 
@@ -73,13 +94,18 @@ class Context {
     void release_all();
     std::vector<std::shared_ptr<Resource>> live_objects() const;
     bool owns(const Resource &resource) const;
+    // Throws BindingError ("<where>: <kind> '<name>' has been released", or
+    // "belongs to another context") unless `resource` is live and this
+    // context's. Call with the Lock held: release takes it too, so the resource
+    // stays live for as long as the caller holds the lock.
+    void check_live(const Resource &resource, const std::string &where = "") const;
 
     // Checks `resources` against the program's slot table; throws BindingError
     // naming the slot and the resource.
     void check_bindings(const ProgramImage &program,
                         const std::vector<std::shared_ptr<Resource>> &resources) const;
 
-    // Runs a verified program with checked bindings. The caller holds mutex().
+    // Runs a verified program with checked bindings. The caller holds the Lock.
     RunStats run(const ProgramImage &program,
                  const std::vector<std::shared_ptr<Resource>> &resources,
                  uint32_t registers[isa::kNumRegisters], const RunOptions &options);
@@ -89,6 +115,7 @@ class Context {
     std::shared_ptr<CurrentContext> current_;
     std::vector<std::shared_ptr<Resource>> resources_;
     std::mutex mutex_;
+    std::atomic<std::thread::id> holder_{};  // the thread holding mutex_, if any
 };
 
 }  // namespace hypergl

@@ -9,7 +9,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 
+#include "hypergl/indirect.hpp"
 #include "hypergl/resources.hpp"
 
 namespace hypergl {
@@ -37,6 +39,20 @@ class Device {
     // Before the CPU reads a mapped buffer (load, skip_if_zero, ...): a GPU
     // device makes earlier GPU writes visible (barrier + fence wait).
     virtual void prepare_cpu_read(Buffer &) {}
+
+    // True when the device bounds the next indirect call's commands itself, on
+    // the GPU (they may have been written there since the CPU last synchronised):
+    // the interpreter then calls indirect_limits() before the call and
+    // indirect_overrun() at the end of the run. Otherwise the commands (and the
+    // count) in CPU-visible memory are current, and the interpreter reads them
+    // and charges them before the call.
+    virtual bool indirect_on_gpu(const Buffer & /*commands*/, const Buffer * /*counts*/) const {
+        return false;
+    }
+    virtual void indirect_limits(const IndirectLimits &) {}
+    // The first indirect call of the run that asked for more than was left
+    // (may wait for the GPU; `stop` as for any wait).
+    virtual std::optional<IndirectOverrun> indirect_overrun() { return std::nullopt; }
 
     // Set by the interpreter for the length of a run (nullptr outside one):
     // `stop()` is true when the user asked the run to stop (Ctrl+C).

@@ -94,10 +94,13 @@ constexpr GLenum FRAMEBUFFER = 0x8D40, READ_FRAMEBUFFER = 0x8CA8, DRAW_FRAMEBUFF
                  DEPTH = 0x1801, STENCIL = 0x1802, NONE = 0;
 constexpr GLenum VERTEX_SHADER = 0x8B31, FRAGMENT_SHADER = 0x8B30, COMPUTE_SHADER = 0x91B9,
                  COMPILE_STATUS = 0x8B81, LINK_STATUS = 0x8B82, INFO_LOG_LENGTH = 0x8B84;
+constexpr GLenum ACTIVE_UNIFORM_BLOCKS = 0x8A36, UNIFORM_BLOCK_BINDING = 0x8A3F,
+                 UNIFORM_BLOCK_DATA_SIZE = 0x8A40;
 constexpr GLenum PACK_ALIGNMENT = 0x0D05, UNPACK_ALIGNMENT = 0x0CF5;
 constexpr GLenum SYNC_GPU_COMMANDS_COMPLETE = 0x9117, SYNC_FLUSH_COMMANDS_BIT = 0x0001,
                  ALREADY_SIGNALED = 0x911A, CONDITION_SATISFIED = 0x911C,
                  TIMEOUT_EXPIRED = 0x911B, WAIT_FAILED = 0x911D;
+constexpr GLbitfield COMMAND_BARRIER_BIT = 0x00000040, SHADER_STORAGE_BARRIER_BIT = 0x00002000;
 constexpr GLbitfield CLIENT_MAPPED_BUFFER_BARRIER_BIT = 0x00004000,
                      ALL_BARRIER_BITS = 0xFFFFFFFF;
 }  // namespace gl
@@ -182,11 +185,16 @@ constexpr GLbitfield CLIENT_MAPPED_BUFFER_BARRIER_BIT = 0x00004000,
     X(void, glGetProgramInfoLog,                                                             \
       (GLuint program, GLsizei size, GLsizei * length, GLchar * log))                        \
     X(void, glDeleteProgram, (GLuint program))                                               \
+    X(void, glGetActiveUniformBlockiv,                                                       \
+      (GLuint program, GLuint block, GLenum pname, GLint * params))                          \
+    X(void, glGetActiveUniformBlockName,                                                     \
+      (GLuint program, GLuint block, GLsizei size, GLsizei * length, GLchar * name))         \
     X(void, glUseProgram, (GLuint program))                                                  \
     X(GLint, glGetUniformLocation, (GLuint program, const GLchar *name))                     \
     X(void, glUniform1iv, (GLint location, GLsizei count, const GLint *value))               \
     X(void, glUniform4iv, (GLint location, GLsizei count, const GLint *value))               \
     X(void, glUniform1uiv, (GLint location, GLsizei count, const GLuint *value))             \
+    X(void, glUniform4uiv, (GLint location, GLsizei count, const GLuint *value))             \
     X(void, glUniform1fv, (GLint location, GLsizei count, const GLfloat *value))             \
     X(void, glUniform2fv, (GLint location, GLsizei count, const GLfloat *value))             \
     X(void, glUniform3fv, (GLint location, GLsizei count, const GLfloat *value))             \

@@ -7,11 +7,13 @@
 
 #include <memory>
 #include <optional>
+#include <unordered_set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "hypergl/device.hpp"
+#include "hypergl/gl_indirect.hpp"
 #include "hypergl/gl_resources.hpp"
 
 namespace hypergl {
@@ -49,8 +51,33 @@ class GLDevice final : public Device {
     void check_after_run() override { check_errors("during the run"); }
     HYPERGL_DEVICE_CALLS(HYPERGL_OVERRIDE_DEVICE_CALL)
     void prepare_cpu_read(Buffer &buffer) override;
+    bool indirect_on_gpu(const Buffer &commands, const Buffer *counts) const override {
+        return gpu_written_.count(&commands) || (counts && gpu_written_.count(counts));
+    }
+    void indirect_limits(const IndirectLimits &limits) override { limits_ = limits; }
+    std::optional<IndirectOverrun> indirect_overrun() override;
 
   private:
+    // Makes GPU writes visible to mapped memory and waits for them (sliced: Ctrl+C).
+    void sync_cpu();
+    // Where an indirect call reads its commands (and count): the program's own
+    // buffers, or the GPU-checked copy (GLIndirect) bound at `target` when they
+    // may have been written on the GPU; the program's state is restored after
+    // the check. done() puts the program's indirect buffer back.
+    struct IndirectSource {
+        bool checked;
+        GLintptr commands_offset;
+        GLsizei stride;
+        GLuint counts;
+        GLintptr count_offset;
+    };
+    IndirectSource indirect_source(IndirectKind kind, GLenum target, uint32_t offset,
+                                   uint32_t count, uint32_t stride, bool counted,
+                                   uint32_t count_offset);
+    void done(const IndirectSource &source, GLenum target);
+    // Buffers the GPU may have written since the CPU last synchronised: what is
+    // bound for storage now (rebuilt at each sync), and copy destinations.
+    void forget_gpu_writes();
     void apply_vertex_layout(const GLPipeline &pipeline);
     void rebind_vertex_buffer(GLuint binding);
     void reset_state();
@@ -63,6 +90,17 @@ class GLDevice final : public Device {
     GLPipeline *pipeline_ = nullptr;
     GLFramebuffer *framebuffer_ = nullptr;
     Buffer *parameter_ = nullptr;  // the interpreter checks one is bound before count draws
+    Buffer *indirect_ = nullptr;   // and an indirect buffer before indirect calls
+    // What the program bound at the storage bindings the indirect check borrows.
+    struct StorageBinding {
+        GLuint buffer = 0;
+        GLintptr offset = 0;
+        GLsizeiptr size = 0;  // 0: the whole buffer
+    } storage_[GLIndirect::kBindings];
+    GLIndirect indirect_check_;
+    IndirectLimits limits_{};
+    Buffer *storage_buffers_[isa::kMaxBindingIndex + 1] = {};
+    std::unordered_set<const Buffer *> gpu_written_;
     Buffer *vertex_buffers_[isa::kMaxBindingIndex + 1] = {};
     uint64_t enabled_attributes_ = 0;
     bool gpu_wrote_ = false;  // draws or dispatches since the CPU last synchronised

@@ -150,8 +150,10 @@ struct PipelineState {
 class GLPipeline final : public Pipeline {
   public:
     GLPipeline(std::string name, std::shared_ptr<GLShared> shared, GLuint program,
-               bool compute, PipelineState state, std::vector<VertexInput> inputs)
-        : Pipeline(std::move(name), std::move(inputs)), shared_(std::move(shared)),
+               bool compute, PipelineState state, std::vector<VertexInput> inputs,
+               std::vector<UniformBlock> blocks)
+        : Pipeline(std::move(name), std::move(inputs), std::move(blocks)),
+          shared_(std::move(shared)),
           program_(program), compute_(compute), state_(std::move(state)) {}
     // Compiles and links the shaders (compute, or vertex + optional fragment);
     // throws ShaderError with the driver's log.
@@ -251,7 +253,8 @@ class GLReadback final : public Resource {
     int components() const { return components_; }
     uint32_t attachment() const { return attachment_; }
     uint64_t frame_bytes() const { return frame_bytes_; }
-    uint64_t frames_written() const { return written_; }
+    // Read without the lock (Python's frames_written); written under it.
+    uint64_t frames_written() const { return written_.load(std::memory_order_relaxed); }
     int depth() const { return static_cast<int>(slots_.size()); }
 
     // Issues the read of `framebuffer` into the next ring slot (waiting, if the
@@ -272,7 +275,7 @@ class GLReadback final : public Resource {
     int width_, height_, components_;
     uint32_t attachment_;
     uint64_t frame_bytes_;
-    uint64_t written_ = 0;
+    std::atomic<uint64_t> written_{0};
     std::vector<Slot> slots_;
 };
 

@@ -28,6 +28,8 @@ struct RunOptions {
     // Vertices the draws of the run may ask for, counted as vertices x instances
     // of each direct draw (indirect draws read their counts on the GPU).
     uint64_t vertex_budget = UINT64_MAX;
+    // Compute work groups the dispatches of the run may run, x * y * z summed.
+    uint64_t group_budget = UINT64_MAX;
     // Called about every 10 ms of running (checked each 1024 instructions);
     // returning true stops the run by throwing Interrupted.
     std::function<bool()> should_stop;

@@ -13,6 +13,7 @@ constexpr uint32_t kCallStackDepth = 64;
 constexpr uint32_t kMaxBindingIndex = 63;
 constexpr uint32_t kRangeAlignment = 256;
 constexpr uint32_t kMaxRangeSize = 16384;
+constexpr uint64_t kMaxDispatchGroups = 4294967295ull;
 constexpr uint32_t kOpTableSize = 128;
 
 enum class Operand : uint8_t {
@@ -61,6 +62,7 @@ constexpr uint32_t SKIP_NEXT = 16;
 constexpr uint32_t UNIFORM_SIZE = 32;
 constexpr uint32_t VIEWPORT_SIZE = 64;
 constexpr uint32_t BUFFER_RANGE = 128;
+constexpr uint32_t GROUP_COUNT = 256;
 }  // namespace rule
 
 namespace flag {
@@ -316,6 +318,7 @@ enum class VerifyCode : uint8_t {
     UNIFORM_SIZE,
     VIEWPORT_SIZE,
     RANGE_SIZE,
+    GROUP_COUNT,
 };
 inline constexpr const char *kVerifyCodeNames[] = {
     "code_length",
@@ -342,6 +345,7 @@ inline constexpr const char *kVerifyCodeNames[] = {
     "uniform_size",
     "viewport_size",
     "range_size",
+    "group_count",
 };
 inline constexpr const char *verify_code_name(VerifyCode code) {
     return kVerifyCodeNames[static_cast<uint8_t>(code)];
@@ -449,7 +453,7 @@ inline constexpr OpInfo kOps[kOpTableSize] = {
     /* 0x56 */ {true, "multi_draw_indexed_indirect", {Operand::U32, Operand::U32, Operand::U32, Operand::U32}, {0x1u, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x18u, -1, ConstKind::BYTES, 0u},
     /* 0x57 */ {true, "multi_draw_indirect_count", {Operand::NONE, Operand::U32, Operand::U32, Operand::U32}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x18u, -1, ConstKind::BYTES, 0u},
     /* 0x58 */ {true, "multi_draw_indexed_indirect_count", {Operand::U32, Operand::U32, Operand::U32, Operand::U32}, {0x1u, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x18u, -1, ConstKind::BYTES, 0u},
-    /* 0x59 */ {true, "dispatch", {Operand::NONE, Operand::U32, Operand::U32, Operand::U32}, {0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu}, 0x0u, 0x10u, -1, ConstKind::BYTES, 0u},
+    /* 0x59 */ {true, "dispatch", {Operand::NONE, Operand::U32, Operand::U32, Operand::U32}, {0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu}, 0x100u, 0x10u, -1, ConstKind::BYTES, 0u},
     /* 0x5A */ {true, "dispatch_indirect", {Operand::NONE, Operand::U32, Operand::NONE, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x10u, -1, ConstKind::BYTES, 0u},
     /* 0x5B */ {true, "barrier", {Operand::NONE, Operand::U32, Operand::NONE, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x10u, -1, ConstKind::BYTES, 0u},
     /* 0x5C */ {},

@@ -3,6 +3,7 @@
 // its C++ object alive for whoever still refers to it, but every use raises.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -26,21 +27,24 @@ class Resource {
 
     isa::ResourceKind kind() const { return kind_; }
     const std::string &name() const { return name_; }
-    bool released() const { return released_; }
+    // Atomic so that a check outside the context's lock is not a data race; a
+    // check that guards a use must still be made under the lock (see
+    // Context::check_live), since release takes it.
+    bool released() const { return released_.load(std::memory_order_acquire); }
     // The context that created this resource (nullptr once released).
-    const void *owner() const { return owner_; }
-    void set_owner(const void *owner) { owner_ = owner; }
+    const void *owner() const { return owner_.load(std::memory_order_acquire); }
+    void set_owner(const void *owner) { owner_.store(owner, std::memory_order_release); }
     // Frees what the resource holds; called by its context, once.
     virtual void release() {
-        released_ = true;
-        owner_ = nullptr;
+        released_.store(true, std::memory_order_release);
+        owner_.store(nullptr, std::memory_order_release);
     }
 
   private:
     isa::ResourceKind kind_;
     std::string name_;
-    bool released_ = false;
-    const void *owner_ = nullptr;
+    std::atomic<bool> released_{false};
+    std::atomic<const void *> owner_{nullptr};
 };
 
 // Bytes the CPU can address: host memory (trace and null devices) or a
@@ -66,8 +70,10 @@ class HostMemory final : public Memory {
 class Buffer : public Resource {
   public:
     Buffer(std::string name, std::shared_ptr<Memory> memory)
-        : Resource(isa::ResourceKind::BUFFER, std::move(name)), memory_(std::move(memory)) {}
-    uint64_t size() const { return memory_ ? memory_->size() : 0; }
+        : Resource(isa::ResourceKind::BUFFER, std::move(name)), memory_(std::move(memory)),
+          size_(memory_ ? memory_->size() : 0) {}
+    // Fixed at creation: read without the lock (the memory goes at release).
+    uint64_t size() const { return size_; }
     uint8_t *data() const { return memory_ ? memory_->data() : nullptr; }
     const std::shared_ptr<Memory> &memory() const { return memory_; }
     void release() override {
@@ -77,6 +83,7 @@ class Buffer : public Resource {
 
   private:
     std::shared_ptr<Memory> memory_;
+    uint64_t size_;
 };
 
 // What draws read from one vertex buffer binding of a pipeline: vertex (or,
@@ -89,16 +96,29 @@ struct VertexInput {
     bool per_instance;
 };
 
-// A pipeline on any device: its vertex inputs are what the interpreter needs
-// to bound draws, the same on gl, trace and null (GLPipeline adds the GL program).
+// A uniform block of a pipeline's shaders: the buffer (or range) bound at
+// `binding` must hold at least `size` bytes, or the shader reads zeros.
+struct UniformBlock {
+    uint32_t binding;
+    uint64_t size;  // GL_UNIFORM_BLOCK_DATA_SIZE
+    std::string name;
+};
+
+// A pipeline on any device: its vertex inputs and uniform blocks are what the
+// interpreter needs to check draws, the same on gl, trace and null (GLPipeline
+// adds the GL program; only it knows uniform blocks).
 class Pipeline : public Resource {
   public:
-    Pipeline(std::string name, std::vector<VertexInput> inputs)
-        : Resource(isa::ResourceKind::PIPELINE, std::move(name)), inputs_(std::move(inputs)) {}
+    Pipeline(std::string name, std::vector<VertexInput> inputs,
+             std::vector<UniformBlock> blocks = {})
+        : Resource(isa::ResourceKind::PIPELINE, std::move(name)), inputs_(std::move(inputs)),
+          blocks_(std::move(blocks)) {}
     const std::vector<VertexInput> &vertex_inputs() const { return inputs_; }
+    const std::vector<UniformBlock> &uniform_blocks() const { return blocks_; }
 
   private:
     std::vector<VertexInput> inputs_;
+    std::vector<UniformBlock> blocks_;
 };
 
 // Resources whose contents the engine does not touch on the trace and null
