@@ -12,6 +12,20 @@ import py_gpu
 from py_gpu.geometry import RasterBatch
 
 
+def _let_py3d_import() -> None:
+    """py3dengine 0.0.4's window.py names Windows-only ``ctypes.wintypes`` handles at import;
+    elsewhere they are missing.  Give them their Windows type (HANDLE) for the tests so the real
+    package imports and renders (its Win32 windows aside).  Set-up only: py_gpu never does it."""
+    from ctypes import wintypes
+
+    for name in ("HCURSOR", "HICON", "HBRUSH"):
+        if not hasattr(wintypes, name):
+            setattr(wintypes, name, wintypes.HANDLE)
+
+
+_let_py3d_import()
+
+
 def _api(status) -> str:
     return status.capabilities.api if status.capabilities is not None else "unknown"
 

@@ -1,10 +1,9 @@
-"""Adapter for rendering py_3d scenes through py_gpu batches.
+"""The py_3d adapter as py_gpu 0.0.1 shipped it, kept as the benchmarks' baseline.
 
-Works with the published ``py3dengine`` (import ``py_3d``).  ``Py3DRasterRenderer`` keeps the
-py_gpu 0.0.1 behaviour: by default it delegates to py_3d's reference CPU renderer for visual
-parity; ``reference_compatible=False`` projects the scene into a flat :class:`RasterBatch`
-(per-face lighting, texture sampled at the face centre, wireframes as thin triangles) and renders
-it with any py_gpu backend.  Projection follows :mod:`py_gpu.convention`: NDC ``[-1, 1]`` maps to
+``LegacyPy3DRasterRenderer`` delegates to py_3d's reference CPU renderer by default;
+``reference_compatible=False`` projects the scene, one Python object per triangle every frame,
+into a flat :class:`RasterBatch` (per-face lighting, texture sampled at the face centre,
+wireframes as thin triangles) and renders it with any py_gpu backend.  Projection follows :mod:`py_gpu.convention`: NDC ``[-1, 1]`` maps to
 pixel edges ``[0, W]`` (centres at ``i + 0.5``), y down, ``z`` is the camera-space depth.
 """
 
@@ -13,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import radians, sqrt, tan
 
-from ..backends import RasterBackend, select_backend
-from ..buffers import FrameBuffer
-from ..errors import InvalidGeometryError, TargetSizeError
-from ..geometry import RasterBatch, ScreenTriangle, ScreenVertex
+from ...backends import RasterBackend, select_backend
+from ...errors import InvalidGeometryError
+from ...geometry import RasterBatch, ScreenTriangle, ScreenVertex
+from .pixels import frame_to_py3d_pixel_buffer
 
 
 def scene_to_raster_batch(scene, camera, settings, *, wire_width: float = 1.5) -> RasterBatch:
@@ -59,7 +58,7 @@ def scene_to_raster_batch(scene, camera, settings, *, wire_width: float = 1.5) -
 
 
 @dataclass
-class Py3DRasterRenderer:
+class LegacyPy3DRasterRenderer:
     """Renderer-compatible adapter for py_3d's ``RenderEngine``.
 
     By default this adapter prioritizes py_3d visual parity over raw speed and
@@ -70,7 +69,7 @@ class Py3DRasterRenderer:
     backend_impl: RasterBackend | None = None
     reference_compatible: bool = True
     prefer_backend: str = "auto"
-    name: str = "py_gpu py_3d batch renderer"
+    name: str = "py_gpu py_3d batch renderer (0.0.1)"
     backend: str = "py_gpu"
 
     def __post_init__(self) -> None:
@@ -90,20 +89,6 @@ class Py3DRasterRenderer:
             batch, settings.width, settings.height, background=background
         )
         return frame_to_py3d_pixel_buffer(frame, target)
-
-
-def frame_to_py3d_pixel_buffer(frame: FrameBuffer, target=None):
-    from py_3d import PixelBuffer
-
-    if target is not None:
-        if target.width != frame.width or target.height != frame.height:
-            raise TargetSizeError(
-                f"target buffer is {target.width}x{target.height}, "
-                f"the frame is {frame.width}x{frame.height}"
-            )
-        target.pixels = PixelBuffer.from_rgb_bytes(frame.width, frame.height, frame.pixels).pixels
-        return target
-    return PixelBuffer.from_rgb_bytes(frame.width, frame.height, frame.pixels)
 
 
 @dataclass(frozen=True)

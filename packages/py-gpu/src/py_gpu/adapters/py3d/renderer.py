@@ -1,0 +1,124 @@
+"""``Py3DRasterRenderer``: py_3d's ``Renderer`` protocol on a py_gpu backend."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...backends import RasterBackend, select_backend
+from .capabilities import NOT_REPRODUCED, REPRODUCED, unsupported_features
+from .frame import render_arrays
+from .geometry import GeometryCache
+from .overlays import draw_bulletins
+from .pixels import rgb_to_py3d_pixel_buffer
+from .shading import LightSet, MaterialTable
+
+
+@dataclass
+class Py3DRasterRenderer:
+    """Renders py_3d scenes through py_gpu, looking like py_3d's ``CPURenderer``.
+
+    Keywords are those py_3d's ``GPURenderer`` and its benchmark pass:
+
+    * ``reference_compatible=True`` (default): parity first.  A scene whose features are all in
+      :data:`~.capabilities.REPRODUCED` is drawn on the backend; one that uses a feature in
+      :data:`~.capabilities.NOT_REPRODUCED` (ray-traced shadows, reflections, ...) by py_3d's
+      own ``CPURenderer``.
+    * ``reference_compatible=False``: speed over parity, every scene on the backend (features it
+      does not reproduce are left out).
+    * ``fast_materials=True``: as py_3d's benchmark means it, skip lighting: faces get their
+      material colour (with gamma); implies speed over parity.
+    * ``prefer_backend``: the py_gpu backend (``"auto"``, ``"moderngl"``, ``"numpy"``, ...), or
+      ``backend_impl`` a started one.
+
+    Geometry is cached per py_3d object as py_3d's ``cache_static_geometry`` keys it; a frame of
+    unchanged objects runs no Python per triangle or per pixel (text bulletins aside).
+    :meth:`render_rgb` returns the frame as a NumPy array, for windows and video.
+    """
+
+    backend_impl: RasterBackend | None = None
+    reference_compatible: bool = True
+    prefer_backend: str = "auto"
+    fast_materials: bool = False
+    name: str = "py_gpu py_3d renderer"
+    backend: str = "py_gpu"
+    capabilities: tuple[str, ...] = REPRODUCED
+    not_reproduced: tuple[str, ...] = NOT_REPRODUCED
+    _geometry: GeometryCache = field(default_factory=GeometryCache, init=False, repr=False)
+    _tables: dict = field(default_factory=dict, init=False, repr=False)
+    _reference: object = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.backend_impl is None and not self.reference_compatible:
+            self.backend_impl = select_backend(self.prefer_backend)
+        #: How frames were drawn: ``{"backend": n, "reference": n}``; and the triangles built.
+        self.stats = {"backend": 0, "reference": 0}
+
+    @property
+    def prefer_speed(self) -> bool:
+        return self.fast_materials or not self.reference_compatible
+
+    @property
+    def geometry_stats(self) -> dict:
+        return self._geometry.stats
+
+    def clear_cache(self) -> None:
+        self._geometry.clear()
+        self._tables.clear()
+
+    def unsupported_features(self, scene, settings) -> tuple[str, ...]:
+        """The features of ``scene`` this renderer does not reproduce (see ``capabilities``)."""
+        _, _, geo, table = self._prepare(scene, settings)
+        return unsupported_features(scene, settings, table)
+
+    def render(self, scene, camera, settings, target=None):
+        """py_3d's ``Renderer.render``: a ``PixelBuffer`` (``target`` filled when given)."""
+        rgb = self.render_rgb(scene, camera, settings)
+        if rgb is None:
+            return self._reference_renderer().render(scene, camera, settings, target)
+        buffer = rgb_to_py3d_pixel_buffer(settings.width, settings.height, rgb, target)
+        draw_bulletins(buffer, scene, camera)
+        return buffer
+
+    def render_rgb(self, scene, camera, settings) -> np.ndarray | None:
+        """The frame as uint8 ``(H, W, 3)`` (without text bulletins), or ``None`` when parity
+        asks for py_3d's reference renderer (a feature in ``not_reproduced``)."""
+        lines, objects, geo, table = self._prepare(scene, settings)
+        if not self.prefer_speed and unsupported_features(scene, settings, table):
+            self.stats["reference"] += 1
+            return None
+        if self.backend_impl is None:
+            self.backend_impl = select_backend(self.prefer_backend)
+        self.stats["backend"] += 1
+        return render_arrays(
+            geo, table, LightSet.of(scene.lights), scene, lines, camera, settings,
+            self.backend_impl, self.fast_materials,
+        )  # fmt: skip
+
+    def _prepare(self, scene, settings):
+        from py_3d import Line3, LineSet3, Point3
+
+        lines, objects = [], []
+        for obj in scene.objects:
+            (lines if isinstance(obj, (Point3, Line3, LineSet3)) else objects).append(obj)
+        geo = self._geometry.scene_arrays(objects, settings)
+        cached = self._tables.get(id(geo))
+        if cached is None or cached[0] is not geo:
+            self._tables.clear()  # one scene's table at a time
+            cached = self._tables[id(geo)] = (geo, MaterialTable.of(geo.materials))
+        return lines, objects, geo, cached[1]
+
+    def _reference_renderer(self):
+        if self._reference is None:
+            from py_3d import CPURenderer
+
+            self._reference = CPURenderer(cache_static_geometry=True)
+        return self._reference
+
+    def close(self) -> None:
+        """Release the backend (its GPU context)."""
+        close = getattr(self.backend_impl, "close", None)
+        if callable(close):
+            close()
+        self.backend_impl = None
