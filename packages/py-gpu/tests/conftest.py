@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,18 +13,9 @@ import py_gpu
 from py_gpu.geometry import RasterBatch
 
 
-def _let_py3d_import() -> None:
-    """py3dengine 0.0.4's window.py names Windows-only ``ctypes.wintypes`` handles at import;
-    elsewhere they are missing.  Give them their Windows type (HANDLE) for the tests so the real
-    package imports and renders (its Win32 windows aside).  Set-up only: py_gpu never does it."""
-    from ctypes import wintypes
-
-    for name in ("HCURSOR", "HICON", "HBRUSH"):
-        if not hasattr(wintypes, name):
-            setattr(wintypes, name, wintypes.HANDLE)
-
-
-_let_py3d_import()
+# py3dengine 0.0.4 imports on Linux only with the Windows-only wintypes names set (test set-up).
+sys.path.insert(0, str(Path(__file__).resolve().parent / "py3d_shim"))
+import py3d_wintypes_shim  # noqa: E402, F401
 
 
 def _api(status) -> str:

@@ -1,0 +1,109 @@
+"""py_3d (py3dengine 0.0.4) scenes: py_3d's CPU renderer vs py_gpu's adapter as py_gpu 0.0.1
+shipped it vs the adapter now, frames/s, plus the parity table.
+
+    .venv/bin/python benchmarks/py3d.py [--repeat N] [--json out.json] [--backend auto]
+
+Scenes: py_3d's render benchmark scene (``examples/render_benchmark.py``, 372 triangles, the
+camera moving every frame as ``gpu_render_benchmark.py`` moves it) and a scene of six spheres,
+21,240 triangles, each at 320x180 and 640x360.  The three renderers run interleaved, one frame
+each per round, medians reported.  The old adapter is ``LegacyPy3DRasterRenderer(
+reference_compatible=False)`` on the same py_gpu backend.  Parity: for py_3d's example scenes,
+the share of pixels within 8/255 of py_3d's CPU renderer.
+"""
+
+from __future__ import annotations
+
+import sys
+from itertools import count
+from pathlib import Path
+
+import numpy as np
+from _common import interleaved, median, pairwise_ratio, parser, write_json
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "packages" / "py-gpu" / "tests" / "py3d_shim"))
+sys.path.insert(0, str(ROOT / "packages" / "py-gpu" / "examples"))
+import py3d_wintypes_shim  # noqa: E402, F401  (py3dengine 0.0.4 on Linux)
+import py3d_scenes  # noqa: E402
+
+SIZES = ((320, 180), (640, 360))
+
+
+def rgb_of(buffer) -> np.ndarray:
+    data = np.frombuffer(bytes(buffer.to_rgb_bytes()), dtype=np.uint8)
+    return data.reshape(buffer.height, buffer.width, 3).astype(np.int16)
+
+
+def parity_table(backend: str) -> dict[str, float]:
+    from py_3d import CPURenderer
+
+    from py_gpu.adapters.py3d import Py3DRasterRenderer
+
+    renderer = Py3DRasterRenderer(prefer_backend=backend)
+    table = {}
+    for name, make in py3d_scenes.SCENES.items():
+        scene, camera, settings = make()
+        ours = rgb_of(renderer.render(scene, camera, settings))
+        reference = rgb_of(CPURenderer().render(scene, camera, settings))
+        table[name] = float((np.abs(ours - reference).max(axis=2) <= 8).mean())
+    return table
+
+
+def frames(scene_name: str, width: int, height: int, backend: str, repeat: int):
+    from py_3d import CPURenderer, RenderEngine
+
+    from py_gpu.adapters.py3d import LegacyPy3DRasterRenderer, Py3DRasterRenderer
+
+    if scene_name == "benchmark":
+        scene, settings = py3d_scenes.benchmark_scene_objects(), py3d_scenes.benchmark_settings(width, height)  # fmt: skip
+    else:
+        scene, _, settings = py3d_scenes.dense_scene(width, height)
+    renderers = {
+        "py3d_cpu": CPURenderer(),
+        "adapter_001": LegacyPy3DRasterRenderer(reference_compatible=False, prefer_backend=backend),
+        "adapter_now": Py3DRasterRenderer(prefer_backend=backend),
+    }
+
+    def variant(renderer):
+        engine, index = RenderEngine(renderer), count()
+        return lambda: engine.render(scene, py3d_scenes.benchmark_camera(next(index)), settings)
+
+    samples = interleaved({name: variant(r) for name, r in renderers.items()}, repeat)
+    assert renderers["adapter_now"].stats["reference"] == 0  # drawn on the backend
+    return samples
+
+
+def main() -> None:
+    p = parser(__doc__.splitlines()[0], repeat=5)
+    p.add_argument("--backend", default="auto", help="py_gpu backend (default %(default)s)")
+    args = p.parse_args()
+    from py_gpu import select_backend
+
+    backend_name = type(select_backend(args.backend)).__name__
+    results: dict = {"backend": backend_name, "rows": []}
+    print(f"py_gpu backend: {backend_name}")
+    print(f"{'scene':>10} {'size':>8} {'py_3d cpu':>10} {'0.0.1':>8} {'now':>8}  frames/s")
+    for scene_name in ("benchmark", "dense"):
+        for width, height in SIZES:
+            samples = frames(scene_name, width, height, args.backend, args.repeat)
+            fps = {name: 1.0 / median(values) for name, values in samples.items()}
+            row = {"scene": scene_name, "size": f"{width}x{height}", "fps": fps,
+                   "vs_cpu": pairwise_ratio(samples["py3d_cpu"], samples["adapter_now"]),
+                   "vs_001": pairwise_ratio(samples["adapter_001"], samples["adapter_now"])}  # fmt: skip
+            results["rows"].append(row)
+            print(f"{scene_name:>10} {row['size']:>8} {fps['py3d_cpu']:10.1f} "
+                  f"{fps['adapter_001']:8.1f} {fps['adapter_now']:8.1f}  "
+                  f"({row['vs_cpu']:.1f}x py_3d, {row['vs_001']:.1f}x 0.0.1)")  # fmt: skip
+    headline = results["rows"][0]
+    results["vs_cpu_benchmark_320"] = headline["vs_cpu"]
+    results["vs_001_benchmark_320"] = headline["vs_001"]
+    results["parity"] = parity_table(args.backend)
+    results["parity_min"] = min(results["parity"].values())
+    print("parity (pixels within 8/255 of py_3d's CPU renderer):")
+    for name, share in results["parity"].items():
+        print(f"  {name:28s} {share * 100:6.2f}%")
+    write_json(args.json, results)
+
+
+if __name__ == "__main__":
+    main()
