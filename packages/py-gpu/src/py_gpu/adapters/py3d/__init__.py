@@ -9,7 +9,8 @@ normals), on any py_gpu backend.  :mod:`.capabilities` names what it does not re
 scene goes to py_3d's CPU renderer unless speed was asked for.  :mod:`.legacy` keeps py_gpu
 0.0.1's per-triangle path as a baseline.  Modules: :mod:`.geometry` (object arrays and their
 cache), :mod:`.shading`, :mod:`.frame` (one frame), :mod:`.overlays` (text bulletins),
-:mod:`.pixels` (``PixelBuffer`` conversion), :mod:`.renderer`.
+:mod:`.pixels` (``PixelBuffer`` conversion), :mod:`.renderer`, :mod:`.window` (a GLFW window
+showing the frames, ``Py3DWindow``; imported on use: it needs glfw and moderngl).
 """
 
 from __future__ import annotations
@@ -19,11 +20,20 @@ from .legacy import LegacyPy3DRasterRenderer, scene_to_raster_batch
 from .pixels import frame_to_py3d_pixel_buffer
 from .renderer import Py3DRasterRenderer
 
+
+def __getattr__(name: str):
+    if name == "Py3DWindow":  # glfw and moderngl only when a window is asked for
+        from .window import Py3DWindow
+
+        return Py3DWindow
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 __all__ = [
     "NOT_REPRODUCED",
     "REPRODUCED",
     "LegacyPy3DRasterRenderer",
     "Py3DRasterRenderer",
+    "Py3DWindow",
     "frame_to_py3d_pixel_buffer",
     "scene_to_raster_batch",
 ]

@@ -73,17 +73,25 @@ class Py3DRasterRenderer:
         return unsupported_features(scene, settings, table)
 
     def render(self, scene, camera, settings, target=None):
-        """py_3d's ``Renderer.render``: a ``PixelBuffer`` (``target`` filled when given)."""
-        rgb = self.render_rgb(scene, camera, settings)
+        """py_3d's ``Renderer.render``: a ``PixelBuffer`` backed by the frame's bytes
+        (``target`` filled when given)."""
+        rgb = self._backend_rgb(scene, camera, settings)
         if rgb is None:
             return self._reference_renderer().render(scene, camera, settings, target)
         buffer = rgb_to_py3d_pixel_buffer(settings.width, settings.height, rgb, target)
         draw_bulletins(buffer, scene, camera)
         return buffer
 
-    def render_rgb(self, scene, camera, settings) -> np.ndarray | None:
-        """The frame as uint8 ``(H, W, 3)`` (without text bulletins), or ``None`` when parity
-        asks for py_3d's reference renderer (a feature in ``not_reproduced``)."""
+    def render_rgb(self, scene, camera, settings) -> np.ndarray:
+        """The frame, text bulletins included, as uint8 ``(H, W, 3)`` (row 0 at the top): for
+        windows (:class:`~.window.Py3DWindow`) and video."""
+        buffer = self.render(scene, camera, settings)
+        data = np.frombuffer(bytes(buffer.to_rgb_bytes()), dtype=np.uint8)
+        return data.reshape(settings.height, settings.width, 3)
+
+    def _backend_rgb(self, scene, camera, settings) -> np.ndarray | None:
+        """The frame without bulletins, or ``None`` when parity asks for py_3d's reference
+        renderer (the scene uses a feature in ``not_reproduced``)."""
         lines, objects, geo, table = self._prepare(scene, settings)
         if not self.prefer_speed and unsupported_features(scene, settings, table):
             self.stats["reference"] += 1
