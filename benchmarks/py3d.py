@@ -23,8 +23,8 @@ from _common import interleaved, median, pairwise_ratio, parser, write_json
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "packages" / "py-gpu" / "tests" / "py3d_shim"))
 sys.path.insert(0, str(ROOT / "packages" / "py-gpu" / "examples"))
-import py3d_wintypes_shim  # noqa: E402, F401  (py3dengine 0.0.4 on Linux)
 import py3d_scenes  # noqa: E402
+import py3d_wintypes_shim  # noqa: E402, F401  (py3dengine 0.0.4 on Linux)
 
 SIZES = ((320, 180), (640, 360))
 
@@ -55,7 +55,10 @@ def frames(scene_name: str, width: int, height: int, backend: str, repeat: int):
     from py_gpu.adapters.py3d import LegacyPy3DRasterRenderer, Py3DRasterRenderer
 
     if scene_name == "benchmark":
-        scene, settings = py3d_scenes.benchmark_scene_objects(), py3d_scenes.benchmark_settings(width, height)  # fmt: skip
+        scene, settings = (
+            py3d_scenes.benchmark_scene_objects(),
+            py3d_scenes.benchmark_settings(width, height),
+        )
     else:
         scene, _, settings = py3d_scenes.dense_scene(width, height)
     renderers = {
@@ -87,13 +90,19 @@ def main() -> None:
         for width, height in SIZES:
             samples = frames(scene_name, width, height, args.backend, args.repeat)
             fps = {name: 1.0 / median(values) for name, values in samples.items()}
-            row = {"scene": scene_name, "size": f"{width}x{height}", "fps": fps,
-                   "vs_cpu": pairwise_ratio(samples["py3d_cpu"], samples["adapter_now"]),
-                   "vs_001": pairwise_ratio(samples["adapter_001"], samples["adapter_now"])}  # fmt: skip
+            row = {
+                "scene": scene_name,
+                "size": f"{width}x{height}",
+                "fps": fps,
+                "vs_cpu": pairwise_ratio(samples["py3d_cpu"], samples["adapter_now"]),
+                "vs_001": pairwise_ratio(samples["adapter_001"], samples["adapter_now"]),
+            }
             results["rows"].append(row)
-            print(f"{scene_name:>10} {row['size']:>8} {fps['py3d_cpu']:10.1f} "
-                  f"{fps['adapter_001']:8.1f} {fps['adapter_now']:8.1f}  "
-                  f"({row['vs_cpu']:.1f}x py_3d, {row['vs_001']:.1f}x 0.0.1)")  # fmt: skip
+            print(
+                f"{scene_name:>10} {row['size']:>8} {fps['py3d_cpu']:10.1f} "
+                f"{fps['adapter_001']:8.1f} {fps['adapter_now']:8.1f}  "
+                f"({row['vs_cpu']:.1f}x py_3d, {row['vs_001']:.1f}x 0.0.1)"
+            )
     headline = results["rows"][0]
     results["vs_cpu_benchmark_320"] = headline["vs_cpu"]
     results["vs_001_benchmark_320"] = headline["vs_001"]

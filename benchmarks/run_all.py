@@ -71,8 +71,8 @@ HEADLINES: dict[str, tuple[int, list[tuple[str, str, float]]]] = {
     "py3d": (
         2,
         [
-            ("vs_cpu_benchmark_320", "py_3d benchmark scene 320x180: py_gpu vs py_3d CPU", 20.0),
-            ("vs_001_benchmark_320", "py_3d benchmark scene 320x180: py_gpu vs 0.0.1 adapter", 10.0),
+            ("vs_cpu_benchmark_320", "py_3d benchmark 320x180: py_gpu vs py_3d CPU", 20.0),
+            ("vs_001_benchmark_320", "py_3d benchmark 320x180: py_gpu vs 0.0.1 adapter", 10.0),
             ("parity_min", "py_3d example scenes: worst share within 8/255 of py_3d CPU", 0.99),
         ],
     ),

@@ -14,13 +14,20 @@ def write_mp4(path: Path, frames: Iterable[FrameBuffer], width: int, height: int
     try:
         import imageio_ffmpeg
     except ImportError as exc:
-        raise SystemExit(f"writing MP4 needs imageio-ffmpeg: pip install imageio-ffmpeg ({exc})")
+        raise SystemExit(
+            f"writing MP4 needs imageio-ffmpeg: pip install imageio-ffmpeg ({exc})"
+        ) from exc
     path.parent.mkdir(parents=True, exist_ok=True)
     # Even sizes for yuv420p; macro_block_size=1 keeps the frame's own size when it is even.
     writer = imageio_ffmpeg.write_frames(
-        str(path), (width, height), fps=fps, codec="libx264", pix_fmt_out="yuv420p",
-        macro_block_size=2, ffmpeg_log_level="error",
-    )  # fmt: skip
+        str(path),
+        (width, height),
+        fps=fps,
+        codec="libx264",
+        pix_fmt_out="yuv420p",
+        macro_block_size=2,
+        ffmpeg_log_level="error",
+    )
     writer.send(None)  # start ffmpeg
     try:
         for frame in frames:

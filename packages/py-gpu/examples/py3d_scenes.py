@@ -24,10 +24,12 @@ def lit_triangle():
     scene = Scene()
     scene.add(
         Triangle(
-            (-1.15, -0.95, 0.0), (1.15, -0.85, 0.0), (0.0, 1.05, 0.0),
+            (-1.15, -0.95, 0.0),
+            (1.15, -0.85, 0.0),
+            (0.0, 1.05, 0.0),
             Material(color=(225, 90, 55), absorption=(0.05, 0.1, 0.2)),
         )
-    )  # fmt: skip
+    )
     scene.add_light(Sun(direction=(0.0, 0.0, -1.0), color=(255, 245, 230), intensity=1.0))
     scene.add_light(Lamp(position=(-1.2, 1.6, -1.5), color=(100, 150, 255), intensity=1.5))
     camera = Camera(position=(0.0, 0.0, -4.0), target=(0.0, 0.0, 0.0))
@@ -39,7 +41,9 @@ def wire_box():
     from py_3d import Box, Camera, Material, RenderSettings, Scene
 
     scene = Scene()
-    scene.add(Box(center=(0.0, 0.0, 0.0), size=(1.5, 1.5, 1.5), material=Material(color=(70, 220, 180))))
+    scene.add(
+        Box(center=(0.0, 0.0, 0.0), size=(1.5, 1.5, 1.5), material=Material(color=(70, 220, 180)))
+    )
     camera = Camera(position=(2.4, 1.7, -4.2), target=(0.0, 0.0, 0.0), fov_degrees=50)
     settings = RenderSettings(width=320, height=240, background=(6, 8, 12), wireframe=True)
     return scene, camera, settings
@@ -50,16 +54,24 @@ def lit_sphere(smooth: bool = False):
 
     scene = Scene()
     scene.add(
-        Sphere(center=(0.0, 0.0, 0.0), radius=1.0,
-               material=Material(color=(85, 150, 235), absorption=(0.08, 0.05, 0.02)))
-    )  # fmt: skip
+        Sphere(
+            center=(0.0, 0.0, 0.0),
+            radius=1.0,
+            material=Material(color=(85, 150, 235), absorption=(0.08, 0.05, 0.02)),
+        )
+    )
     scene.add_light(Sun(direction=(-0.5, -0.7, -1.0), color=(255, 245, 230), intensity=0.95))
     scene.add_light(Lamp(position=(1.7, 1.2, -2.0), color=(255, 80, 120), intensity=2.4))
     camera = Camera(position=(0.0, 0.0, -4.0), target=(0.0, 0.0, 0.0))
     settings = RenderSettings(
-        width=320, height=240, background=(8, 10, 14), ambient=0.05,
-        sphere_segments=24, sphere_rings=12, smooth_shading=smooth,
-    )  # fmt: skip
+        width=320,
+        height=240,
+        background=(8, 10, 14),
+        ambient=0.05,
+        sphere_segments=24,
+        sphere_rings=12,
+        smooth_shading=smooth,
+    )
     return scene, camera, settings
 
 
@@ -72,8 +84,15 @@ def tv_test_texture(width: int = 64, height: int = 48):
     """A test card: seven colour bars over a black-and-white checkerboard strip."""
     from py_3d import PixelBuffer
 
-    bars = [(192, 192, 192), (192, 192, 0), (0, 192, 192), (0, 192, 0),
-            (192, 0, 192), (192, 0, 0), (0, 0, 192)]  # fmt: skip
+    bars = [
+        (192, 192, 192),
+        (192, 192, 0),
+        (0, 192, 192),
+        (0, 192, 0),
+        (192, 0, 192),
+        (192, 0, 0),
+        (0, 0, 192),
+    ]
     data = bytearray()
     for y in range(height):
         for x in range(width):
@@ -85,8 +104,18 @@ def tv_test_texture(width: int = 64, height: int = 48):
 
 
 def textured_sphere_polygons():
-    from py_3d import (Camera, Lamp, Material, RenderSettings, Scene, Sphere, Sun, TextBulletin,
-                       Triangle, planar_project_triangles)  # fmt: skip
+    from py_3d import (
+        Camera,
+        Lamp,
+        Material,
+        RenderSettings,
+        Scene,
+        Sphere,
+        Sun,
+        TextBulletin,
+        Triangle,
+        planar_project_triangles,
+    )
 
     tv_material = Material(texture=tv_test_texture(), absorption=(0.03, 0.03, 0.03), diffuse=0.95)
     rough_material = Material(color=(185, 145, 90), roughness=0.75, fuzziness=0.35)
@@ -99,10 +128,14 @@ def textured_sphere_polygons():
     )
     scene.add(
         *planar_project_triangles(
-            panel, center=(1.3, 0.0, 0.0), u_axis=(1.0, 0.0, 0.0), v_axis=(0.0, 1.0, 0.0),
-            scale=(1.7, 1.4), offset=(0.5, 0.5),
+            panel,
+            center=(1.3, 0.0, 0.0),
+            u_axis=(1.0, 0.0, 0.0),
+            v_axis=(0.0, 1.0, 0.0),
+            scale=(1.7, 1.4),
+            offset=(0.5, 0.5),
         )
-    )  # fmt: skip
+    )
     scene.add(
         Triangle((-2.1, -1.05, 0.55), (2.25, -1.05, 0.55), (1.75, -1.05, 2.1), rough_material),
         Triangle((-2.1, -1.05, 0.55), (1.75, -1.05, 2.1), (-1.75, -1.05, 2.05), rough_material),
@@ -114,14 +147,22 @@ def textured_sphere_polygons():
     scene.add_bulletin(
         TextBulletin(
             "TEXTURED SPHERE + POLYGONS\nSPHERE UVS + PLANAR FACE PROJECTION",
-            position=(10, 10), color=(245, 248, 255), background=(5, 7, 11), padding=5, scale=1,
+            position=(10, 10),
+            color=(245, 248, 255),
+            background=(5, 7, 11),
+            padding=5,
+            scale=1,
         )
-    )  # fmt: skip
+    )
     camera = Camera(position=(0.0, 0.45, -5.0), target=(0.0, 0.0, 0.35), fov_degrees=48)
     settings = RenderSettings(
-        width=640, height=360, background=(7, 9, 14), ambient=0.12,
-        sphere_segments=28, sphere_rings=14,
-    )  # fmt: skip
+        width=640,
+        height=360,
+        background=(7, 9, 14),
+        ambient=0.12,
+        sphere_segments=28,
+        sphere_rings=14,
+    )
     return scene, camera, settings
 
 
@@ -131,11 +172,17 @@ def benchmark_scene_objects():
 
     scene = Scene()
     scene.add(
-        Sphere(center=(-0.8, 0.0, 0.0), radius=0.75,
-               material=Material(color=(80, 145, 235), absorption=(0.05, 0.05, 0.02))),
-        Box(center=(0.85, -0.05, 0.15), size=(1.05, 1.05, 1.05),
-            material=Material(color=(225, 155, 70), absorption=(0.08, 0.16, 0.22))),
-    )  # fmt: skip
+        Sphere(
+            center=(-0.8, 0.0, 0.0),
+            radius=0.75,
+            material=Material(color=(80, 145, 235), absorption=(0.05, 0.05, 0.02)),
+        ),
+        Box(
+            center=(0.85, -0.05, 0.15),
+            size=(1.05, 1.05, 1.05),
+            material=Material(color=(225, 155, 70), absorption=(0.08, 0.16, 0.22)),
+        ),
+    )
     scene.add_light(Sun(direction=(-0.4, -0.7, -1.0), color=(255, 244, 225), intensity=0.85))
     scene.add_light(Lamp(position=(-2.0, 1.7, -2.0), color=(80, 150, 255), intensity=2.6))
     scene.add_light(Lamp(position=(2.0, 1.2, -1.2), color=(255, 90, 120), intensity=1.8))
@@ -146,14 +193,22 @@ def benchmark_camera(index: int):
     """``gpu_render_benchmark.py``'s camera for frame ``index`` (it moves every frame)."""
     from py_3d import Camera
 
-    return Camera(position=(1.4 * (index % 3 - 1), 0.6, -4.0), target=(0.0, 0.0, 0.0), fov_degrees=52)
+    return Camera(
+        position=(1.4 * (index % 3 - 1), 0.6, -4.0), target=(0.0, 0.0, 0.0), fov_degrees=52
+    )
 
 
 def benchmark_settings(width: int = 320, height: int = 180):
     from py_3d import RenderSettings
 
-    return RenderSettings(width=width, height=height, background=(7, 9, 14), ambient=0.06,
-                          sphere_segments=20, sphere_rings=10)  # fmt: skip
+    return RenderSettings(
+        width=width,
+        height=height,
+        background=(7, 9, 14),
+        ambient=0.06,
+        sphere_segments=20,
+        sphere_rings=10,
+    )
 
 
 def benchmark(width: int = 320, height: int = 180):
@@ -172,8 +227,14 @@ def dense_scene(width: int = 320, height: int = 180):
     scene.add_light(Sun(direction=(-0.4, -0.7, -1.0), color=(255, 244, 225), intensity=0.85))
     scene.add_light(Lamp(position=(-2.0, 1.7, -2.0), color=(80, 150, 255), intensity=2.6))
     scene.add_light(Lamp(position=(2.0, 1.2, -1.2), color=(255, 90, 120), intensity=1.8))
-    settings = RenderSettings(width=width, height=height, background=(7, 9, 14), ambient=0.06,
-                              sphere_segments=60, sphere_rings=30)  # fmt: skip
+    settings = RenderSettings(
+        width=width,
+        height=height,
+        background=(7, 9, 14),
+        ambient=0.06,
+        sphere_segments=60,
+        sphere_rings=30,
+    )
     return scene, benchmark_camera(0), settings
 
 

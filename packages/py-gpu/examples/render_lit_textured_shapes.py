@@ -14,8 +14,15 @@ import numpy as np
 from _media import write_mp4, write_png
 
 from py_gpu import available_backends
-from py_gpu.mesh import (Camera, DirectionalLight, Instances, Material, MeshBatch, MeshRenderer,
-                         TextureAtlas)  # fmt: skip
+from py_gpu.mesh import (
+    Camera,
+    DirectionalLight,
+    Instances,
+    Material,
+    MeshBatch,
+    MeshRenderer,
+    TextureAtlas,
+)
 
 OUT = Path("renderings-tests")
 
@@ -37,8 +44,11 @@ def checker_texture(size: int = 96) -> np.ndarray:
     y, x = np.mgrid[0:size, 0:size]
     stripe = 0.5 + 0.5 * np.sin((x + y) * 0.18)
     cell = ((x // 8) + (y // 8)) % 2 == 1
-    image = np.where(cell[..., None], np.stack([46 + 0 * x, 130 + stripe * 70, 218 + 0 * x], -1),
-                     np.stack([238 + 0 * x, 238 - stripe * 70, 74 + 0 * x], -1))  # fmt: skip
+    image = np.where(
+        cell[..., None],
+        np.stack([46 + 0 * x, 130 + stripe * 70, 218 + 0 * x], -1),
+        np.stack([238 + 0 * x, 238 - stripe * 70, 74 + 0 * x], -1),
+    )
     return image.astype(np.uint8)
 
 
@@ -52,34 +62,55 @@ def transform(offset, scale=1.0, yaw=0.0):
 
 class Shapes:
     def __init__(self, backend: str) -> None:
-        materials = (Material((255, 255, 255), texture=0), Material((220, 224, 235)),
-                     Material((87, 71, 51)))  # fmt: skip
-        self.renderer = MeshRenderer(backend, materials=materials,
-                                     atlas=TextureAtlas([checker_texture()]),
-                                     texture_filter="bilinear")  # fmt: skip
+        materials = (
+            Material((255, 255, 255), texture=0),
+            Material((220, 224, 235)),
+            Material((87, 71, 51)),
+        )
+        self.renderer = MeshRenderer(
+            backend,
+            materials=materials,
+            atlas=TextureAtlas([checker_texture()]),
+            texture_filter="bilinear",
+        )
         cube = MeshBatch.cube(1.0)
-        cube = MeshBatch(cube.positions, cube.indices, cube.normals, cube.uvs,
-                         material_ids=np.ones(cube.triangle_count, np.int64))  # fmt: skip
-        floor = MeshBatch(np.array([(-3, -0.32, -2.2), (3, -0.32, -2.2), (3, -0.32, 2.2),
-                                    (-3, -0.32, 2.2)], float), np.array([(0, 2, 1), (0, 3, 2)]),
-                          np.tile((0.0, 1.0, 0.0), (4, 1)),
-                          material_ids=np.full(2, 2, np.int64))  # fmt: skip
+        cube = MeshBatch(
+            cube.positions,
+            cube.indices,
+            cube.normals,
+            cube.uvs,
+            material_ids=np.ones(cube.triangle_count, np.int64),
+        )
+        floor = MeshBatch(
+            np.array(
+                [(-3, -0.32, -2.2), (3, -0.32, -2.2), (3, -0.32, 2.2), (-3, -0.32, 2.2)], float
+            ),
+            np.array([(0, 2, 1), (0, 3, 2)]),
+            np.tile((0.0, 1.0, 0.0), (4, 1)),
+            material_ids=np.full(2, 2, np.int64),
+        )
         self.sphere = self.renderer.upload(uv_sphere(), object_id=0)
         self.cube = self.renderer.upload(cube, object_id=1)
         self.floor = self.renderer.upload(floor, object_id=2)
-        self.lights = (DirectionalLight((0.5, -1.0, -0.6), (1.0, 0.9, 0.72), 0.9),
-                       DirectionalLight((-0.7, -0.4, -0.3), (0.42, 0.65, 1.0), 0.45))  # fmt: skip
+        self.lights = (
+            DirectionalLight((0.5, -1.0, -0.6), (1.0, 0.9, 0.72), 0.9),
+            DirectionalLight((-0.7, -0.4, -0.3), (0.42, 0.65, 1.0), 0.45),
+        )
 
     def frame(self, t: float, width: int, height: int):
-        camera = Camera(position=(3.1 * sin(t * 0.45), 1.55, 4.2 * cos(t * 0.45)),
-                        target=(0.0, 0.2, 0.0), fov_y=46.0)  # fmt: skip
+        camera = Camera(
+            position=(3.1 * sin(t * 0.45), 1.55, 4.2 * cos(t * 0.45)),
+            target=(0.0, 0.2, 0.0),
+            fov_y=46.0,
+        )
         items = [
             (self.sphere, Instances(transform((-0.65, 0.35, 0.0), 0.62, 1.15 * t))),
             (self.cube, Instances(transform((0.9, 0.35, -0.05), 0.62, -0.85 * t))),
             self.floor,
         ]
-        result = self.renderer.render(items, camera, width, height, lights=self.lights,
-                                      ambient=0.12, background=(5, 6, 10))  # fmt: skip
+        result = self.renderer.render(
+            items, camera, width, height, lights=self.lights, ambient=0.12, background=(5, 6, 10)
+        )
         return result.color
 
 

@@ -12,8 +12,9 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def run_example(name: str, *args: str) -> str:
-    result = subprocess.run([sys.executable, str(EXAMPLES / name), *args], capture_output=True,
-                            text=True, timeout=300)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES / name), *args], capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout
 
@@ -27,21 +28,59 @@ def frames_in(mp4: Path) -> int:
 @pytest.mark.parametrize("backend", ["numpy", pytest.param("moderngl", marks=pytest.mark.gl)])
 def test_benchmark_raster_runs_with_its_documented_options(backend, tmp_path):
     out = tmp_path / "raster-benchmark.png"
-    stdout = run_example("benchmark_raster.py", "--backend", backend, "--frames", "3",
-                         "--triangles", "200", "--width", "160", "--height", "90",
-                         "--output", str(out))  # fmt: skip
+    stdout = run_example(
+        "benchmark_raster.py",
+        "--backend",
+        backend,
+        "--frames",
+        "3",
+        "--triangles",
+        "200",
+        "--width",
+        "160",
+        "--height",
+        "90",
+        "--output",
+        str(out),
+    )
     assert "frames/s" in stdout and out.read_bytes().startswith(b"\x89PNG")
 
 
 def test_render_preview_writes_its_png_and_mp4(tmp_path):
     png, mp4 = tmp_path / "py_gpu_preview.png", tmp_path / "py_gpu_preview.mp4"
-    run_example("render_preview.py", "--backend", "numpy", "--width", "160", "--height", "90",
-                "--frames", "6", "--output", str(png), "--video", str(mp4))  # fmt: skip
+    run_example(
+        "render_preview.py",
+        "--backend",
+        "numpy",
+        "--width",
+        "160",
+        "--height",
+        "90",
+        "--frames",
+        "6",
+        "--output",
+        str(png),
+        "--video",
+        str(mp4),
+    )
     assert png.read_bytes().startswith(b"\x89PNG") and frames_in(mp4) == 6
 
 
 def test_render_lit_textured_shapes_writes_its_png_and_mp4(tmp_path):
     png, mp4 = tmp_path / "shapes.png", tmp_path / "shapes.mp4"
-    run_example("render_lit_textured_shapes.py", "--backend", "numpy", "--width", "160",
-                "--height", "90", "--frames", "4", "--output", str(png), "--video", str(mp4))  # fmt: skip
+    run_example(
+        "render_lit_textured_shapes.py",
+        "--backend",
+        "numpy",
+        "--width",
+        "160",
+        "--height",
+        "90",
+        "--frames",
+        "4",
+        "--output",
+        str(png),
+        "--video",
+        str(mp4),
+    )
     assert png.read_bytes().startswith(b"\x89PNG") and frames_in(mp4) == 4

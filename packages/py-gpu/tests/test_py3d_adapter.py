@@ -21,14 +21,15 @@ from py_gpu.adapters import py3d as adapter
 from py_gpu.errors import TargetSizeError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
-import py3d_scenes  # noqa: E402
-
-import py_3d  # noqa: E402  (after conftest's set-up)
-from py_3d import CPURenderer, RenderEngine  # noqa: E402
+import py3d_scenes
+import py_3d
+from py_3d import CPURenderer, RenderEngine
 
 OUT = Path(__file__).resolve().parents[3] / "out"
-PARITY_BACKENDS = [pytest.param("numpy", id="numpy"),
-                   pytest.param("moderngl", id="moderngl", marks=pytest.mark.gl)]  # fmt: skip
+PARITY_BACKENDS = [
+    pytest.param("numpy", id="numpy"),
+    pytest.param("moderngl", id="moderngl", marks=pytest.mark.gl),
+]
 
 
 def rgb_of(buffer) -> np.ndarray:
@@ -61,13 +62,17 @@ def test_fast_materials_skips_lighting():
     pixels = rgb_of(fast.render(scene, camera, settings))
     assert tuple(pixels[120, 160]) == (225, 90, 55)  # the material colour, unlit
     lit = rgb_of(adapter.Py3DRasterRenderer(prefer_backend="numpy").render(scene, camera, settings))
-    assert tuple(lit[120, 160]) == tuple(rgb_of(CPURenderer().render(scene, camera, settings))[120, 160])
+    assert tuple(lit[120, 160]) == tuple(
+        rgb_of(CPURenderer().render(scene, camera, settings))[120, 160]
+    )
 
 
 @pytest.fixture(scope="module")
 def references():
     """py_3d's CPU renderer's image of each example scene (slow: computed once)."""
-    return {name: rgb_of(CPURenderer().render(*make())) for name, make in py3d_scenes.SCENES.items()}
+    return {
+        name: rgb_of(CPURenderer().render(*make())) for name, make in py3d_scenes.SCENES.items()
+    }
 
 
 @pytest.mark.parametrize("backend", PARITY_BACKENDS)
@@ -102,8 +107,10 @@ def test_static_geometry_is_built_once_and_moving_camera_costs_no_triangle_pytho
     built = renderer.geometry_stats["triangle_builds"]
     sphere, box = scene.objects
     assert built == len(sphere.to_triangles(segments=20, rings=10)) + len(box.to_triangles())
-    frames = [rgb_of(renderer.render(scene, py3d_scenes.benchmark_camera(i), settings))
-              for i in range(1, 4)]  # fmt: skip
+    frames = [
+        rgb_of(renderer.render(scene, py3d_scenes.benchmark_camera(i), settings))
+        for i in range(1, 4)
+    ]
     assert renderer.geometry_stats["triangle_builds"] == built
     assert not np.array_equal(frames[0], frames[1])  # the camera did move
     # A new object is built alone; a changed tessellation rebuilds the sphere (py_3d's key).
@@ -140,12 +147,18 @@ def test_render_fills_a_target_and_rejects_one_of_another_size():
 
 def test_lines_points_and_bulletins_match_py3d():
     scene, camera, settings = py3d_scenes.lit_triangle()
-    scene.add(py_3d.Line3((-1.5, -1.2, -0.2), (1.5, 1.2, -0.2), py_3d.Material(color=(250, 250, 0))))
-    scene.add(py_3d.LineSet3([((-1.5, 1.0, 0.5), (1.5, 1.0, 0.5))], py_3d.Material(color=(0, 250, 0))))
+    scene.add(
+        py_3d.Line3((-1.5, -1.2, -0.2), (1.5, 1.2, -0.2), py_3d.Material(color=(250, 250, 0)))
+    )
+    scene.add(
+        py_3d.LineSet3([((-1.5, 1.0, 0.5), (1.5, 1.0, 0.5))], py_3d.Material(color=(0, 250, 0)))
+    )
     scene.add(py_3d.Point3((0.0, 0.0, -0.5), py_3d.Material(color=(255, 0, 255))))
     scene.add_bulletin(py_3d.TextBulletin("HELLO", position=(4, 4), scale=2))
     scene.add_bulletin(py_3d.FloatingTextBulletin("TOP", position=(0.0, 1.05, 0.0)))
-    ours = rgb_of(adapter.Py3DRasterRenderer(prefer_backend="numpy").render(scene, camera, settings))
+    ours = rgb_of(
+        adapter.Py3DRasterRenderer(prefer_backend="numpy").render(scene, camera, settings)
+    )
     reference = rgb_of(CPURenderer().render(scene, camera, settings))
     assert share_within(ours, reference, 0) >= 0.999
 
@@ -153,7 +166,9 @@ def test_lines_points_and_bulletins_match_py3d():
 def test_legacy_path_keeps_py_gpu_001_projection():
     # The 0.0.1 path stays as the benchmarks' baseline: NDC to pixel edges [0, W], y down.
     scene = py_3d.Scene()
-    scene.add(py_3d.Triangle((-1, -1, 0), (1, -1, 0), (0, 1, 0), py_3d.Material(color=(200, 100, 50))))
+    scene.add(
+        py_3d.Triangle((-1, -1, 0), (1, -1, 0), (0, 1, 0), py_3d.Material(color=(200, 100, 50)))
+    )
     camera = py_3d.Camera(position=(0, 0, -3), target=(0, 0, 0))
     settings = py_3d.RenderSettings(width=64, height=48, background=(5, 6, 7))
     batch = adapter.scene_to_raster_batch(scene, camera, settings)

@@ -39,8 +39,19 @@ def sdist_tree() -> Path:
     if (tree / "tests").is_dir():
         return tree
     CACHE.mkdir(parents=True, exist_ok=True)
-    fetch = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
-             f"py3dengine=={VERSION}", "-d", str(CACHE)]  # fmt: skip
+    fetch = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "-q",
+        "--no-deps",
+        "--no-binary",
+        ":all:",
+        f"py3dengine=={VERSION}",
+        "-d",
+        str(CACHE),
+    ]
     result = subprocess.run(fetch, capture_output=True, text=True, timeout=300)
     archive = CACHE / f"py3dengine-{VERSION}.tar.gz"
     if result.returncode != 0 or not archive.exists():
@@ -54,8 +65,19 @@ def test_py3d_own_suite_passes_with_py_gpu_installed():
     tree = sdist_tree()
     env = {**os.environ, "PYTHONPATH": str(SHIM)}
     env.pop("DISPLAY", None)  # its GLFW tests skip or run hidden without a display
-    command = [sys.executable, "-m", "pytest", "tests", "-q", "-p", "py3d_wintypes_shim",
-               "-p", "no:cacheprovider", "-W", "ignore::Warning"]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "tests",
+        "-q",
+        "-p",
+        "py3d_wintypes_shim",
+        "-p",
+        "no:cacheprovider",
+        "-W",
+        "ignore::Warning",
+    ]
     for test in NEEDS_FILES_NOT_IN_SDIST:
         command += ["--deselect", test]
     result = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True, timeout=600)

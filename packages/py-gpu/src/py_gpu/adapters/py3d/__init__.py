@@ -28,6 +28,7 @@ def __getattr__(name: str):
         return Py3DWindow
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 __all__ = [
     "NOT_REPRODUCED",
     "REPRODUCED",

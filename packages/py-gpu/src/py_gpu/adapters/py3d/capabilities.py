@@ -9,11 +9,31 @@ from __future__ import annotations
 
 #: Reproduced per face, per vertex or per pixel as py_3d's ``CPURenderer`` does them.
 REPRODUCED = (
-    "suns", "lamps", "lamp_radius", "ambient", "absorption", "diffuse", "emission",
-    "specular", "shininess", "roughness", "fuzziness", "light_wrap", "bounce_light",
-    "smooth_shading", "textures", "wireframe", "lines", "points", "gamma", "text_bulletins",
-    "floating_text_bulletins", "cull_backfaces", "two_sided_lighting", "max_render_distance",
-)  # fmt: skip
+    "suns",
+    "lamps",
+    "lamp_radius",
+    "ambient",
+    "absorption",
+    "diffuse",
+    "emission",
+    "specular",
+    "shininess",
+    "roughness",
+    "fuzziness",
+    "light_wrap",
+    "bounce_light",
+    "smooth_shading",
+    "textures",
+    "wireframe",
+    "lines",
+    "points",
+    "gamma",
+    "text_bulletins",
+    "floating_text_bulletins",
+    "cull_backfaces",
+    "two_sided_lighting",
+    "max_render_distance",
+)
 
 #: Ray-traced or otherwise not reproduced; each name is what :func:`unsupported_features` says.
 NOT_REPRODUCED = (
@@ -21,7 +41,7 @@ NOT_REPRODUCED = (
     "reflections",  # settings.reflection_bounces > 0 on a material with reflectivity
     "edge_highlight",  # settings.edge_highlight
     "custom_lights",  # a light that is neither a py_3d Sun nor a Lamp
-)  # fmt: skip
+)
 
 
 def unsupported_features(scene, settings, materials) -> tuple[str, ...]:

@@ -273,13 +273,20 @@ def _line_object_fragments(out, obj, camera, settings):
     width, height = settings.width, settings.height
     rgb = shading.gamma(np.array([obj.material.color.to_tuple()], dtype=np.uint8), settings.gamma)
     if isinstance(obj, Point3):
-        point_fragments(out, project(vec(obj.position)[None], camera, width, height), rgb,
-                        width, height)  # fmt: skip
+        point_fragments(
+            out, project(vec(obj.position)[None], camera, width, height), rgb, width, height
+        )
         return
     pairs = [(obj.start, obj.end)] if isinstance(obj, Line3) else list(obj.segments)
     if not pairs or not isinstance(obj, (Line3, LineSet3)):
         return
     starts = np.array([vec(a) for a, _ in pairs])
     ends = np.array([vec(b) for _, b in pairs])
-    line_fragments(out, project(starts, camera, width, height),
-                   project(ends, camera, width, height), rgb, width, height)  # fmt: skip
+    line_fragments(
+        out,
+        project(starts, camera, width, height),
+        project(ends, camera, width, height),
+        rgb,
+        width,
+        height,
+    )

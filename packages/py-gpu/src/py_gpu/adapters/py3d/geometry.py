@@ -11,6 +11,7 @@ frame, as py_3d rebuilds them.
 
 from __future__ import annotations
 
+import contextlib
 import weakref
 from dataclasses import dataclass
 
@@ -85,7 +86,11 @@ def build_arrays(triangles) -> TriangleArrays:
             uvs[i] = (t.uv_a, t.uv_b, t.uv_c)
             has_uv[i] = True
         if t.has_vertex_normals():
-            vertex_normals[i] = (t.normal_a.as_tuple(), t.normal_b.as_tuple(), t.normal_c.as_tuple())
+            vertex_normals[i] = (
+                t.normal_a.as_tuple(),
+                t.normal_b.as_tuple(),
+                t.normal_c.as_tuple(),
+            )
             has_vn[i] = True
         material = t.material
         index = slot.get(id(material))
@@ -95,9 +100,16 @@ def build_arrays(triangles) -> TriangleArrays:
         material_index[i] = index
     a, b, c = positions[:, 0], positions[:, 1], positions[:, 2]
     return TriangleArrays(
-        positions, _unit(np.cross(b - a, c - a)), (a + b + c) / 3.0, uvs, has_uv,
-        vertex_normals, has_vn, material_index, tuple(materials),
-    )  # fmt: skip
+        positions,
+        _unit(np.cross(b - a, c - a)),
+        (a + b + c) / 3.0,
+        uvs,
+        has_uv,
+        vertex_normals,
+        has_vn,
+        material_index,
+        tuple(materials),
+    )
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
@@ -126,11 +138,16 @@ def concatenate(parts: list[TriangleArrays]) -> TriangleArrays:
         remapped.append(table[part.material_index] if len(part) else part.material_index)
     join = np.concatenate
     return TriangleArrays(
-        join([p.positions for p in parts]), join([p.normals for p in parts]),
-        join([p.centers for p in parts]), join([p.uvs for p in parts]),
-        join([p.has_uv for p in parts]), join([p.vertex_normals for p in parts]),
-        join([p.has_vertex_normals for p in parts]), join(remapped), tuple(materials),
-    )  # fmt: skip
+        join([p.positions for p in parts]),
+        join([p.normals for p in parts]),
+        join([p.centers for p in parts]),
+        join([p.uvs for p in parts]),
+        join([p.has_uv for p in parts]),
+        join([p.vertex_normals for p in parts]),
+        join([p.has_vertex_normals for p in parts]),
+        join(remapped),
+        tuple(materials),
+    )
 
 
 class GeometryCache:
@@ -170,10 +187,9 @@ class GeometryCache:
         self.stats["triangle_builds"] += len(triangles)
         arrays = build_arrays(triangles)
         if key is not None:
-            try:
+            # Not weak-referenceable (TypeError): py_3d does not cache it either.
+            with contextlib.suppress(TypeError):
                 self._objects[key] = (weakref.ref(obj, self._forget(key)), arrays)
-            except TypeError:  # not weak-referenceable: py_3d does not cache it either
-                pass
         return arrays
 
     def _forget(self, key):

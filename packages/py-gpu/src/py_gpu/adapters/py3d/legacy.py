@@ -3,8 +3,9 @@
 ``LegacyPy3DRasterRenderer`` delegates to py_3d's reference CPU renderer by default;
 ``reference_compatible=False`` projects the scene, one Python object per triangle every frame,
 into a flat :class:`RasterBatch` (per-face lighting, texture sampled at the face centre,
-wireframes as thin triangles) and renders it with any py_gpu backend.  Projection follows :mod:`py_gpu.convention`: NDC ``[-1, 1]`` maps to
-pixel edges ``[0, W]`` (centres at ``i + 0.5``), y down, ``z`` is the camera-space depth.
+wireframes as thin triangles) and renders it with any py_gpu backend.  Projection follows
+:mod:`py_gpu.convention`: NDC ``[-1, 1]`` maps to pixel edges ``[0, W]`` (centres at
+``i + 0.5``), y down, ``z`` is the camera-space depth (py_3d itself maps to ``0.5 * (W - 1)``).
 """
 
 from __future__ import annotations

@@ -27,5 +27,6 @@ def draw_bulletins(buffer, scene, camera) -> None:
             text_width, text_height = draw.text_size(bulletin.text, scale=bulletin.scale)
             size = (text_width + padding * 2, text_height + padding * 2)
             draw.rect(buffer, (x, y), size, bulletin.background, fill=True)
-        draw.text(buffer, (x + padding, y + padding), bulletin.text, bulletin.color,
-                  scale=bulletin.scale)  # fmt: skip
+        draw.text(
+            buffer, (x + padding, y + padding), bulletin.text, bulletin.color, scale=bulletin.scale
+        )

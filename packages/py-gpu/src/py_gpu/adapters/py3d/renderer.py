@@ -69,7 +69,7 @@ class Py3DRasterRenderer:
 
     def unsupported_features(self, scene, settings) -> tuple[str, ...]:
         """The features of ``scene`` this renderer does not reproduce (see ``capabilities``)."""
-        _, _, geo, table = self._prepare(scene, settings)
+        table = self._prepare(scene, settings)[3]
         return unsupported_features(scene, settings, table)
 
     def render(self, scene, camera, settings, target=None):
@@ -92,7 +92,7 @@ class Py3DRasterRenderer:
     def _backend_rgb(self, scene, camera, settings) -> np.ndarray | None:
         """The frame without bulletins, or ``None`` when parity asks for py_3d's reference
         renderer (the scene uses a feature in ``not_reproduced``)."""
-        lines, objects, geo, table = self._prepare(scene, settings)
+        lines, _, geo, table = self._prepare(scene, settings)
         if not self.prefer_speed and unsupported_features(scene, settings, table):
             self.stats["reference"] += 1
             return None
@@ -100,9 +100,16 @@ class Py3DRasterRenderer:
             self.backend_impl = select_backend(self.prefer_backend)
         self.stats["backend"] += 1
         return render_arrays(
-            geo, table, LightSet.of(scene.lights), scene, lines, camera, settings,
-            self.backend_impl, self.fast_materials,
-        )  # fmt: skip
+            geo,
+            table,
+            LightSet.of(scene.lights),
+            scene,
+            lines,
+            camera,
+            settings,
+            self.backend_impl,
+            self.fast_materials,
+        )
 
     def _prepare(self, scene, settings):
         from py_3d import Line3, LineSet3, Point3

@@ -52,12 +52,19 @@ class MaterialTable:
             return np.array([getattr(m, name).to_floats() for m in materials]).reshape(-1, 3)
 
         return cls(
-            rgb("color"), np.array([m.absorption for m in materials], dtype=float).reshape(-1, 3),
-            column("diffuse", 1.0), rgb("emission"), column("roughness"), column("fuzziness"),
-            column("specular"), column("shininess", 32.0), column("reflectivity"),
-            np.array(texture_index, dtype=np.int64), tuple(textures),
+            rgb("color"),
+            np.array([m.absorption for m in materials], dtype=float).reshape(-1, 3),
+            column("diffuse", 1.0),
+            rgb("emission"),
+            column("roughness"),
+            column("fuzziness"),
+            column("specular"),
+            column("shininess", 32.0),
+            column("reflectivity"),
+            np.array(texture_index, dtype=np.int64),
+            tuple(textures),
             np.array([m.color.to_tuple() for m in materials], dtype=np.uint8).reshape(-1, 3),
-        )  # fmt: skip
+        )
 
 
 @dataclass(frozen=True)
@@ -79,11 +86,24 @@ class LightSet:
                 # Sun.sample: direction -sun.direction, normalised again by the renderer.
                 d = -np.array(light.direction.as_tuple())
                 length = np.sqrt(d @ d)
-                rows.append(("sun", d / length if length else d, light.color.to_floats(),
-                             float(light.intensity)))  # fmt: skip
+                rows.append(
+                    (
+                        "sun",
+                        d / length if length else d,
+                        light.color.to_floats(),
+                        float(light.intensity),
+                    )
+                )
             elif isinstance(light, Lamp):
-                rows.append(("lamp", np.array(light.position.as_tuple()), light.color.to_floats(),
-                             float(light.intensity), light.radius))  # fmt: skip
+                rows.append(
+                    (
+                        "lamp",
+                        np.array(light.position.as_tuple()),
+                        light.color.to_floats(),
+                        float(light.intensity),
+                        light.radius,
+                    )
+                )
         return cls(tuple(rows))
 
 
@@ -128,10 +148,7 @@ def lighting(lights: LightSet, points, normals, views, materials: MaterialTable,
             d = direction[lit]
             halfway = unit_rows(d + views[lit], d)
             highlight = np.maximum(0.0, _dot(normals[lit], halfway)) ** shininess[lit]
-            if np.ndim(intensity):
-                highlight = highlight * intensity[lit]
-            else:
-                highlight = highlight * intensity
+            highlight = highlight * (intensity[lit] if np.ndim(intensity) else intensity)
             specular[lit] += highlight[:, None] * np.asarray(color)
 
     for row in lights.lights:

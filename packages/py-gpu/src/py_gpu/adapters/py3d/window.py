@@ -63,8 +63,15 @@ def _window_context(moderngl, glfw):
 class Py3DWindow:
     """A GLFW window that presents uint8 ``(H, W, 3)`` frames (row 0 at the top)."""
 
-    def __init__(self, width: int, height: int, *, title: str = "py_3d", visible: bool = True,
-                 vsync: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self,
+        width: int,
+        height: int,
+        *,
+        title: str = "py_3d",
+        visible: bool = True,
+        vsync: bool = False,
+    ) -> None:
         if not (isinstance(width, int) and isinstance(height, int)) or width <= 0 or height <= 0:
             raise InvalidSizeError(f"window size must be positive integers, got {width}x{height}")
         try:
@@ -95,9 +102,10 @@ class Py3DWindow:
         program = self.ctx.program(vertex_shader=_VERTEX, fragment_shader=_FRAGMENT)
         corners = np.array([-1, -1, 1, -1, -1, 1, 1, 1], dtype="f4")
         self._quad = self.ctx.vertex_array(
-            program, [(self.ctx.buffer(corners.tobytes()), "2f", "in_corner")],
+            program,
+            [(self.ctx.buffer(corners.tobytes()), "2f", "in_corner")],
             mode=moderngl.TRIANGLE_STRIP,
-        )  # fmt: skip
+        )
         self._texture = None
 
     def show(self, rgb) -> None:
