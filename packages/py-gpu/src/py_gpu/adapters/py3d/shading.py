@@ -111,12 +111,13 @@ def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", a, b)
 
 
-def unit_rows(vectors: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+def unit_rows(vectors: np.ndarray, fallback) -> np.ndarray:
     """Row-wise ``Vec3.normalized(fallback)``."""
     length = np.sqrt(_dot(vectors, vectors))
-    out = np.array(fallback, dtype=np.float64, copy=True) * np.ones_like(vectors)
-    ok = length != 0.0
-    out[ok] = vectors[ok] / length[ok, None]
+    zero = length == 0.0
+    out = vectors / np.where(zero, 1.0, length)[:, None]
+    if zero.any():
+        out[zero] = np.broadcast_to(fallback, out.shape)[zero]
     return out
 
 
