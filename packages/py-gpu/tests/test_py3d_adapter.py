@@ -119,6 +119,21 @@ def test_static_geometry_is_built_once_and_moving_camera_costs_no_triangle_pytho
     assert renderer.geometry_stats["triangle_builds"] == built + 1
 
 
+@pytest.mark.gl
+def test_an_unchanged_frame_is_neither_shaded_nor_uploaded_again():
+    scene = py3d_scenes.benchmark_scene_objects()
+    settings = py3d_scenes.benchmark_settings()
+    renderer = adapter.Py3DRasterRenderer(prefer_backend="moderngl")
+    first = rgb_of(renderer.render(scene, py3d_scenes.benchmark_camera(0), settings))
+    uploads = renderer.backend_impl.stats["uploads"]
+    again = rgb_of(renderer.render(scene, py3d_scenes.benchmark_camera(0), settings))
+    assert np.array_equal(first, again) and renderer.stats["reused"] == 1
+    assert renderer.backend_impl.stats["uploads"] == uploads
+    renderer.render(scene, py3d_scenes.benchmark_camera(1), settings)  # the camera moved
+    assert renderer.stats["reused"] == 1
+    assert renderer.backend_impl.stats["uploads"] == uploads + 1
+
+
 def test_a_feature_not_reproduced_goes_to_py3d_reference_unless_speed_was_asked():
     scene, camera, settings = py3d_scenes.lit_triangle()
     shadows = type(settings)(**{**settings.__dict__, "ray_traced_shadows": True})
@@ -126,11 +141,11 @@ def test_a_feature_not_reproduced_goes_to_py3d_reference_unless_speed_was_asked(
     parity = adapter.Py3DRasterRenderer(prefer_backend="numpy")
     assert parity.unsupported_features(scene, shadows) == ("ray_traced_shadows",)
     image = rgb_of(parity.render(scene, camera, shadows))
-    assert parity.stats == {"backend": 0, "reference": 1}
+    assert parity.stats == {"backend": 0, "reference": 1, "reused": 0}
     assert np.array_equal(image, rgb_of(CPURenderer().render(scene, camera, shadows)))
     speed = adapter.Py3DRasterRenderer(prefer_backend="numpy", reference_compatible=False)
     speed.render(scene, camera, shadows)
-    assert speed.stats == {"backend": 1, "reference": 0}
+    assert speed.stats == {"backend": 1, "reference": 0, "reused": 0}
 
 
 def test_render_fills_a_target_and_rejects_one_of_another_size():
