@@ -123,7 +123,7 @@ def test_static_geometry_is_built_once_and_moving_camera_costs_no_triangle_pytho
 def test_an_unchanged_frame_is_neither_shaded_nor_uploaded_again():
     scene = py3d_scenes.benchmark_scene_objects()
     settings = py3d_scenes.benchmark_settings()
-    renderer = adapter.Py3DRasterRenderer(prefer_backend="moderngl")
+    renderer = adapter.Py3DRasterRenderer(prefer_backend="moderngl", resident=False)
     first = rgb_of(renderer.render(scene, py3d_scenes.benchmark_camera(0), settings))
     uploads = renderer.backend_impl.stats["uploads"]
     again = rgb_of(renderer.render(scene, py3d_scenes.benchmark_camera(0), settings))
@@ -134,6 +134,25 @@ def test_an_unchanged_frame_is_neither_shaded_nor_uploaded_again():
     assert renderer.backend_impl.stats["uploads"] == uploads + 1
 
 
+@pytest.mark.gl
+def test_resident_geometry_is_uploaded_once_while_the_camera_moves():
+    scene = py3d_scenes.benchmark_scene_objects()
+    settings = py3d_scenes.benchmark_settings()
+    resident = adapter.Py3DRasterRenderer(prefer_backend="moderngl")
+    arrays = adapter.Py3DRasterRenderer(prefer_backend="moderngl", resident=False)
+    for index in range(4):
+        camera = py3d_scenes.benchmark_camera(index)
+        ours = rgb_of(resident.render(scene, camera, settings))
+        assert share_within(ours, rgb_of(arrays.render(scene, camera, settings))) >= 0.999
+    assert resident.stats["resident"] == 4 and resident.resident_unavailable is None
+    assert resident._resident_scenes.stats == {"uploads": 1, "frames": 4}
+    # A scene the resident path does not shade (a texture) takes the array path.
+    textured, camera, textured_settings = py3d_scenes.textured_sphere_polygons()
+    resident.render(textured, camera, textured_settings)
+    assert resident.stats["resident"] == 4 and resident.stats["backend"] == 5
+    resident.close()
+
+
 def test_a_feature_not_reproduced_goes_to_py3d_reference_unless_speed_was_asked():
     scene, camera, settings = py3d_scenes.lit_triangle()
     shadows = type(settings)(**{**settings.__dict__, "ray_traced_shadows": True})
@@ -141,11 +160,11 @@ def test_a_feature_not_reproduced_goes_to_py3d_reference_unless_speed_was_asked(
     parity = adapter.Py3DRasterRenderer(prefer_backend="numpy")
     assert parity.unsupported_features(scene, shadows) == ("ray_traced_shadows",)
     image = rgb_of(parity.render(scene, camera, shadows))
-    assert parity.stats == {"backend": 0, "reference": 1, "reused": 0}
+    assert parity.stats == {"backend": 0, "reference": 1, "reused": 0, "resident": 0}
     assert np.array_equal(image, rgb_of(CPURenderer().render(scene, camera, shadows)))
     speed = adapter.Py3DRasterRenderer(prefer_backend="numpy", reference_compatible=False)
     speed.render(scene, camera, shadows)
-    assert speed.stats == {"backend": 1, "reference": 0, "reused": 0}
+    assert speed.stats["backend"] == 1 and speed.stats["reference"] == 0
 
 
 def test_render_fills_a_target_and_rejects_one_of_another_size():

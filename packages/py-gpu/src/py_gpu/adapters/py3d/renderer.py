@@ -12,6 +12,7 @@ from .frame import render_arrays
 from .geometry import GeometryCache
 from .overlays import draw_bulletins
 from .pixels import rgb_to_py3d_pixel_buffer
+from .resident import MAX_LIGHTS, ResidentScenes
 from .shading import LightSet, MaterialTable
 
 
@@ -31,6 +32,10 @@ class Py3DRasterRenderer:
       material colour (with gamma); implies speed over parity.
     * ``prefer_backend``: the py_gpu backend (``"auto"``, ``"moderngl"``, ``"numpy"``, ...), or
       ``backend_impl`` a started one.
+    * ``resident=True`` (default): with ``"auto"`` or ``"moderngl"`` and no ``backend_impl``,
+      scenes of flat-shaded faces (no textures, smooth normals, fuzziness, lines, wireframe) are
+      drawn from geometry kept on the GPU (:mod:`.resident`): a frame sends only the camera,
+      lights and settings.  Other scenes take the array path (:mod:`.frame`).
 
     Geometry is cached per py_3d object as py_3d's ``cache_static_geometry`` keys it; a frame of
     unchanged objects runs no Python per triangle or per pixel (text bulletins aside).
@@ -41,6 +46,7 @@ class Py3DRasterRenderer:
     reference_compatible: bool = True
     prefer_backend: str = "auto"
     fast_materials: bool = False
+    resident: bool = True
     name: str = "py_gpu py_3d renderer"
     backend: str = "py_gpu"
     capabilities: tuple[str, ...] = REPRODUCED
@@ -50,12 +56,17 @@ class Py3DRasterRenderer:
     _reference: object = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if self.backend_impl is None and not self.reference_compatible:
+        self._given_backend = self.backend_impl is not None
+        if self.backend_impl is None and not self.reference_compatible:  # fail early if unknown
             self.backend_impl = select_backend(self.prefer_backend)
         #: How frames were drawn: ``{"backend": n, "reference": n}``; and the triangles built.
         #: ``reused``: frames whose inputs equalled the previous frame's (nothing redrawn).
-        self.stats = {"backend": 0, "reference": 0, "reused": 0}
+        #: ``resident``: frames drawn from GPU-resident geometry.
+        self.stats = {"backend": 0, "reference": 0, "reused": 0, "resident": 0}
         self._last_frame: tuple | None = None
+        self._resident_scenes = None
+        #: Why the GPU-resident path is not used (``None`` while it may be).
+        self.resident_unavailable: str | None = None
 
     @property
     def prefer_speed(self) -> bool:
@@ -99,8 +110,6 @@ class Py3DRasterRenderer:
         if not self.prefer_speed and unsupported_features(scene, settings, table):
             self.stats["reference"] += 1
             return None
-        if self.backend_impl is None:
-            self.backend_impl = select_backend(self.prefer_backend)
         self.stats["backend"] += 1
         # py_3d's cameras, settings, lights and primitives are frozen: equal inputs over the
         # same cached geometry give the same frame, which is then neither shaded nor sent again.
@@ -109,7 +118,21 @@ class Py3DRasterRenderer:
         if last is not None and last[0] is geo and _equal(last[1], key):
             self.stats["reused"] += 1
             return last[2]
-        rgb = render_arrays(
+        if self._resident_fits(geo, table, lines, settings, scene.lights):
+            self.stats["resident"] += 1
+            rgb = self._resident_scenes.render(
+                geo, table, LightSet.of(scene.lights), camera, settings, self.fast_materials
+            )
+        else:
+            rgb = self._array_frame(geo, table, scene, lines, camera, settings)
+        rgb.flags.writeable = False
+        self._last_frame = (geo, key, rgb)
+        return rgb
+
+    def _array_frame(self, geo, table, scene, lines, camera, settings):
+        if self.backend_impl is None:
+            self.backend_impl = select_backend(self.prefer_backend)
+        return render_arrays(
             geo,
             table,
             LightSet.of(scene.lights),
@@ -120,9 +143,28 @@ class Py3DRasterRenderer:
             self.backend_impl,
             self.fast_materials,
         )
-        rgb.flags.writeable = False
-        self._last_frame = (geo, key, rgb)
-        return rgb
+
+    def _resident_fits(self, geo, table, lines, settings, lights) -> bool:
+        """Whether this frame can be drawn from GPU-resident geometry (starting it if so)."""
+        if not self.resident or self.resident_unavailable is not None:
+            return False
+        if self._given_backend or self.prefer_backend not in ("auto", "moderngl"):
+            return False
+        if lines or settings.wireframe or len(lights) > MAX_LIGHTS:
+            return False
+        if not self.fast_materials:
+            mat = geo.material_index
+            if (geo.has_uv & (table.texture[mat] >= 0)).any() or (table.fuzziness != 0).any():
+                return False
+            if settings.smooth_shading and geo.has_vertex_normals.any():
+                return False
+        if self._resident_scenes is None:
+            try:
+                self._resident_scenes = ResidentScenes()
+            except Exception as exc:  # no moderngl or no EGL here: the array path draws
+                self.resident_unavailable = f"{type(exc).__name__}: {exc}"
+                return False
+        return True
 
     def _prepare(self, scene, settings):
         from py_3d import Line3, LineSet3, Point3
@@ -145,11 +187,13 @@ class Py3DRasterRenderer:
         return self._reference
 
     def close(self) -> None:
-        """Release the backend (its GPU context)."""
-        close = getattr(self.backend_impl, "close", None)
-        if callable(close):
-            close()
-        self.backend_impl = None
+        """Release the backend and the resident geometry (their GPU contexts)."""
+        for owner in (self.backend_impl, self._resident_scenes):
+            close = getattr(owner, "close", None)
+            if callable(close):
+                close()
+        self.backend_impl = self._resident_scenes = None
+        self._last_frame = None
 
 
 def _equal(a: tuple, b: tuple) -> bool:
