@@ -1,12 +1,13 @@
 """py_3d (py3dengine 0.0.4) scenes: py_3d's CPU renderer vs py_gpu's adapter as py_gpu 0.0.1
-shipped it vs the adapter now, frames/s, plus the parity table.
+shipped it vs the adapter now (and now without GPU-resident geometry), frames/s, plus the
+parity table.
 
     .venv/bin/python benchmarks/py3d.py [--repeat N] [--json out.json] [--backend auto]
 
 Scenes: py_3d's render benchmark scene (``examples/render_benchmark.py``, 372 triangles, the
 camera moving every frame as ``gpu_render_benchmark.py`` moves it) and a scene of six spheres,
-21,240 triangles, each at 320x180 and 640x360.  The three renderers run interleaved, one frame
-each per round, medians reported.  The old adapter is ``LegacyPy3DRasterRenderer(
+21,240 triangles, each at 320x180 and 640x360.  The renderers run interleaved, one frame each
+per round, medians reported.  The old adapter is ``LegacyPy3DRasterRenderer(
 reference_compatible=False)`` on the same py_gpu backend.  Parity: for py_3d's example scenes,
 the share of pixels within 8/255 of py_3d's CPU renderer.
 """
@@ -65,6 +66,7 @@ def frames(scene_name: str, width: int, height: int, backend: str, repeat: int):
         "py3d_cpu": CPURenderer(),
         "adapter_001": LegacyPy3DRasterRenderer(reference_compatible=False, prefer_backend=backend),
         "adapter_now": Py3DRasterRenderer(prefer_backend=backend),
+        "now_arrays": Py3DRasterRenderer(prefer_backend=backend, resident=False),
     }
 
     def variant(renderer):
@@ -72,8 +74,9 @@ def frames(scene_name: str, width: int, height: int, backend: str, repeat: int):
         return lambda: engine.render(scene, py3d_scenes.benchmark_camera(next(index)), settings)
 
     samples = interleaved({name: variant(r) for name, r in renderers.items()}, repeat)
-    assert renderers["adapter_now"].stats["reference"] == 0  # drawn on the backend
-    return samples
+    now = renderers["adapter_now"]
+    assert now.stats["reference"] == 0  # drawn on the GPU, not by py_3d
+    return samples, "resident" if now.stats["resident"] else "arrays"
 
 
 def main() -> None:
@@ -85,14 +88,15 @@ def main() -> None:
     backend_name = type(select_backend(args.backend)).__name__
     results: dict = {"backend": backend_name, "rows": []}
     print(f"py_gpu backend: {backend_name}")
-    print(f"{'scene':>10} {'size':>8} {'py_3d cpu':>10} {'0.0.1':>8} {'now':>8}  frames/s")
+    print(f"{'scene':>10} {'size':>8} {'py_3d cpu':>10} {'0.0.1':>8} {'now':>8} {'arrays':>8}")
     for scene_name in ("benchmark", "dense"):
         for width, height in SIZES:
-            samples = frames(scene_name, width, height, args.backend, args.repeat)
+            samples, path = frames(scene_name, width, height, args.backend, args.repeat)
             fps = {name: 1.0 / median(values) for name, values in samples.items()}
             row = {
                 "scene": scene_name,
                 "size": f"{width}x{height}",
+                "path": path,
                 "fps": fps,
                 "vs_cpu": pairwise_ratio(samples["py3d_cpu"], samples["adapter_now"]),
                 "vs_001": pairwise_ratio(samples["adapter_001"], samples["adapter_now"]),
@@ -100,8 +104,8 @@ def main() -> None:
             results["rows"].append(row)
             print(
                 f"{scene_name:>10} {row['size']:>8} {fps['py3d_cpu']:10.1f} "
-                f"{fps['adapter_001']:8.1f} {fps['adapter_now']:8.1f}  "
-                f"({row['vs_cpu']:.1f}x py_3d, {row['vs_001']:.1f}x 0.0.1)"
+                f"{fps['adapter_001']:8.1f} {fps['adapter_now']:8.1f} {fps['now_arrays']:8.1f}"
+                f"  frames/s ({row['vs_cpu']:.1f}x py_3d, {row['vs_001']:.1f}x 0.0.1; now: {path})"
             )
     headline = results["rows"][0]
     results["vs_cpu_benchmark_320"] = headline["vs_cpu"]
