@@ -6,7 +6,7 @@ parity table.
 
 Scenes: py_3d's render benchmark scene (``examples/render_benchmark.py``, 372 triangles, the
 camera moving every frame as ``gpu_render_benchmark.py`` moves it) and a scene of six spheres,
-21,240 triangles, each at 320x180 and 640x360.  The renderers run interleaved, one frame each
+20,880 triangles, each at 320x180 and 640x360.  The renderers run interleaved, one frame each
 per round, medians reported.  The old adapter is ``LegacyPy3DRasterRenderer(
 reference_compatible=False)`` on the same py_gpu backend.  Parity: for py_3d's example scenes,
 the share of pixels within 8/255 of py_3d's CPU renderer.

@@ -5,12 +5,16 @@ constructs it).  It caches each py_3d object's triangles as NumPy arrays, keyed 
 ``cache_static_geometry`` keys them, and draws a frame with arrays only: py_3d's projection,
 lighting (suns, lamps, ambient, absorption, diffuse, emission, specular, roughness, fuzziness)
 and gamma per face, and per pixel where py_3d shades per pixel (textures with their UVs, smooth
-normals), on any py_gpu backend.  :mod:`.capabilities` names what it does not reproduce; such a
-scene goes to py_3d's CPU renderer unless speed was asked for.  :mod:`.legacy` keeps py_gpu
-0.0.1's per-triangle path as a baseline.  Modules: :mod:`.geometry` (object arrays and their
-cache), :mod:`.shading`, :mod:`.frame` (one frame), :mod:`.overlays` (text bulletins),
-:mod:`.pixels` (``PixelBuffer`` conversion), :mod:`.renderer`, :mod:`.window` (a GLFW window
-showing the frames, ``Py3DWindow``; imported on use: it needs glfw and moderngl).
+normals), on any py_gpu backend.  Flat-shaded scenes are drawn from geometry kept on the GPU
+instead (uploaded once; a frame sends the camera, lights and settings).  :mod:`.capabilities`
+names what it does not reproduce; such a scene goes to py_3d's CPU renderer unless speed was
+asked for.  :mod:`.legacy` keeps py_gpu 0.0.1's per-triangle path as a baseline.
+
+Modules: :mod:`.geometry` (object arrays and their cache), :mod:`.shading`, :mod:`.frame` (a
+frame with arrays), :mod:`.resident` (a frame from GPU-resident geometry), :mod:`.overlays`
+(text bulletins), :mod:`.pixels` (``PixelBuffer`` conversion), :mod:`.renderer`,
+:mod:`.window` (``Py3DWindow``, a GLFW window showing the frames; imported on use: it needs
+glfw and moderngl).
 """
 
 from __future__ import annotations
