@@ -160,11 +160,12 @@ class GeometryCache:
     def __init__(self) -> None:
         self._objects: dict[tuple, tuple[weakref.ref, TriangleArrays]] = {}
         self._scene: tuple[tuple[int, ...], TriangleArrays] | None = None
+        self._scene_parts: list[TriangleArrays] = []  # alive while their ids key ``_scene``
         self.stats = {"triangle_builds": 0}
 
     def clear(self) -> None:
         self._objects.clear()
-        self._scene = None
+        self._scene, self._scene_parts = None, []
 
     def scene_arrays(self, objects, settings) -> TriangleArrays:
         parts = [self._object_arrays(obj, settings) for obj in objects]
@@ -172,9 +173,7 @@ class GeometryCache:
         if self._scene is not None and self._scene[0] == identity:
             return self._scene[1]
         arrays = concatenate(parts)
-        self._scene = (identity, arrays)
-        # The parts must live as long as their ids key the scene: keep them referenced.
-        self._scene_parts = parts
+        self._scene, self._scene_parts = (identity, arrays), parts
         return arrays
 
     def _object_arrays(self, obj, settings) -> TriangleArrays:
