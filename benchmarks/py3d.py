@@ -22,8 +22,7 @@ import numpy as np
 from _common import interleaved, median, pairwise_ratio, parser, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "packages" / "py-gpu" / "tests" / "py3d_shim"))
-sys.path.insert(0, str(ROOT / "packages" / "py-gpu" / "examples"))
+sys.path.insert(0, str(ROOT / "packages" / "py-gpu" / "tests"))
 import py3d_scenes  # noqa: E402
 import py3d_wintypes_shim  # noqa: E402, F401  (py3dengine 0.0.4 on Linux)
 

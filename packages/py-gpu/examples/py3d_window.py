@@ -3,7 +3,7 @@
     python examples/py3d_window.py [--frames 600] [--width 640 --height 360]
 
 Needs a display (or xvfb-run), glfw and moderngl.  On Linux, py3dengine 0.0.4 imports only
-with its Windows-only wintypes names set (see tests/py3d_shim); this example sets them.
+with its Windows-only wintypes names set (tests/py3d_wintypes_shim.py); this example sets them.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests" / "py3d_shim"))
+sys.path.insert(0, str(HERE.parent / "tests"))  # py3d_scenes, py3d_wintypes_shim
 import py3d_scenes  # noqa: E402
 import py3d_wintypes_shim  # noqa: E402, F401
 

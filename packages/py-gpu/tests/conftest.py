@@ -13,7 +13,7 @@ import py_gpu
 from py_gpu.geometry import RasterBatch
 
 # py3dengine 0.0.4 imports on Linux only with the Windows-only wintypes names set (test set-up).
-sys.path.insert(0, str(Path(__file__).resolve().parent / "py3d_shim"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # py3d_scenes, py3d_wintypes_shim
 import py3d_wintypes_shim  # noqa: F401
 
 

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+# The tests of an installed py-gpu (tools/test_installed.py) run without the examples folder.
+pytestmark = pytest.mark.skipif(not EXAMPLES.is_dir(), reason=f"no {EXAMPLES} next to the tests")
 
 
 def run_example(name: str, *args: str) -> str:
@@ -47,6 +49,7 @@ def test_benchmark_raster_runs_with_its_documented_options(backend, tmp_path):
 
 
 def test_render_preview_writes_its_png_and_mp4(tmp_path):
+    pytest.importorskip("imageio_ffmpeg", reason="MP4 needs imageio-ffmpeg (not on the GPU check)")
     png, mp4 = tmp_path / "py_gpu_preview.png", tmp_path / "py_gpu_preview.mp4"
     run_example(
         "render_preview.py",
@@ -67,6 +70,7 @@ def test_render_preview_writes_its_png_and_mp4(tmp_path):
 
 
 def test_render_lit_textured_shapes_writes_its_png_and_mp4(tmp_path):
+    pytest.importorskip("imageio_ffmpeg", reason="MP4 needs imageio-ffmpeg (not on the GPU check)")
     png, mp4 = tmp_path / "shapes.png", tmp_path / "shapes.mp4"
     run_example(
         "render_lit_textured_shapes.py",

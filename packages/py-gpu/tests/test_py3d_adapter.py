@@ -2,7 +2,7 @@
 
 py3dengine 0.0.4 imports on Linux once conftest's set-up gives ``ctypes.wintypes`` its
 Windows-only handle names; nothing here is a stand-in.  The parity table renders py_3d's own
-example scenes (``examples/py3d_scenes.py``) with py_3d's CPU renderer and through py_gpu and
+example scenes (``tests/py3d_scenes.py``) with py_3d's CPU renderer and through py_gpu and
 writes both side by side to ``out/``.
 """
 
@@ -10,20 +10,17 @@ from __future__ import annotations
 
 import importlib.metadata
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
+import py3d_scenes
+import py_3d
 import pytest
+from py_3d import CPURenderer, RenderEngine
 
 from py_gpu import FrameBuffer, RasterBatch
 from py_gpu.adapters import py3d as adapter
 from py_gpu.errors import TargetSizeError
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
-import py3d_scenes
-import py_3d
-from py_3d import CPURenderer, RenderEngine
 
 OUT = Path(__file__).resolve().parents[3] / "out"
 PARITY_BACKENDS = [

@@ -20,7 +20,7 @@ import pytest
 VERSION = "0.0.4"
 ROOT = Path(__file__).resolve().parents[3]
 CACHE = ROOT / ".tools" / "py3dengine-sdist"
-SHIM = Path(__file__).resolve().parent / "py3d_shim"
+SHIM = Path(__file__).resolve().parent  # py3d_wintypes_shim.py
 
 #: Tests of the sdist that need py_3d's examples/ or assets/ (absent from the sdist).
 NEEDS_FILES_NOT_IN_SDIST = [

@@ -10,8 +10,8 @@ instead (uploaded once; a frame sends the camera, lights and settings).  :mod:`.
 names what it does not reproduce; such a scene goes to py_3d's CPU renderer unless speed was
 asked for.  :mod:`.legacy` keeps py_gpu 0.0.1's per-triangle path as a baseline.
 
-Modules: :mod:`.geometry` (object arrays and their cache), :mod:`.shading`, :mod:`.frame` (a
-frame with arrays), :mod:`.resident` (a frame from GPU-resident geometry), :mod:`.overlays`
+Modules: :mod:`._geometry` (object arrays and their cache), :mod:`._shading`, :mod:`._frame` (a
+frame with arrays), :mod:`._resident` (a frame from GPU-resident geometry), :mod:`._overlays`
 (text bulletins), :mod:`.pixels` (``PixelBuffer`` conversion), :mod:`.renderer`,
 :mod:`.window` (``Py3DWindow``, a GLFW window showing the frames; imported on use: it needs
 glfw and moderngl).
@@ -19,13 +19,15 @@ glfw and moderngl).
 
 from __future__ import annotations
 
+from typing import Any
+
 from .capabilities import NOT_REPRODUCED, REPRODUCED
 from .legacy import LegacyPy3DRasterRenderer, scene_to_raster_batch
 from .pixels import frame_to_py3d_pixel_buffer
 from .renderer import Py3DRasterRenderer
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name == "Py3DWindow":  # glfw and moderngl only when a window is asked for
         from .window import Py3DWindow
 

@@ -7,6 +7,8 @@ the feature is left out of the frame.
 
 from __future__ import annotations
 
+from typing import Any
+
 #: Reproduced per face, per vertex or per pixel as py_3d's ``CPURenderer`` does them.
 REPRODUCED = (
     "suns",
@@ -44,7 +46,7 @@ NOT_REPRODUCED = (
 )
 
 
-def unsupported_features(scene, settings, materials) -> tuple[str, ...]:
+def unsupported_features(scene: Any, settings: Any, materials: Any) -> tuple[str, ...]:
     """The :data:`NOT_REPRODUCED` features ``scene`` uses (``materials``: its MaterialTable)."""
     from py_3d import Lamp, Sun
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import radians, sqrt, tan
+from typing import Any
 
 from ...backends import RasterBackend, select_backend
 from ...errors import InvalidGeometryError
@@ -19,7 +20,9 @@ from ...geometry import RasterBatch, ScreenTriangle, ScreenVertex
 from .pixels import frame_to_py3d_pixel_buffer
 
 
-def scene_to_raster_batch(scene, camera, settings, *, wire_width: float = 1.5) -> RasterBatch:
+def scene_to_raster_batch(
+    scene: Any, camera: Any, settings: Any, *, wire_width: float = 1.5
+) -> RasterBatch:
     """Project a py_3d scene into a flat screen-space triangle batch."""
 
     projector = _Projector(camera, settings.width, settings.height)
@@ -77,7 +80,7 @@ class LegacyPy3DRasterRenderer:
         if self.backend_impl is None and not self.reference_compatible:
             self.backend_impl = select_backend(self.prefer_backend)
 
-    def render(self, scene, camera, settings, target=None):
+    def render(self, scene: Any, camera: Any, settings: Any, target: Any = None) -> Any:
         if self.reference_compatible:
             from py_3d import CPURenderer
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...buffers import FrameBuffer
 from ...errors import TargetSizeError
 
 
-def frame_to_py3d_pixel_buffer(frame: FrameBuffer, target=None):
+def frame_to_py3d_pixel_buffer(frame: FrameBuffer, target: Any = None) -> Any:
     """``frame`` as a py_3d ``PixelBuffer`` backed by its RGB bytes (py_3d decodes lazily).
 
     With ``target`` (a ``PixelBuffer`` of the frame's size) the bytes replace its pixels and the
@@ -15,7 +17,7 @@ def frame_to_py3d_pixel_buffer(frame: FrameBuffer, target=None):
     return rgb_to_py3d_pixel_buffer(frame.width, frame.height, frame.pixels, target)
 
 
-def rgb_to_py3d_pixel_buffer(width: int, height: int, rgb, target=None):
+def rgb_to_py3d_pixel_buffer(width: int, height: int, rgb: Any, target: Any = None) -> Any:
     """Row-major RGB bytes (or a C-contiguous ``uint8`` array) as a py_3d ``PixelBuffer``."""
     from py_3d import PixelBuffer
 

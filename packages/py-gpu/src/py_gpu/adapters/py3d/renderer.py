@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from ...backends import RasterBackend, select_backend
+from ._frame import render_arrays
+from ._geometry import GeometryCache
+from ._overlays import draw_bulletins
+from ._resident import MAX_LIGHTS, ResidentScenes
+from ._shading import LightSet, MaterialTable
 from .capabilities import NOT_REPRODUCED, REPRODUCED, unsupported_features
-from .frame import render_arrays
-from .geometry import GeometryCache
-from .overlays import draw_bulletins
 from .pixels import rgb_to_py3d_pixel_buffer
-from .resident import MAX_LIGHTS, ResidentScenes
-from .shading import LightSet, MaterialTable
 
 
 @dataclass
@@ -34,8 +35,8 @@ class Py3DRasterRenderer:
       ``backend_impl`` a started one.
     * ``resident=True`` (default): with ``"auto"`` or ``"moderngl"`` and no ``backend_impl``,
       scenes of flat-shaded faces (no textures, smooth normals, fuzziness, lines, wireframe) are
-      drawn from geometry kept on the GPU (:mod:`.resident`): a frame sends only the camera,
-      lights and settings.  Other scenes take the array path (:mod:`.frame`).
+      drawn from geometry kept on the GPU (:mod:`._resident`): a frame sends only the camera,
+      lights and settings.  Other scenes take the array path (:mod:`._frame`).
 
     Geometry is cached per py_3d object as py_3d's ``cache_static_geometry`` keys it; a frame of
     unchanged objects runs no Python per triangle or per pixel (text bulletins aside).
@@ -62,7 +63,7 @@ class Py3DRasterRenderer:
         #: How frames were drawn: ``{"backend": n, "reference": n}``; and the triangles built.
         #: ``reused``: frames whose inputs equalled the previous frame's (nothing redrawn).
         #: ``resident``: frames drawn from GPU-resident geometry.
-        self.stats = {"backend": 0, "reference": 0, "reused": 0, "resident": 0}
+        self.stats: dict[str, int] = {"backend": 0, "reference": 0, "reused": 0, "resident": 0}
         self._last_frame: tuple | None = None
         self._resident_scenes = None
         #: Why the GPU-resident path is not used (``None`` while it may be).
@@ -73,7 +74,7 @@ class Py3DRasterRenderer:
         return self.fast_materials or not self.reference_compatible
 
     @property
-    def geometry_stats(self) -> dict:
+    def geometry_stats(self) -> dict[str, int]:
         return self._geometry.stats
 
     def clear_cache(self) -> None:
@@ -81,12 +82,12 @@ class Py3DRasterRenderer:
         self._tables.clear()
         self._last_frame = None
 
-    def unsupported_features(self, scene, settings) -> tuple[str, ...]:
+    def unsupported_features(self, scene: Any, settings: Any) -> tuple[str, ...]:
         """The features of ``scene`` this renderer does not reproduce (see ``capabilities``)."""
         table = self._prepare(scene, settings)[3]
         return unsupported_features(scene, settings, table)
 
-    def render(self, scene, camera, settings, target=None):
+    def render(self, scene: Any, camera: Any, settings: Any, target: Any = None) -> Any:
         """py_3d's ``Renderer.render``: a ``PixelBuffer`` backed by the frame's bytes
         (``target`` filled when given)."""
         rgb = self._backend_rgb(scene, camera, settings)
@@ -96,7 +97,7 @@ class Py3DRasterRenderer:
         draw_bulletins(buffer, scene, camera)
         return buffer
 
-    def render_rgb(self, scene, camera, settings) -> np.ndarray:
+    def render_rgb(self, scene: Any, camera: Any, settings: Any) -> np.ndarray:
         """The frame, text bulletins included, as uint8 ``(H, W, 3)`` (row 0 at the top): for
         windows (:class:`~.window.Py3DWindow`) and video."""
         buffer = self.render(scene, camera, settings)

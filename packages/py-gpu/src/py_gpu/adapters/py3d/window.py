@@ -12,6 +12,8 @@ Needs ``glfw`` and ``moderngl`` (``py-gpu[opengl]`` plus ``pip install glfw``) a
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ...errors import BackendUnavailableError, InvalidSizeError
@@ -97,8 +99,8 @@ class Py3DWindow:
             raise BackendUnavailableError("GLFW could not create an OpenGL 3.3 window")
         glfw.make_context_current(self._window)
         glfw.swap_interval(1 if vsync else 0)
-        self.ctx = _window_context(moderngl, glfw)
-        self.size = (width, height)
+        self.ctx: Any = _window_context(moderngl, glfw)
+        self.size: tuple[int, int] = (width, height)
         program = self.ctx.program(vertex_shader=_VERTEX, fragment_shader=_FRAGMENT)
         corners = np.array([-1, -1, 1, -1, -1, 1, 1, 1], dtype="f4")
         self._quad = self.ctx.vertex_array(
@@ -108,13 +110,13 @@ class Py3DWindow:
         )
         self._texture = None
 
-    def show(self, rgb) -> None:
+    def show(self, rgb: Any) -> None:
         """Present ``rgb``: :meth:`draw` it, swap, poll the window's events."""
         self.draw(rgb)
         self._glfw.swap_buffers(self._window)
         self._glfw.poll_events()
 
-    def draw(self, rgb) -> None:
+    def draw(self, rgb: Any) -> None:
         """Upload ``rgb`` (uint8 ``(H, W, 3)``, any size: scaled to the window) and draw it
         into the back buffer."""
         frame = np.ascontiguousarray(rgb, dtype=np.uint8)
@@ -152,5 +154,5 @@ class Py3DWindow:
     def __enter__(self) -> Py3DWindow:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

@@ -8,7 +8,7 @@ each with py_3d's truncating colour steps) in float32; vertices go straight to p
 coordinates with ``w = 1``, so depth (camera ``z``) interpolates linearly in screen space as in
 py_3d.  Faces py_3d shades per pixel (textures, smooth normals, fuzziness), lines and
 wireframes are not drawn here: :class:`~.renderer.Py3DRasterRenderer` sends those scenes down
-the array path (:mod:`.frame`).
+the array path (:mod:`._frame`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """py_3d's own example scenes, for py_gpu's py_3d adapter tests and benchmarks/py3d.py.
 
-Copied from py_3d's repository (github.com/Daniel-J-Mueller/py_3d, MIT): ``examples/
+The scenes of py_3d's repository (github.com/Daniel-J-Mueller/py_3d, MIT): ``examples/
 rendering_gallery.py`` (lit triangle, lit sphere, wire box), ``examples/
 textured_sphere_polygons.py`` and ``examples/render_benchmark.py`` (``make_scene``, with
 ``gpu_render_benchmark.py``'s settings and moving camera).  The textured scene's
@@ -10,7 +10,7 @@ test card (colour bars and a checkerboard).  Each scene function returns
 
 Run it to write every scene, as py_3d's CPU renderer and through py_gpu, to ``out/``::
 
-    python packages/py-gpu/examples/py3d_scenes.py
+    python packages/py-gpu/tests/py3d_scenes.py
 """
 
 from __future__ import annotations

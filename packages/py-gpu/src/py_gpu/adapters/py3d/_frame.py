@@ -2,7 +2,7 @@
 
 Stages: py_3d's projection of the cached world triangles (``_CameraProjector``: NDC to
 ``0.5 * (W - 1)``, pixel centres at ``i + 0.5``, depth the camera-space ``z``), py_3d's culls,
-per-face lighting (:mod:`.shading`), then either
+per-face lighting (:mod:`._shading`), then either
 
 * a flat batch drawn by the backend, when every face has one colour, or
 * the backend's visibility buffer (``rasterize_ids``) and deferred per-pixel shading for the
@@ -20,8 +20,8 @@ import numpy as np
 
 from ...convention import MAX_SCREEN_COORD
 from ...geometry import RasterBatch
-from . import shading
-from .geometry import TriangleArrays
+from . import _shading as shading
+from ._geometry import TriangleArrays
 
 
 @dataclass(frozen=True)
