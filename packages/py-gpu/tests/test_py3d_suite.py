@@ -13,13 +13,16 @@ import os
 import subprocess
 import sys
 import tarfile
+import tempfile
 from pathlib import Path
 
 import pytest
 
 VERSION = "0.0.4"
 ROOT = Path(__file__).resolve().parents[3]
-CACHE = ROOT / ".tools" / "py3dengine-sdist"
+# The checkout's (ignored) .tools folder; the temporary folder for an installed package's tests.
+TOOLS = ROOT / ".tools" if (ROOT / "tools" / "dev.py").exists() else Path(tempfile.gettempdir())
+CACHE = TOOLS / "py3dengine-sdist"
 SHIM = Path(__file__).resolve().parent  # py3d_wintypes_shim.py
 
 #: Tests of the sdist that need py_3d's examples/ or assets/ (absent from the sdist).
