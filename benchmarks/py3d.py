@@ -6,10 +6,10 @@ parity table.
 
 Scenes: py_3d's render benchmark scene (``examples/render_benchmark.py``, 372 triangles, the
 camera moving every frame as ``gpu_render_benchmark.py`` moves it) and a scene of six spheres,
-20,880 triangles, each at 320x180 and 640x360.  The renderers run interleaved, one frame each
-per round, medians reported.  The old adapter is ``LegacyPy3DRasterRenderer(
-reference_compatible=False)`` on the same py_gpu backend.  Parity: for py_3d's example scenes,
-the share of pixels within 8/255 of py_3d's CPU renderer.
+20,880 triangles, each at 320x180 and 640x360.  The renderers run interleaved, each in a
+process of its own, one frame each per round, medians reported.  The old adapter is
+``LegacyPy3DRasterRenderer(reference_compatible=False)`` on the same py_gpu backend.  Parity:
+for py_3d's example scenes, the share of pixels within 8/255 of py_3d's CPU renderer.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from itertools import count
 from pathlib import Path
 
 import numpy as np
-from _common import interleaved, median, pairwise_ratio, parser, write_json
+from _common import interleaved_in_processes, median, pairwise_ratio, parser, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "packages" / "py-gpu" / "tests"))
@@ -49,33 +49,50 @@ def parity_table(backend: str) -> dict[str, float]:
     return table
 
 
-def frames(scene_name: str, width: int, height: int, backend: str, repeat: int):
+VARIANTS = ["py3d_cpu", "adapter_001", "adapter_now", "now_arrays"]
+
+
+def make_variant(name: str, scene_name: str, width: int, height: int, backend: str):
+    """(run, read) of one renderer in the process that times it: ``run`` draws one frame, the
+    camera moving every frame; ``read`` says how the last frame was drawn."""
     from py_3d import CPURenderer, RenderEngine
 
     from py_gpu.adapters.py3d import LegacyPy3DRasterRenderer, Py3DRasterRenderer
 
     if scene_name == "benchmark":
-        scene, settings = (
-            py3d_scenes.benchmark_scene_objects(),
-            py3d_scenes.benchmark_settings(width, height),
-        )
+        scene = py3d_scenes.benchmark_scene_objects()
+        settings = py3d_scenes.benchmark_settings(width, height)
     else:
         scene, _, settings = py3d_scenes.dense_scene(width, height)
-    renderers = {
-        "py3d_cpu": CPURenderer(),
-        "adapter_001": LegacyPy3DRasterRenderer(reference_compatible=False, prefer_backend=backend),
-        "adapter_now": Py3DRasterRenderer(prefer_backend=backend),
-        "now_arrays": Py3DRasterRenderer(prefer_backend=backend, resident=False),
-    }
+    renderer = {
+        "py3d_cpu": lambda: CPURenderer(),
+        "adapter_001": lambda: LegacyPy3DRasterRenderer(
+            reference_compatible=False, prefer_backend=backend
+        ),
+        "adapter_now": lambda: Py3DRasterRenderer(prefer_backend=backend),
+        "now_arrays": lambda: Py3DRasterRenderer(prefer_backend=backend, resident=False),
+    }[name]()
+    engine, index = RenderEngine(renderer), count()
 
-    def variant(renderer):
-        engine, index = RenderEngine(renderer), count()
-        return lambda: engine.render(scene, py3d_scenes.benchmark_camera(next(index)), settings)
+    def run():
+        engine.render(scene, py3d_scenes.benchmark_camera(next(index)), settings)
 
-    samples = interleaved({name: variant(r) for name, r in renderers.items()}, repeat)
-    now = renderers["adapter_now"]
-    assert now.stats["reference"] == 0  # drawn on the GPU, not by py_3d
-    return samples, "resident" if now.stats["resident"] else "arrays"
+    def read():
+        stats = getattr(renderer, "stats", {})
+        if stats.get("reference"):
+            return "py_3d reference"
+        return "resident" if stats.get("resident") else "arrays"
+
+    return run, read
+
+
+def frames(scene_name: str, width: int, height: int, backend: str, repeat: int):
+    """Each renderer in a process of its own (GL contexts of different libraries in one
+    process disturb each other on llvmpipe), taking turns frame by frame."""
+    options = {"scene_name": scene_name, "width": width, "height": height, "backend": backend}
+    samples, paths = interleaved_in_processes("py3d", VARIANTS, repeat, **options)
+    assert paths["adapter_now"] != "py_3d reference"  # drawn on the GPU, not by py_3d
+    return samples, paths["adapter_now"]
 
 
 def main() -> None:
