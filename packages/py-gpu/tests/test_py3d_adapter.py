@@ -143,10 +143,16 @@ def test_resident_geometry_is_uploaded_once_while_the_camera_moves():
         assert share_within(ours, rgb_of(arrays.render(scene, camera, settings))) >= 0.999
     assert resident.stats["resident"] == 4 and resident.resident_unavailable is None
     assert resident._resident_scenes.stats == {"uploads": 1, "frames": 4}
-    # A scene the resident path does not shade (a texture) takes the array path.
-    textured, camera, textured_settings = py3d_scenes.textured_sphere_polygons()
-    resident.render(textured, camera, textured_settings)
-    assert resident.stats["resident"] == 4 and resident.stats["backend"] == 5
+    # Textures, smooth normals and fuzziness are shaded per pixel there too.
+    for make in (py3d_scenes.textured_sphere_polygons, py3d_scenes.smooth_sphere):
+        scene, camera, settings = make()
+        ours = rgb_of(resident.render(scene, camera, settings))
+        assert share_within(ours, rgb_of(arrays.render(scene, camera, settings))) >= 0.999
+    assert resident.stats["resident"] == 6 and resident._resident_scenes.stats["uploads"] == 3
+    # Lines and wireframes take the array path.
+    scene, camera, settings = py3d_scenes.wire_box()
+    resident.render(scene, camera, settings)
+    assert resident.stats["resident"] == 6 and resident.stats["backend"] == 7
     resident.close()
 
 

@@ -34,9 +34,9 @@ class Py3DRasterRenderer:
     * ``prefer_backend``: the py_gpu backend (``"auto"``, ``"moderngl"``, ``"numpy"``, ...), or
       ``backend_impl`` a started one.
     * ``resident=True`` (default): with ``"auto"`` or ``"moderngl"`` and no ``backend_impl``,
-      scenes of flat-shaded faces (no textures, smooth normals, fuzziness, lines, wireframe) are
-      drawn from geometry kept on the GPU (:mod:`._resident`): a frame sends only the camera,
-      lights and settings.  Other scenes take the array path (:mod:`._frame`).
+      scenes without lines or a wireframe are drawn from geometry kept on the GPU
+      (:mod:`._resident`): a frame sends only the camera, lights and settings.  Other scenes
+      take the array path (:mod:`._frame`).
 
     Geometry is cached per py_3d object as py_3d's ``cache_static_geometry`` keys it; a frame of
     unchanged objects runs no Python per triangle or per pixel (text bulletins aside).
@@ -153,12 +153,6 @@ class Py3DRasterRenderer:
             return False
         if lines or settings.wireframe or len(lights) > MAX_LIGHTS:
             return False
-        if not self.fast_materials:
-            mat = geo.material_index
-            if (geo.has_uv & (table.texture[mat] >= 0)).any() or (table.fuzziness != 0).any():
-                return False
-            if settings.smooth_shading and geo.has_vertex_normals.any():
-                return False
         if self._resident_scenes is None:
             try:
                 self._resident_scenes = ResidentScenes()
