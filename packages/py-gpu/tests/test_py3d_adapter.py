@@ -18,6 +18,7 @@ import py_3d
 import pytest
 from py_3d import CPURenderer, RenderEngine
 
+import py_gpu
 from py_gpu import FrameBuffer, RasterBatch
 from py_gpu.adapters import py3d as adapter
 from py_gpu.errors import TargetSizeError
@@ -153,7 +154,13 @@ def test_resident_geometry_is_uploaded_once_while_the_camera_moves():
     scene, camera, settings = py3d_scenes.wire_box()
     resident.render(scene, camera, settings)
     assert resident.stats["resident"] == 6 and resident.stats["backend"] == 7
+    shared = resident.backend_impl
     resident.close()
+    # close() releases what the renderer owns, not the backend select_backend shares.
+    assert shared is py_gpu.select_backend("moderngl")
+    assert len(shared.render(RasterBatch.from_arrays(np.zeros((0, 3, 3))), 8, 8).pixels) == 192
+    again = rgb_of(resident.render(scene, camera, settings))  # and it can render again
+    assert np.array_equal(again, rgb_of(arrays.render(scene, camera, settings)))
 
 
 def test_a_feature_not_reproduced_goes_to_py3d_reference_unless_speed_was_asked():

@@ -182,12 +182,13 @@ class Py3DRasterRenderer:
         return self._reference
 
     def close(self) -> None:
-        """Release the backend and the resident geometry (their GPU contexts)."""
-        for owner in (self.backend_impl, self._resident_scenes):
-            close = getattr(owner, "close", None)
-            if callable(close):
-                close()
-        self.backend_impl = self._resident_scenes = None
+        """Release the GPU-resident geometry and its context.  The backend is left running:
+        ``select_backend`` shares one per process, and one passed in belongs to the caller."""
+        if self._resident_scenes is not None:
+            self._resident_scenes.close()
+        self._resident_scenes = None
+        if not self._given_backend:
+            self.backend_impl = None
         self._last_frame = None
 
 
