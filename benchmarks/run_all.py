@@ -68,6 +68,14 @@ HEADLINES: dict[str, tuple[int, list[tuple[str, str, float]]]] = {
         3,
         [("frame_vs_old", "10k-body frame: submit+draw+readback vs old renderer", 4.0)],
     ),
+    "py3d": (
+        2,
+        [
+            ("vs_cpu_benchmark_320", "py_3d benchmark 320x180: py_gpu vs py_3d CPU", 20.0),
+            ("vs_001_benchmark_320", "py_3d benchmark 320x180: py_gpu vs 0.0.1 adapter", 10.0),
+            ("parity_min", "py_3d example scenes: worst share within 8/255 of py_3d CPU", 0.99),
+        ],
+    ),
     "ragdolls": (3, []),  # rows (n, bodies, physics_ms, sync_us, submit_ms, fps) in the JSON
     "rl_throughput": (
         3,

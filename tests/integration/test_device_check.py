@@ -26,7 +26,7 @@ BENCHMARKS = ["culverin_sync", "draws_10k", "hgb_load", "raster", "rl_throughput
               "state_heavy", "vm_dispatch"]  # fmt: skip
 # Imported only inside try/except, where absent (optional backends, window systems).
 # Imported only behind extras the GPU check does not run (Ray scale-out, SB3 adapters).
-OPTIONAL = {"wgpu", "pygame", "sdl2", "sdl2dll", "atheris", "py_3d", "ray", "stable_baselines3"}
+OPTIONAL = {"wgpu", "pygame", "sdl2", "sdl2dll", "atheris", "ray", "stable_baselines3"}
 
 
 @pytest.mark.gl

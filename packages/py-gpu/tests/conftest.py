@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,10 @@ import pytest
 
 import py_gpu
 from py_gpu.geometry import RasterBatch
+
+# py3dengine 0.0.4 imports on Linux only with the Windows-only wintypes names set (test set-up).
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # py3d_scenes, py3d_wintypes_shim
+import py3d_wintypes_shim  # noqa: F401
 
 
 def _api(status) -> str:

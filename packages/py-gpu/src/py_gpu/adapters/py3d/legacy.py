@@ -1,25 +1,28 @@
-"""Adapter for rendering py_3d scenes through py_gpu batches.
+"""The py_3d adapter as py_gpu 0.0.1 shipped it, kept as the benchmarks' baseline.
 
-Works with the published ``py3dengine`` (import ``py_3d``).  ``Py3DRasterRenderer`` keeps the
-py_gpu 0.0.1 behaviour: by default it delegates to py_3d's reference CPU renderer for visual
-parity; ``reference_compatible=False`` projects the scene into a flat :class:`RasterBatch`
-(per-face lighting, texture sampled at the face centre, wireframes as thin triangles) and renders
-it with any py_gpu backend.  Projection follows :mod:`py_gpu.convention`: NDC ``[-1, 1]`` maps to
-pixel edges ``[0, W]`` (centres at ``i + 0.5``), y down, ``z`` is the camera-space depth.
+``LegacyPy3DRasterRenderer`` delegates to py_3d's reference CPU renderer by default;
+``reference_compatible=False`` projects the scene, one Python object per triangle every frame,
+into a flat :class:`RasterBatch` (per-face lighting, texture sampled at the face centre,
+wireframes as thin triangles) and renders it with any py_gpu backend.  Projection follows
+:mod:`py_gpu.convention`: NDC ``[-1, 1]`` maps to pixel edges ``[0, W]`` (centres at
+``i + 0.5``), y down, ``z`` is the camera-space depth (py_3d itself maps to ``0.5 * (W - 1)``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from math import radians, sqrt, tan
+from typing import Any
 
-from ..backends import RasterBackend, select_backend
-from ..buffers import FrameBuffer
-from ..errors import InvalidGeometryError, TargetSizeError
-from ..geometry import RasterBatch, ScreenTriangle, ScreenVertex
+from ...backends import RasterBackend, select_backend
+from ...errors import InvalidGeometryError
+from ...geometry import RasterBatch, ScreenTriangle, ScreenVertex
+from .pixels import frame_to_py3d_pixel_buffer
 
 
-def scene_to_raster_batch(scene, camera, settings, *, wire_width: float = 1.5) -> RasterBatch:
+def scene_to_raster_batch(
+    scene: Any, camera: Any, settings: Any, *, wire_width: float = 1.5
+) -> RasterBatch:
     """Project a py_3d scene into a flat screen-space triangle batch."""
 
     projector = _Projector(camera, settings.width, settings.height)
@@ -59,7 +62,7 @@ def scene_to_raster_batch(scene, camera, settings, *, wire_width: float = 1.5) -
 
 
 @dataclass
-class Py3DRasterRenderer:
+class LegacyPy3DRasterRenderer:
     """Renderer-compatible adapter for py_3d's ``RenderEngine``.
 
     By default this adapter prioritizes py_3d visual parity over raw speed and
@@ -70,14 +73,14 @@ class Py3DRasterRenderer:
     backend_impl: RasterBackend | None = None
     reference_compatible: bool = True
     prefer_backend: str = "auto"
-    name: str = "py_gpu py_3d batch renderer"
+    name: str = "py_gpu py_3d batch renderer (0.0.1)"
     backend: str = "py_gpu"
 
     def __post_init__(self) -> None:
         if self.backend_impl is None and not self.reference_compatible:
             self.backend_impl = select_backend(self.prefer_backend)
 
-    def render(self, scene, camera, settings, target=None):
+    def render(self, scene: Any, camera: Any, settings: Any, target: Any = None) -> Any:
         if self.reference_compatible:
             from py_3d import CPURenderer
 
@@ -90,20 +93,6 @@ class Py3DRasterRenderer:
             batch, settings.width, settings.height, background=background
         )
         return frame_to_py3d_pixel_buffer(frame, target)
-
-
-def frame_to_py3d_pixel_buffer(frame: FrameBuffer, target=None):
-    from py_3d import PixelBuffer
-
-    if target is not None:
-        if target.width != frame.width or target.height != frame.height:
-            raise TargetSizeError(
-                f"target buffer is {target.width}x{target.height}, "
-                f"the frame is {frame.width}x{frame.height}"
-            )
-        target.pixels = PixelBuffer.from_rgb_bytes(frame.width, frame.height, frame.pixels).pixels
-        return target
-    return PixelBuffer.from_rgb_bytes(frame.width, frame.height, frame.pixels)
 
 
 @dataclass(frozen=True)
