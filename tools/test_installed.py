@@ -66,6 +66,8 @@ def main(argv: list[str]) -> int:
         shutil.copytree(source / "tests", work / "tests")
         if (source / "README.md").exists():
             shutil.copy2(source / "README.md", work / "README.md")
+        if (source / "examples").is_dir():  # a distribution's own examples, run by its tests
+            shutil.copytree(source / "examples", work / "examples")
         lines = ["[pytest]", f"addopts = {ADDOPTS}", "pythonpath = tests", "markers ="]
         lines += [f"    {marker}" for marker in markers()]
         (work / "pytest.ini").write_text("\n".join(lines) + "\n", encoding="utf-8")
