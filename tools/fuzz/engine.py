@@ -35,13 +35,17 @@ FUZZ = sanitize.Flavour("fuzz-engine", FLAGS, COMPILER, ("-DHYPERGL_FUZZ=ON",))
 
 
 def runtime(python: Path) -> str:
-    """What to preload: atheris's ASan + UBSan + libFuzzer, and the C++ runtime."""
+    """What to preload: atheris's ASan + UBSan + libFuzzer; atheris's custom-mutator
+    module, whose LLVMFuzzerCustomMutator the preloaded libFuzzer finds only when it
+    is there from the start (atheris imports the same file later); the C++ runtime."""
     where = [str(python), "-c", "import atheris; print(atheris.path())"]
     found = subprocess.run(where, capture_output=True, text=True, check=False)
-    library = Path(found.stdout.strip()) / "asan_with_fuzzer.so"
-    if found.returncode != 0 or not library.exists():
-        raise sanitize.SanitizeError(f"atheris's asan_with_fuzzer.so not found ({library})")
-    return f"{library} {sanitize.compiler_library(COMPILER, 'libstdc++.so.6', 'libstdc++6')}"
+    root = Path(found.stdout.strip())
+    libraries = [root / "asan_with_fuzzer.so", *sorted((root / "atheris").glob("custom_mutator*.so"))]
+    if found.returncode != 0 or len(libraries) != 2 or not libraries[0].exists():
+        raise sanitize.SanitizeError(f"atheris's asan_with_fuzzer.so or custom_mutator not in {root}")
+    cxx = sanitize.compiler_library(COMPILER, "libstdc++.so.6", "libstdc++6")
+    return " ".join([*map(str, libraries), cxx])
 
 
 def environment(python: Path) -> dict[str, str]:

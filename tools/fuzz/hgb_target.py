@@ -15,10 +15,17 @@ libFuzzer's -timeout is a finding, saved as a crash-*/timeout-* file.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import atheris
+
+# tools/fuzz/engine.py preloads atheris's custom-mutator module (it needs libpython):
+# not into the programs this process starts (the sanitizer's symbolizer).
+os.environ["LD_PRELOAD"] = " ".join(
+    lib for lib in os.environ.get("LD_PRELOAD", "").split() if "custom_mutator" not in lib
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 with atheris.instrument_imports():  # the loader and hypergl's Python, for coverage
