@@ -8,8 +8,10 @@ Every input must end in the project's own exceptions (HGBError, VerifyError,
 HyperGLError, and the ValueError / TypeError the API documents, raised by our
 code): anything else, a crash, or a hang is a finding. A program that verifies
 runs under short budgets (instructions, vertices) and within MAX_BYTES of
-resources, on `trace` and then on `gl`. Each input is also loaded as it is and,
-when that differs, with its size and checksum fields made right.
+resources, on `trace` and then on `gl`, and must leave the context able to make
+a resource after it (a finding then replays on its own). Each input is also
+loaded as it is and, when that differs, with its size and checksum fields made
+right.
 """
 
 from __future__ import annotations
@@ -75,6 +77,10 @@ def replay(device: str, body: bytes) -> None:
         ctx.release("all")
         if device == "trace":
             ctx.trace.clear()
+    # A case must leave its context usable: state it leaks (a GL error left pending)
+    # would otherwise fail a later case, and the finding would not replay on its own.
+    ctx.framebuffer((1, 1), depth=None)
+    ctx.release("all")
 
 
 if __name__ == "__main__":
