@@ -4,6 +4,7 @@ short deterministic run."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import random
 import shutil
 import subprocess
@@ -74,12 +75,15 @@ def test_a_mutation_that_cannot_parse_keeps_its_header_right():
 @pytest.mark.skipif(importlib.util.find_spec("atheris") is None,
                     reason="atheris is not installed (no wheel for this platform)")  # fmt: skip
 def test_a_short_fuzz_run_finds_nothing(tmp_path):
+    """The fuzzer's own machinery (custom mutator, replay), on `trace`: what it finds on
+    `gl` is pinned input by input in test_fuzz_findings.py, and CI fuzzes both."""
     corpus = tmp_path / "corpus"
     shutil.copytree(CORPUS, corpus)
     done = subprocess.run(
         [sys.executable, str(TARGET), str(corpus), "-runs=1000", "-seed=17",
          "-max_total_time=60", f"-artifact_prefix={tmp_path}/"],
         capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        env={**os.environ, "HYPERGL_FUZZ_DEVICES": "trace"},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Done 1000 runs" in done.stderr or "DONE" in done.stderr, done.stderr[-1000:]
