@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import sanitize  # noqa: E402  (tools/sanitize.py)
+import sanitize  # tools/sanitize.py
 
 COMPILER = "clang++-14"  # Debian 12's clang
 PACKAGES = ["clang-14", "libclang-rt-14-dev"]
@@ -41,9 +41,12 @@ def runtime(python: Path) -> str:
     where = [str(python), "-c", "import atheris; print(atheris.path())"]
     found = subprocess.run(where, capture_output=True, text=True, check=False)
     root = Path(found.stdout.strip())
-    libraries = [root / "asan_with_fuzzer.so", *sorted((root / "atheris").glob("custom_mutator*.so"))]
+    mutator = sorted((root / "atheris").glob("custom_mutator*.so"))
+    libraries = [root / "asan_with_fuzzer.so", *mutator]
     if found.returncode != 0 or len(libraries) != 2 or not libraries[0].exists():
-        raise sanitize.SanitizeError(f"atheris's asan_with_fuzzer.so or custom_mutator not in {root}")
+        raise sanitize.SanitizeError(
+            f"atheris's asan_with_fuzzer.so or custom_mutator not in {root}"
+        )
     cxx = sanitize.compiler_library(COMPILER, "libstdc++.so.6", "libstdc++6")
     return " ".join([*map(str, libraries), cxx])
 

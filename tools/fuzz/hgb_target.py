@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 with atheris.instrument_imports():  # the loader and hypergl's Python, for coverage
     import replay
 
-import mutator  # noqa: E402  (after: not instrumented, its branches are not ours to cover)
+import mutator  # after: not instrumented, its branches are not ours to cover
 
 
 def custom_mutator(data: bytes, max_size: int, seed: int) -> bytes:

@@ -20,16 +20,17 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from replay import fix_header
+
 from hypergl_compiler import hgb, isa
 from hypergl_compiler.errors import CompileError, HGBError
 from hypergl_compiler.program import Constant, Program, Resource, Subroutine
-from replay import fix_header
 
 Mutate = Callable[[bytes, int], bytes]  # libFuzzer's byte mutator: (data, max_size)
 
 # Values at the edges of what the verifier and the devices check.
-INTERESTING = (0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 255, 256, 1023, 1024, 4096,
-               16383, 16384, 65535, 65536, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFE, 0xFFFFFFFF)  # fmt: skip
+INTERESTING = (0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 255, 256, 1023, 1024, 4096, 16383,
+               16384, 65535, 65536, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFE, 0xFFFFFFFF)  # fmt: skip
 INTERESTING_INTS = (*INTERESTING, -1, -(1 << 31), 1 << 32, 1 << 40, (1 << 63) - 1)
 OPS = isa.OPS
 
@@ -180,7 +181,10 @@ def mutate_section(rng: random.Random, data: bytes, info: hgb.FileInfo, mutate: 
     return hgb._assemble(sections, info.flags, info.version)
 
 
-PROGRAM_MUTATIONS = (mutate_code,) * 6 + (mutate_resource,) * 2 + (mutate_constant, mutate_subroutine)
+# Mostly code: that is where the verifier and the interpreter branch.
+PROGRAM_MUTATIONS = (
+    (mutate_code,) * 6 + (mutate_resource,) * 2 + (mutate_constant, mutate_subroutine)
+)
 
 
 def mutate(data: bytes, max_size: int, seed: int, byte_mutate: Mutate) -> bytes:
