@@ -75,8 +75,8 @@ def replay(device: str, body: bytes) -> None:
             raise  # a raw binding error leaked out: a finding
     finally:
         ctx.release("all")
-        if device == "trace":
-            ctx.trace.clear()
+        if device == "trace":  # its log, not copied into Python first (ctx.trace.clear())
+            ctx._native.clear_trace()
     # A case must leave its context usable: state it leaks (a GL error left pending)
     # would otherwise fail a later case, and the finding would not replay on its own.
     ctx.framebuffer((1, 1), depth=None)
