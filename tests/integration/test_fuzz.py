@@ -19,8 +19,16 @@ from hypergl_compiler import hgb
 ROOT = Path(__file__).resolve().parents[2]
 TARGET = ROOT / "tools" / "fuzz" / "hgb_target.py"
 CORPUS = ROOT / "tools" / "fuzz" / "corpus"
-sys.path.insert(0, str(TARGET.parent))
-import mutator  # noqa: E402  (tools/fuzz/mutator.py)
+
+
+@pytest.fixture
+def mutator(monkeypatch):
+    """tools/fuzz/mutator.py, imported for one test only: tools/fuzz stays off sys.path
+    (its modules are no imports of the packages')."""
+    monkeypatch.syspath_prepend(str(TARGET.parent))
+    yield importlib.import_module("mutator")
+    for name in ("mutator", "replay"):
+        sys.modules.pop(name, None)
 
 
 def test_the_seed_corpus_holds_real_scenes_that_verify():
@@ -39,7 +47,7 @@ def flip_bytes(data: bytes, max_size: int) -> bytes:
     return bytes(out[:max_size])
 
 
-def test_most_structure_aware_mutations_parse_and_verify():
+def test_most_structure_aware_mutations_parse_and_verify(mutator):
     parsed = verified = total = 0
     for seed in sorted(CORPUS.glob("*.hgb")):
         data = seed.read_bytes()
@@ -60,7 +68,7 @@ def test_most_structure_aware_mutations_parse_and_verify():
     assert verified >= 0.45 * total, (verified, total)
 
 
-def test_a_mutation_that_cannot_parse_keeps_its_header_right():
+def test_a_mutation_that_cannot_parse_keeps_its_header_right(mutator):
     data = bytearray((CORPUS / "forest.hgb").read_bytes())
     data[40] ^= 0xFF  # inside the section table: no program to mutate
     out = mutator.mutate(bytes(data), 1 << 16, 3, flip_bytes)
