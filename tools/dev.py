@@ -12,7 +12,7 @@
     python3 tools/dev.py info    # what this machine's OpenGL can do
     python3 tools/dev.py examples  # PPO with SB3 and RLlib: own environment, with torch
     python3 tools/dev.py device-prepare   # fetch what the GPU check machine lacks (.device/)
-    python3 tools/dev.py fuzz --seconds N # fuzz the .hgb loader and verifier (atheris)
+    python3 tools/dev.py fuzz --seconds N # fuzz .hgb files into the C++ engine (atheris)
 
 Standard library only, so it runs on any Python 3 before anything is installed.
 It wraps Hatch, the environment manager: the development environment is `.venv`
@@ -61,14 +61,15 @@ def run(command: list[str], **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run(command, check=False, **kwargs)
 
 
-def ensure_system_packages() -> None:
-    """Install Debian's EGL/Vulkan (Mesa) and Xvfb packages when missing (as root)."""
+def ensure_system_packages(packages: list[str] = SYSTEM_PACKAGES) -> None:
+    """Install Debian's EGL/Vulkan (Mesa) and Xvfb packages (or `packages`) when
+    missing (as root)."""
     if shutil.which("dpkg-query") is None:
         say("not a Debian system: make sure EGL (Mesa) and Xvfb are installed")
         return
     missing = [
         name
-        for name in SYSTEM_PACKAGES
+        for name in packages
         if "install ok installed"
         not in run(
             ["dpkg-query", "-W", "-f=${Status}", name], capture_output=True, text=True
@@ -343,7 +344,8 @@ def command_device_prepare(python: Path, args: list[str]) -> int:
 
 
 def command_fuzz(python: Path, args: list[str]) -> int:
-    """Fuzz the .hgb loader and verifier (tools/fuzz) for --seconds N (default 60)."""
+    """Fuzz .hgb files through the loader, the verifier and replays on trace and gl, on
+    the engine built for fuzzing (tools/fuzz), for --seconds N (default 60)."""
     seconds, rest = "60", list(args)
     if "--seconds" in rest:
         at = rest.index("--seconds")
@@ -354,11 +356,22 @@ def command_fuzz(python: Path, args: list[str]) -> int:
     work = ROOT / "build" / "fuzz"
     corpus = work / "corpus"
     corpus.mkdir(parents=True, exist_ok=True)
+    sys.path.insert(0, str(ROOT / "tools" / "fuzz"))
+    import engine  # tools/fuzz/engine.py: clang, libFuzzer's edge counters, ASan + UBSan
+
+    ensure_system_packages(engine.PACKAGES)
+    say("building the engine for fuzzing (build/fuzz-engine; minutes the first time)")
+    try:
+        env = engine.environment(python)
+    except engine.sanitize.SanitizeError as exc:
+        fail(str(exc))
     say(f"fuzzing for {seconds} s; new inputs in {corpus}, findings in {work}/")
+    # A case past -timeout (s) is a finding: a hang that the budgets did not stop.
     target = [str(python), str(ROOT / "tools" / "fuzz" / "hgb_target.py"), str(corpus),
               str(ROOT / "tools" / "fuzz" / "corpus"), f"-max_total_time={seconds}",
+              "-timeout=30", "-rss_limit_mb=4096", "-max_len=65536",
               f"-artifact_prefix={work}/", *rest]  # fmt: skip
-    return run(target, cwd=ROOT).returncode
+    return run(target, cwd=ROOT, env=env).returncode
 
 
 COMMANDS = {

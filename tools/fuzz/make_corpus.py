@@ -4,7 +4,8 @@
 
 Each scene exercises a different part of the format: subroutines and GPU-side
 branches, a draw list (texture set, storage records, indirect count), compute with
-fences and readback, external uploads, and a linked file. Small on purpose: the
+fences and readback, external uploads, indirect draws and dispatches with a uniform
+range and a texture, and a linked file. Small on purpose: the
 fuzzer mutates every byte.
 """
 
@@ -19,6 +20,7 @@ import hypergl
 CORPUS = Path(__file__).resolve().parent / "corpus"
 VS = "#version 430\nvoid main() { gl_Position = vec4(0.0); }\n"
 FS = "#version 430\nout vec4 c;\nvoid main() { c = vec4(1.0); }\n"
+COMPUTE = "#version 430\nlayout(local_size_x=1) in;\nvoid main(){}\n"
 
 
 def forest(ctx):
@@ -65,7 +67,7 @@ def draw_list(ctx):
 
 
 def compute(ctx):
-    pipe = ctx.pipeline(compute_shader="#version 430\nlayout(local_size_x=1) in;\nvoid main(){}\n")
+    pipe = ctx.pipeline(compute_shader=COMPUTE)
     data = ctx.buffer(np.arange(8, dtype=np.uint32))
     out = ctx.buffer(size=32)
     fence = ctx.fence()
@@ -88,6 +90,41 @@ def compute(ctx):
     return cmd
 
 
+def indirect(ctx):
+    """Vertex and index buffers, a uniform block range, a texture, and draws and a
+    dispatch whose counts come from an indirect buffer."""
+    vs = ("#version 430\nlayout(location=0) in vec2 p;\n"
+          "layout(std140, binding=0) uniform U { vec4 tint; };\nout vec4 v;\n"
+          "void main() { v = tint; gl_Position = vec4(p, 0.0, 1.0); }\n")  # fmt: skip
+    fs = ("#version 430\nin vec4 v;\nlayout(binding=0) uniform sampler2D t;\nout vec4 c;\n"
+          "void main() { c = v * texture(t, vec2(0.5)); }\n")  # fmt: skip
+    pipe = ctx.pipeline(vertex_shader=vs, fragment_shader=fs,
+                        vertex_layout=[{"binding": 0, "stride": 8, "attributes": [
+                            {"location": 0, "format": "f32x2", "offset": 0}]}])  # fmt: skip
+    vertices = ctx.buffer(np.array([[-1, -1], [1, -1], [1, 1]], np.float32), usage="vertex")
+    indices = ctx.buffer(np.uint32([0, 1, 2]), usage="index")
+    # draw (count, instances, first, base instance), indexed draw (+ base vertex), dispatch
+    commands = ctx.buffer(np.uint32([3, 1, 0, 0, 3, 1, 0, 0, 0, 1, 1, 1]), usage="indirect")
+    uniforms = ctx.buffer(np.ones(64, np.float32), usage="uniform")
+    image = ctx.texture(np.full((2, 2, 4), 255, np.uint8))
+    compute = ctx.pipeline(compute_shader=COMPUTE)
+    cmd = ctx.command_buffer()
+    cmd.bind_framebuffer(ctx.framebuffer((8, 8)))
+    cmd.bind_pipeline(pipe)
+    cmd.bind_vertex_buffer(vertices)
+    cmd.bind_index_buffer(indices)
+    cmd.bind_uniform_range(uniforms, 0, 0, 16)
+    cmd.bind_texture(image, 0)
+    cmd.bind_indirect_buffer(commands)
+    cmd.draw_indirect(0)
+    cmd.draw_indexed_indirect(16)
+    cmd.draw_indexed(3)
+    cmd.bind_pipeline(compute)
+    cmd.dispatch_indirect(36)
+    cmd.end()
+    return cmd
+
+
 def linked(ctx):
     cmd = ctx.command_buffer()
     frame = cmd.framebuffer("frame", linked=True)
@@ -100,7 +137,8 @@ def linked(ctx):
 def main() -> None:
     ctx = hypergl.context(device="trace")
     CORPUS.mkdir(exist_ok=True)
-    for name, make in (("forest", forest), ("draw_list", draw_list), ("compute", compute)):
+    for name, make in (("forest", forest), ("draw_list", draw_list), ("compute", compute),
+                       ("indirect", indirect)):  # fmt: skip
         hypergl.save(make(ctx), CORPUS / f"{name}.hgb")
     cmd, names = linked(ctx)
     hypergl.save(cmd, CORPUS / "linked.hgb", linked=names)
