@@ -23,7 +23,9 @@ from py_gpu import FrameBuffer, RasterBatch
 from py_gpu.adapters import py3d as adapter
 from py_gpu.errors import TargetSizeError
 
-OUT = Path(__file__).resolve().parents[3] / "out"
+# Side-by-side parity images: packages/py-gpu/out/ in a checkout (ignored), inside the
+# distribution's own folder wherever its tests run.
+OUT = Path(__file__).resolve().parents[1] / "out"
 PARITY_BACKENDS = [
     pytest.param("numpy", id="numpy"),
     pytest.param("moderngl", id="moderngl", marks=pytest.mark.gl),

@@ -13,15 +13,14 @@ import os
 import subprocess
 import sys
 import tarfile
-import tempfile
 from pathlib import Path
 
 import pytest
 
 VERSION = "0.0.4"
-ROOT = Path(__file__).resolve().parents[3]
-# The checkout's (ignored) .tools folder; the temporary folder for an installed package's tests.
-TOOLS = ROOT / ".tools" if (ROOT / "tools" / "dev.py").exists() else Path(tempfile.gettempdir())
+# An ignored .tools folder beside the tests (packages/py-gpu/.tools in a checkout), so that
+# the tests stay inside their distribution when they run against its installed wheel.
+TOOLS = Path(__file__).resolve().parents[1] / ".tools"
 CACHE = TOOLS / "py3dengine-sdist"
 SHIM = Path(__file__).resolve().parent  # py3d_wintypes_shim.py
 

@@ -100,6 +100,13 @@ void GLDevice::end_run() {
     std::fill(std::begin(vertex_buffers_), std::end(vertex_buffers_), nullptr);
 }
 
+void GLDevice::discard_errors() {
+    // GL keeps an error flag per kind until read: a run stopped at a failing draw
+    // would otherwise fail the next texture or buffer made ("creating a texture").
+    for (int guard = 0; guard < 16 && shared_->api.glGetError() != 0; ++guard) {
+    }
+}
+
 void GLDevice::reset_state() {
     // Every submit starts from GL's defaults: nothing one program bound is
     // visible to the next. Only what this run touched is undone (a few calls).

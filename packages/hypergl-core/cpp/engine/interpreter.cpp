@@ -148,6 +148,11 @@ class Interpreter {
         dev_.set_stop_check(nullptr);
         dev_.end_run();
     }
+    // A run that ends in an error: its report stands for everything the device saw.
+    void abandon_run() {
+        dev_.discard_errors();
+        finish_run();
+    }
 
     const ProgramImage &p_;
     Resource *const *slots_;
@@ -743,13 +748,13 @@ RunStats Interpreter::run() {
 #endif
         }
     } catch (const VMFailure &) {
-        finish_run();
+        abandon_run();
         throw;
     } catch (const Interrupted &) {
-        finish_run();
+        abandon_run();
         throw;
     } catch (const std::exception &error) {
-        finish_run();
+        abandon_run();
         throw VMFailure(pc_, mnemonic_of(p_.code[pc_].op), error.what());
     }
 done:
@@ -763,7 +768,7 @@ done:
     try {
         check_indirect_overrun();
     } catch (...) {
-        finish_run();
+        abandon_run();
         throw;
     }
     finish_run();

@@ -27,6 +27,9 @@ class Device {
     // After a run: throws std::runtime_error if the device saw an error
     // (the gl device reports pending GL errors here).
     virtual void check_after_run() {}
+    // After a run that failed (its error is already reported): forget what else the
+    // device saw, so that it does not surface at the next, unrelated call.
+    virtual void discard_errors() {}
 
     // One pure virtual function per entry of the ISA table's device-call list
     // (isa.DEVICE_CALLS): e.g. `virtual void draw(uint32_t count, uint32_t first,

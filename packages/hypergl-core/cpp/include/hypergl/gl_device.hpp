@@ -49,6 +49,7 @@ class GLDevice final : public Device {
     void begin_run() override;
     void end_run() override;
     void check_after_run() override { check_errors("during the run"); }
+    void discard_errors() override;
     HYPERGL_DEVICE_CALLS(HYPERGL_OVERRIDE_DEVICE_CALL)
     void prepare_cpu_read(Buffer &buffer) override;
     bool indirect_on_gpu(const Buffer &commands, const Buffer *counts) const override {
