@@ -148,11 +148,6 @@ class Interpreter {
         dev_.set_stop_check(nullptr);
         dev_.end_run();
     }
-    // A run that ends in an error: its report stands for everything the device saw.
-    void abandon_run() {
-        dev_.discard_errors();
-        finish_run();
-    }
 
     const ProgramImage &p_;
     Resource *const *slots_;
@@ -748,13 +743,13 @@ RunStats Interpreter::run() {
 #endif
         }
     } catch (const VMFailure &) {
-        abandon_run();
+        finish_run();
         throw;
     } catch (const Interrupted &) {
-        abandon_run();
+        finish_run();
         throw;
     } catch (const std::exception &error) {
-        abandon_run();
+        finish_run();
         throw VMFailure(pc_, mnemonic_of(p_.code[pc_].op), error.what());
     }
 done:
@@ -768,7 +763,7 @@ done:
     try {
         check_indirect_overrun();
     } catch (...) {
-        abandon_run();
+        finish_run();
         throw;
     }
     finish_run();

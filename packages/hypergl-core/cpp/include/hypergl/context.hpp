@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <atomic>
+#include <exception>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -67,10 +68,15 @@ class Context {
     // thread: every call into the device happens inside an Entry.
     class Entry {
       public:
-        explicit Entry(Context &context) : lock_(context), current_(context.current_.get()) {
+        explicit Entry(Context &context)
+            : lock_(context), context_(context), current_(context.current_.get()),
+              unwinding_(std::uncaught_exceptions()) {
             if (current_) current_->enter();
         }
         ~Entry() {
+            // A call that failed (its exception is on its way up) reported what went
+            // wrong: the GL errors it left must not fail the next, unrelated call.
+            if (std::uncaught_exceptions() > unwinding_) context_.device_->discard_errors();
             if (current_) current_->leave();
         }
         Entry(const Entry &) = delete;
@@ -78,7 +84,9 @@ class Context {
 
       private:
         Lock lock_;
+        Context &context_;
         CurrentContext *current_;
+        int unwinding_;
     };
 
     // Registers a resource created by a device-specific factory.

@@ -27,8 +27,9 @@ class Device {
     // After a run: throws std::runtime_error if the device saw an error
     // (the gl device reports pending GL errors here).
     virtual void check_after_run() {}
-    // After a run that failed (its error is already reported): forget what else the
-    // device saw, so that it does not surface at the next, unrelated call.
+    // After a call into the context that failed (its error is on its way to the
+    // caller): forget what else the device saw, so that it does not fail the next,
+    // unrelated call (Context::Entry calls it).
     virtual void discard_errors() {}
 
     // One pure virtual function per entry of the ISA table's device-call list
