@@ -253,7 +253,7 @@ def dumps(program: Any, *, linked: bool | Iterable[str] = ()) -> bytes:
 
 def _version_for(code: bytes) -> tuple[int, int]:
     """The lowest format version that holds `code`'s ops (see OPS_SINCE_1_2)."""
-    ops = {op for (op,) in struct.iter_unpack("<H12x", code)} if len(code) % 16 == 0 else set()
+    ops = {op for (op,) in struct.iter_unpack("<H14x", code)} if len(code) % 16 == 0 else set()
     return VERSION if ops & OPS_SINCE_1_2 else (1, 1)
 
 

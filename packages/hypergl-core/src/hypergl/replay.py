@@ -193,11 +193,10 @@ class PreparedSubmit:
         except NATIVE_ERRORS as exc:
             raise translate(exc) from None
         state.random_state = last[2]
+        if self._replayer is not None:
+            self._replayer._kept = last[1]  # what a later keep_registers submit starts from
         if vm.keep_registers:
-            kept = list(last[1])
-            self._call = (*self._call[:2], kept, *self._call[3:])
-            if self._replayer is not None:
-                self._replayer._kept = kept
+            self._call = (*self._call[:2], last[1], *self._call[3:])
         if sink is not None and last[3]:
             sink(last[3])
 
