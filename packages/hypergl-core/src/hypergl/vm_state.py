@@ -57,9 +57,8 @@ class VMState:
         """(time, delta) for the submit starting now; `clock` sets the clock first."""
         if clock is not None:
             self.set_clock(clock)
-        if self._set is not None:
-            now = self._set
-        else:
+        now = self._set
+        if now is None:
             now = time.monotonic() if self.wall_clock else 0.0
         first = now if self._first is None else self._first
         last = now if self._last is None else self._last
