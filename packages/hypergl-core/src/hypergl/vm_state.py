@@ -39,6 +39,8 @@ class VMState:
     """One context's clock readings and generator state (held by its ContextLink)."""
 
     __slots__ = ("_first", "_last", "_set", "random_state", "wall_clock")
+    random_state: int
+    wall_clock: bool
 
     def __init__(self, wall_clock: bool) -> None:
         self.wall_clock = wall_clock  # the gl device: read time.monotonic() when unset
