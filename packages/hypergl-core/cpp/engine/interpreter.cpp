@@ -87,6 +87,10 @@ class Interpreter {
   private:
     // Appends to the debug output, cut (once, marked) at the limit.
     HGL_NOINLINE void debug_write(const std::string &text);
+    // print and dump (out of line: the dispatch loop holds no std::string, which
+    // clang's computed goto could not jump out of).
+    HGL_NOINLINE void debug_print(uint32_t reg);
+    HGL_NOINLINE void debug_dump(Buffer &b, uint32_t reg, uint32_t size);
     // bind_*_range_reg: the register offset is aligned and the range inside the buffer.
     HGL_NOINLINE void need_register_range(const Buffer &b, uint32_t reg, uint32_t size) const;
     [[noreturn]] void fail(const std::string &reason) const {
@@ -201,6 +205,32 @@ void Interpreter::debug_write(const std::string &text) {
     out->append(text, 0, options_.debug_limit - std::min(out->size(), options_.debug_limit));
     out->append("...\n");  // marks the cut; nothing more is written in this submit
     debug_cut_ = true;
+}
+
+void Interpreter::debug_print(uint32_t reg) {
+    char line[96];
+    const uint32_t v = r_[reg];
+    std::snprintf(line, sizeof line, "[%u] r%u = %u (i32 %d, f32 %.9g)\n", pc_, reg, v,
+                  as_int(v), double(as_float(v)));
+    debug_write(line);
+}
+
+void Interpreter::debug_dump(Buffer &b, uint32_t reg, uint32_t size) {
+    const uint64_t offset = r_[reg];
+    if (offset + size > b.size())  // checked with or without a sink: the same program fails alike
+        fail("dump range r" + std::to_string(reg) + " (" + std::to_string(offset) + ") + " +
+             std::to_string(size) + " is outside buffer '" + b.name() + "' of " +
+             std::to_string(b.size()) + " bytes");
+    if (!options_.debug_output) return;
+    dev_.prepare_cpu_read(b);
+    std::string text = "[" + std::to_string(pc_) + "] " + b.name() + "[" +
+                       std::to_string(offset) + ".." + std::to_string(offset + size) + "]:";
+    char hex[4];
+    for (uint32_t k = 0; k < size; ++k) {
+        std::snprintf(hex, sizeof hex, " %02x", b.data()[offset + k]);
+        text += hex;
+    }
+    debug_write(text + "\n");
 }
 
 void Interpreter::need_register_range(const Buffer &b, uint32_t reg, uint32_t size) const {
@@ -830,34 +860,12 @@ RunStats Interpreter::run() {
                     if (HGL_UNLIKELY(r_[ip->a] == 0))
                         fail("assertion failed: r" + std::to_string(ip->a) + " = 0");
                     HGL_NEXT();
-                HGL_OP(PRINT) {
-                    char line[96];
-                    const uint32_t v = r_[ip->a];
-                    std::snprintf(line, sizeof line, "[%u] r%u = %u (i32 %d, f32 %.9g)\n", pc_,
-                                  unsigned(ip->a), v, as_int(v), double(as_float(v)));
-                    debug_write(line);
+                HGL_OP(PRINT)
+                    if (options_.debug_output) debug_print(ip->a);
                     HGL_NEXT();
-                }
-                HGL_OP(DUMP) {
-                    Buffer &b = buffer(ip->b);
-                    const uint64_t offset = r_[ip->c];
-                    if (offset + ip->d > b.size())
-                        fail("dump range r" + std::to_string(ip->c) + " (" +
-                             std::to_string(offset) + ") + " + std::to_string(ip->d) +
-                             " is outside buffer '" + b.name() + "' of " +
-                             std::to_string(b.size()) + " bytes");
-                    dev_.prepare_cpu_read(b);
-                    std::string text = "[" + std::to_string(pc_) + "] " + b.name() + "[" +
-                                       std::to_string(offset) + ".." +
-                                       std::to_string(offset + ip->d) + "]:";
-                    char hex[4];
-                    for (uint32_t k = 0; k < ip->d; ++k) {
-                        std::snprintf(hex, sizeof hex, " %02x", b.data()[offset + k]);
-                        text += hex;
-                    }
-                    debug_write(text + "\n");
+                HGL_OP(DUMP)
+                    debug_dump(buffer(ip->b), ip->c, ip->d);
                     HGL_NEXT();
-                }
 #if HGL_COMPUTED_GOTO
             L_INVALID:
                 fail("opcode not implemented by the interpreter");
