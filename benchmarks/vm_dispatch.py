@@ -61,7 +61,7 @@ def main() -> None:
     print(f"ratio (Python / VM)     {ratio:7.1f}x   (target >= 10x, VM <= 5 ns)")
     new_ops = {name: new_op_ns(ctx, record, args.repeat) for name, record in NEW_OPS.items()}
     for name, ns in new_ops.items():
-        print(f"  {name:<22}{ns:7.2f} ns per instruction")
+        print(f"  {name:<26}{ns:7.2f} ns per instruction")
     write_json(
         args.json,
         {"vm_ns_per_instruction": vm_ns, "python_loop_ns_per_call": py_ns, "ratio": ratio,
