@@ -126,13 +126,10 @@ class Replayer:
         _check_u64(vertex_budget, "vertex_budget")
         _check_u64(group_budget, "group_budget")
         values = register_values(registers)
-        if vm.keep_registers and self._kept is not None:
-            given = registers.items() if isinstance(registers, Mapping) else enumerate(
-                registers or ())
-            values = list(self._kept)
-            fresh = register_values(registers)
-            for index, _value in given:
-                values[index] = fresh[index]
+        if vm.keep_registers and self._kept is not None:  # the named ones win over the kept
+            named = registers.keys() if isinstance(registers, Mapping) else range(
+                len(registers or ()))
+            values = [values[i] if i in named else kept for i, kept in enumerate(self._kept)]
         resources = bound_resources(program, live, bindings or {})
         return PreparedSubmit(
             self._link, native, resources, values, budget, bool(debug), vertex_budget,
@@ -182,17 +179,23 @@ class PreparedSubmit:
         link = self._link
         link.enter()
         vm, state = self._vm, link.vm
-        if vm.seed is not None:
-            state.seed(vm.seed)
-        elapsed, delta = state.tick(vm.clock)
         sink = vm.debug_sink
+        # The clock reading and the generator's state go in and come back under the
+        # state's lock: two threads submitting on one context draw different numbers.
+        # Reentrant: a callback that submits again reaches the engine's ReentryError.
+        state.lock.acquire()
         try:  # not a context manager: this is the hot path
+            if vm.seed is not None:
+                state.seed(vm.seed)
+            elapsed, delta = state.tick(vm.clock)
             self._last = last = link.native.submit(
                 *self._call, elapsed, delta, state.random_state, sink is not None
             )
+            state.random_state = last[2]
         except NATIVE_ERRORS as exc:
             raise translate(exc) from None
-        state.random_state = last[2]
+        finally:
+            state.lock.release()
         if self._replayer is not None:
             self._replayer._kept = last[1]  # what a later keep_registers submit starts from
         if vm.keep_registers:

@@ -13,6 +13,7 @@ so two runs with the same seeds give the same numbers. The default seed is 0.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -38,9 +39,10 @@ def check_clock(seconds: Any) -> float:
 class VMState:
     """One context's clock readings and generator state (held by its ContextLink)."""
 
-    __slots__ = ("_first", "_last", "_set", "random_state", "wall_clock")
+    __slots__ = ("_first", "_last", "_set", "lock", "random_state", "wall_clock")
     random_state: int
     wall_clock: bool
+    lock: threading.RLock
 
     def __init__(self, wall_clock: bool) -> None:
         self.wall_clock = wall_clock  # the gl device: read time.monotonic() when unset
@@ -48,6 +50,7 @@ class VMState:
         self._first: float | None = None  # reading at the first submit
         self._last: float | None = None  # reading at the previous submit
         self.random_state = 0
+        self.lock = threading.RLock()  # held by a submit from its clock reading to its return
 
     def set_clock(self, seconds: Any) -> None:
         self._set = check_clock(seconds)
