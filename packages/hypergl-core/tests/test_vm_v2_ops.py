@@ -291,3 +291,32 @@ def test_scene_submit_takes_the_vm_options(trace_ctx, pipeline, tmp_path):
 
 def test_hypergl_exports_context_clock_controls():
     assert callable(hypergl.Context.set_clock) and callable(hypergl.Context.seed)
+
+
+@pytest.mark.parametrize(
+    ("op", "fields", "code"),
+    [
+        ("gen_rand", (0, 2, 0, 0), isa.VerifyCode.IMMEDIATE),
+        ("get_stat", (0, 6, 0, 0), isa.VerifyCode.IMMEDIATE),
+        ("sin_cos", (0, 1, 8, 0), isa.VerifyCode.REGISTER),
+        ("dump", (0, 0, 0, isa.MAX_DUMP_BYTES + 1), isa.VerifyCode.IMMEDIATE),
+        ("bind_uniform_range_reg", (0, 0, 0, isa.MAX_RANGE_SIZE + 1), isa.VerifyCode.IMMEDIATE),
+        ("skip_if_not_ready", (0, 1, 0, 0), isa.VerifyCode.SKIP_NEXT),
+        ("print", (0, 1, 0, 0), isa.VerifyCode.UNUSED_FIELD),
+    ],
+)
+def test_both_verifiers_reject_bad_new_ops_alike(op, fields, code):
+    from hypergl_compiler import Resource, verify_parts
+    from hypergl_compiler.isa import ResourceKind
+
+    from hypergl import VerifyError
+
+    resources = [Resource(ResourceKind.BUFFER, "b", {"size": 1024}),
+                 Resource(ResourceKind.FENCE, "f", {})]  # fmt: skip
+    raw = isa.encode(isa.BY_NAME[op], *fields)
+    with pytest.raises(VerifyError) as python:
+        verify_parts(raw, [], resources, [])
+    with pytest.raises(VerifyError) as native:
+        hypergl.verify(hypergl.Program(code=raw, constants=[], resources=resources,
+                                       subroutines=[]))  # fmt: skip
+    assert python.value.code == native.value.code == code
