@@ -306,10 +306,9 @@ def test_hypergl_exports_context_clock_controls():
     ],
 )
 def test_both_verifiers_reject_bad_new_ops_alike(op, fields, code):
+    from hypergl import VerifyError
     from hypergl_compiler import Resource, verify_parts
     from hypergl_compiler.isa import ResourceKind
-
-    from hypergl import VerifyError
 
     resources = [Resource(ResourceKind.BUFFER, "b", {"size": 1024}),
                  Resource(ResourceKind.FENCE, "f", {})]  # fmt: skip
