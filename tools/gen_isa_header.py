@@ -121,6 +121,7 @@ constexpr uint32_t kMaxBindingIndex = {isa.MAX_BINDING_INDEX};
 constexpr uint32_t kRangeAlignment = {isa.RANGE_ALIGNMENT};
 constexpr uint32_t kMaxRangeSize = {isa.MAX_RANGE_SIZE};
 constexpr uint64_t kMaxDispatchGroups = {isa.MAX_DISPATCH_GROUPS}ull;
+constexpr uint32_t kDebugOutputLimit = {isa.DEBUG_OUTPUT_LIMIT};
 constexpr uint32_t kOpTableSize = {OP_TABLE_SIZE};
 
 enum class Operand : uint8_t {{

@@ -88,7 +88,7 @@ def test_version():
     result = run("--version")
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(f"hgb {hypergl_compiler.__version__} ")
-    assert ".hgb 1.1" in result.stdout
+    assert ".hgb 1.2" in result.stdout and "1.1" in result.stdout
 
 
 def test_a_short_text_file_is_not_a_hgb_file(tmp_path):

@@ -115,7 +115,7 @@ def test_other_major_is_refused_naming_both_versions(scene, major):
     struct.pack_into("<HH", data, 8, major, 3)
     with pytest.raises(HGBError) as info:
         hgb.loads(fix_crc(bytes(data)))
-    assert f"{major}.3" in str(info.value) and "1.1" in str(info.value)
+    assert f"{major}.3" in str(info.value) and "1.2" in str(info.value)
     assert info.value.offset == 8
 
 

@@ -68,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--version",
         action="version",
-        version=f"hgb {__version__} (hypergl-compiler; writes .hgb {format_version})",
+        version=f"hgb {__version__} (hypergl-compiler; writes .hgb {format_version}, "
+        "or 1.1 for a program without its new ops)",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, text in (

@@ -18,6 +18,7 @@ from typing import Any
 
 from .builder import CommandBuffer, Label, Reg, valid_name
 from .errors import CompileError
+from .isa import STATS
 
 MAX_SWITCH_CASES = 1 << 16
 
@@ -192,6 +193,54 @@ class SceneCompiler:
     def to_int(self, dst: int, src: int) -> None:
         """r[dst] = int(r[src]) toward zero."""
         self.cmd.ftoi(dst, src)
+
+    # ------------------------------------------------------------------ clock, random, math
+    def time(self, dst: int) -> None:
+        """r[dst] = seconds since the context's first submit (float)."""
+        self.cmd.get_time(dst)
+
+    def delta(self, dst: int) -> None:
+        """r[dst] = seconds since the context's previous submit (float; 0 on the first)."""
+        self.cmd.get_delta(dst)
+
+    def random(self, dst: int) -> None:
+        """r[dst] = a float in [0, 1) from the context's seeded generator."""
+        self.cmd.gen_rand(dst, 1)
+
+    def random_int(self, dst: int) -> None:
+        """r[dst] = a u32 from the context's seeded generator."""
+        self.cmd.gen_rand(dst, 0)
+
+    def sin_cos(self, sin: int, cos: int, angle: int) -> None:
+        """r[sin] = sin(r[angle]), r[cos] = cos(r[angle]) (floats, radians)."""
+        self.cmd.sin_cos(sin, cos, angle)
+
+    def stat(self, dst: int, name: str) -> None:
+        """r[dst] = a statistic of this submit so far, by name (isa.STATS: 'draws', ...)."""
+        codes = {value: code for code, value in STATS.items()}
+        if name not in codes:
+            raise CompileError(f"stat: unknown statistic {name!r}; known: {sorted(codes)}")
+        self.cmd.get_stat(dst, codes[name])
+
+    def check(self, reg: int) -> None:
+        """Stop the submit with a VMError naming r[reg] if it is 0 (``assert_reg``)."""
+        self.cmd.assert_reg(reg)
+
+    def ret_if_zero(self, reg: int, invert: bool = False) -> None:
+        """Return from the subroutine if r[reg] == 0 (``invert``: if it is not 0).
+
+        Two ops, ``jnz``/``jz`` over a ``ret``: a dedicated conditional return
+        would be the ISA's only conditional terminator, which every tool that
+        follows control flow (both verifiers, the disassembler) would then have
+        to special-case, to save one dispatch on the path that returns."""
+        cmd = self.cmd
+        stay = cmd.new_label("stay")
+        if invert:
+            cmd.jz(reg, stay)
+        else:
+            cmd.jnz(reg, stay)
+        cmd.ret()
+        cmd.label(stay)
 
 
 class Switch:

@@ -3,7 +3,8 @@
 Layout (all integers little-endian)::
 
     0   8s   magic b"\\x89HGB\\r\\n\\x1a\\n"  (PNG-style: catches text-mode mangling)
-    8   u16  major, u16 minor            (this writer: 1.1; 1.0 had no metadata section)
+    8   u16  major, u16 minor            (this writer: 1.2 for a program using an op new in
+                                          1.2, else 1.1; 1.0 had no metadata section)
     12  u32  flags                       (bit 0: linked; other bits must be 0)
     16  u32  file size in bytes
     20  u32  section count (<= 64)
@@ -43,7 +44,11 @@ from .isa import ConstKind, ResourceKind
 from .program import MAX_DESC_DEPTH, Constant, Program, Resource, Subroutine
 
 MAGIC = b"\x89HGB\r\n\x1a\n"
-VERSION = (1, 1)
+VERSION = (1, 2)
+# Ops added in 1.2 (clock, random, sin_cos, stats, asserts, debug output, fence polling,
+# register range offsets): a program without them is written as 1.1, which readers of
+# 1.1 run too. Every 1.x file loads here.
+OPS_SINCE_1_2 = frozenset(range(0x66, 0x69)) | frozenset(range(0x70, 0x78))
 FLAG_LINKED = 1
 MAX_SECTIONS = 64
 MAX_FILE_SIZE = 1 << 30  # refuse before reading: no program comes near a gigabyte
@@ -243,7 +248,13 @@ def dumps(program: Any, *, linked: bool | Iterable[str] = ()) -> bytes:
     _check_storable(program)
     resources = _link(program.resources, linked)
     flags = FLAG_LINKED if any(r.linked for r in resources) else 0
-    return _assemble(_sections(program, resources), flags)
+    return _assemble(_sections(program, resources), flags, _version_for(program.code))
+
+
+def _version_for(code: bytes) -> tuple[int, int]:
+    """The lowest format version that holds `code`'s ops (see OPS_SINCE_1_2)."""
+    ops = {op for (op,) in struct.iter_unpack("<H14x", code)} if len(code) % 16 == 0 else set()
+    return VERSION if ops & OPS_SINCE_1_2 else (1, 1)
 
 
 def save(program: Any, path: str | os.PathLike[str], *, linked: bool | Iterable[str] = ()) -> None:

@@ -199,6 +199,15 @@ UNIFORM_TYPES = {
 CLEAR_COLOR, CLEAR_DEPTH, CLEAR_STENCIL = 1, 2, 4
 # Attachment of `read_framebuffer`: operand value -> name.
 READ_ATTACHMENTS = {0: "color0", 1: "color1", 2: "color2", 3: "color3", 4: "depth"}
+# What `get_stat` reads (operand b), counted so far in the current submit.
+STATS = {0: "instructions", 1: "draws", 2: "dispatches", 3: "binds_issued", 4: "binds_skipped",
+         5: "device_calls"}  # fmt: skip
+# Kinds of `gen_rand` (operand b): a u32, or a float in [0, 1).
+RAND_KINDS = {0: "u32", 1: "float"}
+# Bytes one `dump` may show: the sink is bounded per submit too (DEBUG_OUTPUT_LIMIT).
+MAX_DUMP_BYTES = 256
+# Bytes of text print/dump may produce in one submit; the rest is cut (marked "...").
+DEBUG_OUTPUT_LIMIT = 65536
 
 
 @dataclass(frozen=True)
@@ -396,6 +405,41 @@ OPS: tuple[Op, ...] = (
     Op(0x65, "bind_storage_range", a=U, b=BUF, c=U, d=U,
        meaning="bytes c..c+d of buffer b at storage block binding a",
        rule=Rule.BUFFER_RANGE, flags=GL, max=(("a", MAX_BINDING_INDEX),)),
+    Op(0x66, "skip_if_not_ready", b=FEN,
+       meaning="skip the next instruction if fence b has not passed yet (polls, never waits; "
+               "a fence never signalled has passed)",
+       rule=Rule.SKIP_NEXT, flags=GL),
+    Op(0x67, "bind_uniform_range_reg", a=U, b=BUF, c=R, d=U,
+       meaning="bytes r[c]..r[c]+d of buffer b at uniform block binding a (offset checked at "
+               "run time: a multiple of 256, the range inside b)",
+       flags=GL, max=(("a", MAX_BINDING_INDEX), ("d", MAX_RANGE_SIZE))),
+    Op(0x68, "bind_storage_range_reg", a=U, b=BUF, c=R, d=U,
+       meaning="bytes r[c]..r[c]+d of buffer b at storage block binding a (offset checked at "
+               "run time: a multiple of 256, the range inside b)",
+       flags=GL, max=(("a", MAX_BINDING_INDEX), ("d", MAX_RANGE_SIZE))),
+    # --- clock, random numbers, math, statistics, debugging ---------------------
+    Op(0x70, "get_time", a=R,
+       meaning="r[a] = seconds since the context's first submit (float; the context's clock)"),
+    Op(0x71, "get_delta", a=R,
+       meaning="r[a] = seconds since the context's previous submit (float; 0 on the first)"),
+    Op(0x72, "gen_rand", a=R, b=U,
+       meaning="r[a] = the next number of the context's seeded generator: b 0 a u32, "
+               "1 a float in [0, 1)",
+       max=(("b", 1),)),
+    Op(0x73, "sin_cos", a=R, b=R, c=R,
+       meaning="r[a] = sin(r[c]), then r[b] = cos(r[c]) (floats, radians)"),
+    Op(0x74, "get_stat", a=R, b=U,
+       meaning="r[a] = statistic b of this submit so far (0 instructions, 1 draws, 2 dispatches, "
+               "3 binds issued, 4 binds skipped, 5 device calls; saturating u32)",
+       max=(("b", 5),)),
+    Op(0x75, "assert_reg", a=R,
+       meaning="stop with an error naming r[a] and its value if r[a] == 0"),
+    Op(0x76, "print", a=R,
+       meaning="write r[a] (as u32, i32 and float) to the submit's debug output"),
+    Op(0x77, "dump", b=BUF, c=R, d=U,
+       meaning="write bytes r[c]..r[c]+d of buffer b (hex) to the submit's debug output "
+               "(range checked at run time)",
+       max=(("d", MAX_DUMP_BYTES),)),
 )
 # fmt: on
 
@@ -462,6 +506,13 @@ DEVICE_CALLS: tuple[DeviceCall, ...] = (
         ),
     ),
     DeviceCall("fence_signal", _params("resource fence")),
+    DeviceCall(
+        "fence_ready",
+        _params("resource fence"),
+        returns="bool",
+        idle="true",
+        meaning="true when the fence has passed (or was never signalled); never waits",
+    ),
     DeviceCall(
         "fence_wait",
         _params("resource fence, u32 timeout_us"),

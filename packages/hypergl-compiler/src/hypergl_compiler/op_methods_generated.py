@@ -83,6 +83,17 @@ _OP_BARRIER = BY_NAME['barrier']
 _OP_FENCE_SIGNAL = BY_NAME['fence_signal']
 _OP_FENCE_WAIT = BY_NAME['fence_wait']
 _OP_UPLOAD = BY_NAME['upload']
+_OP_SKIP_IF_NOT_READY = BY_NAME['skip_if_not_ready']
+_OP_BIND_UNIFORM_RANGE_REG = BY_NAME['bind_uniform_range_reg']
+_OP_BIND_STORAGE_RANGE_REG = BY_NAME['bind_storage_range_reg']
+_OP_GET_TIME = BY_NAME['get_time']
+_OP_GET_DELTA = BY_NAME['get_delta']
+_OP_GEN_RAND = BY_NAME['gen_rand']
+_OP_SIN_COS = BY_NAME['sin_cos']
+_OP_GET_STAT = BY_NAME['get_stat']
+_OP_ASSERT_REG = BY_NAME['assert_reg']
+_OP_PRINT = BY_NAME['print']
+_OP_DUMP = BY_NAME['dump']
 
 
 class GeneratedOpMethods:
@@ -585,3 +596,120 @@ class GeneratedOpMethods:
         slot_b = self._resource_slot(ResourceKind.EXTERNAL, source)
         slot_c = self._resource_slot(ResourceKind.BUFFER, buffer)
         self._ins(_OP_UPLOAD, 0, slot_b, slot_c, 0)
+
+    def skip_if_not_ready(self, fence: object) -> None:
+        """``skip_if_not_ready``: skip the next instruction if fence b has not passed yet (polls,
+        never waits; a fence never signalled has passed) (b=fence).
+        """
+        slot_b = self._resource_slot(ResourceKind.FENCE, fence)
+        self._ins(_OP_SKIP_IF_NOT_READY, 0, slot_b, 0, 0)
+
+    def bind_uniform_range_reg(
+        self,
+        buffer: object,
+        binding: SupportsIndex,
+        offset_reg: int,
+        size: SupportsIndex,
+    ) -> None:
+        """``bind_uniform_range_reg``: bytes r[c]..r[c]+d of buffer b at uniform block binding a
+        (offset checked at run time: a multiple of 256, the range inside b) (b=buffer, a=binding,
+        c=offset_reg, d=size).
+        """
+        slot_b = self._resource_slot(ResourceKind.BUFFER, buffer)
+        self._ins(
+            _OP_BIND_UNIFORM_RANGE_REG,
+            check_u32(binding, 'bind_uniform_range_reg binding', 63),
+            slot_b,
+            check_reg(offset_reg, 'bind_uniform_range_reg'),
+            check_u32(size, 'bind_uniform_range_reg size', 16384),
+        )
+
+    def bind_storage_range_reg(
+        self,
+        buffer: object,
+        binding: SupportsIndex,
+        offset_reg: int,
+        size: SupportsIndex,
+    ) -> None:
+        """``bind_storage_range_reg``: bytes r[c]..r[c]+d of buffer b at storage block binding a
+        (offset checked at run time: a multiple of 256, the range inside b) (b=buffer, a=binding,
+        c=offset_reg, d=size).
+        """
+        slot_b = self._resource_slot(ResourceKind.BUFFER, buffer)
+        self._ins(
+            _OP_BIND_STORAGE_RANGE_REG,
+            check_u32(binding, 'bind_storage_range_reg binding', 63),
+            slot_b,
+            check_reg(offset_reg, 'bind_storage_range_reg'),
+            check_u32(size, 'bind_storage_range_reg size', 16384),
+        )
+
+    def get_time(self, reg: int) -> None:
+        """``get_time``: r[a] = seconds since the context's first submit (float; the context's
+        clock) (a=reg).
+        """
+        self._ins(_OP_GET_TIME, check_reg(reg, 'get_time'), 0, 0, 0)
+
+    def get_delta(self, reg: int) -> None:
+        """``get_delta``: r[a] = seconds since the context's previous submit (float; 0 on the first)
+        (a=reg).
+        """
+        self._ins(_OP_GET_DELTA, check_reg(reg, 'get_delta'), 0, 0, 0)
+
+    def gen_rand(self, reg: int, kind: SupportsIndex = 0) -> None:
+        """``gen_rand``: r[a] = the next number of the context's seeded generator: b 0 a u32, 1 a
+        float in [0, 1) (a=reg, b=kind).
+        """
+        self._ins(
+            _OP_GEN_RAND,
+            check_reg(reg, 'gen_rand'),
+            check_u32(kind, 'gen_rand kind', 1),
+            0,
+            0,
+        )
+
+    def sin_cos(self, sin: int, cos: int, angle: int) -> None:
+        """``sin_cos``: r[a] = sin(r[c]), then r[b] = cos(r[c]) (floats, radians) (a=sin, b=cos,
+        c=angle).
+        """
+        self._ins(
+            _OP_SIN_COS,
+            check_reg(sin, 'sin_cos'),
+            check_reg(cos, 'sin_cos'),
+            check_reg(angle, 'sin_cos'),
+            0,
+        )
+
+    def get_stat(self, reg: int, stat: SupportsIndex) -> None:
+        """``get_stat``: r[a] = statistic b of this submit so far (0 instructions, 1 draws, 2
+        dispatches, 3 binds issued, 4 binds skipped, 5 device calls; saturating u32) (a=reg,
+        b=stat).
+        """
+        self._ins(
+            _OP_GET_STAT,
+            check_reg(reg, 'get_stat'),
+            check_u32(stat, 'get_stat stat', 5),
+            0,
+            0,
+        )
+
+    def assert_reg(self, reg: int) -> None:
+        """``assert_reg``: stop with an error naming r[a] and its value if r[a] == 0 (a=reg)."""
+        self._ins(_OP_ASSERT_REG, check_reg(reg, 'assert_reg'), 0, 0, 0)
+
+    def print(self, reg: int) -> None:
+        """``print``: write r[a] (as u32, i32 and float) to the submit's debug output (a=reg)."""
+        self._ins(_OP_PRINT, check_reg(reg, 'print'), 0, 0, 0)
+
+    def dump(self, buffer: object, offset_reg: int, size: SupportsIndex) -> None:
+        """``dump``: write bytes r[c]..r[c]+d of buffer b (hex) to the submit's debug output (range
+        checked at run time) (b=buffer, c=offset_reg, d=size).
+        """
+        slot_b = self._resource_slot(ResourceKind.BUFFER, buffer)
+        self._ins(
+            _OP_DUMP,
+            0,
+            slot_b,
+            check_reg(offset_reg, 'dump'),
+            check_u32(size, 'dump size', 256),
+        )

@@ -66,5 +66,16 @@ SIGNATURES: dict[str, tuple[tuple[str, str, Any], ...]] = {
     "fence_signal": (("fence", "b", REQUIRED),),
     "fence_wait": (("fence", "b", REQUIRED), ("timeout_us", "c", 1_000_000)),
     "upload": (("source", "b", REQUIRED), ("buffer", "c", REQUIRED)),
+    "skip_if_not_ready": (("fence", "b", REQUIRED),),
+    "bind_uniform_range_reg": (("buffer", "b", REQUIRED), ("binding", "a", REQUIRED),
+                               ("offset_reg", "c", REQUIRED), ("size", "d", REQUIRED)),
+    "bind_storage_range_reg": (("buffer", "b", REQUIRED), ("binding", "a", REQUIRED),
+                               ("offset_reg", "c", REQUIRED), ("size", "d", REQUIRED)),
+    "get_time": (("reg", "a", REQUIRED),), "get_delta": (("reg", "a", REQUIRED),),
+    "gen_rand": (("reg", "a", REQUIRED), ("kind", "b", 0)),
+    "sin_cos": (("sin", "a", REQUIRED), ("cos", "b", REQUIRED), ("angle", "c", REQUIRED)),
+    "get_stat": (("reg", "a", REQUIRED), ("stat", "b", REQUIRED)),
+    "assert_reg": (("reg", "a", REQUIRED),), "print": (("reg", "a", REQUIRED),),
+    "dump": (("buffer", "b", REQUIRED), ("offset_reg", "c", REQUIRED), ("size", "d", REQUIRED)),
 }
 # fmt: on

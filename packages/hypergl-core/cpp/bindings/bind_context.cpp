@@ -79,7 +79,8 @@ nb::tuple submit(Context &context, const ProgramImage &program,
                  const std::vector<std::shared_ptr<Resource>> &resources,
                  std::vector<uint32_t> registers, std::optional<uint64_t> budget,
                  bool debug, std::optional<uint64_t> vertex_budget,
-                 std::optional<uint64_t> group_budget) {
+                 std::optional<uint64_t> group_budget, float time, float delta,
+                 uint64_t random_state, bool debug_output) {
     if (registers.size() != isa::kNumRegisters)
         throw nb::value_error(("registers must be 8 values, got " +
                                std::to_string(registers.size()))
@@ -90,6 +91,11 @@ nb::tuple submit(Context &context, const ProgramImage &program,
     options.vertex_budget = vertex_budget.value_or(UINT64_MAX);
     options.group_budget = group_budget.value_or(UINT64_MAX);
     options.check_each_instruction = debug;
+    options.time = time;
+    options.delta = delta;
+    options.random_state = &random_state;
+    std::string output;
+    if (debug_output) options.debug_output = &output;
     options.should_stop = [&interrupt]() {
         nb::gil_scoped_acquire acquire;
         if (PyErr_CheckSignals() == 0) return false;
@@ -107,7 +113,8 @@ nb::tuple submit(Context &context, const ProgramImage &program,
     }
     nb::list final_registers;
     for (uint32_t value : registers) final_registers.append(value);
-    return nb::make_tuple(stats_dict(stats), final_registers);
+    // The generator's advanced state: the caller's to keep for the next submit.
+    return nb::make_tuple(stats_dict(stats), final_registers, random_state, output);
 }
 
 }  // namespace
@@ -188,7 +195,9 @@ void register_context(nb::module_ &m) {
         .def("submit", &submit, nb::arg("program"), nb::arg("resources"), nb::arg("registers"),
              nb::arg("budget").none(), nb::arg("debug") = false,
              nb::arg("vertex_budget").none() = nb::none(),
-             nb::arg("group_budget").none() = nb::none())
+             nb::arg("group_budget").none() = nb::none(), nb::arg("time") = 0.0f,
+             nb::arg("delta") = 0.0f, nb::arg("random_state") = 0,
+             nb::arg("debug_output") = false)
         .def("trace_entries", &trace_entries)
         .def("clear_trace", &clear_trace);
 }

@@ -495,6 +495,8 @@ void GLDevice::copy_buffer(Buffer &source, Buffer &destination, uint32_t source_
 
 void GLDevice::fence_signal(Resource &fence) { static_cast<GLFence &>(fence).signal(); }
 
+bool GLDevice::fence_ready(Resource &fence) { return static_cast<GLFence &>(fence).ready(); }
+
 bool GLDevice::fence_wait(Resource &fence, uint32_t timeout_us) {
     return static_cast<GLFence &>(fence).wait(to_nanoseconds(timeout_us), stop_check());
 }

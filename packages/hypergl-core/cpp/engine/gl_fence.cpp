@@ -49,4 +49,13 @@ bool GLFence::wait(uint64_t timeout_ns, const std::function<bool()> *stop) {
     return client_wait(shared_->api, sync_, timeout_ns, stop) != gl::TIMEOUT_EXPIRED;
 }
 
+bool GLFence::ready() {
+    if (!sync_) return true;
+    // A zero timeout polls; the flush makes sure the fence will pass eventually.
+    const GLenum result =
+        shared_->api.glClientWaitSync(sync_, gl::SYNC_FLUSH_COMMANDS_BIT, 0);
+    if (result == gl::WAIT_FAILED) throw std::runtime_error("glClientWaitSync failed");
+    return result != gl::TIMEOUT_EXPIRED;
+}
+
 }  // namespace hypergl

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <stdexcept>
@@ -49,6 +50,19 @@ uint32_t read_u32(const uint8_t *base, uint64_t offset) {
     return value;
 }
 
+// gen_rand's generator: SplitMix64 (one add and a mix per number; any seed,
+// 0 included, gives a full-period stream), the high 32 bits of each output.
+uint32_t next_random(uint64_t &state) {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return static_cast<uint32_t>((z ^ (z >> 31)) >> 32);
+}
+
+uint32_t saturate_u32(uint64_t value) {
+    return value > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(value);
+}
+
 // What is bound right now, to skip identical consecutive binds.
 struct BoundState {
     Resource *pipeline = nullptr;
@@ -71,6 +85,14 @@ class Interpreter {
     RunStats run();
 
   private:
+    // Appends to the debug output, cut (once, marked) at the limit.
+    HGL_NOINLINE void debug_write(const std::string &text);
+    // print and dump (out of line: the dispatch loop holds no std::string, which
+    // clang's computed goto could not jump out of).
+    HGL_NOINLINE void debug_print(uint32_t reg);
+    HGL_NOINLINE void debug_dump(Buffer &b, uint32_t reg, uint32_t size);
+    // bind_*_range_reg: the register offset is aligned and the range inside the buffer.
+    HGL_NOINLINE void need_register_range(const Buffer &b, uint32_t reg, uint32_t size) const;
     [[noreturn]] void fail(const std::string &reason) const {
         throw VMFailure(pc_, mnemonic_of(p_.code[pc_].op), reason);
     }
@@ -170,7 +192,58 @@ class Interpreter {
     bool blocks_checked_ = false;
     const std::vector<VertexInput> *inputs_ = nullptr;  // of the bound pipeline
     int64_t last_poll_ns_ = 0;
+    bool debug_cut_ = false;  // the debug output reached its limit
 };
+
+void Interpreter::debug_write(const std::string &text) {
+    std::string *out = options_.debug_output;
+    if (!out || debug_cut_) return;
+    if (out->size() + text.size() <= options_.debug_limit) {
+        out->append(text);
+        return;
+    }
+    out->append(text, 0, options_.debug_limit - std::min(out->size(), options_.debug_limit));
+    out->append("...\n");  // marks the cut; nothing more is written in this submit
+    debug_cut_ = true;
+}
+
+void Interpreter::debug_print(uint32_t reg) {
+    char line[96];
+    const uint32_t v = r_[reg];
+    std::snprintf(line, sizeof line, "[%u] r%u = %u (i32 %d, f32 %.9g)\n", pc_, reg, v,
+                  as_int(v), double(as_float(v)));
+    debug_write(line);
+}
+
+void Interpreter::debug_dump(Buffer &b, uint32_t reg, uint32_t size) {
+    const uint64_t offset = r_[reg];
+    if (offset + size > b.size())  // checked with or without a sink: the same program fails alike
+        fail("dump range r" + std::to_string(reg) + " (" + std::to_string(offset) + ") + " +
+             std::to_string(size) + " is outside buffer '" + b.name() + "' of " +
+             std::to_string(b.size()) + " bytes");
+    if (!options_.debug_output) return;
+    dev_.prepare_cpu_read(b);
+    std::string text = "[" + std::to_string(pc_) + "] " + b.name() + "[" +
+                       std::to_string(offset) + ".." + std::to_string(offset + size) + "]:";
+    char hex[4];
+    for (uint32_t k = 0; k < size; ++k) {
+        std::snprintf(hex, sizeof hex, " %02x", b.data()[offset + k]);
+        text += hex;
+    }
+    debug_write(text + "\n");
+}
+
+void Interpreter::need_register_range(const Buffer &b, uint32_t reg, uint32_t size) const {
+    const uint64_t offset = r_[reg];
+    if (size == 0) fail("range size 0: a range holds at least one byte");
+    if (offset % isa::kRangeAlignment != 0)
+        fail("range offset r" + std::to_string(reg) + " (" + std::to_string(offset) +
+             ") is not a multiple of " + std::to_string(isa::kRangeAlignment));
+    if (offset + size > b.size())
+        fail("range r" + std::to_string(reg) + " (" + std::to_string(offset) + ") + " +
+             std::to_string(size) + " is outside buffer '" + b.name() + "' of " +
+             std::to_string(b.size()) + " bytes");
+}
 
 void Interpreter::need_indexed(uint32_t index_type, uint64_t first, uint64_t count) const {
     if (!bound_.index) fail("no index buffer is bound");
@@ -328,6 +401,8 @@ RunStats Interpreter::run() {
     vertices_left_ = options_.vertex_budget;
     groups_left_ = options_.group_budget;
     last_poll_ns_ = poll_clock_ns();
+    uint64_t local_random = 0;
+    uint64_t &random = options_.random_state ? *options_.random_state : local_random;
     dev_.set_stop_check(&options_.should_stop);
     dev_.begin_run();
 
@@ -732,6 +807,64 @@ RunStats Interpreter::run() {
                 HGL_OP(UPLOAD)
                     ++stats_.device_calls;
                     dev_.upload(static_cast<ExternalSource &>(resource(ip->b)), buffer(ip->c));
+                    HGL_NEXT();
+                HGL_OP(SKIP_IF_NOT_READY)
+                    ++stats_.device_calls;
+                    if (!dev_.fence_ready(resource(ip->b))) next = pc_ + 2;
+                    HGL_NEXT();
+                HGL_OP(BIND_UNIFORM_RANGE_REG)
+                    need_register_range(buffer(ip->b), ip->c, ip->d);
+                    bound_.uniform[ip->a] = nullptr;  // as bind_uniform_range
+                    uniform_bytes_[ip->a] = ip->d;
+                    blocks_checked_ = false;
+                    ++stats_.binds_issued;
+                    ++stats_.device_calls;
+                    dev_.bind_uniform_range(ip->a, buffer(ip->b), r_[ip->c], ip->d);
+                    HGL_NEXT();
+                HGL_OP(BIND_STORAGE_RANGE_REG)
+                    need_register_range(buffer(ip->b), ip->c, ip->d);
+                    bound_.storage[ip->a] = nullptr;
+                    ++stats_.binds_issued;
+                    ++stats_.device_calls;
+                    dev_.bind_storage_range(ip->a, buffer(ip->b), r_[ip->c], ip->d);
+                    HGL_NEXT();
+                HGL_OP(GET_TIME) r_[ip->a] = as_bits(options_.time); HGL_NEXT();
+                HGL_OP(GET_DELTA) r_[ip->a] = as_bits(options_.delta); HGL_NEXT();
+                HGL_OP(GEN_RAND) {
+                    const uint32_t bits = next_random(random);
+                    // b == 1: the top 24 bits over 2**24, exactly representable, < 1.
+                    r_[ip->a] = ip->b ? as_bits(float(bits >> 8) * (1.0f / 16777216.0f)) : bits;
+                    HGL_NEXT();
+                }
+                HGL_OP(SIN_COS) {
+                    const float x = as_float(r_[ip->c]);
+                    const float s = std::sin(x), c = std::cos(x);
+                    r_[ip->a] = as_bits(s);
+                    r_[ip->b] = as_bits(c);
+                    HGL_NEXT();
+                }
+                HGL_OP(GET_STAT) {
+                    uint64_t value = 0;
+                    switch (ip->b) {
+                        case 0: value = options_.budget - remaining_ - countdown; break;
+                        case 1: value = stats_.draws; break;
+                        case 2: value = stats_.dispatches; break;
+                        case 3: value = stats_.binds_issued; break;
+                        case 4: value = stats_.binds_skipped; break;
+                        default: value = stats_.device_calls; break;
+                    }
+                    r_[ip->a] = saturate_u32(value);
+                    HGL_NEXT();
+                }
+                HGL_OP(ASSERT_REG)
+                    if (HGL_UNLIKELY(r_[ip->a] == 0))
+                        fail("assertion failed: r" + std::to_string(ip->a) + " = 0");
+                    HGL_NEXT();
+                HGL_OP(PRINT)
+                    if (options_.debug_output) debug_print(ip->a);
+                    HGL_NEXT();
+                HGL_OP(DUMP)
+                    debug_dump(buffer(ip->b), ip->c, ip->d);
                     HGL_NEXT();
 #if HGL_COMPUTED_GOTO
             L_INVALID:

@@ -45,10 +45,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--version", action="version", version=f"hypergl {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("info", help="print the EGL devices, OpenGL version, features and limits")
+    commands.add_parser("play", help="play a .hgb scene headless: hypergl play --help",
+                        add_help=False)  # fmt: skip
     plugged = installed_commands()
     for name in plugged:  # each parses its own options: hypergl NAME --help
         commands.add_parser(name, help=f"see: hypergl {name} --help", add_help=False)
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["play"]:  # parses its own options
+        from hypergl_compiler import HGBError
+
+        from .play import main as play_main
+
+        try:
+            return play_main(argv[1:])
+        except (HyperGLError, HGBError, OSError) as exc:  # a bad file: a message, no traceback
+            print(f"hypergl: error: {exc}", file=sys.stderr)
+            return 1
     if argv[:1] and argv[0] in plugged:
         try:
             command = load_command(argv[0])

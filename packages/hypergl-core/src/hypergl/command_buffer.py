@@ -8,7 +8,7 @@ with the C++ verifier, then replays it in one call with the GIL released.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import hypergl_compiler
@@ -24,6 +24,7 @@ from .replay import (
     SubmitStats,
 )
 from .resources import GPUResource
+from .vm_state import SubmitVM
 
 if TYPE_CHECKING:
     from .context import Context
@@ -93,6 +94,10 @@ class CommandBuffer(hypergl_compiler.CommandBuffer):
         debug: bool = False,
         vertex_budget: int = DEFAULT_VERTEX_BUDGET,
         group_budget: int = DEFAULT_GROUP_BUDGET,
+        clock: float | None = None,
+        seed: int | None = None,
+        keep_registers: bool = False,
+        debug_sink: Callable[[str], Any] | None = None,
     ) -> SubmitStats:
         """Replay the ended program once.
 
@@ -107,12 +112,24 @@ class CommandBuffer(hypergl_compiler.CommandBuffer):
         ``hypergl.DEFAULT_GROUP_BUDGET`` = 2**26);
         `bindings` supplies live objects for resources declared by name;
         `debug` checks for GL errors after every instruction and names the one
-        that caused it (slower).
+        that caused it (slower);
+        `clock` sets the context's clock (seconds) before the run: ``get_time``
+        reads seconds since the context's first submit, ``get_delta`` since its
+        previous one (on gl the wall clock when never set; trace and null stand
+        still until set: ``ctx.set_clock``);
+        `seed` restarts the context's ``gen_rand`` generator (it otherwise carries
+        on from the previous submit; ``ctx.seed``);
+        `keep_registers` starts from the final registers of this program's
+        previous submit (`registers` then overwrite the ones they name), where
+        the default starts from zeros each time;
+        `debug_sink` receives what ``print`` and ``dump`` wrote (one string per
+        submit, at most ``isa.DEBUG_OUTPUT_LIMIT`` bytes; also in the result's
+        ``debug_output``); without one they write nothing.
         Ctrl+C stops a running program with KeyboardInterrupt.
         """
         return self._replayer.submit(
             self.program, self._live.objects, registers, budget, bindings, debug, vertex_budget,
-            group_budget,
+            group_budget, SubmitVM(clock, seed, keep_registers, debug_sink),
         )  # fmt: skip
 
     def prepare(
@@ -124,6 +141,10 @@ class CommandBuffer(hypergl_compiler.CommandBuffer):
         debug: bool = False,
         vertex_budget: int = DEFAULT_VERTEX_BUDGET,
         group_budget: int = DEFAULT_GROUP_BUDGET,
+        clock: float | None = None,
+        seed: int | None = None,
+        keep_registers: bool = False,
+        debug_sink: Callable[[str], Any] | None = None,
     ) -> PreparedSubmit:
         """The ended program with its arguments checked once, for hot loops.
 
@@ -131,5 +152,5 @@ class CommandBuffer(hypergl_compiler.CommandBuffer):
         """
         return self._replayer.prepare(
             self.program, self._live.objects, registers, budget, bindings, debug, vertex_budget,
-            group_budget,
+            group_budget, SubmitVM(clock, seed, keep_registers, debug_sink),
         )  # fmt: skip

@@ -412,6 +412,15 @@ class Context(WindowControls):
             raise HyperGLError(str(exc)) from None
 
     # --- reading back ----------------------------------------------------------------------
+    # --- the VM's clock and random generator (see vm_state) --------------------
+    def set_clock(self, seconds: float) -> None:
+        """Set the clock that ``get_time`` / ``get_delta`` read at the next submits (seconds)."""
+        self._link.vm.set_clock(seconds)
+
+    def seed(self, seed: int) -> None:
+        """Restart the generator ``gen_rand`` draws from (an int in 0..2**64-1)."""
+        self._link.vm.seed(seed)
+
     def finish(self) -> None:
         """Wait until the GPU has done everything submitted; its writes are then visible."""
         self._link.finish()

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .errors import ContextError
+from .vm_state import VMState
 
 U64_MAX = (1 << 64) - 1
 
@@ -20,12 +21,13 @@ if TYPE_CHECKING:
 class ContextLink:
     """The engine's context object, the GL host (None off GL) and "make current"."""
 
-    __slots__ = ("closed", "context", "device", "host", "native")
+    __slots__ = ("closed", "context", "device", "host", "native", "vm")
     context: Context
     device: str
     host: Any  # the GL host (window or headless), None off GL
     native: Any
     closed: bool
+    vm: VMState
 
     def __init__(self, context: Context, device: str, host: Any) -> None:
         self.context = context
@@ -33,6 +35,7 @@ class ContextLink:
         self.host = host
         self.native: Any = None  # the engine's context, set once it exists
         self.closed = False
+        self.vm = VMState(wall_clock=host is not None)  # the clock and generator of get_time...
 
     @property
     def gl(self) -> bool:

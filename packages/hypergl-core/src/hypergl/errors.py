@@ -46,3 +46,7 @@ class ShaderError(HyperGLError, ValueError):
 
 
 __all__ = ["ContextError", "HyperGLError", "ResourceError", "ShaderError", "VMError", "VerifyError"]
+
+
+class PlayError(HyperGLError):
+    """`hypergl play` cannot play a file as asked (no framebuffer to show, a bad option)."""

@@ -18,6 +18,7 @@ from hypergl_compiler.isa import NUM_REGISTERS
 from ._native import NATIVE_ERRORS, native_program, translate
 from .errors import ResourceError
 from .resources import GPUResource
+from .vm_state import NO_VM, SubmitVM
 
 if TYPE_CHECKING:
     from .context_link import ContextLink
@@ -45,6 +46,8 @@ class SubmitStats:
     binds_skipped: int
     device_calls: int
     registers: tuple[int, ...]
+    # What print and dump wrote (only when a debug_sink was given; also passed to it).
+    debug_output: str = ""
 
     def signed(self, reg: int) -> int:
         """Register `reg` read as a signed 32-bit integer."""
@@ -93,6 +96,7 @@ class Replayer:
     def __init__(self, link: ContextLink) -> None:
         self._link = link
         self._compiled: tuple[Program, Any] | None = None
+        self._kept: list[int] | None = None  # final registers, for keep_registers
 
     def verified(self, program: Program) -> Any:
         """The engine's verified image of `program` (made once; raises VerifyError)."""
@@ -110,6 +114,7 @@ class Replayer:
         debug: bool = False,
         vertex_budget: int = DEFAULT_VERTEX_BUDGET,
         group_budget: int = DEFAULT_GROUP_BUDGET,
+        vm: SubmitVM = NO_VM,
     ) -> PreparedSubmit:
         """Check everything a submit of `program` needs, once."""
         self._link.enter()
@@ -121,10 +126,14 @@ class Replayer:
         _check_u64(vertex_budget, "vertex_budget")
         _check_u64(group_budget, "group_budget")
         values = register_values(registers)
+        if vm.keep_registers and self._kept is not None:  # the named ones win over the kept
+            named = registers.keys() if isinstance(registers, Mapping) else range(
+                len(registers or ()))
+            values = [values[i] if i in named else kept for i, kept in enumerate(self._kept)]
         resources = bound_resources(program, live, bindings or {})
         return PreparedSubmit(
             self._link, native, resources, values, budget, bool(debug), vertex_budget,
-            group_budget,
+            group_budget, vm, self,
         )  # fmt: skip
 
     def submit(
@@ -137,10 +146,11 @@ class Replayer:
         debug: bool = False,
         vertex_budget: int = DEFAULT_VERTEX_BUDGET,
         group_budget: int = DEFAULT_GROUP_BUDGET,
+        vm: SubmitVM = NO_VM,
     ) -> SubmitStats:
         """Run `program` once with `live[slot]` (or `bindings[name]`) in each slot."""
         prepared = self.prepare(program, live, registers, budget, bindings, debug, vertex_budget,
-                                group_budget)  # fmt: skip
+                                group_budget, vm)  # fmt: skip
         prepared.submit()
         return prepared.stats
 
@@ -156,26 +166,49 @@ class PreparedSubmit:
     def __init__(self, link: ContextLink, native: Any, resources: list[Any], registers: list[Any],
                  budget: int | None, debug: bool,
                  vertex_budget: int = DEFAULT_VERTEX_BUDGET,
-                 group_budget: int = DEFAULT_GROUP_BUDGET) -> None:  # fmt: skip
+                 group_budget: int = DEFAULT_GROUP_BUDGET, vm: SubmitVM = NO_VM,
+                 replayer: Replayer | None = None) -> None:  # fmt: skip
         self._link = link
         self._call = (native, resources, registers, budget, debug, vertex_budget, group_budget)
+        self._vm = vm
+        self._replayer = replayer  # receives the final registers (keep_registers)
         self._last: tuple | None = None
 
     def submit(self) -> None:
         """Replay once; the statistics of the last run are in `stats`."""
         link = self._link
         link.enter()
+        vm, state = self._vm, link.vm
+        sink = vm.debug_sink
+        # The clock reading and the generator's state go in and come back under the
+        # state's lock: two threads submitting on one context draw different numbers.
+        # Reentrant: a callback that submits again reaches the engine's ReentryError.
+        state.lock.acquire()
         try:  # not a context manager: this is the hot path
-            self._last = link.native.submit(*self._call)
+            if vm.seed is not None:
+                state.seed(vm.seed)
+            elapsed, delta = state.tick(vm.clock)
+            self._last = last = link.native.submit(
+                *self._call, elapsed, delta, state.random_state, sink is not None
+            )
+            state.random_state = last[2]
         except NATIVE_ERRORS as exc:
             raise translate(exc) from None
+        finally:
+            state.lock.release()
+        if self._replayer is not None:
+            self._replayer._kept = last[1]  # what a later keep_registers submit starts from
+        if vm.keep_registers:
+            self._call = (*self._call[:2], last[1], *self._call[3:])
+        if sink is not None and last[3]:
+            sink(last[3])
 
     @property
     def stats(self) -> SubmitStats | None:
         if self._last is None:
             return None
-        stats, final = self._last
-        return SubmitStats(registers=tuple(final), **stats)
+        stats, final, _random_state, output = self._last
+        return SubmitStats(registers=tuple(final), debug_output=output, **stats)
 
 
 def _check_u64(value: Any, what: str) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,6 +25,7 @@ from .pipeline_state import PIPELINE_STATE_KEYS
 from .replay import DEFAULT_GROUP_BUDGET, DEFAULT_VERTEX_BUDGET, Replayer, SubmitStats
 from .resources import Buffer, GPUResource
 from .scene_memory import check_scene_memory
+from .vm_state import SubmitVM
 
 if TYPE_CHECKING:
     from .command_buffer import CommandBuffer
@@ -87,11 +88,15 @@ class Scene:
         debug: bool = False,
         vertex_budget: int = DEFAULT_VERTEX_BUDGET,
         group_budget: int = DEFAULT_GROUP_BUDGET,
+        clock: float | None = None,
+        seed: int | None = None,
+        keep_registers: bool = False,
+        debug_sink: Callable[[str], Any] | None = None,
     ) -> SubmitStats:
         """Replay the scene's program once (see CommandBuffer.submit)."""
         return self._replayer.submit(
             self.program, self._objects, registers, budget, bindings, debug, vertex_budget,
-            group_budget,
+            group_budget, SubmitVM(clock, seed, keep_registers, debug_sink),
         )  # fmt: skip
 
 

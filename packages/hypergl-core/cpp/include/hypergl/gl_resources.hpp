@@ -231,6 +231,8 @@ class GLFence final : public Resource {
     // True when signalled within `timeout_ns` (also when never signalled);
     // `stop` as for client_wait().
     bool wait(uint64_t timeout_ns, const std::function<bool()> *stop = nullptr);
+    // True when signalled now (also when never signalled); never waits.
+    bool ready();
 
   private:
     std::shared_ptr<GLShared> shared_;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "hypergl/device.hpp"
 #include "hypergl/program.hpp"
@@ -36,6 +37,15 @@ struct RunOptions {
     // Ask the device for errors after every instruction, so that an error is
     // reported at the instruction that caused it (slow: for debugging).
     bool check_each_instruction = false;
+    // The context's clock, read by get_time and get_delta (seconds).
+    float time = 0.0f;
+    float delta = 0.0f;
+    // gen_rand's generator: its state at the start; receives the advanced state
+    // (the caller keeps it between submits). Null: a generator seeded with 0.
+    uint64_t *random_state = nullptr;
+    // Where print and dump write, cut at debug_limit bytes (null: nowhere).
+    std::string *debug_output = nullptr;
+    size_t debug_limit = isa::kDebugOutputLimit;
 };
 
 // `slots[i]` is the live resource bound to slot i; the caller has checked that

@@ -14,6 +14,7 @@ constexpr uint32_t kMaxBindingIndex = 63;
 constexpr uint32_t kRangeAlignment = 256;
 constexpr uint32_t kMaxRangeSize = 16384;
 constexpr uint64_t kMaxDispatchGroups = 4294967295ull;
+constexpr uint32_t kDebugOutputLimit = 65536;
 constexpr uint32_t kOpTableSize = 128;
 
 enum class Operand : uint8_t {
@@ -158,6 +159,17 @@ enum class Opcode : uint16_t {
     READ_FRAMEBUFFER = 0x63,
     UPLOAD = 0x64,
     BIND_STORAGE_RANGE = 0x65,
+    SKIP_IF_NOT_READY = 0x66,
+    BIND_UNIFORM_RANGE_REG = 0x67,
+    BIND_STORAGE_RANGE_REG = 0x68,
+    GET_TIME = 0x70,
+    GET_DELTA = 0x71,
+    GEN_RAND = 0x72,
+    SIN_COS = 0x73,
+    GET_STAT = 0x74,
+    ASSERT_REG = 0x75,
+    PRINT = 0x76,
+    DUMP = 0x77,
 };
 
 // Every op, as X(NAME): for code that must handle each op (the interpreter's
@@ -246,7 +258,18 @@ enum class Opcode : uint16_t {
     X(FENCE_WAIT) \
     X(READ_FRAMEBUFFER) \
     X(UPLOAD) \
-    X(BIND_STORAGE_RANGE)
+    X(BIND_STORAGE_RANGE) \
+    X(SKIP_IF_NOT_READY) \
+    X(BIND_UNIFORM_RANGE_REG) \
+    X(BIND_STORAGE_RANGE_REG) \
+    X(GET_TIME) \
+    X(GET_DELTA) \
+    X(GEN_RAND) \
+    X(SIN_COS) \
+    X(GET_STAT) \
+    X(ASSERT_REG) \
+    X(PRINT) \
+    X(DUMP)
 
 // Every call a device implements, as X(RETURN, NAME, (PARAMETERS), IDLE) where
 // IDLE is what a device that does nothing returns: the Device interface and
@@ -279,6 +302,7 @@ enum class Opcode : uint16_t {
     X(void, barrier, (uint32_t bits), ) \
     X(void, copy_buffer, (Buffer &source, Buffer &destination, uint32_t source_offset, uint32_t destination_offset, uint32_t size), ) \
     X(void, fence_signal, (Resource &fence), ) \
+    X(bool, fence_ready, (Resource &fence), true) \
     X(bool, fence_wait, (Resource &fence, uint32_t timeout_us), true) \
     X(void, read_framebuffer, (uint32_t attachment, Resource &readback, Resource &framebuffer), ) \
     X(void, upload, (ExternalSource &source, Buffer &destination), )
@@ -466,9 +490,9 @@ inline constexpr OpInfo kOps[kOpTableSize] = {
     /* 0x63 */ {true, "read_framebuffer", {Operand::U32, Operand::READBACK, Operand::FRAMEBUFFER, Operand::NONE}, {0x4u, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x10u, -1, ConstKind::BYTES, 0u},
     /* 0x64 */ {true, "upload", {Operand::NONE, Operand::EXTERNAL, Operand::BUFFER, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x10u, -1, ConstKind::BYTES, 0u},
     /* 0x65 */ {true, "bind_storage_range", {Operand::U32, Operand::BUFFER, Operand::U32, Operand::U32}, {0x3Fu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x80u, 0x10u, -1, ConstKind::BYTES, 0u},
-    /* 0x66 */ {},
-    /* 0x67 */ {},
-    /* 0x68 */ {},
+    /* 0x66 */ {true, "skip_if_not_ready", {Operand::NONE, Operand::FENCE, Operand::NONE, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x10u, 0x10u, -1, ConstKind::BYTES, 0u},
+    /* 0x67 */ {true, "bind_uniform_range_reg", {Operand::U32, Operand::BUFFER, Operand::REG, Operand::U32}, {0x3Fu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x4000u}, 0x0u, 0x10u, -1, ConstKind::BYTES, 0u},
+    /* 0x68 */ {true, "bind_storage_range_reg", {Operand::U32, Operand::BUFFER, Operand::REG, Operand::U32}, {0x3Fu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x4000u}, 0x0u, 0x10u, -1, ConstKind::BYTES, 0u},
     /* 0x69 */ {},
     /* 0x6A */ {},
     /* 0x6B */ {},
@@ -476,14 +500,14 @@ inline constexpr OpInfo kOps[kOpTableSize] = {
     /* 0x6D */ {},
     /* 0x6E */ {},
     /* 0x6F */ {},
-    /* 0x70 */ {},
-    /* 0x71 */ {},
-    /* 0x72 */ {},
-    /* 0x73 */ {},
-    /* 0x74 */ {},
-    /* 0x75 */ {},
-    /* 0x76 */ {},
-    /* 0x77 */ {},
+    /* 0x70 */ {true, "get_time", {Operand::REG, Operand::NONE, Operand::NONE, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x0u, -1, ConstKind::BYTES, 0u},
+    /* 0x71 */ {true, "get_delta", {Operand::REG, Operand::NONE, Operand::NONE, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x0u, -1, ConstKind::BYTES, 0u},
+    /* 0x72 */ {true, "gen_rand", {Operand::REG, Operand::U32, Operand::NONE, Operand::NONE}, {0xFFFFu, 0x1u, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x0u, -1, ConstKind::BYTES, 0u},
+    /* 0x73 */ {true, "sin_cos", {Operand::REG, Operand::REG, Operand::REG, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x0u, -1, ConstKind::BYTES, 0u},
+    /* 0x74 */ {true, "get_stat", {Operand::REG, Operand::U32, Operand::NONE, Operand::NONE}, {0xFFFFu, 0x5u, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x0u, -1, ConstKind::BYTES, 0u},
+    /* 0x75 */ {true, "assert_reg", {Operand::REG, Operand::NONE, Operand::NONE, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x0u, -1, ConstKind::BYTES, 0u},
+    /* 0x76 */ {true, "print", {Operand::REG, Operand::NONE, Operand::NONE, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x0u, -1, ConstKind::BYTES, 0u},
+    /* 0x77 */ {true, "dump", {Operand::NONE, Operand::BUFFER, Operand::REG, Operand::U32}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x100u}, 0x0u, 0x0u, -1, ConstKind::BYTES, 0u},
     /* 0x78 */ {},
     /* 0x79 */ {},
     /* 0x7A */ {},

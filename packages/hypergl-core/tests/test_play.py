@@ -1,0 +1,64 @@
+"""`hypergl play`: a .hgb scene played headless, frame by frame, with nothing but submit()."""
+
+from __future__ import annotations
+
+import pytest
+
+import hypergl
+from hypergl import SceneCompiler
+from hypergl.errors import PlayError
+from hypergl.play import play
+
+pytestmark = pytest.mark.gl
+
+
+def scene_file(ctx, path, framebuffers=1):
+    screens = [ctx.framebuffer((8, 8), name=f"screen{i}") for i in range(framebuffers)]
+    cmd = ctx.command_buffer()
+    sc = SceneCompiler(cmd)
+    for screen in screens:
+        cmd.bind_framebuffer(screen)
+    sc.random(0)
+    cmd.clear(color=(0.0, 0.5, 0.0, 1.0))
+    cmd.end()
+    hypergl.save(cmd, path)
+    return path
+
+
+def test_play_writes_the_last_frame(gl_ctx, tmp_path):
+    path = scene_file(gl_ctx, tmp_path / "s.hgb")
+    written = play(path, 3, tmp_path / "out", fps=10)
+    assert tmp_path / "out" / "last.png" in written
+    assert (tmp_path / "out" / "last.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_scene_with_two_framebuffers_needs_one_named(gl_ctx, tmp_path):
+    path = scene_file(gl_ctx, tmp_path / "s.hgb", framebuffers=2)
+    with pytest.raises(PlayError, match=r"2 framebuffers \(\['screen0', 'screen1'\]\)"):
+        play(path, 1, tmp_path / "out")
+    assert (tmp_path / "out" / "last.png") in play(path, 1, tmp_path / "out",
+                                                   framebuffer="screen1")  # fmt: skip
+
+
+@pytest.mark.parametrize(("option", "value"), [("frames", 0), ("fps", 0)])
+def test_bad_play_options_are_refused(gl_ctx, tmp_path, option, value):
+    path = scene_file(gl_ctx, tmp_path / "s.hgb")
+    kwargs = {"frames": 1, option: value}
+    frames = kwargs.pop("frames")
+    with pytest.raises(PlayError, match=f"--{option}"):
+        play(path, frames, tmp_path / "out", **kwargs)
+
+
+def test_a_named_framebuffer_the_scene_lacks_is_refused(gl_ctx, tmp_path):
+    path = scene_file(gl_ctx, tmp_path / "s.hgb")
+    with pytest.raises(PlayError, match="--framebuffer 'other'"):
+        play(path, 1, tmp_path / "out", framebuffer="other")
+
+
+def test_the_cli_reports_a_bad_file_as_an_error(tmp_path, capsys):
+    from hypergl.__main__ import main
+
+    (tmp_path / "bad.hgb").write_bytes(b"not a program")
+    assert main(["play", str(tmp_path / "bad.hgb"), "--frames", "1", "--out",
+                 str(tmp_path / "out")]) == 1  # fmt: skip
+    assert "hypergl: error:" in capsys.readouterr().err
