@@ -50,4 +50,5 @@ class BodyError(HyperGLError, ValueError):
     asked: a library or buffer is full, a mesh is unknown, a view is out of range."""
 
 
-__all__ = ["BodyError", "ContextError", "HyperGLError", "ResourceError", "ShaderError", "VMError", "VerifyError"]
+__all__ = ["BodyError", "ContextError", "HyperGLError", "ResourceError", "ShaderError", "VMError",
+           "VerifyError"]  # fmt: skip

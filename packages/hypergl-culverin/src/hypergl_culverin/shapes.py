@@ -19,11 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from hypergl.bodies.parts import IDENTITY, MODE_CAPSULE, MODE_SCALED, MODE_SOFT, Part
+from hypergl.bodies.parts import IDENTITY, MODE_CAPSULE, MODE_SCALED, MODE_SOFT, Part  # noqa: F401
 
 from . import meshes, values
 from .errors import ShapeError
 from .hull import MAX_INPUT_POINTS, convex_hull, reduce_points, volume_and_centroid
+
 
 def quat_mul(a: Sequence[float], b: Sequence[float]) -> tuple[float, ...]:
     ax, ay, az, aw = a

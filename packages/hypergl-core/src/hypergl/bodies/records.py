@@ -20,11 +20,15 @@ layout the Culverin bridge uses with f32 positions (so a bridge's C++ sync can f
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..command_buffer import CommandBuffer
+from ..resources import Buffer
+
+if TYPE_CHECKING:
+    from ..context import Context
 from ..errors import BodyError
 
 RECORD_DTYPE = np.dtype([("position", np.float32, 3), ("id", np.uint32),
@@ -43,18 +47,23 @@ uint body_id(uint row) {{ return body_records[row].id; }}
 class InstanceRecords:
     """`capacity` rows of (position, id, rotation) in mapped storage; ``count`` are drawn."""
 
-    def __init__(self, ctx: Any, capacity: int, *, binding: int = 0) -> None:
-        if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
+    def __init__(self, ctx: Context, capacity: int, *, binding: int = 0) -> None:
+        if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or (
+            capacity < 1
+        ):
             raise BodyError(f"capacity must be a positive int, got {capacity!r}")
         if isinstance(binding, bool) or not isinstance(binding, int) or not 0 <= binding < 52:
             raise BodyError(f"binding must be an int in 0..51 (the renderer uses the 11 "
                             f"after it), got {binding!r}")  # fmt: skip
-        self.context, self.binding, self.capacity = ctx, binding, int(capacity)
-        self.buffer = ctx.buffer(size=self.capacity * RECORD_DTYPE.itemsize, name="body_records")
+        self.context: Context = ctx
+        self.binding: int = binding
+        self.capacity: int = int(capacity)
+        self.buffer: Buffer = ctx.buffer(size=self.capacity * RECORD_DTYPE.itemsize,
+                                         name="body_records")  # fmt: skip
         self.records: np.ndarray = self.buffer.map(RECORD_DTYPE, self.capacity)
         self.records[:] = np.zeros(1, RECORD_DTYPE)
         self.records["rotation"][:, 3] = 1.0
-        self.count_buffer = ctx.buffer(size=16, name="body_record_count")
+        self.count_buffer: Buffer = ctx.buffer(size=16, name="body_record_count")
         self._count = self.count_buffer.map(np.uint32, (4,))
         self._count[:] = 0
 

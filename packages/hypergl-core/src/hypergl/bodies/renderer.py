@@ -31,6 +31,7 @@ from .. import errors
 from ..command_buffer import CommandBuffer
 from ..resources import Buffer, Fence, Framebuffer, Pipeline, Texture
 from . import meshes
+from .parts import MODE_SOFT, Part, check_color, named_parts
 from .shaders import (
     BACKGROUND_FRAGMENT,
     BACKGROUND_VERTEX,
@@ -40,7 +41,6 @@ from .shaders import (
     VERTEX,
     VIEW_SHIFT,
 )
-from .parts import MODE_SOFT, Part, check_color, named_parts
 from .views import VIEW_DTYPE, grid_shape, tile_views
 
 PART_DTYPE = np.dtype([("offset_mode", np.float32, 4), ("rotation", np.float32, 4),
@@ -119,8 +119,8 @@ class BodyRenderer:
         self._max_views = _positive_int(views, "views")
         if self._max_views > 1 and max_parts > 1 << VIEW_SHIFT:
             raise ValueError(f"max_parts must be at most {1 << VIEW_SHIFT} with views > 1 "
-                             f"(an instance packs its view above the part), got {max_parts}")  # fmt: skip
-        self.outputs = self._checked_outputs(outputs)
+                             f"(a view sits above the part index), got {max_parts}")  # fmt: skip
+        self.outputs: tuple[str, ...] = self._checked_outputs(outputs)
         stacks, slices = self._checked_detail(sphere_detail)
         if not isinstance(lod_threshold, (int, float)) or not 0 <= lod_threshold < 1:
             raise ValueError(f"lod_threshold must be in [0, 1), got {lod_threshold!r}")
@@ -539,13 +539,13 @@ class BodyRenderer:
             checked.append((first, rows))
         width, height = (_positive_int(v, "tile size") for v in tile)
         grid = grid_shape(count, columns)
+        widest = max(rows for _, rows in checked)
+        recorded = self._recorded_views
+        if recorded is not None and (count > recorded[0] or widest > recorded[1]):
+            raise errors.BodyError("more views or rows than the recorded program "
+                                   "dispatches: record the frame again")  # fmt: skip
         self._views[:count] = tile_views(matrices, checked, (width, height), *grid)
         self._views[count:] = np.zeros(1, VIEW_DTYPE)
-        widest = max(rows for _, rows in checked)
-        if self._recorded_views is not None and (count, widest) != self._recorded_views[:2]:
-            if count > self._recorded_views[0] or widest > self._recorded_views[1]:
-                raise errors.BodyError("more views or rows than the recorded program "
-                                       "dispatches: record the frame again")  # fmt: skip
         self._view_count, self._view_rows = count, widest
         self._view_tile, self._grid = (width, height), grid
         self._regions_dirty = True
