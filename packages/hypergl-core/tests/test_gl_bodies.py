@@ -162,3 +162,47 @@ def test_an_unknown_shape_name_is_refused(gl_ctx):
         renderer.set_look(0, "cone", 1.0)
     renderer.release()
     records.release()
+
+
+def quaternion_of(axis, degrees):
+    axis = np.asarray(axis, np.float64) / np.linalg.norm(axis)
+    half = np.radians(degrees) / 2
+    return (*(np.sin(half) * axis), np.cos(half))
+
+
+def matrix_of(q):
+    x, y, z, w = q
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])  # fmt: skip
+
+
+# Each branch of the matrix-to-quaternion conversion: trace > 0, then x, y, z largest.
+@pytest.mark.parametrize("axis, degrees", [((1, 2, 3), 30), ((1, 0.1, 0.2), 170),
+                                           ((0.1, 1, 0.2), 170), ((0.1, 0.2, 1), 170)])  # fmt: skip
+def test_matrix_records_draw_as_their_quaternions(gl_ctx, axis, degrees):
+    q = quaternion_of(axis, degrees)
+    images = []
+    for rotation, value in (("quaternion", q), ("matrix", matrix_of(q))):
+        records = InstanceRecords(gl_ctx, 1, rotation=rotation)
+        records.write([(0.0, 0.0, 0.0)], [value], [0])
+        renderer = BodyRenderer(records, max_ids=1)
+        renderer.set_look(0, "box", (1.5, 0.4, 0.8))
+        renderer.set_camera(camera((0.0, 1.0, 8.0), (0.0, 0.0, 0.0), 1.0))
+        fb = gl_ctx.framebuffer((48, 48))
+        images.append(frame(gl_ctx, renderer, fb)["color"].astype(int))
+        renderer.release()
+        records.release()
+    assert np.abs(images[0] - images[1]).max() <= 2
+
+
+def test_an_unknown_rotation_layout_is_refused(gl_ctx):
+    with pytest.raises(BodyError, match="'euler'"):
+        InstanceRecords(gl_ctx, 1, rotation="euler")
+
+
+def test_rotations_of_the_wrong_shape_are_refused(gl_ctx):
+    records = InstanceRecords(gl_ctx, 2, rotation="matrix")
+    with pytest.raises(BodyError, match=r"rotations \(n, 3, 3\)"):
+        records.write([(0.0, 0.0, 0.0)], [IDENTITY_Q], [0])
+    records.release()

@@ -10,8 +10,19 @@ from __future__ import annotations
 
 from ..errors import BodyError
 from .parts import MODE_CAPSULE, MODE_SCALED, MODE_SOFT, Part, named_parts
-from .records import RECORD_DTYPE, InstanceRecords
+from .records import MATRIX_RECORD_DTYPE, RECORD_DTYPE, InstanceRecords
 from .renderer import OUTPUTS, BodyRenderer
 
-__all__ = ["MODE_CAPSULE", "MODE_SCALED", "MODE_SOFT", "OUTPUTS", "RECORD_DTYPE", "BodyError",
-           "BodyRenderer", "InstanceRecords", "Part", "named_parts"]  # fmt: skip
+__all__ = [
+    "MATRIX_RECORD_DTYPE",
+    "MODE_CAPSULE",
+    "MODE_SCALED",
+    "MODE_SOFT",
+    "OUTPUTS",
+    "RECORD_DTYPE",
+    "BodyError",
+    "BodyRenderer",
+    "InstanceRecords",
+    "Part",
+    "named_parts",
+]
