@@ -467,7 +467,8 @@ class BodyRenderer:
 
     def write_extras(self, rows: Sequence[tuple[Any, int, Any]]) -> None:
         """Extra bodies drawn beside the source's records this frame: (position, id,
-        rotation) each (characters, wheels: things a bridge reports only per object)."""
+        rotation) each (characters, wheels: things a bridge reports only per object). With
+        many views every view draws all of them (view ranges select source rows only)."""
         if len(rows) > len(self._extras):
             raise self.shape_error(f"{len(rows)} extra bodies (characters and wheels), more "
                                    f"than max_extras={len(self._extras)}")  # fmt: skip
