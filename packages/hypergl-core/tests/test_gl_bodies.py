@@ -208,3 +208,38 @@ def test_rotations_of_the_wrong_shape_are_refused(gl_ctx):
     with pytest.raises(BodyError, match=r"rotations \(n, 3, 3\)"):
         records.write([(0.0, 0.0, 0.0)], [IDENTITY_Q], [0])
     records.release()
+
+
+def test_more_views_than_the_recording_dispatches_are_refused(gl_ctx):
+    records, renderer = four_worlds(gl_ctx)
+    renderer.set_views([np.eye(4)] * 2, (8, 8), ranges=[(0, 1), (1, 1)])
+    fb = renderer.framebuffer()
+    cmd = gl_ctx.command_buffer()
+    cmd.bind_framebuffer(fb)
+    renderer.record(cmd)
+    cmd.end()
+    renderer.set_views([np.eye(4)] * 2, (8, 8), ranges=[(1, 1), (0, 1)])  # same size: fine
+    with pytest.raises(BodyError, match="record the frame again"):
+        renderer.set_views([np.eye(4)] * 3, (8, 8), ranges=[(0, 1)] * 3)
+    renderer.release()
+    records.release()
+
+
+def test_fewer_views_than_recorded_draw_only_those(gl_ctx):
+    records, renderer = four_worlds(gl_ctx)
+    renderer.write_extras([((0.0, 0.0, 0.0), 0, IDENTITY_Q)])  # drawn in every live view
+    cameras = [camera((10.0 * k, 0.0, 6.0), (10.0 * k, 0.0, 0.0), 1.0) for k in range(4)]
+    renderer.set_views(cameras, (16, 16), ranges=[(k, 1) for k in range(4)], columns=4)
+    fb = renderer.framebuffer()
+    cmd = gl_ctx.command_buffer()
+    cmd.bind_framebuffer(fb)
+    renderer.record_clear(cmd)
+    renderer.record(cmd)
+    cmd.end()
+    renderer.set_views(cameras[:2], (16, 16), ranges=[(0, 1), (1, 1)], columns=4)
+    cmd.submit()
+    ids = renderer.split_views(renderer.read(fb)["id"])
+    assert ids.shape[0] == 2 and (ids[1] != -1).any()
+    assert sum(renderer.instance_counts().values()) == 3  # row 0, row 1, the extra in view 0
+    renderer.release()
+    records.release()

@@ -38,7 +38,8 @@ layout(std140, binding = {camera}) uniform BodyCamera {{ mat4 view_proj; vec4 li
                                                          vec4 lod; }};
 #if MULTI_VIEW
 // tile: xy scale and zw offset of the view's clip space into the framebuffer's; rect: its
-// pixels (x0, y0, x1, y1, GL rows from the bottom); range: its first record row and count.
+// pixels (x0, y0, x1, y1, GL rows from the bottom); range: its first record row, its row
+// count, and 1 (0: no view here).
 struct View {{ mat4 view_proj; vec4 tile; vec4 rect; uvec4 range; }};
 layout(std430, binding = {views}) readonly buffer BodyViews {{ View views[]; }};
 mat4 view_matrix(uint view) {{ return views[view].view_proj; }}
@@ -123,6 +124,9 @@ bool hidden(vec3 centre, float radius) {{
 void main() {{
     uint row = gl_GlobalInvocationID.x;
     uint view = gl_GlobalInvocationID.y;
+#if MULTI_VIEW
+    if (views[view].range.z == 0u) return;  // a view beyond those set (fewer than recorded)
+#endif
     vec3 position;
     vec4 rotation;
     uint id;

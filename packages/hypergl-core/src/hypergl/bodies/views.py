@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import BodyError
 
 # std430 View: mat4 view_proj (column-major); tile: clip xy scale, offset; rect: pixels
-# (x0, y0, x1, y1) from the bottom; range: first record row, row count.
+# (x0, y0, x1, y1) from the bottom; range: first record row, row count, 1 (a live view).
 VIEW_DTYPE = np.dtype([("view_proj", np.float32, 16), ("tile", np.float32, 4),
                        ("rect", np.float32, 4), ("range", np.uint32, 4)])  # fmt: skip
 
@@ -47,5 +47,5 @@ def tile_views(
         out[k]["tile"] = (*scale, *offset)
         bottom = (rows - 1 - row) * height
         out[k]["rect"] = (column * width, bottom, (column + 1) * width, bottom + height)
-        out[k]["range"] = (first, count, 0, 0)
+        out[k]["range"] = (first, count, 1, 0)  # z: a live view
     return out
