@@ -243,3 +243,24 @@ def test_fewer_views_than_recorded_draw_only_those(gl_ctx):
     assert sum(renderer.instance_counts().values()) == 3  # row 0, row 1, the extra in view 0
     renderer.release()
     records.release()
+
+
+@pytest.mark.parametrize("copies", [1, 3])
+def test_rows_sharing_an_id_fit_their_copies_and_no_more(gl_ctx, copies):
+    records = InstanceRecords(gl_ctx, 4)
+    positions = [(-3.0, 1.5, 0.0), (0.0, 1.5, 0.0), (3.0, 1.5, 0.0), (0.0, -1.5, 0.0)]
+    records.write(positions, [IDENTITY_Q] * 4, [0, 0, 0, 1])
+    renderer = BodyRenderer(records, max_ids=2, copies=copies, outputs=("color", "id"),
+                            lod_threshold=0.0)  # fmt: skip
+    renderer.set_look(0, "box", (1.0, 1.0, 1.0))
+    renderer.set_look(1, "sphere", 1.0)  # its list comes right after the boxes'
+    renderer.set_camera(camera((0.0, 0.0, 12.0), (0.0, 0.0, 0.0), 2.0))
+    fb = renderer.framebuffer((64, 32))
+    ids = frame(gl_ctx, renderer, fb)["id"]
+    # Three rows of one look: with room for one, the other two are dropped, not written
+    # over the sphere's list.
+    counts = renderer.instance_counts()
+    assert counts["box"] == copies and counts["sphere"] == 1
+    assert (ids == 0).sum() > 0 and (ids == 1).sum() > 0
+    renderer.release()
+    records.release()

@@ -79,6 +79,9 @@ class BodyRenderer:
     ``views``: how many views :meth:`set_views` may tile (1: one view, :meth:`set_camera`).
     ``outputs``: of ``("color", "depth", "id")``, in that order as colour attachments 0, 1,
     2 of the framebuffer drawn into (make it with :meth:`framebuffer`).
+    ``copies``: how many rows sharing one id one view may draw (each look's instance lists
+    are sized for that many; beyond it parts are dropped, never written out of place).
+    1 fits a Culverin world (ids are unique) and one world per view.
     """
 
     shape_error: type[Exception] = errors.BodyError  # bridges raise their own kind
@@ -109,6 +112,7 @@ class BodyRenderer:
         lod_threshold: float = 0.02,
         views: int = 1,
         outputs: Sequence[str] = ("color",),
+        copies: int = 1,
     ) -> None:
         max_ids = _positive_int(max_ids, "max_ids")
         max_parts = _positive_int(max_ids if max_parts is None else max_parts, "max_parts")
@@ -117,6 +121,7 @@ class BodyRenderer:
         max_extras = _positive_int(max_extras, "max_extras")
         max_soft = _positive_int(max_soft_vertices, "max_soft_vertices")
         self._max_views = _positive_int(views, "views")
+        self._copies = _positive_int(copies, "copies")
         if self._max_views > 1 and max_parts > 1 << VIEW_SHIFT:
             raise ValueError(f"max_parts must be at most {1 << VIEW_SHIFT} with views > 1 "
                              f"(a view sits above the part index), got {max_parts}")  # fmt: skip
@@ -170,7 +175,7 @@ class BodyRenderer:
         self._draw_count[0] = 0
         # Room for every part twice (a coarse mesh's list also holds its fine mesh's parts)
         # per view, and that once per command set.
-        self._instance_capacity = 2 * max_parts * self._max_views
+        self._instance_capacity = 2 * max_parts * self._max_views * self._copies
         self.instances = ctx.buffer(size=2 * self._instance_capacity * 8, usage="vertex",
                                     name="body_instances")  # fmt: skip
         # Per part: 1 when it was on screen at the end of the last occlusion-culled frame.
@@ -442,10 +447,10 @@ class BodyRenderer:
 
     def _layout_regions(self) -> None:
         """Each mesh's instance list starts where the previous one's largest use ends (a
-        part may appear once per view)."""
+        part may appear `copies` times per view)."""
         meshes_used = self._part_mesh[: self._parts_used]
         counts = np.bincount(meshes_used[meshes_used >= 0], minlength=self._max_meshes)
-        counts = counts[: self._max_meshes].astype(np.int64) * self._view_count
+        counts = counts[: self._max_meshes].astype(np.int64) * (self._view_count * self._copies)
         coarse = self._mesh_info[:, 1].astype(np.int64)
         sizes = counts.copy()
         for fine in np.nonzero(coarse >= 0)[0]:
@@ -453,6 +458,7 @@ class BodyRenderer:
         bases = np.concatenate([[0], np.cumsum(sizes)[:-1]])
         if bases[-1] + sizes[-1] > self._instance_capacity:
             raise self.shape_error("the instance lists outgrow max_parts: raise max_parts")
+        self._mesh_info[:, 2] = sizes  # the room the expansion may fill (exact below 2**24)
         self._template[: self._max_meshes, 4] = bases
         self._template[self._max_meshes :, 4] = bases + self._instance_capacity
         self._regions_dirty = False

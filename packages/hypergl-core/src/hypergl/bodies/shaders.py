@@ -155,7 +155,7 @@ void main() {{
     for (uint k = 0u; k < look.y; ++k) {{
         uint p = look.x + k;
         uint mesh = uint(parts[p].scale_mesh.w + 0.5);
-        vec4 info = mesh_info[mesh];  // x: radius at unit scale, y: coarse mesh or -1
+        vec4 info = mesh_info[mesh];  // x: radius at unit scale, y: coarse mesh or -1, z: room
         uint set = 0u;  // the first command set, or the second (phase 2)
         if (int(parts[p].offset_mode.w + 0.5) != 2) {{  // soft bodies: never culled
             vec3 centre = position + rotate(rotation, parts[p].offset_mode.xyz);
@@ -183,6 +183,13 @@ void main() {{
         }}
         uint command = 5u * (mesh + set * {max_meshes}u);
         uint slot = atomicAdd(commands[command + 1u], 1u);
+        // Beyond the mesh's list (more rows share an id in a view than `copies` allow): take
+        // the count back and drop the part rather than write over the next mesh's list. The
+        // count never falls below the list's size again, so the slots below it stay unique.
+        if (slot >= uint(mesh_info[mesh].z + 0.5)) {{
+            atomicAdd(commands[command + 1u], 0xffffffffu);
+            continue;
+        }}
         instances[commands[command + 4u] + slot] = uvec2(row | (uint(source) << 31),
                                                           p | (view << VIEW_SHIFT));
     }}
