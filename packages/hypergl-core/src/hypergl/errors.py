@@ -45,8 +45,14 @@ class ShaderError(HyperGLError, ValueError):
     """A shader did not compile or a pipeline did not link; the message holds the log."""
 
 
-__all__ = ["ContextError", "HyperGLError", "ResourceError", "ShaderError", "VMError", "VerifyError"]
-
-
 class PlayError(HyperGLError):
     """`hypergl play` cannot play a file as asked (no framebuffer to show, a bad option)."""
+
+
+class BodyError(HyperGLError, ValueError):
+    """The body renderer (:mod:`hypergl.bodies`) cannot take a look, mesh, view or record as
+    asked: a library or buffer is full, a mesh is unknown, a view is out of range."""
+
+
+__all__ = ["BodyError", "ContextError", "HyperGLError", "ResourceError", "ShaderError", "VMError",
+           "VerifyError"]  # fmt: skip

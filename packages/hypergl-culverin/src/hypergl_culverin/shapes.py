@@ -19,24 +19,11 @@ from typing import Any
 
 import numpy as np
 
+from hypergl.bodies.parts import IDENTITY, MODE_CAPSULE, MODE_SCALED, MODE_SOFT, Part  # noqa: F401
+
 from . import meshes, values
 from .errors import ShapeError
 from .hull import MAX_INPUT_POINTS, convex_hull, reduce_points, volume_and_centroid
-
-MODE_SCALED, MODE_CAPSULE, MODE_SOFT = 0, 1, 2
-IDENTITY = (0.0, 0.0, 0.0, 1.0)
-
-
-@dataclass(frozen=True)
-class Part:
-    """One drawn piece of a body: a mesh of the renderer's library and its placement."""
-
-    mesh: str
-    offset: tuple[float, float, float] = (0.0, 0.0, 0.0)  # from the centre of mass, body frame
-    rotation: tuple[float, float, float, float] = IDENTITY
-    scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
-    mode: int = MODE_SCALED
-    shade: float = 1.0  # the look's colour times this (e.g. a darker spoke on a wheel)
 
 
 def quat_mul(a: Sequence[float], b: Sequence[float]) -> tuple[float, ...]:

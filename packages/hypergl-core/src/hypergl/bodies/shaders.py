@@ -1,7 +1,18 @@
 """GLSL of the body renderer: the expand/cull compute pass, the vertex and fragment stages.
 
-``{...}`` fields are filled by :class:`~hypergl_culverin.renderer.BodyRenderer` (bindings and
-the bridge's record declaration). One std430 ``Part`` per drawn piece of a body::
+``{...}`` fields are filled by :class:`~hypergl.bodies.BodyRenderer`: bindings, ``{defines}``
+(``MULTI_VIEW``, ``OUTPUT_DEPTH``, ``OUTPUT_ID``: 0 or 1, so one text serves every variant and
+the single-view colour-only one has no extra work) and ``{bodies}``, the record source's GLSL,
+which declares the records and defines ``uint body_count()``, ``vec3 body_position(uint)``,
+``vec4 body_rotation(uint)`` and ``uint body_id(uint)``.
+
+With ``MULTI_VIEW`` each view (a ``View`` in a storage buffer) has its own camera, its own
+range of record rows and its own tile of the framebuffer: the expansion runs once per
+(row of the range, view), an instance carries its view in the part index's top bits
+(``VIEW_SHIFT``), the vertex stage maps the view's clip space into its tile and the fragment
+stage discards what falls outside it (GL clip distances are not exposed by the engine).
+
+One std430 ``Part`` per drawn piece of a body::
 
     struct Part {
         vec4 offset_mode;  // xyz: offset from the centre of mass (body frame); w: mode
@@ -12,16 +23,29 @@ the bridge's record declaration). One std430 ``Part`` per drawn piece of a body:
     };
 """
 
+VIEW_SHIFT = 20  # multi-view instances: part index in bits 0..19, view above
+
 COMMON = """
+#define VIEW_SHIFT 20u
 struct Part {{ vec4 offset_mode; vec4 rotation; vec4 scale_mesh; vec4 color; }};
-layout(std430, binding = {parts}) readonly buffer CulverinParts {{ Part parts[]; }};
+layout(std430, binding = {parts}) readonly buffer BodyParts {{ Part parts[]; }};
 struct ExtraBody {{ vec3 position; uint id; vec4 rotation; }};
-layout(std430, binding = {extras}) readonly buffer CulverinExtras {{
+layout(std430, binding = {extras}) readonly buffer BodyExtras {{
     uint extra_count; uint extra_pad0; uint extra_pad1; uint extra_pad2;
     ExtraBody extras[];
 }};
-layout(std140, binding = {camera}) uniform CulverinCamera {{ mat4 view_proj; vec4 light;
-                                                             vec4 lod; }};
+layout(std140, binding = {camera}) uniform BodyCamera {{ mat4 view_proj; vec4 light;
+                                                         vec4 lod; }};
+#if MULTI_VIEW
+// tile: xy scale and zw offset of the view's clip space into the framebuffer's; rect: its
+// pixels (x0, y0, x1, y1, GL rows from the bottom); range: its first record row, its row
+// count, and 1 (0: no view here).
+struct View {{ mat4 view_proj; vec4 tile; vec4 rect; uvec4 range; }};
+layout(std430, binding = {views}) readonly buffer BodyViews {{ View views[]; }};
+mat4 view_matrix(uint view) {{ return views[view].view_proj; }}
+#else
+mat4 view_matrix(uint view) {{ return view_proj; }}
+#endif
 vec3 rotate(vec4 q, vec3 v) {{ return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q.w * v); }}
 vec4 qmul(vec4 a, vec4 b) {{
     return vec4(a.w * b.xyz + b.w * a.xyz + cross(a.xyz, b.xyz), a.w * b.w - dot(a.xyz, b.xyz));
@@ -40,18 +64,19 @@ vec4 qmul(vec4 a, vec4 b) {{
 # command set. Either way phase 2 records the part's visibility for the next frame.
 EXPAND = (
     """#version 430
+{defines}
 layout(local_size_x = 64) in;
 {bodies}"""
     + COMMON
     + """
-layout(std430, binding = {looks}) readonly buffer CulverinLooks {{ uvec2 looks[]; }};
-layout(std430, binding = {mesh_info}) readonly buffer CulverinMeshInfo {{ vec4 mesh_info[]; }};
-layout(std430, binding = {commands}) buffer CulverinCommands {{ uint commands[]; }};
-layout(std430, binding = {instances}) writeonly buffer CulverinInstances {{
+layout(std430, binding = {looks}) readonly buffer BodyLooks {{ uvec2 looks[]; }};
+layout(std430, binding = {mesh_info}) readonly buffer BodyMeshInfo {{ vec4 mesh_info[]; }};
+layout(std430, binding = {commands}) buffer BodyCommands {{ uint commands[]; }};
+layout(std430, binding = {instances}) writeonly buffer BodyInstances {{
     uvec2 instances[];
 }};
-layout(std430, binding = {visibility}) buffer CulverinVisibility {{ uint visible[]; }};
-layout(std430, binding = {tiles}) readonly buffer CulverinDepthTiles {{ float tiles[]; }};
+layout(std430, binding = {visibility}) buffer BodyVisibility {{ uint visible[]; }};
+layout(std430, binding = {tiles}) readonly buffer BodyDepthTiles {{ float tiles[]; }};
 layout(location = 0) uniform int source;
 layout(location = 1) uniform int phase;  // 0: no occlusion culling; 1, 2: see above
 layout(location = 2) uniform int width;  // of the framebuffer whose depth phase 2 reads
@@ -98,14 +123,22 @@ bool hidden(vec3 centre, float radius) {{
 
 void main() {{
     uint row = gl_GlobalInvocationID.x;
+    uint view = gl_GlobalInvocationID.y;
+#if MULTI_VIEW
+    if (views[view].range.z == 0u) return;  // a view beyond those set (fewer than recorded)
+#endif
     vec3 position;
     vec4 rotation;
     uint id;
     if (source == 0) {{
-        if (row >= culverin_count) return;
-        position = vec3(culverin_bodies[row].position.xyz);
-        rotation = culverin_bodies[row].rotation;
-        id = culverin_bodies[row].id;
+#if MULTI_VIEW
+        if (row >= views[view].range.y) return;
+        row += views[view].range.x;
+#endif
+        if (row >= body_count()) return;
+        position = body_position(row);
+        rotation = body_rotation(row);
+        id = body_id(row);
     }} else {{
         if (row >= extra_count) return;
         position = extras[row].position;
@@ -114,14 +147,15 @@ void main() {{
     }}
     if (id >= uint(looks.length())) return;
     uvec2 look = looks[id];
-    mat4 m = transpose(view_proj);
+    mat4 vp = view_matrix(view);
+    mat4 m = transpose(vp);
     vec4 planes[6] = vec4[6](m[3] + m[0], m[3] - m[0], m[3] + m[1], m[3] - m[1],
                              m[3] + m[2], m[3] - m[2]);
-    float ndc_per_unit = length(vec3(view_proj[0][1], view_proj[1][1], view_proj[2][1]));
+    float ndc_per_unit = length(vec3(vp[0][1], vp[1][1], vp[2][1]));
     for (uint k = 0u; k < look.y; ++k) {{
         uint p = look.x + k;
         uint mesh = uint(parts[p].scale_mesh.w + 0.5);
-        vec4 info = mesh_info[mesh];  // x: radius at unit scale, y: coarse mesh or -1
+        vec4 info = mesh_info[mesh];  // x: radius at unit scale, y: coarse mesh or -1, z: room
         uint set = 0u;  // the first command set, or the second (phase 2)
         if (int(parts[p].offset_mode.w + 0.5) != 2) {{  // soft bodies: never culled
             vec3 centre = position + rotate(rotation, parts[p].offset_mode.xyz);
@@ -149,7 +183,15 @@ void main() {{
         }}
         uint command = 5u * (mesh + set * {max_meshes}u);
         uint slot = atomicAdd(commands[command + 1u], 1u);
-        instances[commands[command + 4u] + slot] = uvec2(row | (uint(source) << 31), p);
+        // Beyond the mesh's list (more rows share an id in a view than `copies` allow): take
+        // the count back and drop the part rather than write over the next mesh's list. The
+        // count never falls below the list's size again, so the slots below it stay unique.
+        if (slot >= uint(mesh_info[mesh].z + 0.5)) {{
+            atomicAdd(commands[command + 1u], 0xffffffffu);
+            continue;
+        }}
+        instances[commands[command + 4u] + slot] = uvec2(row | (uint(source) << 31),
+                                                          p | (view << VIEW_SHIFT));
     }}
 }}
 """
@@ -160,7 +202,7 @@ void main() {{
 DEPTH_TILES = """#version 430
 layout(local_size_x = 4, local_size_y = 4) in;
 layout(binding = {depth_unit}) uniform sampler2D depth_attachment;
-layout(std430, binding = {tiles}) writeonly buffer CulverinDepthTiles {{ float tiles[]; }};
+layout(std430, binding = {tiles}) writeonly buffer BodyDepthTiles {{ float tiles[]; }};
 shared float group_far[16];
 
 void main() {{
@@ -192,10 +234,11 @@ void main() {{
 
 VERTEX = (
     """#version 430
+{defines}
 {bodies}"""
     + COMMON
     + """
-layout(std430, binding = {soft}) readonly buffer CulverinSoftVertices {{ vec4 soft_vertices[]; }};
+layout(std430, binding = {soft}) readonly buffer BodySoftVertices {{ vec4 soft_vertices[]; }};
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
 layout(location = 2) in uvec2 a_instance;  // (row | source << 31, part)
@@ -204,19 +247,37 @@ layout(location = 2) in uvec2 a_instance;  // (row | source << 31, part)
 // from the derivatives); v_color is flat: rgb times the part's shade, and a: the mode.
 out vec3 v_surface;
 flat out vec4 v_color;
+#if MULTI_VIEW
+flat out vec4 v_rect;  // the view's tile in pixels: the fragment stage discards outside it
+#endif
+#if OUTPUT_DEPTH
+out float v_depth;  // clip w: the distance along the view axis (perspective projections)
+#endif
+#if OUTPUT_ID
+flat out float v_id;  // the record's id (exact as a float below 2^24)
+#endif
 
 void main() {{
     uint row = a_instance.x & 0x7fffffffu;
     vec3 position;
     vec4 rotation;
+    uint id;
     if ((a_instance.x >> 31) == 0u) {{
-        position = vec3(culverin_bodies[row].position.xyz);
-        rotation = culverin_bodies[row].rotation;
+        position = body_position(row);
+        rotation = body_rotation(row);
+        id = body_id(row);
     }} else {{
         position = extras[row].position;
         rotation = extras[row].rotation;
+        id = extras[row].id;
     }}
+#if MULTI_VIEW
+    uint view = a_instance.y >> VIEW_SHIFT;
+    Part part = parts[a_instance.y & ((1u << VIEW_SHIFT) - 1u)];
+#else
+    uint view = 0u;
     Part part = parts[a_instance.y];
+#endif
     int mode = int(part.offset_mode.w + 0.5);
     vec3 world;
     vec3 normal = a_normal;
@@ -239,22 +300,85 @@ void main() {{
     }}
     v_surface = mode == 2 ? world : normal;
     v_color = vec4(part.color.rgb * part.color.a, float(mode));
-    gl_Position = view_proj * vec4(world, 1.0);
+    vec4 clip = view_matrix(view) * vec4(world, 1.0);
+#if OUTPUT_DEPTH
+    v_depth = clip.w;
+#endif
+#if OUTPUT_ID
+    v_id = float(id);
+#endif
+#if MULTI_VIEW
+    clip.xy = clip.xy * views[view].tile.xy + views[view].tile.zw * clip.w;
+    v_rect = views[view].rect;
+#endif
+    gl_Position = clip;
 }}
 """
 )
 
 FRAGMENT = """#version 430
+{defines}
 in vec3 v_surface;
 flat in vec4 v_color;
-layout(std140, binding = {camera}) uniform CulverinCamera {{ mat4 view_proj; vec4 light;
-                                                             vec4 lod; }};
-out vec4 color;
+layout(std140, binding = {camera}) uniform BodyCamera {{ mat4 view_proj; vec4 light;
+                                                         vec4 lod; }};
+layout(location = 0) out vec4 color;
+#if MULTI_VIEW
+flat in vec4 v_rect;
+#endif
+#if OUTPUT_DEPTH
+in float v_depth;
+layout(location = 1) out float depth_out;
+#endif
+#if OUTPUT_ID
+flat in float v_id;
+layout(location = ID_LOCATION) out float id_out;
+#endif
 void main() {{
+#if MULTI_VIEW
+    if (gl_FragCoord.x < v_rect.x || gl_FragCoord.x >= v_rect.z ||
+        gl_FragCoord.y < v_rect.y || gl_FragCoord.y >= v_rect.w) discard;
+#endif
     bool soft = v_color.a > 1.5;  // mode 2
     vec3 n = soft ? cross(dFdx(v_surface), dFdy(v_surface)) : v_surface;
     float facing = dot(normalize(n), light.xyz);  // light: unit length (set_camera)
     float lit = 0.35 + 0.65 * (soft ? abs(facing) : max(facing, 0.0));
     color = vec4(v_color.rgb * lit, 1.0);
+#if OUTPUT_DEPTH
+    depth_out = v_depth;
+#endif
+#if OUTPUT_ID
+    id_out = v_id;
+#endif
+}}
+"""
+
+# A full-screen triangle that sets the background of the extra outputs (a plain clear
+# writes one colour to every attachment): colour, depth +inf (nothing hit), id -1.
+BACKGROUND_VERTEX = """#version 430
+void main() {{
+    vec2 corner = vec2(float((gl_VertexID & 1) << 2) - 1.0, float((gl_VertexID & 2) << 1) - 1.0);
+    gl_Position = vec4(corner, 0.0, 1.0);
+}}
+"""
+
+BACKGROUND_FRAGMENT = """#version 430
+{defines}
+layout(location = 0) uniform vec4 background;
+layout(location = 0) out vec4 color;
+#if OUTPUT_DEPTH
+layout(location = 1) out float depth_out;
+#endif
+#if OUTPUT_ID
+layout(location = ID_LOCATION) out float id_out;
+#endif
+void main() {{
+    color = background;
+#if OUTPUT_DEPTH
+    depth_out = uintBitsToFloat(0x7f800000u);  // +inf
+#endif
+#if OUTPUT_ID
+    id_out = -1.0;
+#endif
 }}
 """

@@ -1,0 +1,28 @@
+"""One body renderer for every bridge: per-instance records in, colour, metric depth and
+object ids out, in one view or many views tiled into one framebuffer, GPU-driven (a compute
+pass culls and lists the instances, one multi-draw-indirect-count draws them).
+
+A bridge hands :class:`BodyRenderer` a record source (:mod:`hypergl.bodies.records`) and gives
+each id a look (:meth:`BodyRenderer.set_look`, :meth:`BodyRenderer.set_parts`).
+"""
+
+from __future__ import annotations
+
+from ..errors import BodyError
+from .parts import MODE_CAPSULE, MODE_SCALED, MODE_SOFT, Part, named_parts
+from .records import MATRIX_RECORD_DTYPE, RECORD_DTYPE, InstanceRecords
+from .renderer import OUTPUTS, BodyRenderer
+
+__all__ = [
+    "MATRIX_RECORD_DTYPE",
+    "MODE_CAPSULE",
+    "MODE_SCALED",
+    "MODE_SOFT",
+    "OUTPUTS",
+    "RECORD_DTYPE",
+    "BodyError",
+    "BodyRenderer",
+    "InstanceRecords",
+    "Part",
+    "named_parts",
+]

@@ -1,0 +1,753 @@
+"""Draws bodies from any bridge's per-instance records, GPU-driven, in one or many views.
+
+Per frame the recorded program does, with no per-body work on the CPU: a fence wait, the
+source's sync (``source.record``: the bridge's ``upload``), soft-body vertex copies, a copy of
+the indirect-command template (every instance count back to 0), a compute pass over the
+live rows that appends each visible part of each body to its mesh's instance list
+(frustum-culled, far spheres and capsules on a coarse mesh), and one
+``multi_draw_indexed_indirect_count`` over the library's meshes (the count in a parameter
+buffer; plain multi-draw-indirect over ``max_meshes`` commands where the GPU lacks it).
+
+Looks are per record *id* (``set_look(id, shape, size, color)``): a look is one or more
+parts, each a mesh of the library placed, scaled and coloured in the body's frame. A record
+source (a bridge, or :class:`~hypergl.bodies.records.InstanceRecords`) gives each row a
+position, a rotation quaternion and an id; several rows may share an id (one look drawn at
+many poses: many worlds of one model). Bridges subclass this renderer for their own
+shape bookkeeping; hypergl-core never imports one.
+
+``views > 1`` draws many views into one framebuffer, tiled (:meth:`set_views`): each view
+has its own camera and its own range of record rows. ``outputs`` adds metric depth and the
+record id as colour attachments 1 and 2 (:meth:`framebuffer`, :meth:`read`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import errors
+from ..command_buffer import CommandBuffer
+from ..resources import Buffer, Fence, Framebuffer, Pipeline, Texture
+from . import meshes
+from .parts import MODE_SOFT, Part, check_color, named_parts
+from .shaders import (
+    BACKGROUND_FRAGMENT,
+    BACKGROUND_VERTEX,
+    DEPTH_TILES,
+    EXPAND,
+    FRAGMENT,
+    VERTEX,
+    VIEW_SHIFT,
+)
+from .views import VIEW_DTYPE, grid_shape, tile_views
+
+PART_DTYPE = np.dtype([("offset_mode", np.float32, 4), ("rotation", np.float32, 4),
+                       ("scale_mesh", np.float32, 4), ("color", np.float32, 4)])  # fmt: skip
+EXTRA_DTYPE = np.dtype([("position", np.float32, 3), ("id", np.uint32),
+                        ("rotation", np.float32, 4)])  # fmt: skip
+DEFAULT_MAX_IDS = 65536
+DEPTH_UNIT = 0  # the texture unit occlusion culling reads the depth attachment from
+VERTEX_BYTES = 24
+OUTPUTS = ("color", "depth", "id")
+OUTPUT_FORMATS = {"color": "rgba8", "depth": "r32f", "id": "r32f"}
+PALETTE = [(0.91, 0.44, 0.32), (0.96, 0.76, 0.29), (0.27, 0.62, 0.80), (0.55, 0.40, 0.75),
+           (0.90, 0.90, 0.88), (0.45, 0.72, 0.42)]  # fmt: skip
+# Built-in meshes: (key, coarse key or None, bounding radius at unit scale).
+BUILT_IN = [("box", None, 3**0.5), ("sphere", "sphere_lo", 1.0), ("sphere_lo", None, 1.0),
+            ("capsule", "capsule_lo", 2.0), ("capsule_lo", None, 2.0),
+            ("cylinder", None, 2**0.5), ("quad", None, 2**0.5)]  # fmt: skip
+
+
+def _positive_int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{what} must be a positive int, got {value!r}")
+    return int(value)
+
+
+class BodyRenderer:
+    """Every record of a source, each look with its own meshes, in one multi-draw.
+
+    Storage bindings from ``source.binding`` (B): the source's B and B + 1, looks B + 2,
+    parts B + 3, mesh info B + 4, commands B + 5, instances B + 6, extras B + 7, soft
+    vertices B + 8, visibility B + 9, depth tiles B + 10, views B + 11; the camera block at
+    uniform binding ``camera_binding``; occlusion culling reads depth at texture unit 0.
+
+    ``lod_threshold``: a sphere or capsule whose projected radius is below this share of
+    the half screen height is drawn with the coarse mesh (0 turns LOD off).
+    ``views``: how many views :meth:`set_views` may tile (1: one view, :meth:`set_camera`).
+    ``outputs``: of ``("color", "depth", "id")``, in that order as colour attachments 0, 1,
+    2 of the framebuffer drawn into (make it with :meth:`framebuffer`).
+    ``copies``: how many rows sharing one id one view may draw (each look's instance lists
+    are sized for that many; beyond it parts are dropped, never written out of place).
+    1 fits a Culverin world (ids are unique) and one world per view.
+    """
+
+    shape_error: type[Exception] = errors.BodyError  # bridges raise their own kind
+    parts: Buffer
+    mesh_info: Buffer
+    indices: Buffer
+    template: Buffer
+    draw_count: Buffer
+    instances: Buffer
+    soft_vertices: Buffer
+    visibility: Buffer
+    expand: Pipeline
+    tiles_pipeline: Pipeline
+
+    def __init__(
+        self,
+        source: Any,
+        *,
+        max_ids: int = DEFAULT_MAX_IDS,
+        max_parts: int | None = None,
+        max_meshes: int = 256,
+        max_vertices: int = 1 << 18,
+        max_extras: int = 1024,
+        max_soft_vertices: int = 1 << 16,
+        camera_binding: int = 0,
+        depth_test: bool = True,
+        sphere_detail: tuple[int, int] = (12, 16),
+        lod_threshold: float = 0.02,
+        views: int = 1,
+        outputs: Sequence[str] = ("color",),
+        copies: int = 1,
+    ) -> None:
+        max_ids = _positive_int(max_ids, "max_ids")
+        max_parts = _positive_int(max_ids if max_parts is None else max_parts, "max_parts")
+        self._max_meshes = _positive_int(max_meshes, "max_meshes")
+        max_vertices = _positive_int(max_vertices, "max_vertices")
+        max_extras = _positive_int(max_extras, "max_extras")
+        max_soft = _positive_int(max_soft_vertices, "max_soft_vertices")
+        self._max_views = _positive_int(views, "views")
+        self._copies = _positive_int(copies, "copies")
+        if self._max_views > 1 and max_parts > 1 << VIEW_SHIFT:
+            raise ValueError(f"max_parts must be at most {1 << VIEW_SHIFT} with views > 1 "
+                             f"(a view sits above the part index), got {max_parts}")  # fmt: skip
+        self.outputs: tuple[str, ...] = self._checked_outputs(outputs)
+        stacks, slices = self._checked_detail(sphere_detail)
+        if not isinstance(lod_threshold, (int, float)) or not 0 <= lod_threshold < 1:
+            raise ValueError(f"lod_threshold must be in [0, 1), got {lod_threshold!r}")
+        ctx = source.context
+        self._ctx, self._source = ctx, source
+        base = source.binding
+        self._bindings = {"looks": base + 2, "parts": base + 3, "mesh_info": base + 4,
+                          "commands": base + 5, "instances": base + 6, "extras": base + 7,
+                          "soft": base + 8, "visibility": base + 9, "tiles": base + 10,
+                          "views": base + 11}  # fmt: skip
+        self._camera_binding = camera_binding
+        self._lod = float(lod_threshold)
+
+        self.looks: Buffer = ctx.buffer(size=max_ids * 8, name="body_looks")
+        self._looks = self.looks.map(np.uint32, (max_ids, 2))
+        self._looks[:] = 0
+        self.parts = ctx.buffer(size=max_parts * PART_DTYPE.itemsize, name="body_parts")
+        self._parts = self.parts.map(PART_DTYPE, max_parts)
+        self._parts_used = 0
+        self._part_mesh = np.zeros(max_parts, np.int32)
+        self._look_parts: dict[int, tuple[int, int]] = {}
+        self.vertices: Buffer = ctx.buffer(size=max_vertices * VERTEX_BYTES, usage="vertex",
+                                           name="body_meshes")  # fmt: skip
+        self._vertices = self.vertices.map(np.float32, (max_vertices, 6))
+        self._vertices_used = 0
+        self.mesh_info = ctx.buffer(size=self._max_meshes * 16, name="body_mesh_info")
+        self._mesh_info = self.mesh_info.map(np.float32, (self._max_meshes, 4))
+        self._mesh_info[:] = (0.0, -1.0, 0.0, 0.0)
+        # Indexed meshes (a shared vertex is shaded once: llvmpipe is vertex-bound here).
+        self.indices = ctx.buffer(size=max_vertices * 4, usage="index", name="body_indices")
+        self._indices = self.indices.map(np.uint32, (max_vertices,))
+        self._indices_used = 0
+        # DrawElementsIndirectCommand per mesh: count, instanceCount (0 here: the compute
+        # pass counts), firstIndex, baseVertex, baseInstance (the mesh's instance list).
+        # Two sets of max_meshes: the second draws what occlusion culling's second pass adds.
+        self.template = ctx.buffer(size=2 * self._max_meshes * 20, name="body_commands_zero")
+        self._template = self.template.map(np.uint32, (2 * self._max_meshes, 5))
+        self._template[:] = 0
+        self.indirect: Buffer = ctx.buffer(size=2 * self._max_meshes * 20, usage="indirect",
+                                           name="body_commands")  # fmt: skip
+        # The draw count (meshes in the library) for multi-draw-indirect-count, where the
+        # GPU has it (GL 4.6 or ARB_indirect_parameters); else all max_meshes commands.
+        caps = ctx.capabilities
+        self.indirect_count: bool = caps is None or caps.indirect_count
+        self.draw_count = ctx.buffer(size=4, usage="parameter", name="body_draw_count")
+        self._draw_count = self.draw_count.map(np.uint32, (1,))
+        self._draw_count[0] = 0
+        # Room for every part twice (a coarse mesh's list also holds its fine mesh's parts)
+        # per view, and that once per command set.
+        self._instance_capacity = 2 * max_parts * self._max_views * self._copies
+        self.instances = ctx.buffer(size=2 * self._instance_capacity * 8, usage="vertex",
+                                    name="body_instances")  # fmt: skip
+        # Per part: 1 when it was on screen at the end of the last occlusion-culled frame.
+        self.visibility = ctx.buffer(size=max_parts * 4, name="body_visibility")
+        self.visibility.map(np.uint32)[:] = 0
+        self.depth_tiles: Buffer | None = None  # made for the first occlusion target
+        self._tiles_size: tuple[int, int] | None = None
+        self.extras: Buffer = ctx.buffer(size=16 + max_extras * EXTRA_DTYPE.itemsize,
+                                         name="body_extras")  # fmt: skip
+        self._extra_count = self.extras.map(np.uint32, (4,))
+        self._extra_count[:] = 0
+        self._extras = np.frombuffer(self.extras.map(np.uint8), np.uint8)[16:].view(EXTRA_DTYPE)
+        self.soft_vertices = ctx.buffer(size=max_soft * 16, name="body_soft_vertices")
+        self._soft_used = 0
+        self._soft: list[tuple[Any, Any, int, int]] = []  # (source, staging, first, count)
+        self._soft_first_of: dict[int, int] = {}  # body id -> first soft vertex
+        self._mesh_index: dict[str, int] = {}
+        self._regions_dirty = False
+        # Views: the tiled cameras and row ranges (multi-view only; else set_camera's one).
+        self.views: Buffer | None = None
+        self._view_count = 1
+        self._view_rows = source.capacity  # the most rows one view's range may hold
+        self._view_tile: tuple[int, int] | None = None
+        self._grid: tuple[int, int] = (1, 1)
+        if self._max_views > 1:
+            self.views = ctx.buffer(size=self._max_views * VIEW_DTYPE.itemsize, name="body_views")
+            self._views = self.views.map(VIEW_DTYPE, self._max_views)
+            self._views[:] = np.zeros(1, VIEW_DTYPE)
+
+        self._add_mesh("box", meshes.box())
+        self._add_mesh("sphere", meshes.sphere(stacks, slices))
+        self._add_mesh("sphere_lo", meshes.sphere(3, 6))
+        self._add_mesh("capsule", meshes.capsule(stacks, slices))
+        self._add_mesh("capsule_lo", meshes.capsule(4, 6))
+        self._add_mesh("cylinder", meshes.cylinder(slices))
+        self._add_mesh("quad", meshes.quad())
+        for key, coarse, radius in BUILT_IN:
+            index = self._mesh_index[key]
+            self._mesh_info[index, 0] = radius
+            self._mesh_info[index, 1] = -1.0 if coarse is None else self._mesh_index[coarse]
+
+        self.camera: Buffer = ctx.buffer(size=96, usage="uniform", name="body_camera")
+        self.set_camera(np.eye(4))
+        self.fence: Fence = ctx.fence()
+        defines = self._defines()
+        fill = {"bodies": self._source_glsl(), "camera": camera_binding, **self._bindings,
+                "max_meshes": self._max_meshes, "defines": defines}  # fmt: skip
+        self.expand = ctx.pipeline(compute_shader=EXPAND.format(**fill), name="body_expand")
+        self.tiles_pipeline = ctx.pipeline(
+            compute_shader=DEPTH_TILES.format(depth_unit=DEPTH_UNIT, tiles=self._bindings["tiles"]),
+            name="body_depth_tiles",
+        )
+        self.pipeline: Pipeline = ctx.pipeline(
+            vertex_shader=VERTEX.format(**fill),
+            fragment_shader=FRAGMENT.format(camera=camera_binding, defines=defines),
+            vertex_layout=[
+                {
+                    "binding": 0,
+                    "stride": VERTEX_BYTES,
+                    "attributes": [
+                        {"location": 0, "format": "f32x3", "offset": 0},
+                        {"location": 1, "format": "f32x3", "offset": 12},
+                    ],
+                },
+                {
+                    "binding": 1,
+                    "stride": 8,
+                    "per_instance": True,
+                    "attributes": [{"location": 2, "format": "u32x2", "offset": 0}],
+                },
+            ],
+            depth_test=depth_test,
+            cull="back",  # a closed body shows half its triangles; meshes carry both sides
+            name="body_draw",
+        )
+        self.background_pipeline: Pipeline | None = None
+        if len(self.outputs) > 1:  # a plain clear writes one colour to every attachment
+            self.background_pipeline = ctx.pipeline(
+                vertex_shader=BACKGROUND_VERTEX.format(),
+                fragment_shader=BACKGROUND_FRAGMENT.format(defines=defines),
+                depth_test=False,
+                name="body_background",
+            )
+        self.update()
+
+    # --- checks ----------------------------------------------------------------------------
+    @staticmethod
+    def _checked_detail(detail: Any) -> tuple[int, int]:
+        try:
+            stacks, slices = detail
+        except (TypeError, ValueError):
+            raise TypeError(f"sphere_detail must be (stacks, slices), got {detail!r}") from None
+        for value in (stacks, slices):
+            if isinstance(value, bool) or not isinstance(value, int) or not 3 <= value <= 256:
+                raise ValueError(f"sphere_detail values must be ints in 3..256, got {detail!r}")
+        return stacks, slices
+
+    @staticmethod
+    def _checked_outputs(outputs: Any) -> tuple[str, ...]:
+        if isinstance(outputs, str) or not isinstance(outputs, Sequence):
+            raise errors.BodyError(f"outputs must be a sequence of {OUTPUTS}, got {outputs!r}")
+        asked = tuple(outputs)
+        unknown = [o for o in asked if o not in OUTPUTS]
+        if unknown or "color" not in asked or len(set(asked)) != len(asked):
+            raise errors.BodyError(f"outputs must hold 'color' and any of 'depth', 'id', each "
+                                   f"once, got {outputs!r}")  # fmt: skip
+        return tuple(o for o in OUTPUTS if o in asked)  # attachment order
+
+    def _defines(self) -> str:
+        depth, ident = "depth" in self.outputs, "id" in self.outputs
+        return (f"#define MULTI_VIEW {int(self._max_views > 1)}\n"
+                f"#define OUTPUT_DEPTH {int(depth)}\n#define OUTPUT_ID {int(ident)}\n"
+                f"#define ID_LOCATION {1 + int(depth)}")  # fmt: skip
+
+    def _source_glsl(self) -> str:
+        """The source's record declarations and accessors (see :mod:`.records`)."""
+        return str(self._source.body_glsl())
+
+    # --- meshes and looks ------------------------------------------------------------------
+    def add_mesh(self, key: str, rows: np.ndarray) -> int:
+        """Put a mesh (``(N, 6)`` float32 rows: position, normal; non-indexed triangles,
+        counter-clockwise seen from outside) in the library under `key`; its index. A key
+        already there keeps its first mesh."""
+        rows = np.asarray(rows, np.float32)
+        if rows.ndim != 2 or rows.shape[1] != 6 or len(rows) % 3 or not np.isfinite(rows).all():
+            raise self.shape_error(f"mesh {key!r} must be finite (3n, 6) rows, got shape "
+                                   f"{rows.shape}")  # fmt: skip
+        return self._add_mesh(key, rows)
+
+    def _add_mesh(self, key: str, rows: np.ndarray) -> int:
+        index = self._mesh_index.get(key)
+        if index is not None:
+            return index
+        if len(self._mesh_index) >= self._max_meshes:
+            raise self.shape_error(f"the renderer holds {self._max_meshes} meshes already "
+                                   "(each convex hull, triangle mesh, heightfield and soft "
+                                   "body is one): raise max_meshes")  # fmt: skip
+        unique, indices = meshes.indexed(rows)
+        first, count = self._vertices_used, len(unique)
+        first_index = self._indices_used
+        if first + count > len(self._vertices) or first_index + len(indices) > len(self._indices):
+            left = (len(self._vertices) - first, len(self._indices) - first_index)
+            raise self.shape_error(
+                f"mesh {key!r} needs {count} vertices and {len(indices)} indices, "
+                f"{left[0]} and {left[1]} are left: raise max_vertices"
+            )
+        self._vertices[first : first + count] = unique
+        self._vertices_used += count
+        self._indices[first_index : first_index + len(indices)] = indices
+        self._indices_used += len(indices)
+        index = len(self._mesh_index)
+        self._mesh_index[key] = index
+        self._template[index] = (len(indices), 0, first_index, first, 0)
+        self._template[index + self._max_meshes] = (len(indices), 0, first_index, first, 0)
+        self._draw_count[0] = index + 1
+        if rows[:, :3].size and key not in dict.fromkeys(k for k, _, _ in BUILT_IN):
+            self._mesh_info[index] = (float(np.linalg.norm(rows[:, :3], axis=1).max()), -1, 0, 0)
+        return index
+
+    @property
+    def max_ids(self) -> int:
+        return len(self._looks)
+
+    @property
+    def mesh_count(self) -> int:
+        return len(self._mesh_index)
+
+    def set_look(
+        self,
+        body_id: int,
+        shape: str,
+        size: float | Sequence[float] | None = None,
+        color: Sequence[float] | None = None,
+    ) -> None:
+        """Appearance of the records whose id is `body_id`: a built-in primitive by name
+        (:func:`~hypergl.bodies.parts.named_parts`) and its `size`, or ``"none"`` (not
+        drawn). :meth:`set_parts` takes any parts and meshes."""
+        self._check_id(body_id)
+        if shape == "none":
+            self._drop_look(int(body_id))
+            return
+        if not isinstance(shape, str):
+            raise self.shape_error(f"shape must be a name, got {shape!r}")
+        if size is None:
+            raise self.shape_error(f"shape {shape!r} needs a size")
+        self.set_parts(body_id, named_parts(shape, size), color=color)
+
+    def set_parts(
+        self,
+        body_id: int,
+        parts: Sequence[Part],
+        new_meshes: dict[str, np.ndarray] | None = None,
+        color: Sequence[float] | None = None,
+    ) -> None:
+        """Appearance of `body_id` as `parts`, adding `new_meshes` (key -> rows) first;
+        `color` None: a colour of the palette by id."""
+        self._check_id(body_id)
+        rgb = check_color(PALETTE[int(body_id) % len(PALETTE)] if color is None else color)
+        self._set_parts(int(body_id), list(parts), new_meshes or {}, rgb)
+
+    def _check_id(self, body_id: Any) -> None:
+        if isinstance(body_id, bool) or not isinstance(body_id, (int, np.integer)):
+            raise TypeError(f"body id must be an int, got {body_id!r}")
+        if not 0 <= body_id < len(self._looks):
+            raise ValueError(f"body id {body_id} is outside 0..{len(self._looks) - 1} "
+                             f"(raise max_ids)")  # fmt: skip
+
+    def _set_parts(self, body_id: int, parts: list[Part], new_meshes: dict, rgb) -> None:
+        old = self._look_parts.get(body_id)
+        reuse = old is not None and old[1] == len(parts)  # a new look in the same slots
+        if not reuse and self._parts_used + len(parts) > len(self._parts):
+            raise self.shape_error(
+                f"the renderer's {len(self._parts)} parts are used up (each body "
+                "has one per piece: compounds and URDF links more): raise max_parts"
+            )
+        for key, rows in new_meshes.items():
+            self._add_mesh(key, rows)
+        meshes_of = []
+        for part in parts:
+            mesh = self._mesh_index.get(part.mesh)
+            if mesh is None:
+                raise self.shape_error(f"part mesh {part.mesh!r} is not in the renderer's "
+                                       "library")  # fmt: skip
+            meshes_of.append(mesh)
+        soft_first = self._soft_first(body_id) if any(p.mode == MODE_SOFT for p in parts) else 0
+        if reuse:
+            first = old[0]
+        else:
+            self._drop_look(body_id)
+            first = self._parts_used
+            self._parts_used += len(parts)
+        for k, (part, mesh) in enumerate(zip(parts, meshes_of, strict=True)):
+            scale = (float(soft_first), 0.0, 0.0) if part.mode == MODE_SOFT else part.scale
+            self._parts[first + k] = ((*part.offset, part.mode), part.rotation,
+                                      (*scale, mesh), (*rgb, part.shade))  # fmt: skip
+            self._part_mesh[first + k] = mesh
+        self._look_parts[body_id] = (first, len(parts))
+        self._looks[body_id] = (first, len(parts))
+        self._regions_dirty = True
+
+    def _drop_look(self, body_id: int) -> None:
+        old = self._look_parts.pop(body_id, None)
+        if old is not None:
+            self._part_mesh[old[0] : old[0] + old[1]] = -1
+            self._regions_dirty = True
+        self._looks[body_id] = 0
+
+    def _soft_first(self, body_id: int) -> int:
+        if body_id in self._soft_first_of:
+            return self._soft_first_of[body_id]
+        raise self.shape_error(f"body {body_id} has no soft-body vertices: add them with "
+                               "add_soft_vertices first")  # fmt: skip
+
+    def add_soft_vertices(self, body_id: int, count: int, source: Any, staging: Buffer) -> None:
+        """Room for `count` world-space vertices of soft body `body_id`, copied each frame
+        from `staging` after the engine's ``upload(source, staging)``."""
+        if self._recorded_soft is not None:
+            raise self.shape_error(
+                "a soft body was made after renderer.record(): its vertices are "
+                "uploaded by the recorded program, so record the frame again"
+            )
+        if self._soft_used + count > len(self.soft_vertices_view):
+            raise self.shape_error(f"soft body {body_id} has {count} vertices, "
+                                   f"{len(self.soft_vertices_view) - self._soft_used} are "
+                                   "left: raise max_soft_vertices")  # fmt: skip
+        self._soft.append((source, staging, self._soft_used, count))
+        self._soft_first_of[body_id] = self._soft_used
+        self._soft_used += count
+
+    def _layout_regions(self) -> None:
+        """Each mesh's instance list starts where the previous one's largest use ends (a
+        part may appear `copies` times per view)."""
+        meshes_used = self._part_mesh[: self._parts_used]
+        counts = np.bincount(meshes_used[meshes_used >= 0], minlength=self._max_meshes)
+        counts = counts[: self._max_meshes].astype(np.int64) * (self._view_count * self._copies)
+        coarse = self._mesh_info[:, 1].astype(np.int64)
+        sizes = counts.copy()
+        for fine in np.nonzero(coarse >= 0)[0]:
+            sizes[coarse[fine]] += counts[fine]  # a coarse list holds its fine mesh's too
+        bases = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        if bases[-1] + sizes[-1] > self._instance_capacity:
+            raise self.shape_error("the instance lists outgrow max_parts: raise max_parts")
+        self._mesh_info[:, 2] = sizes  # the room the expansion may fill (exact below 2**24)
+        self._template[: self._max_meshes, 4] = bases
+        self._template[self._max_meshes :, 4] = bases + self._instance_capacity
+        self._regions_dirty = False
+
+    _recorded_soft: int | None = None  # soft bodies the last record() uploads
+
+    def update(self) -> None:
+        """Lay out the instance lists after looks changed. Bridges extend it with their
+        own per-frame bookkeeping; call once per frame, before ``submit``."""
+        if self._regions_dirty:
+            self._layout_regions()
+
+    def write_extras(self, rows: Sequence[tuple[Any, int, Any]]) -> None:
+        """Extra bodies drawn beside the source's records this frame: (position, id,
+        rotation) each (characters, wheels: things a bridge reports only per object). With
+        many views every view draws all of them (view ranges select source rows only)."""
+        if len(rows) > len(self._extras):
+            raise self.shape_error(f"{len(rows)} extra bodies (characters and wheels), more "
+                                   f"than max_extras={len(self._extras)}")  # fmt: skip
+        for row, (position, body_id, rotation) in enumerate(rows):
+            self._extras[row] = (position, body_id, rotation)
+        self._extra_count[0] = len(rows)
+
+    @property
+    def soft_vertices_view(self) -> np.ndarray:
+        return self.soft_vertices.map(np.float32, (self.soft_vertices.size // 16, 4))
+
+    # --- cameras and views -----------------------------------------------------------------
+    @staticmethod
+    def _checked_matrix(view_proj: Any, what: str = "view_proj") -> np.ndarray:
+        matrix = np.asarray(view_proj, dtype=np.float32)
+        if matrix.shape != (4, 4) or not np.isfinite(matrix).all():
+            raise ValueError(f"{what} must be a finite 4x4 matrix, got shape {matrix.shape}")
+        return matrix
+
+    def set_camera(self, view_proj: Any, light: Sequence[float] = (0.3, 1.0, 0.5)) -> None:
+        """The view-projection matrix (row-major, column vectors) and a light direction."""
+        matrix = self._checked_matrix(view_proj)
+        block = np.zeros(24, np.float32)
+        block[:16] = matrix.T.reshape(-1)  # std140 mat4: column-major
+        direction = np.asarray(light, dtype=np.float64)
+        length = float(np.linalg.norm(direction)) if direction.shape == (3,) else 0.0
+        if not np.isfinite(length) or length == 0.0:
+            raise ValueError(f"light must be a finite, non-zero (x, y, z), got {light!r}")
+        block[16:19] = direction / length  # unit length: the fragment shader skips normalize
+        block[20] = self._lod
+        self.camera.write(block)
+        if self._regions_dirty:
+            self._layout_regions()
+
+    def set_views(
+        self,
+        cameras: Sequence[Any],
+        tile: tuple[int, int],
+        *,
+        ranges: Sequence[tuple[int, int]] | None = None,
+        columns: int | None = None,
+    ) -> None:
+        """Tile ``len(cameras)`` views of ``tile = (width, height)`` pixels into one
+        framebuffer (:meth:`framebuffer_size`); view k draws record rows
+        ``ranges[k] = (first, count)`` (None: all rows) with ``cameras[k]`` (a 4x4
+        view-projection matrix). Needs ``views=`` at least that many at construction."""
+        if self._max_views == 1:
+            raise errors.BodyError("set_views needs a renderer made with views > 1 "
+                                   "(this one draws one view: set_camera)")  # fmt: skip
+        count = len(cameras)
+        if not 1 <= count <= self._max_views:
+            raise errors.BodyError(f"{count} views asked, the renderer was made for "
+                                   f"1..{self._max_views}")  # fmt: skip
+        matrices = [self._checked_matrix(c, f"camera {k}") for k, c in enumerate(cameras)]
+        capacity = self._source.capacity
+        if ranges is None:
+            ranges = [(0, capacity)] * count
+        if len(ranges) != count:
+            raise errors.BodyError(f"{len(ranges)} ranges for {count} views")
+        checked = []
+        for k, pair in enumerate(ranges):
+            try:
+                first, rows = (int(v) for v in pair)
+            except (TypeError, ValueError):
+                raise errors.BodyError(f"range {k} must be (first, count), got {pair!r}") from None
+            if first < 0 or rows < 0 or first + rows > capacity:
+                raise errors.BodyError(f"range {k} = {pair!r} is outside the source's "
+                                       f"{capacity} rows")  # fmt: skip
+            checked.append((first, rows))
+        width, height = (_positive_int(v, "tile size") for v in tile)
+        grid = grid_shape(count, columns)
+        widest = max(rows for _, rows in checked)
+        recorded = self._recorded_views
+        if recorded is not None and (count > recorded[0] or widest > recorded[1]):
+            raise errors.BodyError("more views or rows than the recorded program "
+                                   "dispatches: record the frame again")  # fmt: skip
+        self._views[:count] = tile_views(matrices, checked, (width, height), *grid)
+        self._views[count:] = np.zeros(1, VIEW_DTYPE)
+        self._view_count, self._view_rows = count, widest
+        self._view_tile, self._grid = (width, height), grid
+        self._regions_dirty = True
+        self._layout_regions()
+
+    _recorded_views: tuple[int, int] | None = None  # (views, rows) the recording dispatches
+
+    @property
+    def framebuffer_size(self) -> tuple[int, int]:
+        """(width, height) the tiled views cover (multi-view: after :meth:`set_views`)."""
+        if self._view_tile is None:
+            raise errors.BodyError("framebuffer_size: call set_views first")
+        columns, rows = self._grid
+        return (columns * self._view_tile[0], rows * self._view_tile[1])
+
+    def framebuffer(self, size: tuple[int, int] | None = None, *, name: str | None = None
+                    ) -> Framebuffer:  # fmt: skip
+        """A framebuffer with this renderer's outputs as colour attachments and depth24;
+        `size` None: :attr:`framebuffer_size`."""
+        size = self.framebuffer_size if size is None else size
+        color = tuple(OUTPUT_FORMATS[o] for o in self.outputs)
+        return self._ctx.framebuffer(size, color=color, depth="depth24", name=name)
+
+    def record_clear(self, cmd: CommandBuffer, background: Sequence[float] = (0, 0, 0)) -> None:
+        """Clear the bound framebuffer: colour `background`, depth +inf, id -1."""
+        rgb = check_color(background)
+        cmd.clear(color=(*rgb, 1.0), depth=1.0)
+        if self.background_pipeline is not None:
+            cmd.bind_pipeline(self.background_pipeline)
+            cmd.uniform_const(0, (*rgb, 1.0), "vec4")
+            cmd.draw(3)
+
+    def read(self, framebuffer: Framebuffer) -> dict[str, np.ndarray]:
+        """The outputs, top row first: ``color`` (H, W, 3) uint8, ``depth`` (H, W)
+        float32 metres (+inf where nothing was hit), ``id`` (H, W) int32 (-1: none)."""
+        out: dict[str, np.ndarray] = {}
+        for index, name in enumerate(self.outputs):
+            attachment = f"color{index}"
+            if name == "color":
+                out[name] = np.ascontiguousarray(framebuffer.read(attachment=attachment)[..., :3])
+            else:
+                value = framebuffer.read(attachment=attachment, components=1, dtype=np.float32)
+                value = value.reshape(value.shape[0], value.shape[1])
+                out[name] = value if name == "depth" else value.astype(np.int32)
+        return out
+
+    def split_views(self, image: np.ndarray) -> np.ndarray:
+        """(views, tile height, tile width, ...) of a read of the tiled framebuffer."""
+        if self._view_tile is None:
+            raise errors.BodyError("split_views: call set_views first")
+        width, height = self._view_tile
+        columns, rows = self._grid
+        tiles = image.reshape(rows, height, columns, width, *image.shape[2:])
+        tiles = np.moveaxis(tiles, 2, 1).reshape(rows * columns, height, width, *image.shape[2:])
+        return tiles[: self._view_count]
+
+    # --- recording -------------------------------------------------------------------------
+    def _record_sync(self, cmd: CommandBuffer) -> None:
+        """The source's sync and the soft bodies' vertex copies."""
+        self._source.record(cmd)
+        for source, staging, first, count in self._soft:
+            cmd.upload(source, staging)
+            cmd.copy_buffer(staging, self.soft_vertices, count * 16, dst_offset=first * 16)
+
+    def record(
+        self,
+        cmd: CommandBuffer,
+        *,
+        sync: bool = True,
+        occlusion: Framebuffer | None = None,
+    ) -> None:
+        """Record (optionally) the syncs, then the GPU expansion and the multi-draw.
+
+        Bind and clear the framebuffer before (:meth:`record_clear` with extra outputs);
+        nothing here depends on the body count. Soft bodies added after this call need a
+        new recording; so do more views or a wider row range than :meth:`set_views` gave.
+
+        ``occlusion`` (one view only): the framebuffer bound for these draws (it needs a
+        depth texture). The parts seen last frame are drawn first; the rest are tested
+        against the depth then on screen (the farthest depth of each 4 x 4 and 16 x 16
+        pixel tile), and only those not behind it are drawn: what it culls was hidden, so
+        the picture is the same. Draw the other opaque things of the frame (ground,
+        scenery) before this call, so that they hide bodies too.
+        """
+        if occlusion is not None and self._max_views > 1:
+            raise errors.BodyError("occlusion culling draws one view: make the renderer "
+                                   "with views=1 for it")  # fmt: skip
+        if self._max_views > 1 and self._view_tile is None:
+            raise errors.BodyError("record: call set_views first")
+        depth = self._occlusion_depth(occlusion)
+        self._recorded_soft = None  # a new recording takes in new soft bodies
+        self.update()
+        if sync:
+            cmd.fence_wait(self.fence)  # previous frame's draws done (no-op the first time)
+            self._record_sync(cmd)
+        bindings = self._bindings
+        cmd.copy_buffer(self.template, self.indirect, 2 * self._max_meshes * 20)
+        self._record_expand(cmd, phase=0 if depth is None else 1)
+        self._record_draw(cmd, 0)
+        if depth is not None:
+            width, height = self._tiles_size
+            cmd.barrier()  # the depth written by the draws, before the tiles read it
+            cmd.bind_pipeline(self.tiles_pipeline)
+            cmd.bind_texture(depth, DEPTH_UNIT)
+            cmd.bind_storage_buffer(self.depth_tiles, bindings["tiles"])
+            cmd.dispatch(-(-width // 16), -(-height // 16))
+            cmd.barrier()  # the tiles, before the second pass reads them
+            self._record_expand(cmd, phase=2)
+            self._record_draw(cmd, 1)
+        cmd.fence_signal(self.fence)
+        self._recorded_soft = len(self._soft)
+        self._recorded_views = (self._view_count, self._view_rows)
+
+    def _occlusion_depth(self, target: Any) -> Texture | None:
+        """The depth texture of `target` (None: no occlusion culling); tiles sized for it."""
+        if target is None:
+            return None
+        if not isinstance(target, Framebuffer):
+            raise TypeError(f"occlusion must be the hypergl.Framebuffer drawn into, "
+                            f"got {target!r}")  # fmt: skip
+        depth = target.depth_texture  # raises for a framebuffer without one
+        size = tuple(target.size)
+        if self._tiles_size is not None and self._tiles_size != size:
+            raise ValueError(f"occlusion culling reads {self._tiles_size[0]}x"
+                             f"{self._tiles_size[1]} framebuffers in this renderer, "
+                             f"got {size[0]}x{size[1]}")  # fmt: skip
+        if self.depth_tiles is None:
+            fine = ((size[0] + 3) // 4, (size[1] + 3) // 4)
+            coarse = ((fine[0] + 3) // 4, (fine[1] + 3) // 4)
+            floats = fine[0] * fine[1] + coarse[0] * coarse[1]
+            self.depth_tiles = self._ctx.buffer(size=4 * floats, name="body_depth_tiles")
+            self._tiles_size = size
+        return depth
+
+    def _bind_views(self, cmd: CommandBuffer) -> None:
+        if self.views is not None:
+            cmd.bind_storage_buffer(self.views, self._bindings["views"])
+
+    def _record_expand(self, cmd: CommandBuffer, *, phase: int) -> None:
+        source, bindings = self._source, self._bindings
+        cmd.bind_pipeline(self.expand)
+        source.bind(cmd)
+        cmd.bind_uniform_buffer(self.camera, self._camera_binding)
+        self._bind_views(cmd)
+        buffers = {"looks": self.looks, "parts": self.parts, "mesh_info": self.mesh_info,
+                   "commands": self.indirect, "instances": self.instances,
+                   "extras": self.extras, "visibility": self.visibility,
+                   "tiles": self.depth_tiles}  # fmt: skip
+        for name, buffer in buffers.items():
+            if buffer is not None:
+                cmd.bind_storage_buffer(buffer, bindings[name])
+        width, height = self._tiles_size or (1, 1)
+        for value, location in ((phase, 1), (width, 2), (height, 3)):
+            cmd.li(0, value)
+            cmd.uniform_i(0, location)
+        # One invocation per row (of a view's range) and view; extras once per view.
+        rows = self._view_rows if self._max_views > 1 else source.capacity
+        for kind, count in ((0, rows), (1, len(self._extras))):
+            cmd.li(0, kind)
+            cmd.uniform_i(0, 0)
+            cmd.dispatch(max(-(-count // 64), 1), self._view_count)
+        cmd.barrier()
+
+    def _record_draw(self, cmd: CommandBuffer, command_set: int) -> None:
+        cmd.bind_pipeline(self.pipeline)
+        self._source.bind(cmd)
+        cmd.bind_uniform_buffer(self.camera, self._camera_binding)
+        self._bind_views(cmd)
+        for name, buffer in (("parts", self.parts), ("extras", self.extras),
+                             ("soft", self.soft_vertices)):  # fmt: skip
+            cmd.bind_storage_buffer(buffer, self._bindings[name])
+        cmd.bind_vertex_buffer(self.vertices, 0)
+        cmd.bind_vertex_buffer(self.instances, 1)
+        cmd.bind_index_buffer(self.indices)
+        cmd.bind_indirect_buffer(self.indirect)
+        offset = command_set * self._max_meshes * 20
+        if self.indirect_count:
+            cmd.bind_parameter_buffer(self.draw_count)
+            cmd.multi_draw_indexed_indirect_count(self._max_meshes, offset=offset)
+        else:
+            cmd.multi_draw_indexed_indirect(self._max_meshes, offset=offset, stride=20)
+
+    def instance_counts(self) -> dict[str, int]:
+        """Instances each mesh drew in the last frame (reads the GPU's commands back)."""
+        counts = self.indirect.read(np.uint32).reshape(2, -1, 5)[:, :, 1].sum(axis=0)
+        return {key: int(counts[index]) for key, index in self._mesh_index.items()}
+
+    def release(self) -> None:
+        """Free the renderer's own buffers and pipelines (not the source's)."""
+        optional = (self.depth_tiles, self.views, self.background_pipeline)
+        own = (self.fence, self.pipeline, self.expand, self.tiles_pipeline, self.camera,
+               self.indirect, self.template, self.indices, self.draw_count, self.visibility,
+               *[r for r in optional if r is not None],
+               self.instances, self.mesh_info, self.vertices, self.parts, self.looks,
+               self.extras, self.soft_vertices)  # fmt: skip
+        for resource in own:
+            if not resource.released:
+                resource.release()

@@ -1,0 +1,266 @@
+"""The shared body renderer (hypergl.bodies) on real GL: one view and many views tiled into
+one framebuffer, colour, depth in metres along the view axis and object ids."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hypergl.bodies import BodyError, BodyRenderer, InstanceRecords
+from hypergl.transforms import look_at, perspective
+
+pytestmark = pytest.mark.gl
+
+IDENTITY_Q = (0.0, 0.0, 0.0, 1.0)
+
+
+def camera(eye, target, aspect, fovy=40.0):
+    return perspective(fovy, aspect, 0.1, 100.0) @ look_at(eye, target)
+
+
+def frame(ctx, renderer, fb):
+    cmd = ctx.command_buffer()
+    cmd.bind_framebuffer(fb)
+    renderer.record_clear(cmd, (0.1, 0.2, 0.3))
+    renderer.record(cmd)
+    cmd.end()
+    cmd.submit()
+    return renderer.read(fb)
+
+
+def test_one_view_colour_metric_depth_and_ids(gl_ctx):
+    records = InstanceRecords(gl_ctx, 4)
+    records.write([(0.0, 0.0, 0.0)], [IDENTITY_Q], [3])
+    renderer = BodyRenderer(records, max_ids=8, outputs=("color", "depth", "id"))
+    renderer.set_look(3, "box", (1.0, 1.0, 1.0), color=(1.0, 1.0, 1.0))
+    renderer.set_camera(camera((0.0, 0.0, 10.0), (0.0, 0.0, 0.0), 64 / 48))
+    fb = renderer.framebuffer((64, 48))
+    out = frame(gl_ctx, renderer, fb)
+    assert out["color"].shape == (48, 64, 3) and out["color"].dtype == np.uint8
+    assert out["depth"].dtype == np.float32 and out["id"].dtype == np.int32
+    # The box's front face is at z = 1: 9 m from the eye along the view axis.
+    assert out["id"][24, 32] == 3
+    assert out["depth"][24, 32] == pytest.approx(9.0, rel=1e-5)
+    assert out["id"][0, 0] == -1 and np.isinf(out["depth"][0, 0])
+    assert tuple(out["color"][0, 0]) == (26, 51, 76)  # the background
+    hit = out["id"] == 3
+    assert np.isfinite(out["depth"][hit]).all() and not np.isfinite(out["depth"][~hit]).any()
+    assert (out["color"][hit].astype(int).sum(axis=1) > 3 * 76).all()  # lit white, not bg
+    renderer.release()
+    records.release()
+
+
+def four_worlds(ctx, **options):
+    """Four 'worlds' of one body each (rows 0..3, ids 0..3) spaced along x."""
+    records = InstanceRecords(ctx, 4)
+    positions = [(10.0 * k, 0.0, 0.0) for k in range(4)]
+    records.write(positions, [IDENTITY_Q] * 4, [0, 1, 2, 3])
+    renderer = BodyRenderer(records, max_ids=8, views=4, outputs=("color", "depth", "id"),
+                            **options)  # fmt: skip
+    for k in range(4):
+        renderer.set_look(k, "sphere" if k % 2 else "box", 1.0 if k % 2 else (1.0, 1.0, 1.0))
+    return records, renderer
+
+
+def test_many_views_tile_one_framebuffer_with_their_own_cameras_and_rows(gl_ctx):
+    records, renderer = four_worlds(gl_ctx)
+    tile = (40, 30)
+    # View 0 is so close that its box fills more than its tile: nothing may leak out.
+    cameras = [camera((0.0, 0.0, 1.5), (0.0, 0.0, 0.0), 4 / 3)]
+    cameras += [camera((10.0 * k, 0.0, 6.0 + k), (10.0 * k, 0.0, 0.0), 4 / 3) for k in (1, 2, 3)]
+    renderer.set_views(cameras, tile, ranges=[(k, 1) for k in range(4)], columns=2)
+    assert renderer.framebuffer_size == (80, 60)
+    fb = renderer.framebuffer()
+    out = frame(gl_ctx, renderer, fb)
+    ids, depth = renderer.split_views(out["id"]), renderer.split_views(out["depth"])
+    assert ids.shape == (4, 30, 40) and depth.shape == (4, 30, 40)
+    assert (ids[0] == 0).all()  # the box covers all of view 0, and only view 0
+    for k in (1, 2, 3):
+        assert set(np.unique(ids[k])) == {-1, k}, f"view {k} drew other worlds' rows"
+        # The body's nearest point is 1 m in front of its centre: 5 + k m from the eye
+        # (a box's face exactly; a sphere's facets, half a pixel off its axis, a few cm behind).
+        assert depth[k][15, 20] == pytest.approx(5.0 + k, rel=1e-5, abs=0 if k == 2 else 0.05)
+    assert depth[0][15, 20] == pytest.approx(0.5, rel=1e-4)
+    renderer.release()
+    records.release()
+
+
+def test_a_tile_matches_the_same_view_drawn_alone(gl_ctx):
+    records, renderer = four_worlds(gl_ctx)
+    cameras = [camera((10.0 * k, 2.0, 5.0), (10.0 * k, 0.0, 0.0), 4 / 3) for k in range(4)]
+    renderer.set_views(cameras, (40, 30), ranges=[(k, 1) for k in range(4)], columns=2)
+    tiled = renderer.split_views(frame(gl_ctx, renderer, renderer.framebuffer())["color"])
+    single = BodyRenderer(records, max_ids=8)
+    for k in range(4):
+        single.set_look(k, "sphere" if k % 2 else "box", 1.0 if k % 2 else (1.0, 1.0, 1.0))
+    single.set_camera(cameras[3])
+    fb = gl_ctx.framebuffer((40, 30))
+    records.count = 4
+    alone = frame(gl_ctx, single, fb)["color"]
+    differs = np.abs(tiled[3].astype(int) - alone.astype(int)).max(axis=-1) > 8
+    assert differs.sum() <= 6, f"{differs.sum()} pixels differ"  # edge rounding at most
+    for resource in (single, renderer, records):
+        resource.release()
+
+
+def test_outputs_must_be_known_names(gl_ctx):
+    records = InstanceRecords(gl_ctx, 1)
+    with pytest.raises(BodyError, match="'normal'"):
+        BodyRenderer(records, outputs=("color", "normal"))
+    records.release()
+
+
+def test_set_views_needs_a_multi_view_renderer(gl_ctx):
+    records = InstanceRecords(gl_ctx, 1)
+    renderer = BodyRenderer(records)
+    with pytest.raises(BodyError, match="views > 1"):
+        renderer.set_views([np.eye(4)], (8, 8))
+    renderer.release()
+    records.release()
+
+
+def test_more_views_than_made_for_are_refused(gl_ctx):
+    records, renderer = four_worlds(gl_ctx)
+    with pytest.raises(BodyError, match="5 views"):
+        renderer.set_views([np.eye(4)] * 5, (8, 8))
+    renderer.release()
+    records.release()
+
+
+def test_a_view_range_outside_the_records_is_refused(gl_ctx):
+    records, renderer = four_worlds(gl_ctx)
+    with pytest.raises(BodyError, match=r"range 1 = \(3, 2\)"):
+        renderer.set_views([np.eye(4)] * 2, (8, 8), ranges=[(0, 1), (3, 2)])
+    renderer.release()
+    records.release()
+
+
+def test_occlusion_culling_with_many_views_is_refused(gl_ctx):
+    records, renderer = four_worlds(gl_ctx)
+    renderer.set_views([np.eye(4)] * 4, (8, 8))
+    fb = renderer.framebuffer()
+    cmd = gl_ctx.command_buffer()
+    cmd.bind_framebuffer(fb)
+    with pytest.raises(BodyError, match="one view"):
+        renderer.record(cmd, occlusion=fb)
+    cmd.end()
+    renderer.release()
+    records.release()
+
+
+def test_records_refuse_rows_beyond_capacity(gl_ctx):
+    records = InstanceRecords(gl_ctx, 2)
+    with pytest.raises(BodyError, match="capacity 2"):
+        records.write([(0.0, 0.0, 0.0)] * 3, [IDENTITY_Q] * 3, [0, 1, 2])
+    records.release()
+
+
+def test_an_unknown_shape_name_is_refused(gl_ctx):
+    records = InstanceRecords(gl_ctx, 1)
+    renderer = BodyRenderer(records, max_ids=2)
+    with pytest.raises(BodyError, match="'cone'"):
+        renderer.set_look(0, "cone", 1.0)
+    renderer.release()
+    records.release()
+
+
+def quaternion_of(axis, degrees):
+    axis = np.asarray(axis, np.float64) / np.linalg.norm(axis)
+    half = np.radians(degrees) / 2
+    return (*(np.sin(half) * axis), np.cos(half))
+
+
+def matrix_of(q):
+    x, y, z, w = q
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+    ])
+
+
+# Each branch of the matrix-to-quaternion conversion: trace > 0, then x, y, z largest.
+@pytest.mark.parametrize("axis, degrees", [((1, 2, 3), 30), ((1, 0.1, 0.2), 170),
+                                           ((0.1, 1, 0.2), 170), ((0.1, 0.2, 1), 170)])  # fmt: skip
+def test_matrix_records_draw_as_their_quaternions(gl_ctx, axis, degrees):
+    q = quaternion_of(axis, degrees)
+    images = []
+    for rotation, value in (("quaternion", q), ("matrix", matrix_of(q))):
+        records = InstanceRecords(gl_ctx, 1, rotation=rotation)
+        records.write([(0.0, 0.0, 0.0)], [value], [0])
+        renderer = BodyRenderer(records, max_ids=1)
+        renderer.set_look(0, "box", (1.5, 0.4, 0.8))
+        renderer.set_camera(camera((0.0, 1.0, 8.0), (0.0, 0.0, 0.0), 1.0))
+        fb = gl_ctx.framebuffer((48, 48))
+        images.append(frame(gl_ctx, renderer, fb)["color"].astype(int))
+        renderer.release()
+        records.release()
+    assert np.abs(images[0] - images[1]).max() <= 2
+
+
+def test_an_unknown_rotation_layout_is_refused(gl_ctx):
+    with pytest.raises(BodyError, match="'euler'"):
+        InstanceRecords(gl_ctx, 1, rotation="euler")
+
+
+def test_rotations_of_the_wrong_shape_are_refused(gl_ctx):
+    records = InstanceRecords(gl_ctx, 2, rotation="matrix")
+    with pytest.raises(BodyError, match=r"rotations \(n, 3, 3\)"):
+        records.write([(0.0, 0.0, 0.0)], [IDENTITY_Q], [0])
+    records.release()
+
+
+def test_more_views_than_the_recording_dispatches_are_refused(gl_ctx):
+    records, renderer = four_worlds(gl_ctx)
+    renderer.set_views([np.eye(4)] * 2, (8, 8), ranges=[(0, 1), (1, 1)])
+    fb = renderer.framebuffer()
+    cmd = gl_ctx.command_buffer()
+    cmd.bind_framebuffer(fb)
+    renderer.record(cmd)
+    cmd.end()
+    renderer.set_views([np.eye(4)] * 2, (8, 8), ranges=[(1, 1), (0, 1)])  # same size: fine
+    with pytest.raises(BodyError, match="record the frame again"):
+        renderer.set_views([np.eye(4)] * 3, (8, 8), ranges=[(0, 1)] * 3)
+    renderer.release()
+    records.release()
+
+
+def test_fewer_views_than_recorded_draw_only_those(gl_ctx):
+    records, renderer = four_worlds(gl_ctx)
+    renderer.write_extras([((0.0, 0.0, 0.0), 0, IDENTITY_Q)])  # drawn in every live view
+    cameras = [camera((10.0 * k, 0.0, 6.0), (10.0 * k, 0.0, 0.0), 1.0) for k in range(4)]
+    renderer.set_views(cameras, (16, 16), ranges=[(k, 1) for k in range(4)], columns=4)
+    fb = renderer.framebuffer()
+    cmd = gl_ctx.command_buffer()
+    cmd.bind_framebuffer(fb)
+    renderer.record_clear(cmd)
+    renderer.record(cmd)
+    cmd.end()
+    renderer.set_views(cameras[:2], (16, 16), ranges=[(0, 1), (1, 1)], columns=4)
+    cmd.submit()
+    ids = renderer.split_views(renderer.read(fb)["id"])
+    assert ids.shape[0] == 2 and (ids[1] != -1).any()
+    assert sum(renderer.instance_counts().values()) == 3  # row 0, row 1, the extra in view 0
+    renderer.release()
+    records.release()
+
+
+@pytest.mark.parametrize("copies", [1, 3])
+def test_rows_sharing_an_id_fit_their_copies_and_no_more(gl_ctx, copies):
+    records = InstanceRecords(gl_ctx, 4)
+    positions = [(-3.0, 1.5, 0.0), (0.0, 1.5, 0.0), (3.0, 1.5, 0.0), (0.0, -1.5, 0.0)]
+    records.write(positions, [IDENTITY_Q] * 4, [0, 0, 0, 1])
+    renderer = BodyRenderer(records, max_ids=2, copies=copies, outputs=("color", "id"),
+                            lod_threshold=0.0)  # fmt: skip
+    renderer.set_look(0, "box", (1.0, 1.0, 1.0))
+    renderer.set_look(1, "sphere", 1.0)  # its list comes right after the boxes'
+    renderer.set_camera(camera((0.0, 0.0, 12.0), (0.0, 0.0, 0.0), 2.0))
+    fb = renderer.framebuffer((64, 32))
+    ids = frame(gl_ctx, renderer, fb)["id"]
+    # Three rows of one look: with room for one, the other two are dropped, not written
+    # over the sphere's list.
+    counts = renderer.instance_counts()
+    assert counts["box"] == copies and counts["sphere"] == 1
+    assert (ids == 0).sum() > 0 and (ids == 1).sum() > 0
+    renderer.release()
+    records.release()
