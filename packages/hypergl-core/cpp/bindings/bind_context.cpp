@@ -122,17 +122,7 @@ nb::tuple submit(Context &context, const ProgramImage &program,
 void register_context(nb::module_ &m) {
     register_instruction_error<VMFailure>(m, "VMFailure");
     register_message_error<BindingError>(m, "BindingError", PyExc_ValueError);
-    // A hypergl.ContextError, looked up when one is raised: importing the facade while
-    // this module initialises would load this file a second time (stub generation
-    // imports it as a top-level `_core`), registering every type twice.
-    nb::register_exception_translator([](const std::exception_ptr &p, void *) {
-        try {
-            std::rethrow_exception(p);
-        } catch (const ReentryError &e) {
-            nb::object type = nb::module_::import_("hypergl.errors").attr("ContextError");
-            PyErr_SetString(type.ptr(), e.what());
-        }
-    });
+    register_context_error<ReentryError>();
 
     nb::class_<Resource>(m, "Resource", "A GPU resource owned by a context.")
         .def_prop_ro("kind", [](const Resource &r) { return static_cast<int>(r.kind()); })

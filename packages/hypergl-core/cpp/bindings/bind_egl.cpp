@@ -6,6 +6,7 @@
 #include <nanobind/stl/string.h>
 
 #include "bindings.hpp"
+#include "errors.hpp"
 #include "hypergl/egl.hpp"
 
 namespace nb = nanobind;
@@ -39,14 +40,7 @@ nb::list egl_devices() {
 }  // namespace
 
 void register_egl(nb::module_ &m) {
-    nb::register_exception_translator([](const std::exception_ptr &p, void *) {
-        try {
-            std::rethrow_exception(p);
-        } catch (const EGLFailure &e) {
-            nb::object type = nb::module_::import_("hypergl.errors").attr("ContextError");
-            PyErr_SetString(type.ptr(), e.what());
-        }
-    });
+    register_context_error<EGLFailure>();
 
     nb::class_<HeadlessContext>(m, "EGLContext",
                                 "A headless OpenGL context the engine made through EGL.")

@@ -35,6 +35,23 @@ void register_instruction_error(nanobind::module_ &m, const char *name) {
     });
 }
 
+// Translates engine exceptions of type E into hypergl.ContextError with their
+// message. The class is looked up when one is raised: importing the facade while
+// this module initialises would load the extension a second time (stub generation
+// imports it as a top-level `_core`), registering every type twice.
+template <typename E>
+void register_context_error() {
+    namespace nb = nanobind;
+    nb::register_exception_translator([](const std::exception_ptr &p, void *) {
+        try {
+            std::rethrow_exception(p);
+        } catch (const E &e) {
+            nb::object type = nb::module_::import_("hypergl.errors").attr("ContextError");
+            PyErr_SetString(type.ptr(), e.what());
+        }
+    });
+}
+
 // Creates `_core.<name>(base)` and translates engine exceptions of type E
 // into it with their message.
 template <typename E>
