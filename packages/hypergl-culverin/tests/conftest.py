@@ -52,6 +52,16 @@ def make_world():
 
 
 @pytest.fixture
+def bridge(make_world):
+    """A bridge of 64 bodies over a fresh world, on the trace device (checks need no GPU)."""
+    context = hypergl.context(device="trace")
+    try:
+        yield context.bridge("culverin", make_world(max_bodies=64), capacity=64)
+    finally:
+        context.close()
+
+
+@pytest.fixture
 def drop_grid():
     """``drop_grid(bridge, rows, cols, spacing=3, height=2)``: bodies on a grid."""
     return grid_of_bodies

@@ -28,17 +28,6 @@ NAN, INF = float("nan"), float("inf")
 TRIANGLE = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
 
 
-@pytest.fixture
-def bridge(make_world):
-    import hypergl
-
-    ctx = hypergl.context(device="trace")
-    try:
-        yield ctx.bridge("culverin", make_world(max_bodies=64), capacity=64)
-    finally:
-        ctx.close()
-
-
 def unchanged(bridge, before: int) -> bool:
     """Nothing was added: the body count after a step is what it was (destroyed bodies
     leave at the next step)."""

@@ -23,17 +23,6 @@ MIB = 1 << 20
 TETRA_OBJ = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"
 
 
-@pytest.fixture
-def bridge(make_world):
-    import hypergl
-
-    ctx = hypergl.context(device="trace")
-    try:
-        yield ctx.bridge("culverin", make_world(max_bodies=64), capacity=64)
-    finally:
-        ctx.close()
-
-
 def robot(folder: Path, mesh: str | None = None, *, joint: str = "", mass: str = "1",
           links: int = 2, name: str = "robot.urdf") -> Path:  # fmt: skip
     """A chain of `links` boxes (the last one drawn with `mesh`) and fixed joints."""
