@@ -48,43 +48,11 @@ def test_benchmark_raster_runs_with_its_documented_options(backend, tmp_path):
     assert "frames/s" in stdout and out.read_bytes().startswith(b"\x89PNG")
 
 
-def test_render_preview_writes_its_png_and_mp4(tmp_path):
+@pytest.mark.parametrize(("script", "frames"), [("render_preview.py", 6),
+                                                ("render_lit_textured_shapes.py", 4)])  # fmt: skip
+def test_preview_example_writes_its_png_and_mp4(tmp_path, script, frames):
     pytest.importorskip("imageio_ffmpeg", reason="MP4 needs imageio-ffmpeg (not on the GPU check)")
-    png, mp4 = tmp_path / "py_gpu_preview.png", tmp_path / "py_gpu_preview.mp4"
-    run_example(
-        "render_preview.py",
-        "--backend",
-        "numpy",
-        "--width",
-        "160",
-        "--height",
-        "90",
-        "--frames",
-        "6",
-        "--output",
-        str(png),
-        "--video",
-        str(mp4),
-    )
-    assert png.read_bytes().startswith(b"\x89PNG") and frames_in(mp4) == 6
-
-
-def test_render_lit_textured_shapes_writes_its_png_and_mp4(tmp_path):
-    pytest.importorskip("imageio_ffmpeg", reason="MP4 needs imageio-ffmpeg (not on the GPU check)")
-    png, mp4 = tmp_path / "shapes.png", tmp_path / "shapes.mp4"
-    run_example(
-        "render_lit_textured_shapes.py",
-        "--backend",
-        "numpy",
-        "--width",
-        "160",
-        "--height",
-        "90",
-        "--frames",
-        "4",
-        "--output",
-        str(png),
-        "--video",
-        str(mp4),
-    )
-    assert png.read_bytes().startswith(b"\x89PNG") and frames_in(mp4) == 4
+    png, mp4 = tmp_path / "preview.png", tmp_path / "preview.mp4"
+    run_example(script, "--backend", "numpy", "--width", "160", "--height", "90",
+                "--frames", str(frames), "--output", str(png), "--video", str(mp4))  # fmt: skip
+    assert png.read_bytes().startswith(b"\x89PNG") and frames_in(mp4) == frames
