@@ -38,6 +38,7 @@ import tomllib
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import zig_toolchain  # tools/ is not a package
+from reporting import Reporter
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ROOT / "packages"
@@ -51,20 +52,8 @@ DISTRIBUTIONS = {
 }
 
 
-def say(message: str) -> None:
-    print(f"[dist] {message}", flush=True)
-
-
-def fail(message: str) -> None:
-    print(f"[dist] error: {message}", file=sys.stderr, flush=True)
-    sys.exit(1)
-
-
-def run(command: list, **kwargs) -> None:
-    result = subprocess.run([str(part) for part in command], check=False, **kwargs)
-    if result.returncode != 0:
-        fail(f"{Path(str(command[0])).name} {' '.join(map(str, command[1:4]))} ... failed "
-             f"(exit {result.returncode}, output above)")  # fmt: skip
+_report = Reporter("dist")
+say, fail, run = _report.say, _report.fail, _report.run
 
 
 def build_sdist(dist: str, out: Path) -> Path:

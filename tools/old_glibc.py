@@ -30,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import free_threaded  # tools/ is not a package: the CPython source comes from there
+from reporting import Reporter
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = free_threaded.CACHE
@@ -58,20 +59,8 @@ def tool(name: str) -> str:
     return found
 
 
-def say(message: str) -> None:
-    print(f"[old-glibc] {message}", flush=True)
-
-
-def fail(message: str) -> None:
-    print(f"[old-glibc] error: {message}", file=sys.stderr, flush=True)
-    sys.exit(1)
-
-
-def run(command: list, **kwargs) -> subprocess.CompletedProcess:
-    result = subprocess.run([str(c) for c in command], check=False, **kwargs)
-    if result.returncode != 0:
-        fail(f"{' '.join(map(str, command[:6]))} ... failed (exit {result.returncode})")
-    return result
+_report = Reporter("old-glibc")
+say, fail, run = _report.say, _report.fail, _report.run
 
 
 def in_root(script: str, **kwargs) -> subprocess.CompletedProcess:

@@ -33,6 +33,9 @@ import time
 import urllib.request
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reporting import Reporter  # tools/ is not a package
+
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "hypergl"
 THIRD_PARTY = CACHE / "rehearsal-wheels"
@@ -90,21 +93,8 @@ print("hypergl_culverin", hypergl_culverin.__version__, type(bridge).__name__,
 }
 
 
-def say(message: str) -> None:
-    print(f"[rehearsal] {message}", flush=True)
-
-
-def fail(message: str) -> None:
-    print(f"[rehearsal] error: {message}", file=sys.stderr, flush=True)
-    sys.exit(1)
-
-
-def run(command: list, **kwargs) -> subprocess.CompletedProcess:
-    result = subprocess.run([str(c) for c in command], check=False, **kwargs)
-    if result.returncode != 0:
-        out = (result.stdout or "") + (result.stderr or "") if kwargs.get("capture_output") else ""
-        fail(f"{' '.join(map(str, command[:4]))} ... failed (exit {result.returncode})\n{out}")
-    return result
+_report = Reporter("rehearsal")
+say, fail, run = _report.say, _report.fail, _report.run
 
 
 def our_files(dist_dir: Path) -> list[Path]:
