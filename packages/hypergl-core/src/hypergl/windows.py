@@ -59,6 +59,16 @@ class GLFWWindow:
     def should_close(self) -> bool:
         return bool(self._glfw.window_should_close(self._window))
 
+    def close_on_escape(self) -> None:
+        glfw = self._glfw
+
+        def on_key(window: Any, key: int, _scancode: int, action: int, _mods: int) -> None:
+            if key == glfw.KEY_ESCAPE and action == glfw.PRESS:
+                glfw.set_window_should_close(window, True)
+
+        self._on_key = on_key  # GLFW holds only a C pointer: keep the callback alive
+        glfw.set_key_callback(self._window, on_key)
+
     def close(self) -> None:
         if self._window:
             self._glfw.destroy_window(self._window)
@@ -100,6 +110,7 @@ class SDLWindow:
             raise ContextError(f"SDL could not create a GL context: {sdl2.SDL_GetError().decode()}")
         video.SDL_GL_SetSwapInterval(1 if vsync else 0)
         self._closed = False
+        self._escape_closes = False
 
     def make_current(self) -> None:
         self._sdl.video.SDL_GL_MakeCurrent(self._window, self._gl)
@@ -123,12 +134,17 @@ class SDLWindow:
     def poll(self) -> None:
         event = self._sdl.SDL_Event()
         while self._sdl.SDL_PollEvent(event):
-            if event.type == self._sdl.SDL_QUIT:
+            escape = (self._escape_closes and event.type == self._sdl.SDL_KEYDOWN
+                      and event.key.keysym.sym == self._sdl.SDLK_ESCAPE)  # fmt: skip
+            if event.type == self._sdl.SDL_QUIT or escape:
                 self._closed = True
 
     @property
     def should_close(self) -> bool:
         return self._closed
+
+    def close_on_escape(self) -> None:
+        self._escape_closes = True
 
     def close(self) -> None:
         if self._window:
