@@ -14,30 +14,54 @@ from typing import Any
 from .errors import ContextError
 
 
+def open_glfw_window(
+    size: tuple[int, int], title: str, *, visible: bool, hints: tuple[tuple[int, int], ...] = ()
+) -> tuple[Any, Any]:
+    """(the glfw module, a window with an OpenGL 4.3+ core context current on this thread).
+
+    GLFW creates windows on the main thread only (macOS enforces it). `hints`: more
+    window hints, as (hint, value) pairs. Raises ContextError saying why it could not.
+    """
+    try:
+        import glfw
+    except ImportError as exc:
+        raise ContextError(f"windows need glfw: pip install glfw ({exc})") from exc
+    if not glfw.init():
+        raise ContextError("GLFW could not initialise" + _glfw_error(glfw) +
+                           ": no display? (set DISPLAY, or run under xvfb-run)")  # fmt: skip
+    glfw.window_hint(glfw.CONTEXT_VERSION_MAJOR, 4)
+    glfw.window_hint(glfw.CONTEXT_VERSION_MINOR, 3)
+    glfw.window_hint(glfw.OPENGL_PROFILE, glfw.OPENGL_CORE_PROFILE)
+    glfw.window_hint(glfw.OPENGL_FORWARD_COMPAT, True)
+    glfw.window_hint(glfw.VISIBLE, visible)
+    for hint, value in hints:
+        glfw.window_hint(hint, value)
+    window = glfw.create_window(size[0], size[1], title, None, None)
+    glfw.default_window_hints()  # the next window starts from GLFW's defaults again
+    if not window:
+        raise ContextError("GLFW could not create a window with an OpenGL 4.3 core context"
+                           + _glfw_error(glfw))  # fmt: skip
+    glfw.make_context_current(window)
+    return glfw, window
+
+
+def _glfw_error(glfw: Any) -> str:
+    """' (GLFW's description of its last error)', or '' where it has none."""
+    with contextlib.suppress(Exception):
+        _code, description = glfw.get_error()
+        if description:
+            return f" ({description.decode(errors='replace')})"
+    return ""
+
+
 class GLFWWindow:
     """A GLFW window and its GL 4.3+ core context (needs a display, e.g. Xvfb)."""
 
+    platform = "glfw-window"
+
     def __init__(self, size: tuple[int, int], title: str, vsync: bool, visible: bool) -> None:
-        try:
-            import glfw
-        except ImportError as exc:
-            raise ContextError(f"windows need glfw: pip install glfw ({exc})") from exc
-        self._glfw = glfw
-        if not glfw.init():
-            raise ContextError(
-                "GLFW could not initialise: no display? (set DISPLAY, or run under xvfb-run)"
-            )
-        glfw.window_hint(glfw.CONTEXT_VERSION_MAJOR, 4)
-        glfw.window_hint(glfw.CONTEXT_VERSION_MINOR, 3)
-        glfw.window_hint(glfw.OPENGL_PROFILE, glfw.OPENGL_CORE_PROFILE)
-        glfw.window_hint(glfw.OPENGL_FORWARD_COMPAT, True)
-        glfw.window_hint(glfw.VISIBLE, visible)
-        self._window = glfw.create_window(size[0], size[1], title, None, None)
-        if not self._window:
-            glfw.terminate()
-            raise ContextError("GLFW could not create a window with an OpenGL 4.3 core context")
-        glfw.make_context_current(self._window)
-        glfw.swap_interval(1 if vsync else 0)
+        self._glfw, self._window = open_glfw_window(size, title, visible=visible)
+        self._glfw.swap_interval(1 if vsync else 0)
 
     def make_current(self) -> None:
         self._glfw.make_context_current(self._window)
@@ -81,6 +105,8 @@ class GLFWWindow:
 
 class SDLWindow:
     """An SDL2 window (pip install "hypergl-core[sdl]")."""
+
+    platform = "sdl-window"
 
     def __init__(self, size: tuple[int, int], title: str, vsync: bool, visible: bool) -> None:
         try:
