@@ -153,3 +153,17 @@ def test_neither_egl_nor_a_display_says_what_failed_and_what_to_do():
     assert "DISPLAY" in error
     assert "Install an EGL driver" in error and "or give the process a display" in error
     assert "GLFWError" not in result.stderr  # GLFW's own warning is in the message, not beside
+
+
+def test_a_window_context_on_the_same_thread_stays_usable_beside_the_fallback(no_egl):
+    with hypergl.context() as hidden, hypergl.context(window=(32, 32), visible=False) as window:
+        assert window.info["platform"] == "glfw-window"
+        pipes = {}
+        for ctx in (hidden, window, hidden, window):  # each call switches to its own context
+            fb = ctx.framebuffer((32, 32))
+            pipe = pipes.get(id(ctx)) or ctx.pipeline(
+                vertex_shader=TRIANGLE_VS, fragment_shader=TRIANGLE_FS, vertex_count=3
+            )
+            pipes[id(ctx)] = pipe
+            assert_triangle(draw_triangle(ctx, fb, pipe))
+            ctx.release(fb)
