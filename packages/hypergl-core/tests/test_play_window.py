@@ -11,7 +11,8 @@ import sys
 import pytest
 from test_play import scene_file
 
-from hypergl.play import play_window
+from hypergl.errors import ResourceError
+from hypergl.play import play, play_window
 
 pytestmark = [
     pytest.mark.gl,
@@ -59,3 +60,13 @@ def test_ctrl_c_stops_a_window_run_cleanly(gl_ctx, tmp_path):
     assert player.returncode == 130, err
     assert "stopped (Ctrl+C)" in out
     assert "Traceback" not in err
+
+
+def test_a_window_run_is_bounded_as_ctx_load_bounds_the_file(gl_ctx, tmp_path):
+    # The shown framebuffer becomes the window: it still counts against the memory limit.
+    path = scene_file(gl_ctx, tmp_path / "s.hgb")
+    with pytest.raises(ResourceError, match="over the memory limit of 64 bytes") as headless:
+        play(path, 1, tmp_path / "out", memory_limit=64)
+    with pytest.raises(ResourceError) as windowed:
+        play_window(path, 1, memory_limit=64)
+    assert str(windowed.value) == str(headless.value)

@@ -22,10 +22,11 @@ from typing import Any
 from hypergl_compiler import hgb
 from hypergl_compiler.isa import ResourceKind
 
-from .errors import PlayError
+from .checks import check_size
+from .errors import PlayError, ResourceError
+from .limits import PORTABLE_LIMITS, check_framebuffer
 from .png import encode_png
-
-FPS_RANGE = (1, 1000)
+from .scene_memory import check_scene_memory
 
 
 def shown_framebuffer(resources: Any, name: str | None) -> Any:
@@ -68,7 +69,7 @@ def play(
     from .context import context
 
     _check_frames(frames)
-    if isinstance(fps, bool) or not isinstance(fps, int) or not FPS_RANGE[0] <= fps <= FPS_RANGE[1]:
+    if isinstance(fps, bool) or not isinstance(fps, int) or not 1 <= fps <= 1000:
         raise PlayError(f"--fps must be an int in 1..1000, got {fps!r}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -101,6 +102,25 @@ def _check_frames(frames: Any) -> None:
         raise PlayError(f"--frames must be a positive int, got {frames!r}")
 
 
+def _window_for(source: str | Path, name: str | None, memory_limit: int | None) -> Any:
+    """(the framebuffer entry to show, the window's size), checked before a window opens.
+
+    The file is read here only to size the window, with ctx.load's checks: its memory
+    check counts the shown framebuffer, which the window then replaces (ctx.load below,
+    the one path that makes the scene, leaves it out as bound).
+    """
+    limit = hgb.check_memory_limit(memory_limit)
+    program = hgb.load(source, memory_limit=limit)
+    check_scene_memory(program, {}, limit)
+    shown = shown_framebuffer(program.resources, name)
+    try:
+        size = check_size((shown.desc.get("width"), shown.desc.get("height")), "framebuffer size")
+        check_framebuffer(PORTABLE_LIMITS, *size, "framebuffer")
+    except (TypeError, ValueError) as exc:
+        raise ResourceError(f"resource '{shown.name}' cannot be shown in a window: {exc}") from None
+    return shown, size
+
+
 def play_window(
     source: str | Path,
     frames: int | None = None,
@@ -121,9 +141,7 @@ def play_window(
 
     if frames is not None:
         _check_frames(frames)
-    # Read only to size the window: ctx.load below reads it again, the one path that makes it.
-    shown = shown_framebuffer(hgb.load(source, memory_limit=memory_limit).resources, framebuffer)
-    size = (shown.desc.get("width", 640), shown.desc.get("height", 480))
+    shown, size = _window_for(source, framebuffer, memory_limit)
     with context(window=size, title=f"hypergl play {Path(source).name}") as ctx:
         scene = ctx.load(source, bindings={shown.name: ctx.screen}, memory_limit=memory_limit)
         ctx.close_on_escape()
