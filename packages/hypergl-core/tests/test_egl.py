@@ -143,3 +143,12 @@ def test_another_librarys_current_context_is_put_back_after_each_call():
         "print(list(target.read(components=4)[:4]), fb.read()[0, 0].tolist())\n"
     )
     assert out.strip() == "[0, 255, 0, 255] [0, 0, 255, 255]"
+
+
+def test_info_says_where_a_context_renders():
+    with hypergl.context() as ctx:
+        info = ctx.info
+        assert info["device"] == "gl" and info["platform"] == "egl"
+        assert info["egl_platform"] == ctx._host.egl.platform
+        assert info["renderer"] == ctx.capabilities.renderer and info["version"]
+    assert hypergl.context("trace").info == {"device": "trace", "platform": None}

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 import hypergl
@@ -85,3 +89,16 @@ def test_a_window_run_refuses_a_bad_frame_count(gl_ctx, tmp_path):
 
     with pytest.raises(PlayError, match="--frames must be a positive int, got 0"):
         play_window(scene_file(gl_ctx, tmp_path / "s.hgb"), 0)
+
+
+def test_a_window_without_a_display_is_one_clear_error(gl_ctx, tmp_path):
+    path = scene_file(gl_ctx, tmp_path / "s.hgb")
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    result = subprocess.run([sys.executable, "-m", "hypergl", "play", str(path), "--window"],
+                            capture_output=True, text=True, timeout=120, env=env)  # fmt: skip
+    assert result.returncode == 1
+    # GLFW's own warning is inside the message, not printed beside it.
+    assert result.stderr.strip().splitlines() == [
+        "hypergl: error: GLFW could not initialise (X11: The DISPLAY environment variable is "
+        "missing): no display? (set DISPLAY, or run under xvfb-run)"
+    ]

@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import threading
-import warnings
 from typing import Any
 
 from . import _core
@@ -43,13 +42,11 @@ class HiddenWindowHost:
             import glfw
         except ImportError as exc:
             raise ContextError(f"the fallback needs glfw: pip install glfw ({exc})") from exc
-        with warnings.catch_warnings():  # GLFW's complaint is in the ContextError's text
-            warnings.simplefilter("ignore", glfw.GLFWError)
-            # No flush when the engine lets go after each call: the next entry, on any
-            # thread, continues the same command stream (as EGL_KHR_context_flush_control).
-            hints = ((glfw.CONTEXT_RELEASE_BEHAVIOR, glfw.RELEASE_BEHAVIOR_NONE),)
-            self._glfw, self._window = open_glfw_window((16, 16), "HyperGL", visible=False,
-                                                        hints=hints)  # fmt: skip
+        # No flush when the engine lets go after each call: the next entry, on any thread,
+        # continues the same command stream (as EGL_KHR_context_flush_control).
+        hints = ((glfw.CONTEXT_RELEASE_BEHAVIOR, glfw.RELEASE_BEHAVIOR_NONE),)
+        self._glfw, self._window = open_glfw_window((16, 16), "HyperGL", visible=False,
+                                                    hints=hints)  # fmt: skip
         glfw.make_context_current(None)  # free for whichever thread enters first
         library = glfw._glfw  # pyglfw's ctypes handle of libglfw: its C functions' addresses
         self.engine_context = _core.ForeignGLContext(

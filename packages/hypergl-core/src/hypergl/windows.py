@@ -26,6 +26,14 @@ def open_glfw_window(
         import glfw
     except ImportError as exc:
         raise ContextError(f"windows need glfw: pip install glfw ({exc})") from exc
+    with warnings.catch_warnings():  # GLFW's complaint goes into the ContextError's text
+        warnings.simplefilter("ignore", glfw.GLFWError)
+        return glfw, _create_glfw_window(glfw, size, title, visible, hints)
+
+
+def _create_glfw_window(
+    glfw: Any, size: tuple[int, int], title: str, visible: bool, hints: tuple[tuple[int, int], ...]
+) -> Any:
     if not glfw.init():
         raise ContextError("GLFW could not initialise" + _glfw_error(glfw) +
                            ": no display? (set DISPLAY, or run under xvfb-run)")  # fmt: skip
@@ -42,7 +50,7 @@ def open_glfw_window(
         raise ContextError("GLFW could not create a window with an OpenGL 4.3 core context"
                            + _glfw_error(glfw))  # fmt: skip
     glfw.make_context_current(window)
-    return glfw, window
+    return window
 
 
 def _glfw_error(glfw: Any) -> str:
