@@ -167,3 +167,30 @@ def test_a_window_context_on_the_same_thread_stays_usable_beside_the_fallback(no
             pipes[id(ctx)] = pipe
             assert_triangle(draw_triangle(ctx, fb, pipe))
             ctx.release(fb)
+
+
+def test_a_foreign_context_refuses_null_functions():
+    with pytest.raises(hypergl.ContextError, match="a null address was given"):
+        hypergl._core.ForeignGLContext(0, 0, 0, 0)
+
+
+def test_a_foreign_context_refuses_a_null_handle():
+    from hypergl.hidden_window import _address
+
+    glfw = pytest.importorskip("glfw")
+    lib = glfw._glfw
+    functions = [_address(f) for f in (lib.glfwMakeContextCurrent, lib.glfwGetCurrentContext,
+                                       lib.glfwGetProcAddress)]  # fmt: skip
+    with pytest.raises(hypergl.ContextError, match="needs a non-null handle"):
+        hypergl._core.ForeignGLContext(*functions, 0)
+
+
+def test_a_destroyed_foreign_context_cannot_be_entered():
+    from hypergl.hidden_window import HiddenWindowHost
+
+    host = HiddenWindowHost("for the test")
+    host.engine_context.destroy()
+    assert host.engine_context.destroyed
+    with pytest.raises(hypergl.ContextError, match="this context has been closed"):
+        host.probe()
+    host.close()

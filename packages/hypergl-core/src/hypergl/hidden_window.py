@@ -35,13 +35,14 @@ class HiddenWindowHost:
     def __init__(self, egl_error: str) -> None:
         self.egl_error = egl_error  # why EGL gave no context: ctx.info says it
         if threading.current_thread() is not threading.main_thread():
-            raise ContextError("the fallback, a hidden GLFW window, must be created on the main "
-                               "thread (GLFW makes windows only there): create the context on "
-                               "the main thread, then use it from any thread")  # fmt: skip
+            raise ContextError("it must be created on the main thread (GLFW makes windows only "
+                               "there): create the context on the main thread, then use it "
+                               "from any thread")  # fmt: skip
         try:
             import glfw
         except ImportError as exc:
-            raise ContextError(f"the fallback needs glfw: pip install glfw ({exc})") from exc
+            raise ContextError("it needs glfw: pip install 'hypergl-core[window]' "
+                               f"({exc})") from exc  # fmt: skip
         # No flush when the engine lets go after each call: the next entry, on any thread,
         # continues the same command stream (as EGL_KHR_context_flush_control).
         hints = ((glfw.CONTEXT_RELEASE_BEHAVIOR, glfw.RELEASE_BEHAVIOR_NONE),)
@@ -49,10 +50,15 @@ class HiddenWindowHost:
                                                     hints=hints)  # fmt: skip
         glfw.make_context_current(None)  # free for whichever thread enters first
         library = glfw._glfw  # pyglfw's ctypes handle of libglfw: its C functions' addresses
-        self.engine_context = _core.ForeignGLContext(
-            _address(library.glfwMakeContextCurrent), _address(library.glfwGetCurrentContext),
-            _address(library.glfwGetProcAddress), _address(self._window),
-        )  # fmt: skip
+        try:
+            self.engine_context = _core.ForeignGLContext(
+                _address(library.glfwMakeContextCurrent), _address(library.glfwGetCurrentContext),
+                _address(library.glfwGetProcAddress), _address(self._window),
+            )  # fmt: skip
+        except BaseException:
+            glfw.destroy_window(self._window)
+            self._window = None
+            raise
 
     def make_current(self) -> None:
         """Nothing to do: every engine call makes the context current on its own thread."""
