@@ -11,8 +11,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_gl_tests_skip_with_a_reason_without_egl(tmp_path):
-    # An EGL library that does not exist stands for a machine without EGL.
-    env = dict(os.environ, HYPERGL_EGL_LIBRARY=str(tmp_path / "simulated-no-libEGL.so.1"))
+    # An EGL library that does not exist, and no display for the hidden-window fallback,
+    # stand for a machine without OpenGL.
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env["HYPERGL_EGL_LIBRARY"] = str(tmp_path / "simulated-no-libEGL.so.1")
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
          "packages/hypergl-core/tests/test_probe.py",

@@ -3,6 +3,7 @@ Python scene code, the same frames every time."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -36,3 +37,14 @@ def test_the_example_file_plays_into_an_mp4_and_a_png(tmp_path):
     except ImportError:
         return
     assert (tmp_path / "a" / "play.mp4").stat().st_size > 0
+
+
+@pytest.mark.window
+@pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="no display (run under xvfb-run)")
+def test_the_example_file_plays_in_a_window(tmp_path):
+    made = run(sys.executable, str(EXAMPLE), "--out", "forest.hgb", "--size", "64", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    played = run(sys.executable, "-m", "hypergl", "play", "forest.hgb", "--window", "--frames",
+                 "5", cwd=tmp_path)  # fmt: skip
+    assert played.returncode == 0, played.stderr
+    assert played.stdout.splitlines()[-1] == "played 5 frames"

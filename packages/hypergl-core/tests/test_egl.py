@@ -97,17 +97,18 @@ def test_cuda_visible_devices_without_cuda_ids_counts_egl_devices(monkeypatch):
 def test_no_egl_library_is_a_clear_context_error(monkeypatch, tmp_path):
     missing = tmp_path / "no-libEGL.so.1"
     monkeypatch.setenv("HYPERGL_EGL_LIBRARY", str(missing))
-    for make in (hypergl.context, hypergl.probe, hypergl.devices):
-        with pytest.raises(hypergl.ContextError, match=r"could not load the EGL library.*apt"):
-            make()
+    with pytest.raises(hypergl.ContextError, match=r"could not load the EGL library.*apt"):
+        hypergl.devices()
     with pytest.raises(hypergl.ContextError, match="device_index=0: no EGL devices"):
         hypergl.context(device_index=0)
+    # hypergl.context() and probe() then try the hidden-window fallback: see
+    # test_hidden_window_fallback.py (and test_platform_support.py without a display).
 
 
 def test_a_library_that_is_not_egl_is_named(monkeypatch):
     monkeypatch.setenv("HYPERGL_EGL_LIBRARY", "libm.so.6")
     with pytest.raises(hypergl.ContextError, match=r"libm\.so\.6 has no eglGetProcAddress"):
-        hypergl.context()
+        hypergl.devices()
 
 
 def run_python(code: str) -> str:
@@ -142,3 +143,12 @@ def test_another_librarys_current_context_is_put_back_after_each_call():
         "print(list(target.read(components=4)[:4]), fb.read()[0, 0].tolist())\n"
     )
     assert out.strip() == "[0, 255, 0, 255] [0, 0, 255, 255]"
+
+
+def test_info_says_where_a_context_renders():
+    with hypergl.context() as ctx:
+        info = ctx.info
+        assert info["device"] == "gl" and info["platform"] == "egl"
+        assert info["egl_platform"] == ctx._host.egl.platform
+        assert info["renderer"] == ctx.capabilities.renderer and info["version"]
+    assert hypergl.context("trace").info == {"device": "trace", "platform": None}

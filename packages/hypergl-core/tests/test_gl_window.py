@@ -70,3 +70,20 @@ def test_headless_contexts_have_no_screen():
         with pytest.raises(hypergl.ContextError, match="no window"):
             ctx.swap()
         np.testing.assert_equal(ctx.device, "gl")
+
+
+@pytest.mark.parametrize("backend", ["glfw", "sdl"])
+def test_close_on_escape_makes_escape_close_the_window(backend):
+    from test_play_window import press_escape
+
+    if backend == "sdl":
+        pytest.importorskip("sdl2", reason="PySDL2 is an optional extra (hypergl-core[sdl])")
+    with hypergl.context(window=(32, 32), backend=backend) as ctx:
+        ctx.close_on_escape()
+        for _ in range(100):  # the press travels through the X server: poll until it arrives
+            ctx.swap()
+            ctx.poll()
+            if ctx.should_close:
+                break
+            press_escape()
+        assert ctx.should_close

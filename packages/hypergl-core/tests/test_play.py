@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 import hypergl
@@ -62,3 +66,39 @@ def test_the_cli_reports_a_bad_file_as_an_error(tmp_path, capsys):
     assert main(["play", str(tmp_path / "bad.hgb"), "--frames", "1", "--out",
                  str(tmp_path / "out")]) == 1  # fmt: skip
     assert "hypergl: error:" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [(["--window", "--out", "d"], "--out is for headless play"),
+     (["--window", "--fps", "60"], "--fps is for headless play"),
+     (["--out", "d"], "headless play needs --frames N and --out DIR"),
+     (["--frames", "2"], "headless play needs --frames N and --out DIR")],
+)  # fmt: skip
+def test_the_cli_refuses_options_that_do_not_fit_together(tmp_path, capsys, args, message):
+    from hypergl.__main__ import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["play", str(tmp_path / "s.hgb"), *args])
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_window_run_refuses_a_bad_frame_count(gl_ctx, tmp_path):
+    from hypergl.play import play_window
+
+    with pytest.raises(PlayError, match="--frames must be a positive int, got 0"):
+        play_window(scene_file(gl_ctx, tmp_path / "s.hgb"), 0)
+
+
+def test_a_window_without_a_display_is_one_clear_error(gl_ctx, tmp_path):
+    path = scene_file(gl_ctx, tmp_path / "s.hgb")
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    result = subprocess.run([sys.executable, "-m", "hypergl", "play", str(path), "--window"],
+                            capture_output=True, text=True, timeout=120, env=env)  # fmt: skip
+    assert result.returncode == 1
+    # GLFW's own warning is inside the message, not printed beside it.
+    assert result.stderr.strip().splitlines() == [
+        "hypergl: error: GLFW could not initialise (X11: The DISPLAY environment variable is "
+        "missing): no display? (set DISPLAY, or run under xvfb-run)"
+    ]

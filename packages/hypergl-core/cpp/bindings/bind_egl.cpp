@@ -42,7 +42,7 @@ nb::list egl_devices() {
 void register_egl(nb::module_ &m) {
     register_context_error<EGLFailure>();
 
-    nb::class_<HeadlessContext>(m, "EGLContext",
+    nb::class_<HeadlessContext, EngineGLContext>(m, "EGLContext",
                                 "A headless OpenGL context the engine made through EGL.")
         .def(nb::init<std::optional<int>>(), nb::arg("device_index").none(),
              nb::call_guard<nb::gil_scoped_release>())
@@ -53,23 +53,6 @@ void register_egl(nb::module_ &m) {
         .def_prop_ro("robust_access", &HeadlessContext::robust_access)
         .def_prop_ro("display_extensions", &HeadlessContext::display_extensions)
         .def_prop_ro("destroyed", &HeadlessContext::destroyed)
-        .def(
-            "proc_address",
-            [](const HeadlessContext &c, const std::string &name) {
-                return reinterpret_cast<std::uintptr_t>(c.loader()(name.c_str()));
-            },
-            nb::arg("name"), "eglGetProcAddress(name) as an int (0 where unknown).")
-        .def(
-            "probe",
-            [](HeadlessContext &c) {
-                c.enter();
-                struct Leave {
-                    HeadlessContext &c;
-                    ~Leave() { c.leave(); }
-                } leave{c};
-                return probe_with(c.loader());
-            },
-            "The capability probe of this context (made current for it).")
         .def("destroy", &HeadlessContext::destroy, nb::call_guard<nb::gil_scoped_release>(),
              "Destroy the EGL context; using it afterwards raises ContextError.");
 

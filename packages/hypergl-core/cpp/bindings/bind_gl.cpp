@@ -11,7 +11,7 @@
 #include "bindings.hpp"
 #include "errors.hpp"
 #include "hypergl/context.hpp"
-#include "hypergl/egl.hpp"
+#include "hypergl/engine_gl_context.hpp"
 #include "hypergl/errors.hpp"
 #include "hypergl/gl_device.hpp"
 
@@ -45,31 +45,32 @@ std::shared_ptr<T> adopted(Context &context, std::shared_ptr<T> resource) {
     return resource;
 }
 
-// On an engine-made EGL context (`egl`), the device is created with it
-// current and every later call makes it current on the calling thread; on a
-// window's context (`load`), the window keeps it current.
+// On a context the engine makes current (`engine`: EGL, or the hidden window of the
+// fallback), the device is created with it current and every later call makes it
+// current on the calling thread; on a window's context (`load`), the window keeps it
+// current.
 std::shared_ptr<Context> make_gl_context(nb::object load, bool indirect_count,
                                          bool indirect_count_arb, bool bindless,
-                                         std::shared_ptr<HeadlessContext> egl) {
+                                         std::shared_ptr<EngineGLContext> engine) {
     GLFeatures features;
     features.indirect_count = indirect_count;
     features.indirect_count_arb = indirect_count_arb;
     features.bindless_textures = bindless;
-    if (!egl) {
+    if (!engine) {
         const hypergl::GLLoader loader = python_loader(nb::cast<nb::callable>(load));
         return std::make_shared<Context>(std::make_unique<GLDevice>(loader, features));
     }
     nb::gil_scoped_release unlocked;
-    egl->enter();
+    engine->enter();
     std::unique_ptr<GLDevice> device;
     try {
-        device = std::make_unique<GLDevice>(egl->loader(), features);
+        device = std::make_unique<GLDevice>(engine->loader(), features);
     } catch (...) {
-        egl->leave();
+        engine->leave();
         throw;
     }
-    egl->leave();
-    return std::make_shared<Context>(std::move(device), egl);
+    engine->leave();
+    return std::make_shared<Context>(std::move(device), engine);
 }
 
 PipelineState pipeline_state(uint32_t topology, bool depth_test, bool depth_write,
@@ -121,9 +122,9 @@ void register_gl(nb::module_ &m) {
     context
         .def_static("gl", &make_gl_context, nb::arg("load").none(), nb::arg("indirect_count"),
                     nb::arg("indirect_count_arb"), nb::arg("bindless"),
-                    nb::arg("egl").none() = nb::none(),
-                    "A context on an EGLContext (`egl`), or on the current GL context with "
-                    "`load(name) -> int` resolving entry points.")
+                    nb::arg("engine").none() = nb::none(),
+                    "A context on an EGLContext or ForeignGLContext (`engine`), or on the "
+                    "current GL context with `load(name) -> int` resolving entry points.")
         .def_prop_ro("bindless_textures",
                      [](Context &c) { return gl_device(c).features().bindless_textures; })
         .def_prop_ro("gl_live_mappings",

@@ -19,6 +19,7 @@ void register_program(nanobind::module_ &m);
 void register_context(nanobind::module_ &m);
 void register_gl(nanobind::module_ &m);
 void register_external(nanobind::module_ &m);
+void register_engine_context(nanobind::module_ &m);
 void register_egl(nanobind::module_ &m);
 
 // The capability probe of the current GL context as a dict (bind_probe.cpp).

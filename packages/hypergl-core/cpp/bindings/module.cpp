@@ -8,5 +8,6 @@ NB_MODULE(_core, m) {
     register_context(m);
     register_gl(m);
     register_external(m);
+    register_engine_context(m);  // before register_egl: EGLContext derives from it
     register_egl(m);
 }

@@ -16,14 +16,22 @@ _PROVIDERS = {"demo": "hypergl-culverin[demo]"}
 def _info(_args: argparse.Namespace) -> int:
     from .devices import devices
     from .gpu_situation import is_software, situation
-    from .probe import probe
+    from .headless import probe_headless
 
     print(f"hypergl {__version__}")
     for line in situation().lines():
         print(line)
-    caps = probe()  # raises ContextError, naming what was found, without a context
+    where, caps = probe_headless()  # raises ContextError, naming what was found on each path
+    egl_error = where.get("egl_error")
+    print(f"platform  {where['platform']}" +
+          (f" (the fallback: EGL gave no context: {egl_error})" if egl_error else ""))  # fmt: skip
     print("EGL devices")
-    for device in devices():
+    try:
+        listed = devices()
+    except HyperGLError as exc:
+        print(f"  none ({exc})")
+        listed = []
+    for device in listed:
         print(f"  {device}" + ("  [software]" if device.software else ""))
     print(f"OpenGL    {caps.version} ({'core' if caps.core_profile else 'compat'} profile)")
     kind = "software: renders on the CPU" if is_software(caps.renderer) else "hardware"
@@ -45,8 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--version", action="version", version=f"hypergl {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("info", help="print the EGL devices, OpenGL version, features and limits")
-    commands.add_parser("play", help="play a .hgb scene headless: hypergl play --help",
-                        add_help=False)  # fmt: skip
+    commands.add_parser("play", add_help=False,
+                        help="play a .hgb scene headless or in a --window (see --help)")
     plugged = installed_commands()
     for name in plugged:  # each parses its own options: hypergl NAME --help
         commands.add_parser(name, help=f"see: hypergl {name} --help", add_help=False)

@@ -26,12 +26,23 @@ def initialise_display() -> None:
 class HeadlessHost:
     """A headless EGL context made by the engine; `device_index` picks an EGL device."""
 
+    platform = "egl"
+
     def __init__(self, device_index: int | None = None) -> None:
         initialise_display()
         self.egl = _core.EGLContext(device_index)  # raises ContextError
 
+    @property
+    def engine_context(self) -> Any:
+        """The context the engine makes current itself (see Context)."""
+        return self.egl
+
     def make_current(self) -> None:
         """Nothing to do: every engine call makes the context current on its own thread."""
+
+    def info(self) -> dict[str, Any]:
+        return {"platform": self.platform, "egl_platform": self.egl.platform,
+                "egl_device_index": self.egl.device_index}  # fmt: skip
 
     def load(self, name: str) -> int:
         return self.egl.proc_address(name)
@@ -50,12 +61,3 @@ class HeadlessHost:
         except Exception:
             pass
 
-
-def create_headless_context(device_index: int | None = None) -> HeadlessHost:
-    """A headless EGL context. Raises ContextError, saying why, if none can be made."""
-    return HeadlessHost(device_index)
-
-
-def release_headless_context(host: HeadlessHost) -> None:
-    """Destroy a context from `create_headless_context`."""
-    host.close()

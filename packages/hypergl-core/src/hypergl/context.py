@@ -1,6 +1,7 @@
 """`hypergl.context()`: a device, the resources created on it, and submits.
 
-Devices: ``gl`` (real OpenGL: headless EGL by default, or a GLFW / SDL2 window),
+Devices: ``gl`` (real OpenGL: headless EGL by default, a hidden GLFW window where EGL
+gives no context, or a GLFW / SDL2 window),
 ``trace`` (records every GL-level call, ``ctx.trace``) and ``null`` (does
 nothing: measures the interpreter alone). The same programs run on all three.
 """
@@ -17,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 from hypergl_compiler.isa import ResourceKind
 
 from . import _core, gpu_situation, resource_checks, texture_set
-from ._egl import HeadlessHost
 from ._native import NATIVE_ERRORS, translate, translated_errors
 from .capabilities import Capabilities
 from .checks import check_size
@@ -28,7 +28,7 @@ from .formats import (
     WRAP_MODES,
 )
 from .limits import device_limits
-from .platform_support import MINIMUM_GL, no_context_message, too_old_message
+from .platform_support import MINIMUM_GL, too_old_message
 from .resources import (
     Buffer,
     ExternalSource,
@@ -80,25 +80,41 @@ class Context(WindowControls):
             if host is None:
                 self._native = self._link.native = _core.Context(device)
             else:
-                # The engine's EGL context is made current by the engine; a window's is current.
-                egl = getattr(host, "egl", None)
-                probed = host.probe() if egl is not None else _core.probe(host.load)
+                # The engine makes its own contexts current (EGL, the hidden window); a
+                # window's is current.
+                engine = getattr(host, "engine_context", None)
+                probed = host.probe() if engine is not None else _core.probe(host.load)
                 self.capabilities = Capabilities.from_probe(probed)
                 if not self.capabilities.at_least(*MINIMUM_GL):
                     raise ContextError(too_old_message(self.capabilities.version))
                 indirect_arb = not self.capabilities.at_least(4, 6)
                 self._native = self._link.native = _core.Context.gl(
-                    None if egl is not None else host.load,
+                    None if engine is not None else host.load,
                     self.capabilities.indirect_count,
                     indirect_arb,
                     self.capabilities.bindless_textures,
-                    egl,
+                    engine,
                 )
 
     # --- what the context is -------------------------------------------------
     @property
     def device(self) -> str:
         return self._device
+
+    @property
+    def info(self) -> dict[str, Any]:
+        """Where this context renders. ``platform``: ``"egl"`` (the engine's headless EGL
+        context), ``"glfw-hidden-window"`` (the fallback where EGL gives no context; then
+        ``egl_error`` says why), ``"glfw-window"`` or ``"sdl-window"``, None off gl; and on
+        gl the driver's ``renderer``, ``vendor`` and ``version``."""
+        out: dict[str, Any] = {"device": self._device, "platform": None}
+        host = self._host
+        if host is not None:
+            out.update(host.info() if hasattr(host, "info") else {"platform": host.platform})
+        if self.capabilities is not None:
+            caps = self.capabilities
+            out.update(renderer=caps.renderer, vendor=caps.vendor, version=caps.version)
+        return out
 
     @property
     def trace(self) -> TraceLog:
@@ -541,7 +557,9 @@ def context(
 ) -> Context:
     """Create a context.
 
-    ``hypergl.context()`` is headless OpenGL through EGL; ``device_index=i``
+    ``hypergl.context()`` is headless OpenGL through EGL, else (no EGL, or no context
+    from it) through a hidden GLFW window, which must then be created on the main thread
+    (``ctx.info["platform"]`` says which); ``device_index=i``
     opens the i-th GPU of ``hypergl.devices()`` (counted within
     ``CUDA_VISIBLE_DEVICES`` where that is set); ``window=(w, h)`` opens a GLFW
     window (``backend='sdl'`` for SDL2) with ``ctx.screen``, ``swap()``,
@@ -561,13 +579,9 @@ def context(
             raise ValueError(f"device {device!r} cannot open a window")
         return Context(device)
     if window is None:
-        from .devices import egl_device_index
+        from .headless import open_headless
 
-        index = egl_device_index(device_index)
-        try:
-            host = HeadlessHost(index)
-        except ContextError as error:
-            raise ContextError(no_context_message(str(error).rstrip("."))) from error
+        host = open_headless(device_index)
         try:
             return _hardware_checked(Context("gl", host), require_hardware)
         except BaseException:

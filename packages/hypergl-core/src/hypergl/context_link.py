@@ -46,9 +46,9 @@ class ContextLink:
         """Check the context is open and, for a window, make it current on this thread.
 
         Always re-bound (about 0.3 us): another library's context (moderngl)
-        may have been made current in between. The headless EGL context needs
-        nothing here: the engine makes it current inside each call, on the
-        calling thread, under the context's lock.
+        may have been made current in between. The headless contexts (EGL, the
+        hidden-window fallback) need nothing here: the engine makes them current
+        inside each call, on the calling thread, under the context's lock.
         """
         if self.closed:
             raise ContextError("this context has been closed")

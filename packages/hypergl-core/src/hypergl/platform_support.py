@@ -32,8 +32,13 @@ def too_old_message(version: str) -> str:
     return f"{reason} {WORKS_WITHOUT_GL}"
 
 
-def no_context_message(reason: str) -> str:
-    """The ContextError text when no OpenGL context could be made at all."""
+def no_context_message(reason: str, fallback: str | None = None) -> str:
+    """The ContextError text when no OpenGL context could be made at all: `reason` (EGL's
+    failure) and, where the hidden-window fallback was tried, why it failed too."""
+    if fallback is not None:
+        reason += (f". The fallback, a hidden GLFW window, failed too: {fallback.rstrip('.')}"
+                   ". Install an EGL driver (as above), or give the process a display (a "
+                   "desktop session, or xvfb-run) so the fallback can make its window")  # fmt: skip
     if sys.platform == "darwin":
         return f"{MACOS} {WORKS_WITHOUT_GL} (The engine said: {reason})"
     from .gpu_situation import explain  # reads glvnd's files: only when it failed

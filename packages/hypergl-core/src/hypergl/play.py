@@ -1,13 +1,16 @@
-"""`hypergl play FILE.hgb`: run a self-contained .hgb scene, frame after frame, headless.
+"""`hypergl play FILE.hgb`: run a self-contained .hgb scene, frame after frame.
 
 Each frame is one ``scene.submit()`` and nothing else: the program animates itself from
-``get_time`` and ``gen_rand``. The clock advances by exactly 1/fps per frame and the
-generator starts from a fixed seed (``--seed``, default 0), and the registers carry over
-from frame to frame (``keep_registers``), so a file always gives the same frames. The
-file is loaded as ``ctx.load`` loads any file (every bound checked, ``--memory-limit``).
+``get_time`` and ``gen_rand``. The generator starts from a fixed seed (``--seed``, default
+0) and the registers carry over from frame to frame (``keep_registers``). The file is
+loaded as ``ctx.load`` loads any file (every bound checked, ``--memory-limit``).
 
-Writes ``DIR/last.png`` (the last frame) and, where imageio-ffmpeg is installed
-(``pip install imageio imageio-ffmpeg``), ``DIR/play.mp4``.
+Headless (``--frames N --out DIR``) the clock advances by exactly 1/fps per frame, so a
+file always gives the same frames: writes ``DIR/last.png`` (the last frame) and, where
+imageio-ffmpeg is installed (``pip install imageio imageio-ffmpeg``), ``DIR/play.mp4``.
+In a window (``--window``, GLFW) the clock is the wall clock: the scene draws straight
+into the window until it is closed, Escape is pressed, ``--frames`` have been shown or
+Ctrl+C is pressed.
 """
 
 from __future__ import annotations
@@ -16,14 +19,20 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from .errors import PlayError
+from hypergl_compiler import hgb
+from hypergl_compiler.isa import ResourceKind
+
+from .checks import check_size
+from .errors import PlayError, ResourceError
+from .limits import PORTABLE_LIMITS, check_framebuffer
 from .png import encode_png
-from .resources import Framebuffer
+from .scene_memory import check_scene_memory
 
 
-def shown_framebuffer(objects: dict[str, Any], name: str | None) -> Framebuffer:
-    """The framebuffer to show: the one named, else the scene's only one."""
-    framebuffers = {key: obj for key, obj in objects.items() if isinstance(obj, Framebuffer)}
+def shown_framebuffer(resources: Any, name: str | None) -> Any:
+    """The framebuffer entry of a program's `resources` to show: the one named, else the
+    only one."""
+    framebuffers = {r.name: r for r in resources if r.kind is ResourceKind.FRAMEBUFFER}
     if name is not None:
         if name not in framebuffers:
             raise PlayError(f"--framebuffer {name!r}: the scene's framebuffers are "
@@ -59,8 +68,7 @@ def play(
     """Play `frames` frames of the .hgb file `source` into `out`; returns the files written."""
     from .context import context
 
-    if isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
-        raise PlayError(f"--frames must be a positive int, got {frames!r}")
+    _check_frames(frames)
     if isinstance(fps, bool) or not isinstance(fps, int) or not 1 <= fps <= 1000:
         raise PlayError(f"--fps must be an int in 1..1000, got {fps!r}")
     out = Path(out)
@@ -68,7 +76,7 @@ def play(
     written: list[Path] = []
     with context(device=device) as ctx:
         scene = ctx.load(source, memory_limit=memory_limit)
-        target = shown_framebuffer(scene.objects, framebuffer)
+        target = scene.objects[shown_framebuffer(scene.program.resources, framebuffer).name]
         video = _video_writer(out / "play.mp4", fps) if device == "gl" else None
         frame = None
         try:
@@ -89,18 +97,101 @@ def play(
     return written
 
 
+def _check_frames(frames: Any) -> None:
+    if isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
+        raise PlayError(f"--frames must be a positive int, got {frames!r}")
+
+
+def _window_for(source: str | Path, name: str | None, memory_limit: int | None) -> Any:
+    """(the framebuffer entry to show, the window's size), checked before a window opens.
+
+    The file is read here only to size the window, with ctx.load's checks: its memory
+    check counts the shown framebuffer, which the window then replaces (ctx.load below,
+    the one path that makes the scene, leaves it out as bound).
+    """
+    limit = hgb.check_memory_limit(memory_limit)
+    program = hgb.load(source, memory_limit=limit)
+    check_scene_memory(program, {}, limit)
+    shown = shown_framebuffer(program.resources, name)
+    try:
+        size = check_size((shown.desc.get("width"), shown.desc.get("height")), "framebuffer size")
+        check_framebuffer(PORTABLE_LIMITS, *size, "framebuffer")
+    except (TypeError, ValueError) as exc:
+        raise ResourceError(f"resource '{shown.name}' cannot be shown in a window: {exc}") from None
+    return shown, size
+
+
+def play_window(
+    source: str | Path,
+    frames: int | None = None,
+    *,
+    seed: int = 0,
+    framebuffer: str | None = None,
+    memory_limit: int | None = None,
+    on_open: Any = None,
+) -> int:
+    """Play the .hgb file `source` in a GLFW window on the wall clock; returns the frames shown.
+
+    The window has the shown framebuffer's size and takes its place (``bindings``): the
+    scene draws into the window, each frame one submit, then swap and poll. Stops when the
+    window is closed, Escape is pressed or `frames` (None: no bound) have been shown.
+    `on_open()` is called once the window is up (the CLI says so there).
+    """
+    from .context import context
+
+    if frames is not None:
+        _check_frames(frames)
+    shown, size = _window_for(source, framebuffer, memory_limit)
+    with context(window=size, title=f"hypergl play {Path(source).name}") as ctx:
+        scene = ctx.load(source, bindings={shown.name: ctx.screen}, memory_limit=memory_limit)
+        ctx.close_on_escape()
+        if on_open is not None:
+            on_open()
+        shown_frames = 0
+        while not ctx.should_close and (frames is None or shown_frames < frames):
+            scene.submit(seed=seed if shown_frames == 0 else None, keep_registers=True)
+            ctx.swap()
+            ctx.poll()
+            shown_frames += 1
+    return shown_frames
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="hypergl play", description=__doc__.splitlines()[0])
     parser.add_argument("file", help="a self-contained .hgb file")
-    parser.add_argument("--frames", type=int, required=True, help="frames to play")
-    parser.add_argument("--out", required=True, help="directory for play.mp4 and last.png")
-    parser.add_argument("--fps", type=int, default=30, help="frames per second (clock step)")
+    parser.add_argument("--window", action="store_true",
+                        help="play in a window on the wall clock (Escape or close to stop)")
+    parser.add_argument("--frames", type=int,
+                        help="frames to play (headless: required; window: at most)")
+    parser.add_argument("--out", help="directory for play.mp4 and last.png (headless)")
+    parser.add_argument("--fps", type=int,
+                        help="headless: frames per second of the clock step (default 30)")
     parser.add_argument("--seed", type=int, default=0, help="the random generator's seed")
     parser.add_argument("--framebuffer", help="the framebuffer to show (default: the only one)")
     parser.add_argument("--memory-limit", type=int, help="bytes the file's resources may take")
     args = parser.parse_args(argv)
-    written = play(args.file, args.frames, args.out, fps=args.fps, seed=args.seed,
-                   framebuffer=args.framebuffer, memory_limit=args.memory_limit)  # fmt: skip
+    if args.window:
+        for option, value in (("--out", args.out), ("--fps", args.fps)):
+            if value is not None:
+                parser.error(f"{option} is for headless play; --window plays on the wall clock "
+                             "and writes no files")  # fmt: skip
+        try:
+            shown = play_window(
+                args.file, args.frames, seed=args.seed, framebuffer=args.framebuffer,
+                memory_limit=args.memory_limit,
+                on_open=lambda: print(f"playing {args.file}: Escape or close the window to stop",
+                                      flush=True),
+            )  # fmt: skip
+        except KeyboardInterrupt:  # Ctrl+C: the context is closed on the way out
+            print("stopped (Ctrl+C)")
+            return 130
+        print(f"played {shown} frames")
+        return 0
+    if args.frames is None or args.out is None:
+        parser.error("headless play needs --frames N and --out DIR (or play in a --window)")
+    written = play(args.file, args.frames, args.out, fps=30 if args.fps is None else args.fps,
+                   seed=args.seed, framebuffer=args.framebuffer,
+                   memory_limit=args.memory_limit)  # fmt: skip
     for path in written:
         print(path)
     if not any(path.suffix == ".mp4" for path in written):

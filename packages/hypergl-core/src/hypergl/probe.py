@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from ._egl import HeadlessHost
 from .capabilities import Capabilities
 
 
 def probe(device_index: int | None = None) -> Capabilities:
-    """Create a headless EGL context, read its version, renderer, extensions and limits.
+    """Create a headless context (EGL, else the hidden-window fallback), read its version,
+    renderer, extensions and limits.
 
     `device_index` is as for `hypergl.context` (see `hypergl.devices()`).
     """
-    from .devices import egl_device_index
+    from .headless import probe_headless
 
-    host = HeadlessHost(egl_device_index(device_index))
-    try:
-        return Capabilities.from_probe(host.probe())
-    finally:
-        host.close()
+    return probe_headless(device_index)[1]

@@ -110,12 +110,12 @@ class HyperGLBackend(Backend):
 
     @classmethod
     def probe(cls) -> str | None:
-        from ._egl import create_headless_context, release_headless_context
+        from .headless import open_headless
 
         try:
-            release_headless_context(create_headless_context())
+            open_headless().close()
         except Exception as exc:
-            return f"no headless OpenGL (EGL) here: {exc}"
+            return f"no headless OpenGL here: {exc}"
         return None
 
     def __init__(self, context: Any = None) -> None:

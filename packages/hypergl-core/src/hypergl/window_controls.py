@@ -50,3 +50,8 @@ class WindowControls:
     @property
     def should_close(self) -> bool:
         return self._window().should_close
+
+    def close_on_escape(self) -> None:
+        """From now on, pressing Escape in the window sets ``should_close`` (as its close
+        button does)."""
+        self._window().close_on_escape()

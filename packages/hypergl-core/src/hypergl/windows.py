@@ -14,30 +14,62 @@ from typing import Any
 from .errors import ContextError
 
 
+def open_glfw_window(
+    size: tuple[int, int], title: str, *, visible: bool, hints: tuple[tuple[int, int], ...] = ()
+) -> tuple[Any, Any]:
+    """(the glfw module, a window with an OpenGL 4.3+ core context current on this thread).
+
+    GLFW creates windows on the main thread only (macOS enforces it). `hints`: more
+    window hints, as (hint, value) pairs. Raises ContextError saying why it could not.
+    """
+    try:
+        import glfw
+    except ImportError as exc:
+        raise ContextError(f"windows need glfw: pip install glfw ({exc})") from exc
+    with warnings.catch_warnings():  # GLFW's complaint goes into the ContextError's text
+        warnings.simplefilter("ignore", glfw.GLFWError)
+        return glfw, _create_glfw_window(glfw, size, title, visible, hints)
+
+
+def _create_glfw_window(
+    glfw: Any, size: tuple[int, int], title: str, visible: bool, hints: tuple[tuple[int, int], ...]
+) -> Any:
+    if not glfw.init():
+        raise ContextError("GLFW could not initialise" + _glfw_error(glfw) +
+                           ": no display? (set DISPLAY, or run under xvfb-run)")  # fmt: skip
+    glfw.window_hint(glfw.CONTEXT_VERSION_MAJOR, 4)
+    glfw.window_hint(glfw.CONTEXT_VERSION_MINOR, 3)
+    glfw.window_hint(glfw.OPENGL_PROFILE, glfw.OPENGL_CORE_PROFILE)
+    glfw.window_hint(glfw.OPENGL_FORWARD_COMPAT, True)
+    glfw.window_hint(glfw.VISIBLE, visible)
+    for hint, value in hints:
+        glfw.window_hint(hint, value)
+    window = glfw.create_window(size[0], size[1], title, None, None)
+    glfw.default_window_hints()  # the next window starts from GLFW's defaults again
+    if not window:
+        raise ContextError("GLFW could not create a window with an OpenGL 4.3 core context"
+                           + _glfw_error(glfw))  # fmt: skip
+    glfw.make_context_current(window)
+    return window
+
+
+def _glfw_error(glfw: Any) -> str:
+    """' (GLFW's description of its last error)', or '' where it has none."""
+    with contextlib.suppress(Exception):
+        _code, description = glfw.get_error()
+        if description:
+            return f" ({description.decode(errors='replace')})"
+    return ""
+
+
 class GLFWWindow:
     """A GLFW window and its GL 4.3+ core context (needs a display, e.g. Xvfb)."""
 
+    platform = "glfw-window"
+
     def __init__(self, size: tuple[int, int], title: str, vsync: bool, visible: bool) -> None:
-        try:
-            import glfw
-        except ImportError as exc:
-            raise ContextError(f"windows need glfw: pip install glfw ({exc})") from exc
-        self._glfw = glfw
-        if not glfw.init():
-            raise ContextError(
-                "GLFW could not initialise: no display? (set DISPLAY, or run under xvfb-run)"
-            )
-        glfw.window_hint(glfw.CONTEXT_VERSION_MAJOR, 4)
-        glfw.window_hint(glfw.CONTEXT_VERSION_MINOR, 3)
-        glfw.window_hint(glfw.OPENGL_PROFILE, glfw.OPENGL_CORE_PROFILE)
-        glfw.window_hint(glfw.OPENGL_FORWARD_COMPAT, True)
-        glfw.window_hint(glfw.VISIBLE, visible)
-        self._window = glfw.create_window(size[0], size[1], title, None, None)
-        if not self._window:
-            glfw.terminate()
-            raise ContextError("GLFW could not create a window with an OpenGL 4.3 core context")
-        glfw.make_context_current(self._window)
-        glfw.swap_interval(1 if vsync else 0)
+        self._glfw, self._window = open_glfw_window(size, title, visible=visible)
+        self._glfw.swap_interval(1 if vsync else 0)
 
     def make_current(self) -> None:
         self._glfw.make_context_current(self._window)
@@ -59,6 +91,16 @@ class GLFWWindow:
     def should_close(self) -> bool:
         return bool(self._glfw.window_should_close(self._window))
 
+    def close_on_escape(self) -> None:
+        glfw = self._glfw
+
+        def on_key(window: Any, key: int, _scancode: int, action: int, _mods: int) -> None:
+            if key == glfw.KEY_ESCAPE and action == glfw.PRESS:
+                glfw.set_window_should_close(window, True)
+
+        self._on_key = on_key  # GLFW holds only a C pointer: keep the callback alive
+        glfw.set_key_callback(self._window, on_key)
+
     def close(self) -> None:
         if self._window:
             self._glfw.destroy_window(self._window)
@@ -71,6 +113,8 @@ class GLFWWindow:
 
 class SDLWindow:
     """An SDL2 window (pip install "hypergl-core[sdl]")."""
+
+    platform = "sdl-window"
 
     def __init__(self, size: tuple[int, int], title: str, vsync: bool, visible: bool) -> None:
         try:
@@ -100,6 +144,7 @@ class SDLWindow:
             raise ContextError(f"SDL could not create a GL context: {sdl2.SDL_GetError().decode()}")
         video.SDL_GL_SetSwapInterval(1 if vsync else 0)
         self._closed = False
+        self._escape_closes = False
 
     def make_current(self) -> None:
         self._sdl.video.SDL_GL_MakeCurrent(self._window, self._gl)
@@ -123,12 +168,17 @@ class SDLWindow:
     def poll(self) -> None:
         event = self._sdl.SDL_Event()
         while self._sdl.SDL_PollEvent(event):
-            if event.type == self._sdl.SDL_QUIT:
+            escape = (self._escape_closes and event.type == self._sdl.SDL_KEYDOWN
+                      and event.key.keysym.sym == self._sdl.SDLK_ESCAPE)  # fmt: skip
+            if event.type == self._sdl.SDL_QUIT or escape:
                 self._closed = True
 
     @property
     def should_close(self) -> bool:
         return self._closed
+
+    def close_on_escape(self) -> None:
+        self._escape_closes = True
 
     def close(self) -> None:
         if self._window:

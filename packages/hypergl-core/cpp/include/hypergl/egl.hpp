@@ -16,8 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "hypergl/context.hpp"
-#include "hypergl/gl_api.hpp"
+#include "hypergl/engine_gl_context.hpp"
 
 namespace hypergl {
 
@@ -104,7 +103,7 @@ std::vector<EGLDeviceInfo> list_egl_devices(const EGLLibrary &library);
 
 // A headless GL context. Enter it (Context's lock held) to make it current on
 // the calling thread; leave it to put back what that thread had current.
-class HeadlessContext final : public CurrentContext {
+class HeadlessContext final : public EngineGLContext {
   public:
     // `device_index` picks one EGL device (an index into list_egl_devices);
     // none tries each device, then surfaceless, then the default display.
@@ -120,7 +119,7 @@ class HeadlessContext final : public CurrentContext {
     bool destroyed() const;
 
     // eglGetProcAddress, for the GL entry points (call while entered).
-    GLLoader loader() const;
+    GLLoader loader() const override;
 
     const std::string &platform() const { return platform_; }  // "device", "surfaceless", "default"
     int device_index() const { return device_index_; }  // -1 unless on the device platform
