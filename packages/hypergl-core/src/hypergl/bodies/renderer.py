@@ -69,10 +69,11 @@ def _positive_int(value: Any, what: str) -> int:
 class BodyRenderer:
     """Every record of a source, each look with its own meshes, in one multi-draw.
 
-    Storage bindings from ``source.binding`` (B): the source's B and B + 1, looks B + 2,
-    parts B + 3, mesh info B + 4, commands B + 5, instances B + 6, extras B + 7, soft
-    vertices B + 8, visibility B + 9, depth tiles B + 10, views B + 11; the camera block at
-    uniform binding ``camera_binding``; occlusion culling reads depth at texture unit 0.
+    Storage bindings from ``source.binding`` (B): the source's B and B + 1, the tables
+    (mesh info, extras, looks) B + 2, parts B + 3, commands B + 5, instances B + 6, soft
+    vertices B + 8, visibility B + 9, depth tiles B + 10, views B + 11 (B + 4 and B + 7 are
+    free); the camera block at uniform binding ``camera_binding``; occlusion culling reads
+    depth at texture unit 0.
 
     ``lod_threshold``: a sphere or capsule whose projected radius is below this share of
     the half screen height is drawn with the coarse mesh (0 turns LOD off).
@@ -86,7 +87,7 @@ class BodyRenderer:
 
     shape_error: type[Exception] = errors.BodyError  # bridges raise their own kind
     parts: Buffer
-    mesh_info: Buffer
+    tables: Buffer
     indices: Buffer
     template: Buffer
     draw_count: Buffer
@@ -132,15 +133,23 @@ class BodyRenderer:
         ctx = source.context
         self._ctx, self._source = ctx, source
         base = source.binding
-        self._bindings = {"looks": base + 2, "parts": base + 3, "mesh_info": base + 4,
-                          "commands": base + 5, "instances": base + 6, "extras": base + 7,
-                          "soft": base + 8, "visibility": base + 9, "tiles": base + 10,
-                          "views": base + 11}  # fmt: skip
+        self._bindings = {"tables": base + 2, "parts": base + 3, "commands": base + 5,
+                          "instances": base + 6, "soft": base + 8, "visibility": base + 9,
+                          "tiles": base + 10, "views": base + 11}  # fmt: skip
         self._camera_binding = camera_binding
         self._lod = float(lod_threshold)
 
-        self.looks: Buffer = ctx.buffer(size=max_ids * 8, name="body_looks")
-        self._looks = self.looks.map(np.uint32, (max_ids, 2))
+        # The tables (see shaders.COMMON): mesh info, the extras' count and rows, looks.
+        extras_at = self._max_meshes * 16
+        looks_at = extras_at + 16 + max_extras * EXTRA_DTYPE.itemsize
+        self.tables = ctx.buffer(size=looks_at + max_ids * 8, name="body_tables")
+        tables = np.frombuffer(self.tables.map(np.uint8), np.uint8)
+        self._mesh_info = tables[:extras_at].view(np.float32).reshape(self._max_meshes, 4)
+        self._mesh_info[:] = (0.0, -1.0, 0.0, 0.0)
+        self._extra_count = tables[extras_at : extras_at + 16].view(np.uint32)
+        self._extra_count[:] = 0
+        self._extras = tables[extras_at + 16 : looks_at].view(EXTRA_DTYPE)
+        self._looks = tables[looks_at:].view(np.uint32).reshape(max_ids, 2)
         self._looks[:] = 0
         self.parts = ctx.buffer(size=max_parts * PART_DTYPE.itemsize, name="body_parts")
         self._parts = self.parts.map(PART_DTYPE, max_parts)
@@ -151,9 +160,6 @@ class BodyRenderer:
                                            name="body_meshes")  # fmt: skip
         self._vertices = self.vertices.map(np.float32, (max_vertices, 6))
         self._vertices_used = 0
-        self.mesh_info = ctx.buffer(size=self._max_meshes * 16, name="body_mesh_info")
-        self._mesh_info = self.mesh_info.map(np.float32, (self._max_meshes, 4))
-        self._mesh_info[:] = (0.0, -1.0, 0.0, 0.0)
         # Indexed meshes (a shared vertex is shaded once: llvmpipe is vertex-bound here).
         self.indices = ctx.buffer(size=max_vertices * 4, usage="index", name="body_indices")
         self._indices = self.indices.map(np.uint32, (max_vertices,))
@@ -183,11 +189,6 @@ class BodyRenderer:
         self.visibility.map(np.uint32)[:] = 0
         self.depth_tiles: Buffer | None = None  # made for the first occlusion target
         self._tiles_size: tuple[int, int] | None = None
-        self.extras: Buffer = ctx.buffer(size=16 + max_extras * EXTRA_DTYPE.itemsize,
-                                         name="body_extras")  # fmt: skip
-        self._extra_count = self.extras.map(np.uint32, (4,))
-        self._extra_count[:] = 0
-        self._extras = np.frombuffer(self.extras.map(np.uint8), np.uint8)[16:].view(EXTRA_DTYPE)
         self.soft_vertices = ctx.buffer(size=max_soft * 16, name="body_soft_vertices")
         self._soft_used = 0
         self._soft: list[tuple[Any, Any, int, int]] = []  # (source, staging, first, count)
@@ -222,15 +223,23 @@ class BodyRenderer:
         self.fence: Fence = ctx.fence()
         defines = self._defines()
         fill = {"bodies": self._source_glsl(), "camera": camera_binding, **self._bindings,
-                "max_meshes": self._max_meshes, "defines": defines}  # fmt: skip
-        self.expand = ctx.pipeline(compute_shader=EXPAND.format(**fill), name="body_expand")
+                "max_meshes": self._max_meshes, "max_extras": max_extras,
+                "defines": defines}  # fmt: skip
+        # The GLSL of each pipeline's stages (tests count the storage blocks each declares).
+        self.shader_sources: dict[str, dict[str, str]] = {
+            "expand": {"compute": EXPAND.format(**fill)},
+            "tiles": {"compute": DEPTH_TILES.format(depth_unit=DEPTH_UNIT,
+                                                    tiles=self._bindings["tiles"])},
+            "draw": {"vertex": VERTEX.format(**fill), "fragment": FRAGMENT.format(**fill)},
+        }  # fmt: skip
+        self.expand = ctx.pipeline(compute_shader=self.shader_sources["expand"]["compute"],
+                                   name="body_expand")  # fmt: skip
         self.tiles_pipeline = ctx.pipeline(
-            compute_shader=DEPTH_TILES.format(depth_unit=DEPTH_UNIT, tiles=self._bindings["tiles"]),
-            name="body_depth_tiles",
+            compute_shader=self.shader_sources["tiles"]["compute"], name="body_depth_tiles"
         )
         self.pipeline: Pipeline = ctx.pipeline(
-            vertex_shader=VERTEX.format(**fill),
-            fragment_shader=FRAGMENT.format(camera=camera_binding, defines=defines),
+            vertex_shader=self.shader_sources["draw"]["vertex"],
+            fragment_shader=self.shader_sources["draw"]["fragment"],
             vertex_layout=[
                 {
                     "binding": 0,
@@ -697,9 +706,8 @@ class BodyRenderer:
         source.bind(cmd)
         cmd.bind_uniform_buffer(self.camera, self._camera_binding)
         self._bind_views(cmd)
-        buffers = {"looks": self.looks, "parts": self.parts, "mesh_info": self.mesh_info,
-                   "commands": self.indirect, "instances": self.instances,
-                   "extras": self.extras, "visibility": self.visibility,
+        buffers = {"tables": self.tables, "parts": self.parts, "commands": self.indirect,
+                   "instances": self.instances, "visibility": self.visibility,
                    "tiles": self.depth_tiles}  # fmt: skip
         for name, buffer in buffers.items():
             if buffer is not None:
@@ -721,7 +729,7 @@ class BodyRenderer:
         self._source.bind(cmd)
         cmd.bind_uniform_buffer(self.camera, self._camera_binding)
         self._bind_views(cmd)
-        for name, buffer in (("parts", self.parts), ("extras", self.extras),
+        for name, buffer in (("parts", self.parts), ("tables", self.tables),
                              ("soft", self.soft_vertices)):  # fmt: skip
             cmd.bind_storage_buffer(buffer, self._bindings[name])
         cmd.bind_vertex_buffer(self.vertices, 0)
@@ -746,8 +754,8 @@ class BodyRenderer:
         own = (self.fence, self.pipeline, self.expand, self.tiles_pipeline, self.camera,
                self.indirect, self.template, self.indices, self.draw_count, self.visibility,
                *[r for r in optional if r is not None],
-               self.instances, self.mesh_info, self.vertices, self.parts, self.looks,
-               self.extras, self.soft_vertices)  # fmt: skip
+               self.instances, self.tables, self.vertices, self.parts,
+               self.soft_vertices)  # fmt: skip
         for resource in own:
             if not resource.released:
                 resource.release()

@@ -30,9 +30,14 @@ COMMON = """
 struct Part {{ vec4 offset_mode; vec4 rotation; vec4 scale_mesh; vec4 color; }};
 layout(std430, binding = {parts}) readonly buffer BodyParts {{ Part parts[]; }};
 struct ExtraBody {{ vec3 position; uint id; vec4 rotation; }};
-layout(std430, binding = {extras}) readonly buffer BodyExtras {{
+// The small read-only tables in one buffer of sections: GL 4.3 promises a compute shader 8
+// storage blocks only (Mesa 20.3 gives no more). mesh_info: x radius at unit scale, y coarse
+// mesh or -1, z room in its instance list; looks: per id, (first part, part count).
+layout(std430, binding = {tables}) readonly buffer BodyTables {{
+    vec4 mesh_info[{max_meshes}];
     uint extra_count; uint extra_pad0; uint extra_pad1; uint extra_pad2;
-    ExtraBody extras[];
+    ExtraBody extras[{max_extras}];
+    uvec2 looks[];
 }};
 layout(std140, binding = {camera}) uniform BodyCamera {{ mat4 view_proj; vec4 light;
                                                          vec4 lod; }};
@@ -69,19 +74,23 @@ layout(local_size_x = 64) in;
 {bodies}"""
     + COMMON
     + """
-layout(std430, binding = {looks}) readonly buffer BodyLooks {{ uvec2 looks[]; }};
-layout(std430, binding = {mesh_info}) readonly buffer BodyMeshInfo {{ vec4 mesh_info[]; }};
 layout(std430, binding = {commands}) buffer BodyCommands {{ uint commands[]; }};
 layout(std430, binding = {instances}) writeonly buffer BodyInstances {{
     uvec2 instances[];
 }};
+// Occlusion culling draws one view only: a multi-view pass declares neither of its buffers
+// (its views take their place within the 8 storage blocks).
+#define OCCLUSION (MULTI_VIEW == 0)
+#if OCCLUSION
 layout(std430, binding = {visibility}) buffer BodyVisibility {{ uint visible[]; }};
 layout(std430, binding = {tiles}) readonly buffer BodyDepthTiles {{ float tiles[]; }};
+#endif
 layout(location = 0) uniform int source;
 layout(location = 1) uniform int phase;  // 0: no occlusion culling; 1, 2: see above
 layout(location = 2) uniform int width;  // of the framebuffer whose depth phase 2 reads
 layout(location = 3) uniform int height;
 
+#if OCCLUSION
 // True when the sphere is certainly behind the depth tiles. The eight corners of its
 // bounding cube bound its projection (a ratio of linear functions peaks at a corner) and
 // its nearest depth (depth grows with clip w, which is linear).
@@ -120,6 +129,7 @@ bool hidden(vec3 centre, float radius) {{
         for (int x = t0.x; x <= t1.x; ++x) far = max(far, tiles[first + y * grid.x + x]);
     return depth > far + 1e-6;  // 1e-6: beyond a 24-bit depth buffer's rounding
 }}
+#endif
 
 void main() {{
     uint row = gl_GlobalInvocationID.x;
@@ -166,6 +176,7 @@ void main() {{
                 if (dot(planes[i].xyz, centre) + planes[i].w < -radius * length(planes[i].xyz))
                     inside = false;
             }}
+#if OCCLUSION
             if (phase == 1 && (!inside || visible[p] == 0u)) continue;
             if (phase == 2) {{
                 bool drawn = visible[p] != 0u;  // by phase 1
@@ -174,6 +185,7 @@ void main() {{
                 if (drawn || !shown) continue;
                 set = 1u;
             }}
+#endif
             if (!inside) continue;
             float w = dot(m[3], vec4(centre, 1.0));
             if (info.y >= 0.0 && radius * ndc_per_unit < lod.x * max(w, 1e-4))
