@@ -31,7 +31,7 @@ from .. import errors
 from ..command_buffer import CommandBuffer
 from ..resources import Buffer, Fence, Framebuffer, Pipeline, Texture
 from . import meshes
-from .parts import MODE_SOFT, Part, check_color, named_parts
+from .parts import MODE_SOFT, RAYCAST, Part, check_color, named_parts
 from .shaders import (
     BACKGROUND_FRAGMENT,
     BACKGROUND_VERTEX,
@@ -41,7 +41,7 @@ from .shaders import (
     VERTEX,
     VIEW_SHIFT,
 )
-from .views import VIEW_DTYPE, grid_shape, tile_views
+from .views import VIEW_DTYPE, eye_of, grid_shape, tile_views
 
 PART_DTYPE = np.dtype([("offset_mode", np.float32, 4), ("rotation", np.float32, 4),
                        ("scale_mesh", np.float32, 4), ("color", np.float32, 4)])  # fmt: skip
@@ -58,6 +58,10 @@ PALETTE = [(0.91, 0.44, 0.32), (0.96, 0.76, 0.29), (0.27, 0.62, 0.80), (0.55, 0.
 BUILT_IN = [("box", None, 3**0.5), ("sphere", "sphere_lo", 1.0), ("sphere_lo", None, 1.0),
             ("capsule", "capsule_lo", 2.0), ("capsule_lo", None, 2.0),
             ("cylinder", None, 2**0.5), ("quad", None, 2**0.5)]  # fmt: skip
+# The proxies of ray-cast parts (primitives="raycast"; radius: bounds the unit shape drawn).
+RAY_PROXIES = [("ray_sphere", None, 1.0), ("ray_capsule", None, 2.0),
+               ("ray_cylinder", None, 2**0.5)]  # fmt: skip
+PRIMITIVES = ("mesh", "raycast")
 
 
 def _positive_int(value: Any, what: str) -> int:
@@ -83,6 +87,10 @@ class BodyRenderer:
     ``copies``: how many rows sharing one id one view may draw (each look's instance lists
     are sized for that many; beyond it parts are dropped, never written out of place).
     1 fits a Culverin world (ids are unique) and one world per view.
+    ``primitives``: ``"mesh"`` draws every part as its mesh; ``"raycast"`` draws the parts
+    on a built-in sphere (any scale: ellipsoids), capsule (``MODE_CAPSULE``) or cylinder as
+    a proxy box intersected exactly per fragment (exact silhouettes, depth and normals, 12
+    triangles each; no levels of detail); boxes, planes and other meshes stay meshes.
     """
 
     shape_error: type[Exception] = errors.BodyError  # bridges raise their own kind
@@ -114,6 +122,7 @@ class BodyRenderer:
         views: int = 1,
         outputs: Sequence[str] = ("color",),
         copies: int = 1,
+        primitives: str = "mesh",
     ) -> None:
         max_ids = _positive_int(max_ids, "max_ids")
         max_parts = _positive_int(max_ids if max_parts is None else max_parts, "max_parts")
@@ -127,6 +136,9 @@ class BodyRenderer:
             raise ValueError(f"max_parts must be at most {1 << VIEW_SHIFT} with views > 1 "
                              f"(a view sits above the part index), got {max_parts}")  # fmt: skip
         self.outputs: tuple[str, ...] = self._checked_outputs(outputs)
+        if not isinstance(primitives, str) or primitives not in PRIMITIVES:
+            raise errors.BodyError(f"primitives must be 'mesh' or 'raycast', got {primitives!r}")
+        self.primitives: str = primitives
         stacks, slices = self._checked_detail(sphere_detail)
         if not isinstance(lod_threshold, (int, float)) or not 0 <= lod_threshold < 1:
             raise ValueError(f"lod_threshold must be in [0, 1), got {lod_threshold!r}")
@@ -213,12 +225,17 @@ class BodyRenderer:
         self._add_mesh("capsule_lo", meshes.capsule(4, 6))
         self._add_mesh("cylinder", meshes.cylinder(slices))
         self._add_mesh("quad", meshes.quad())
-        for key, coarse, radius in BUILT_IN:
+        built_in = BUILT_IN
+        if primitives == "raycast":
+            for key, _, _ in RAY_PROXIES:
+                self._add_mesh(key, meshes.proxy_box())
+            built_in = BUILT_IN + RAY_PROXIES
+        for key, coarse, radius in built_in:
             index = self._mesh_index[key]
             self._mesh_info[index, 0] = radius
             self._mesh_info[index, 1] = -1.0 if coarse is None else self._mesh_index[coarse]
 
-        self.camera: Buffer = ctx.buffer(size=96, usage="uniform", name="body_camera")
+        self.camera: Buffer = ctx.buffer(size=112, usage="uniform", name="body_camera")
         self.set_camera(np.eye(4))
         self.fence: Fence = ctx.fence()
         defines = self._defines()
@@ -296,6 +313,7 @@ class BodyRenderer:
     def _defines(self) -> str:
         depth, ident = "depth" in self.outputs, "id" in self.outputs
         return (f"#define MULTI_VIEW {int(self._max_views > 1)}\n"
+                f"#define RAYCAST {int(self.primitives == 'raycast')}\n"
                 f"#define OUTPUT_DEPTH {int(depth)}\n#define OUTPUT_ID {int(ident)}\n"
                 f"#define ID_LOCATION {1 + int(depth)}")  # fmt: skip
 
@@ -340,7 +358,7 @@ class BodyRenderer:
         self._template[index] = (len(indices), 0, first_index, first, 0)
         self._template[index + self._max_meshes] = (len(indices), 0, first_index, first, 0)
         self._draw_count[0] = index + 1
-        if rows[:, :3].size and key not in dict.fromkeys(k for k, _, _ in BUILT_IN):
+        if rows[:, :3].size and key not in {k for k, _, _ in BUILT_IN + RAY_PROXIES}:
             self._mesh_info[index] = (float(np.linalg.norm(rows[:, :3], axis=1).max()), -1, 0, 0)
         return index
 
@@ -402,13 +420,18 @@ class BodyRenderer:
             )
         for key, rows in new_meshes.items():
             self._add_mesh(key, rows)
-        meshes_of = []
+        meshes_of, modes = [], []
         for part in parts:
             mesh = self._mesh_index.get(part.mesh)
             if mesh is None:
                 raise self.shape_error(f"part mesh {part.mesh!r} is not in the renderer's "
                                        "library")  # fmt: skip
+            mode = part.mode
+            ray = RAYCAST.get((part.mesh, part.mode)) if self.primitives == "raycast" else None
+            if ray is not None:  # drawn as its proxy, intersected per fragment
+                mode, mesh = ray[0], self._mesh_index[ray[1]]
             meshes_of.append(mesh)
+            modes.append(mode)
         soft_first = self._soft_first(body_id) if any(p.mode == MODE_SOFT for p in parts) else 0
         if reuse:
             first = old[0]
@@ -416,9 +439,9 @@ class BodyRenderer:
             self._drop_look(body_id)
             first = self._parts_used
             self._parts_used += len(parts)
-        for k, (part, mesh) in enumerate(zip(parts, meshes_of, strict=True)):
+        for k, (part, mesh, mode) in enumerate(zip(parts, meshes_of, modes, strict=True)):
             scale = (float(soft_first), 0.0, 0.0) if part.mode == MODE_SOFT else part.scale
-            self._parts[first + k] = ((*part.offset, part.mode), part.rotation,
+            self._parts[first + k] = ((*part.offset, mode), part.rotation,
                                       (*scale, mesh), (*rgb, part.shade))  # fmt: skip
             self._part_mesh[first + k] = mesh
         self._look_parts[body_id] = (first, len(parts))
@@ -506,7 +529,7 @@ class BodyRenderer:
     def set_camera(self, view_proj: Any, light: Sequence[float] = (0.3, 1.0, 0.5)) -> None:
         """The view-projection matrix (row-major, column vectors) and a light direction."""
         matrix = self._checked_matrix(view_proj)
-        block = np.zeros(24, np.float32)
+        block = np.zeros(28, np.float32)
         block[:16] = matrix.T.reshape(-1)  # std140 mat4: column-major
         direction = np.asarray(light, dtype=np.float64)
         length = float(np.linalg.norm(direction)) if direction.shape == (3,) else 0.0
@@ -514,6 +537,7 @@ class BodyRenderer:
             raise ValueError(f"light must be a finite, non-zero (x, y, z), got {light!r}")
         block[16:19] = direction / length  # unit length: the fragment shader skips normalize
         block[20] = self._lod
+        block[24:28] = eye_of(matrix)  # ray-cast parts: the rays' origin
         self.camera.write(block)
         if self._regions_dirty:
             self._layout_regions()

@@ -39,17 +39,20 @@ layout(std430, binding = {tables}) readonly buffer BodyTables {{
     ExtraBody extras[{max_extras}];
     uvec2 looks[];
 }};
+// eye: the camera's centre, homogeneous (w 0: an orthographic camera's backward direction)
 layout(std140, binding = {camera}) uniform BodyCamera {{ mat4 view_proj; vec4 light;
-                                                         vec4 lod; }};
+                                                         vec4 lod; vec4 eye; }};
 #if MULTI_VIEW
 // tile: xy scale and zw offset of the view's clip space into the framebuffer's; rect: its
 // pixels (x0, y0, x1, y1, GL rows from the bottom); range: its first record row, its row
 // count, and 1 (0: no view here).
-struct View {{ mat4 view_proj; vec4 tile; vec4 rect; uvec4 range; }};
+struct View {{ mat4 view_proj; vec4 tile; vec4 rect; uvec4 range; vec4 eye; }};
 layout(std430, binding = {views}) readonly buffer BodyViews {{ View views[]; }};
 mat4 view_matrix(uint view) {{ return views[view].view_proj; }}
+vec4 view_eye(uint view) {{ return views[view].eye; }}
 #else
 mat4 view_matrix(uint view) {{ return view_proj; }}
+vec4 view_eye(uint view) {{ return eye; }}
 #endif
 vec3 rotate(vec4 q, vec3 v) {{ return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q.w * v); }}
 vec4 qmul(vec4 a, vec4 b) {{
@@ -268,6 +271,16 @@ out float v_depth;  // clip w: the distance along the view axis (perspective pro
 #if OUTPUT_ID
 flat out float v_id;  // the record's id (exact as a float below 2^24)
 #endif
+#if RAYCAST
+// A ray-cast part (modes 3..5): the fragment stage intersects the ray through the proxy's
+// point with the exact surface, in the part's frame (metres, unscaled).
+out vec3 v_local;        // the proxy's point
+out vec2 v_clip_zw;      // its clip z, w (affine in the point: the hit's are found from it)
+flat out vec4 v_eye;     // the eye in the part's frame, homogeneous
+flat out vec2 v_eye_zw;  // the eye's clip z, w
+flat out vec3 v_size;    // the part's scale
+flat out vec4 v_rotation;  // the part's frame: its normals to world space
+#endif
 
 void main() {{
     uint row = a_instance.x & 0x7fffffffu;
@@ -293,21 +306,25 @@ void main() {{
     int mode = int(part.offset_mode.w + 0.5);
     vec3 world;
     vec3 normal = a_normal;
+    vec3 s = part.scale_mesh.xyz;
+    vec3 local = vec3(0.0), centre = vec3(0.0);
+    vec4 q = vec4(0.0, 0.0, 0.0, 1.0);
     if (mode == 2) {{  // soft body: the vertex, in world space, from the soft-vertex buffer
         world = soft_vertices[uint(part.scale_mesh.x + 0.5) + uint(a_position.x + 0.5)].xyz;
     }} else {{
-        vec3 s = part.scale_mesh.xyz;
-        vec3 local;
         if (mode == 1) {{  // capsule: hemispheres to +-half height, the rest by the radius
             float side = a_position.y >= 0.0 ? 1.0 : -1.0;
             local = vec3(a_position.x * s.x, (a_position.y - side) * s.x + side * s.y,
                          a_position.z * s.x);
+        }} else if (mode == 4) {{  // ray-cast capsule: the proxy box covers the hemispheres
+            local = a_position * vec3(s.x, s.y + s.x, s.x);
         }} else {{
             local = a_position * s;
             normal = a_normal / s;
         }}
-        vec4 q = qmul(rotation, part.rotation);
-        world = position + rotate(rotation, part.offset_mode.xyz) + rotate(q, local);
+        q = qmul(rotation, part.rotation);
+        centre = position + rotate(rotation, part.offset_mode.xyz);
+        world = centre + rotate(q, local);
         normal = rotate(q, normal);
     }}
     v_surface = mode == 2 ? world : normal;
@@ -319,6 +336,15 @@ void main() {{
 #if OUTPUT_ID
     v_id = float(id);
 #endif
+#if RAYCAST
+    vec4 eye = view_eye(view);
+    v_local = local;
+    v_clip_zw = clip.zw;  // before the tiling, which moves x, y only
+    v_eye = vec4(rotate(vec4(-q.xyz, q.w), eye.xyz - centre * eye.w), eye.w);
+    v_eye_zw = (view_matrix(view) * eye).zw;
+    v_size = s;
+    v_rotation = q;
+#endif
 #if MULTI_VIEW
     clip.xy = clip.xy * views[view].tile.xy + views[view].tile.zw * clip.w;
     v_rect = views[view].rect;
@@ -328,12 +354,70 @@ void main() {{
 """
 )
 
-FRAGMENT = """#version 430
+# Exact surfaces of the ray-cast parts (modes 3 sphere / ellipsoid, 4 capsule, 5 cylinder),
+# for the fragment stage. The proxy is an inside-out box (its far faces are drawn: they cover
+# the part's silhouette even with the eye inside the box). The ray runs from the eye through
+# the proxy's point p = v_local: p + t d, d = p * eye.w - eye.xyz (from the eye, or along an
+# orthographic view), t = 0 at the proxy and -1 at a perspective eye. Each surface gives its
+# entry; a convex union (the capsule) enters at the first of its pieces' entries. Sphere and
+# cylinder are solved on the unit shape (p, d divided by the scale: t does not change), the
+# capsule in units of its radius.
+RAYCAST = """
+vec3 rotate(vec4 q, vec3 v) {{ return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q.w * v); }}
+// Each keeps the nearer of its entry and (t, n) so far.
+void enter_sphere(vec3 p, vec3 d, vec3 c, inout float t, inout vec3 n) {{
+    vec3 o = p - c;
+    float a = dot(d, d), b = dot(o, d), disc = b * b - a * (dot(o, o) - 1.0);
+    float root = (-b - sqrt(max(disc, 0.0))) / a;
+    if (disc >= 0.0 && root < t) {{ t = root; n = o + root * d; }}
+}}
+void enter_side(vec3 p, vec3 d, float h, inout float t, inout vec3 n) {{  // |y| <= h, radius 1
+    float a = dot(d.xz, d.xz), b = dot(p.xz, d.xz), disc = b * b - a * (dot(p.xz, p.xz) - 1.0);
+    if (a < 1e-12 || disc < 0.0) return;  // along the axis: the ends alone
+    float root = (-b - sqrt(disc)) / a;
+    if (abs(p.y + root * d.y) <= h && root < t) {{
+        t = root;
+        n = vec3(p.x + root * d.x, 0.0, p.z + root * d.z);
+    }}
+}}
+void enter_cap(vec3 p, vec3 d, float h, inout float t, inout vec3 n) {{  // the flat end it meets
+    if (abs(d.y) < 1e-12) return;
+    float side = d.y > 0.0 ? -1.0 : 1.0;  // going up, it enters through the bottom
+    float root = (side * h - p.y) / d.y;
+    vec2 at = p.xz + root * d.xz;
+    if (dot(at, at) <= 1.0 && root < t) {{ t = root; n = vec3(0.0, side, 0.0); }}
+}}
+vec4 ray_hit(int mode) {{  // (local normal, t); t 1e30: a miss
+    vec3 d = v_local * v_eye.w - v_eye.xyz;
+    float t = 1e30;
+    vec3 n = vec3(0.0, 1.0, 0.0);
+    if (mode == 4) {{
+        float r = v_size.x, h = v_size.y / r;
+        vec3 p = v_local / r;
+        enter_side(p, d / r, h, t, n);
+        enter_sphere(p, d / r, vec3(0.0, h, 0.0), t, n);
+        enter_sphere(p, d / r, vec3(0.0, -h, 0.0), t, n);
+    }} else {{
+        vec3 p = v_local / v_size, u = d / v_size;
+        if (mode == 3) {{
+            enter_sphere(p, u, vec3(0.0), t, n);
+        }} else {{
+            enter_side(p, u, 1.0, t, n);
+            enter_cap(p, u, 1.0, t, n);
+        }}
+        n /= v_size;  // a scaled surface's normal: the unit shape's divided by the scale
+    }}
+    return vec4(n, t);
+}}
+"""
+
+FRAGMENT = (
+    """#version 430
 {defines}
 in vec3 v_surface;
 flat in vec4 v_color;
 layout(std140, binding = {camera}) uniform BodyCamera {{ mat4 view_proj; vec4 light;
-                                                         vec4 lod; }};
+                                                         vec4 lod; vec4 eye; }};
 layout(location = 0) out vec4 color;
 #if MULTI_VIEW
 flat in vec4 v_rect;
@@ -346,24 +430,52 @@ layout(location = 1) out float depth_out;
 flat in float v_id;
 layout(location = ID_LOCATION) out float id_out;
 #endif
+#if RAYCAST
+in vec3 v_local;
+in vec2 v_clip_zw;
+flat in vec4 v_eye;
+flat in vec2 v_eye_zw;
+flat in vec3 v_size;
+flat in vec4 v_rotation;
+"""
+    + RAYCAST
+    + """#endif
 void main() {{
 #if MULTI_VIEW
     if (gl_FragCoord.x < v_rect.x || gl_FragCoord.x >= v_rect.z ||
         gl_FragCoord.y < v_rect.y || gl_FragCoord.y >= v_rect.w) discard;
 #endif
-    bool soft = v_color.a > 1.5;  // mode 2
+    int mode = int(v_color.a + 0.5);
+    bool soft = mode == 2;
     vec3 n = soft ? cross(dFdx(v_surface), dFdy(v_surface)) : v_surface;
-    float facing = dot(normalize(n), light.xyz);  // light: unit length (set_camera)
-    float lit = 0.35 + 0.65 * (soft ? abs(facing) : max(facing, 0.0));
-    color = vec4(v_color.rgb * lit, 1.0);
 #if OUTPUT_DEPTH
     depth_out = v_depth;
 #endif
+#if RAYCAST
+    gl_FragDepth = gl_FragCoord.z;  // a mesh's own depth
+    if (mode >= 3) {{
+        vec4 hit = ray_hit(mode);  // xyz: the local normal, w: the step to the surface
+        if (hit.w > 1e29) discard;  // a miss
+        vec2 zw = v_clip_zw + hit.w * (v_eye.w * v_clip_zw - v_eye_zw);
+        // Nearer than the near plane (the eye inside the part too) or beyond the far one:
+        // clipped, as a mesh's surface there is.
+        if (zw.y <= 0.0 || abs(zw.x) > zw.y) discard;
+        gl_FragDepth = 0.5 * zw.x / zw.y + 0.5;
+        n = rotate(v_rotation, hit.xyz);
+#if OUTPUT_DEPTH
+        depth_out = zw.y;
+#endif
+    }}
+#endif
+    float facing = dot(normalize(n), light.xyz);  // light: unit length (set_camera)
+    float lit = 0.35 + 0.65 * (soft ? abs(facing) : max(facing, 0.0));
+    color = vec4(v_color.rgb * lit, 1.0);
 #if OUTPUT_ID
     id_out = v_id;
 #endif
 }}
 """
+)
 
 # A full-screen triangle that sets the background of the extra outputs (a plain clear
 # writes one colour to every attachment): colour, depth +inf (nothing hit), id -1.
