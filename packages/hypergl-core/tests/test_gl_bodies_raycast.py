@@ -170,15 +170,32 @@ def test_a_ray_cast_sphere_and_a_mesh_box_occlude_each_other_exactly(gl_ctx):
     assert np.allclose(ray["depth"][box], mesh["depth"][box], rtol=1e-5)
 
 
-def test_boxes_and_planes_draw_the_same_in_both_modes(gl_ctx):
-    looks = {1: [Part("box", rotation=ROTATED, scale=(0.8, 0.5, 0.6))],
-             2: [Part("quad", offset=(0.0, -1.0, 0.0), scale=(3.0, 1.0, 3.0))]}
+def test_boxes_draw_the_same_in_both_modes(gl_ctx):
+    looks = {1: [Part("box", rotation=ROTATED, scale=(0.8, 0.5, 0.6))]}
     matrix = view_proj((1.5, 2.0, 4.5))
+    mesh = render(gl_ctx, looks, matrix, "mesh")
+    ray = render(gl_ctx, looks, matrix, "raycast")
+    for name in ("color", "depth", "id"):
+        assert np.array_equal(mesh[name], ray[name]), name
+
+
+@pytest.mark.parametrize("eye", [(1.5, 2.0, 4.5), (0.5, -1.5, 3.0)])  # above, below
+def test_a_ray_cast_plane_matches_its_quad(gl_ctx, eye):
+    # A tilted square plane (seen from below: not drawn, as its one-sided quad) and a box
+    # standing through it.
+    tilt = quaternion((1.0, 0.0, 0.4), 20.0)
+    looks = {1: [Part("quad", offset=(0.2, -0.5, 0.0), rotation=tilt, scale=(1.5, 1.0, 1.2))],
+             2: [Part("box", scale=(0.3, 0.8, 0.3))]}
+    matrix = view_proj(eye)
     origin = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
     mesh = render(gl_ctx, looks, matrix, "mesh", positions=origin)
     ray = render(gl_ctx, looks, matrix, "raycast", positions=origin)
-    for name in ("color", "depth", "id"):
-        assert np.array_equal(mesh[name], ray[name]), name
+    assert ((ray["id"] == 1).mean() > 0.2) == (eye[1] > 0)
+    assert_same_silhouettes(mesh["id"], ray["id"])
+    both = interior(mesh["id"]) & (mesh["id"] == 1) & (ray["id"] == 1)
+    assert np.allclose(ray["depth"][both], mesh["depth"][both], rtol=1e-4)
+    shade = np.abs(mesh["color"].astype(int) - ray["color"].astype(int)).max(axis=-1)
+    assert shade[both].max(initial=0) <= 1
 
 
 def test_the_eye_inside_a_proxy_box_still_sees_the_part(gl_ctx):
@@ -226,6 +243,7 @@ def test_ray_cast_views_stay_in_their_tiles(gl_ctx):
     counts = renderer.instance_counts()
     assert counts["sphere"] == counts["sphere_lo"] == counts["capsule"] == 0
     assert counts["ray_sphere"] == 2 and counts["ray_capsule"] == counts["ray_cylinder"] == 1
+    assert counts["ray_plane"] == 0
     for resource in (fb, renderer, records):
         resource.release()
 

@@ -60,7 +60,7 @@ BUILT_IN = [("box", None, 3**0.5), ("sphere", "sphere_lo", 1.0), ("sphere_lo", N
             ("cylinder", None, 2**0.5), ("quad", None, 2**0.5)]  # fmt: skip
 # The proxies of ray-cast parts (primitives="raycast"; radius: bounds the unit shape drawn).
 RAY_PROXIES = [("ray_sphere", None, 1.0), ("ray_capsule", None, 2.0),
-               ("ray_cylinder", None, 2**0.5)]  # fmt: skip
+               ("ray_cylinder", None, 2**0.5), ("ray_plane", None, 2**0.5)]  # fmt: skip
 PRIMITIVES = ("mesh", "raycast")
 
 
@@ -90,7 +90,8 @@ class BodyRenderer:
     ``primitives``: ``"mesh"`` draws every part as its mesh; ``"raycast"`` draws the parts
     on a built-in sphere (any scale: ellipsoids), capsule (``MODE_CAPSULE``) or cylinder as
     a proxy box intersected exactly per fragment (exact silhouettes, depth and normals, 12
-    triangles each; no levels of detail); boxes, planes and other meshes stay meshes.
+    triangles each; no levels of detail), and planes (``"quad"``) as two triangles over
+    their view's tile; boxes and other meshes stay meshes.
     """
 
     shape_error: type[Exception] = errors.BodyError  # bridges raise their own kind
@@ -228,7 +229,7 @@ class BodyRenderer:
         built_in = BUILT_IN
         if primitives == "raycast":
             for key, _, _ in RAY_PROXIES:
-                self._add_mesh(key, meshes.proxy_box())
+                self._add_mesh(key, meshes.quad() if key == "ray_plane" else meshes.proxy_box())
             built_in = BUILT_IN + RAY_PROXIES
         for key, coarse, radius in built_in:
             index = self._mesh_index[key]

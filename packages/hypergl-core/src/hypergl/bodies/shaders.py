@@ -318,12 +318,25 @@ void main() {{
                          a_position.z * s.x);
         }} else if (mode == 4) {{  // ray-cast capsule: the proxy box covers the hemispheres
             local = a_position * vec3(s.x, s.y + s.x, s.x);
+#if RAYCAST
+        }} else if (mode == 6) {{  // ray-cast plane: its quad's corners to the view's corners
+            // at depth 0 of normalized device coordinates (in front of the eye, clear of the
+            // near plane's clipping); x, -z: the quad's winding stays counter-clockwise
+            vec4 over = inverse(view_matrix(view)) * vec4(a_position.x, -a_position.z, 0.0, 1.0);
+            local = over.xyz / over.w;  // (world space here: made local below)
+#endif
         }} else {{
             local = a_position * s;
             normal = a_normal / s;
         }}
         q = qmul(rotation, part.rotation);
         centre = position + rotate(rotation, part.offset_mode.xyz);
+#if RAYCAST
+        if (mode == 6) {{  // over the view: the world point, and its local
+            world = local;
+            local = rotate(vec4(-q.xyz, q.w), world - centre);
+        }} else
+#endif
         world = centre + rotate(q, local);
         normal = rotate(q, normal);
     }}
@@ -354,9 +367,10 @@ void main() {{
 """
 )
 
-# Exact surfaces of the ray-cast parts (modes 3 sphere / ellipsoid, 4 capsule, 5 cylinder),
-# for the fragment stage. The proxy is an inside-out box (its far faces are drawn: they cover
-# the part's silhouette even with the eye inside the box). The ray runs from the eye through
+# Exact surfaces of the ray-cast parts (modes 3 sphere / ellipsoid, 4 capsule, 5 cylinder,
+# 6 plane), for the fragment stage. The proxy is an inside-out box (its far faces are drawn:
+# they cover the part's silhouette even with the eye inside the box); a plane's is its view's
+# tile. The ray runs from the eye through
 # the proxy's point p = v_local: p + t d, d = p * eye.w - eye.xyz (from the eye, or along an
 # orthographic view), t = 0 at the proxy and -1 at a perspective eye. Each surface gives its
 # entry; a convex union (the capsule) enters at the first of its pieces' entries. Sphere and
@@ -391,7 +405,11 @@ vec4 ray_hit(int mode) {{  // (local normal, t); t 1e30: a miss
     vec3 d = v_local * v_eye.w - v_eye.xyz;
     float t = 1e30;
     vec3 n = vec3(0.0, 1.0, 0.0);
-    if (mode == 4) {{
+    if (mode == 6) {{  // the plane y = 0 within the scale's x, z; from above only, as a quad
+        float root = -v_local.y / d.y;
+        vec2 at = v_local.xz + root * d.xz;
+        if (d.y < 0.0 && abs(at.x) <= v_size.x && abs(at.y) <= v_size.z) t = root;
+    }} else if (mode == 4) {{
         float r = v_size.x, h = v_size.y / r;
         vec3 p = v_local / r;
         enter_side(p, d / r, h, t, n);
