@@ -32,6 +32,8 @@ from ..command_buffer import CommandBuffer
 from ..resources import Buffer, Fence, Framebuffer, Pipeline, Texture
 from . import meshes
 from .parts import MODE_SOFT, RAYCAST, Part, check_color, named_parts
+
+RAY_MODE = {key: mode for mode, key in RAYCAST.values()}  # proxy mesh -> the mode it draws
 from .shaders import (
     BACKGROUND_FRAGMENT,
     BACKGROUND_VERTEX,
@@ -58,7 +60,8 @@ PALETTE = [(0.91, 0.44, 0.32), (0.96, 0.76, 0.29), (0.27, 0.62, 0.80), (0.55, 0.
 BUILT_IN = [("box", None, 3**0.5), ("sphere", "sphere_lo", 1.0), ("sphere_lo", None, 1.0),
             ("capsule", "capsule_lo", 2.0), ("capsule_lo", None, 2.0),
             ("cylinder", None, 2**0.5), ("quad", None, 2**0.5)]  # fmt: skip
-# The proxies of ray-cast parts (primitives="raycast"; radius: bounds the unit shape drawn).
+# The proxies of ray-cast parts (primitives="raycast"; radius: bounds the unit shape drawn),
+# each drawn by its own pipeline, first in the library (the mesh pipeline draws the rest).
 RAY_PROXIES = [("ray_sphere", None, 1.0), ("ray_capsule", None, 2.0),
                ("ray_cylinder", None, 2**0.5), ("ray_plane", None, 2**0.5)]  # fmt: skip
 PRIMITIVES = ("mesh", "raycast")
@@ -207,6 +210,7 @@ class BodyRenderer:
         self._soft: list[tuple[Any, Any, int, int]] = []  # (source, staging, first, count)
         self._soft_first_of: dict[int, int] = {}  # body id -> first soft vertex
         self._mesh_index: dict[str, int] = {}
+        self._first_mesh = 0  # the mesh pipeline's first command (after the ray proxies)
         self._regions_dirty = False
         # Views: the tiled cameras and row ranges (multi-view only; else set_camera's one).
         self.views: Buffer | None = None
@@ -219,6 +223,12 @@ class BodyRenderer:
             self._views = self.views.map(VIEW_DTYPE, self._max_views)
             self._views[:] = np.zeros(1, VIEW_DTYPE)
 
+        built_in = BUILT_IN
+        if primitives == "raycast":
+            for key, _, _ in RAY_PROXIES:
+                self._add_mesh(key, meshes.quad() if key == "ray_plane" else meshes.proxy_box())
+            self._first_mesh = len(RAY_PROXIES)
+            built_in = RAY_PROXIES + BUILT_IN
         self._add_mesh("box", meshes.box())
         self._add_mesh("sphere", meshes.sphere(stacks, slices))
         self._add_mesh("sphere_lo", meshes.sphere(3, 6))
@@ -226,11 +236,6 @@ class BodyRenderer:
         self._add_mesh("capsule_lo", meshes.capsule(4, 6))
         self._add_mesh("cylinder", meshes.cylinder(slices))
         self._add_mesh("quad", meshes.quad())
-        built_in = BUILT_IN
-        if primitives == "raycast":
-            for key, _, _ in RAY_PROXIES:
-                self._add_mesh(key, meshes.quad() if key == "ray_plane" else meshes.proxy_box())
-            built_in = BUILT_IN + RAY_PROXIES
         for key, coarse, radius in built_in:
             index = self._mesh_index[key]
             self._mesh_info[index, 0] = radius
@@ -242,7 +247,7 @@ class BodyRenderer:
         defines = self._defines()
         fill = {"bodies": self._source_glsl(), "camera": camera_binding, **self._bindings,
                 "max_meshes": self._max_meshes, "max_extras": max_extras,
-                "defines": defines}  # fmt: skip
+                "defines": defines + "\n#define RAY_KIND 0"}  # fmt: skip
         # The GLSL of each pipeline's stages (tests count the storage blocks each declares).
         self.shader_sources: dict[str, dict[str, str]] = {
             "expand": {"compute": EXPAND.format(**fill)},
@@ -250,14 +255,36 @@ class BodyRenderer:
                                                     tiles=self._bindings["tiles"])},
             "draw": {"vertex": VERTEX.format(**fill), "fragment": FRAGMENT.format(**fill)},
         }  # fmt: skip
+        for key in list(self._mesh_index)[: self._first_mesh]:  # a pipeline per ray-cast kind
+            kind = {**fill, "defines": f"{defines}\n#define RAY_KIND {RAY_MODE[key]}"}
+            self.shader_sources[key] = {"vertex": VERTEX.format(**kind),
+                                        "fragment": FRAGMENT.format(**kind)}  # fmt: skip
         self.expand = ctx.pipeline(compute_shader=self.shader_sources["expand"]["compute"],
                                    name="body_expand")  # fmt: skip
         self.tiles_pipeline = ctx.pipeline(
             compute_shader=self.shader_sources["tiles"]["compute"], name="body_depth_tiles"
         )
-        self.pipeline: Pipeline = ctx.pipeline(
-            vertex_shader=self.shader_sources["draw"]["vertex"],
-            fragment_shader=self.shader_sources["draw"]["fragment"],
+        self.pipeline: Pipeline = self._draw_pipeline("draw", depth_test)
+        # (pipeline, its one command) of each ray-cast kind
+        self._ray_draws: list[tuple[Pipeline, int]] = [
+            (self._draw_pipeline(key, depth_test), self._mesh_index[key])
+            for key in list(self._mesh_index)[: self._first_mesh]
+        ]
+        self.background_pipeline: Pipeline | None = None
+        if len(self.outputs) > 1:  # a plain clear writes one colour to every attachment
+            self.background_pipeline = ctx.pipeline(
+                vertex_shader=BACKGROUND_VERTEX.format(),
+                fragment_shader=BACKGROUND_FRAGMENT.format(defines=defines),
+                depth_test=False,
+                name="body_background",
+            )
+        self.update()
+
+    def _draw_pipeline(self, key: str, depth_test: bool) -> Pipeline:
+        """The draw pipeline of `key`'s shader sources ("draw": every mesh)."""
+        return self._ctx.pipeline(
+            vertex_shader=self.shader_sources[key]["vertex"],
+            fragment_shader=self.shader_sources[key]["fragment"],
             vertex_layout=[
                 {
                     "binding": 0,
@@ -276,17 +303,8 @@ class BodyRenderer:
             ],
             depth_test=depth_test,
             cull="back",  # a closed body shows half its triangles; meshes carry both sides
-            name="body_draw",
+            name="body_draw" if key == "draw" else f"body_draw_{key}",
         )
-        self.background_pipeline: Pipeline | None = None
-        if len(self.outputs) > 1:  # a plain clear writes one colour to every attachment
-            self.background_pipeline = ctx.pipeline(
-                vertex_shader=BACKGROUND_VERTEX.format(),
-                fragment_shader=BACKGROUND_FRAGMENT.format(defines=defines),
-                depth_test=False,
-                name="body_background",
-            )
-        self.update()
 
     # --- checks ----------------------------------------------------------------------------
     @staticmethod
@@ -314,7 +332,7 @@ class BodyRenderer:
     def _defines(self) -> str:
         depth, ident = "depth" in self.outputs, "id" in self.outputs
         return (f"#define MULTI_VIEW {int(self._max_views > 1)}\n"
-                f"#define RAYCAST {int(self.primitives == 'raycast')}\n"
+
                 f"#define OUTPUT_DEPTH {int(depth)}\n#define OUTPUT_ID {int(ident)}\n"
                 f"#define ID_LOCATION {1 + int(depth)}")  # fmt: skip
 
@@ -358,7 +376,7 @@ class BodyRenderer:
         self._mesh_index[key] = index
         self._template[index] = (len(indices), 0, first_index, first, 0)
         self._template[index + self._max_meshes] = (len(indices), 0, first_index, first, 0)
-        self._draw_count[0] = index + 1
+        self._draw_count[0] = index + 1 - self._first_mesh  # the mesh pipeline's commands
         if rows[:, :3].size and key not in {k for k, _, _ in BUILT_IN + RAY_PROXIES}:
             self._mesh_info[index] = (float(np.linalg.norm(rows[:, :3], axis=1).max()), -1, 0, 0)
         return index
@@ -741,16 +759,30 @@ class BodyRenderer:
         for value, location in ((phase, 1), (width, 2), (height, 3)):
             cmd.li(0, value)
             cmd.uniform_i(0, location)
-        # One invocation per row (of a view's range) and view; extras once per view.
+        # One invocation per row (of a view's range) and view; one work group per view
+        # for the extras.
         rows = self._view_rows if self._max_views > 1 else source.capacity
-        for kind, count in ((0, rows), (1, len(self._extras))):
+        for kind, groups in ((0, max(-(-rows // 64), 1)), (1, 1)):
             cmd.li(0, kind)
             cmd.uniform_i(0, 0)
-            cmd.dispatch(max(-(-count // 64), 1), self._view_count)
+            cmd.dispatch(groups, self._view_count)
         cmd.barrier()
 
     def _record_draw(self, cmd: CommandBuffer, command_set: int) -> None:
-        cmd.bind_pipeline(self.pipeline)
+        first = command_set * self._max_meshes  # the command set's first command
+        for pipeline, command in self._ray_draws:  # one command each
+            self._bind_draw(cmd, pipeline)
+            cmd.multi_draw_indexed_indirect(1, offset=(first + command) * 20, stride=20)
+        self._bind_draw(cmd, self.pipeline)
+        offset, commands = (first + self._first_mesh) * 20, self._max_meshes - self._first_mesh
+        if self.indirect_count:
+            cmd.bind_parameter_buffer(self.draw_count)
+            cmd.multi_draw_indexed_indirect_count(commands, offset=offset)
+        else:
+            cmd.multi_draw_indexed_indirect(commands, offset=offset, stride=20)
+
+    def _bind_draw(self, cmd: CommandBuffer, pipeline: Pipeline) -> None:
+        cmd.bind_pipeline(pipeline)
         self._source.bind(cmd)
         cmd.bind_uniform_buffer(self.camera, self._camera_binding)
         self._bind_views(cmd)
@@ -761,12 +793,6 @@ class BodyRenderer:
         cmd.bind_vertex_buffer(self.instances, 1)
         cmd.bind_index_buffer(self.indices)
         cmd.bind_indirect_buffer(self.indirect)
-        offset = command_set * self._max_meshes * 20
-        if self.indirect_count:
-            cmd.bind_parameter_buffer(self.draw_count)
-            cmd.multi_draw_indexed_indirect_count(self._max_meshes, offset=offset)
-        else:
-            cmd.multi_draw_indexed_indirect(self._max_meshes, offset=offset, stride=20)
 
     def instance_counts(self) -> dict[str, int]:
         """Instances each mesh drew in the last frame (reads the GPU's commands back)."""
@@ -775,7 +801,8 @@ class BodyRenderer:
 
     def release(self) -> None:
         """Free the renderer's own buffers and pipelines (not the source's)."""
-        optional = (self.depth_tiles, self.views, self.background_pipeline)
+        optional = (self.depth_tiles, self.views, self.background_pipeline,
+                    *[pipeline for pipeline, _ in self._ray_draws])  # fmt: skip
         own = (self.fence, self.pipeline, self.expand, self.tiles_pipeline, self.camera,
                self.indirect, self.template, self.indices, self.draw_count, self.visibility,
                *[r for r in optional if r is not None],

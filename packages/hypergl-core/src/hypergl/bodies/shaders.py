@@ -134,30 +134,8 @@ bool hidden(vec3 centre, float radius) {{
 }}
 #endif
 
-void main() {{
-    uint row = gl_GlobalInvocationID.x;
-    uint view = gl_GlobalInvocationID.y;
-#if MULTI_VIEW
-    if (views[view].range.z == 0u) return;  // a view beyond those set (fewer than recorded)
-#endif
-    vec3 position;
-    vec4 rotation;
-    uint id;
-    if (source == 0) {{
-#if MULTI_VIEW
-        if (row >= views[view].range.y) return;
-        row += views[view].range.x;
-#endif
-        if (row >= body_count()) return;
-        position = body_position(row);
-        rotation = body_rotation(row);
-        id = body_id(row);
-    }} else {{
-        if (row >= extra_count) return;
-        position = extras[row].position;
-        rotation = extras[row].rotation;
-        id = extras[row].id;
-    }}
+// The parts of one row (of `source`) in one view, appended to their meshes' lists.
+void list_parts(uint row, uint view, vec3 position, vec4 rotation, uint id) {{
     if (id >= uint(looks.length())) return;
     uvec2 look = looks[id];
     mat4 vp = view_matrix(view);
@@ -207,6 +185,27 @@ void main() {{
         }}
         instances[commands[command + 4u] + slot] = uvec2(row | (uint(source) << 31),
                                                           p | (view << VIEW_SHIFT));
+    }}
+}}
+
+void main() {{
+    uint view = gl_GlobalInvocationID.y;
+#if MULTI_VIEW
+    if (views[view].range.z == 0u) return;  // a view beyond those set (fewer than recorded)
+#endif
+    if (source == 0) {{  // an invocation per row of the view's range
+        uint row = gl_GlobalInvocationID.x;
+#if MULTI_VIEW
+        if (row >= views[view].range.y) return;
+        row += views[view].range.x;
+#endif
+        if (row >= body_count()) return;
+        list_parts(row, view, body_position(row), body_rotation(row), body_id(row));
+    }} else {{
+        // One work group per view takes the extras written, in turn: a dispatch sized for
+        // max_extras cost llvmpipe 5 ms of empty groups at 256 views.
+        for (uint row = gl_LocalInvocationID.x; row < extra_count; row += 64u)
+            list_parts(row, view, extras[row].position, extras[row].rotation, extras[row].id);
     }}
 }}
 """
@@ -271,9 +270,10 @@ out float v_depth;  // clip w: the distance along the view axis (perspective pro
 #if OUTPUT_ID
 flat out float v_id;  // the record's id (exact as a float below 2^24)
 #endif
-#if RAYCAST
-// A ray-cast part (modes 3..5): the fragment stage intersects the ray through the proxy's
-// point with the exact surface, in the part's frame (metres, unscaled).
+#if RAY_KIND
+// A ray-cast part (a pipeline per kind: RAY_KIND, the mode it draws): the fragment stage
+// intersects the ray through the proxy's point with the exact surface, in the part's frame
+// (metres, unscaled).
 out vec3 v_local;        // the proxy's point
 out vec2 v_clip_zw;      // its clip z, w (affine in the point: the hit's are found from it)
 flat out vec4 v_eye;     // the eye in the part's frame, homogeneous
@@ -312,32 +312,32 @@ void main() {{
     if (mode == 2) {{  // soft body: the vertex, in world space, from the soft-vertex buffer
         world = soft_vertices[uint(part.scale_mesh.x + 0.5) + uint(a_position.x + 0.5)].xyz;
     }} else {{
+#if RAY_KIND == 0
         if (mode == 1) {{  // capsule: hemispheres to +-half height, the rest by the radius
             float side = a_position.y >= 0.0 ? 1.0 : -1.0;
             local = vec3(a_position.x * s.x, (a_position.y - side) * s.x + side * s.y,
                          a_position.z * s.x);
-        }} else if (mode == 4) {{  // ray-cast capsule: the proxy box covers the hemispheres
-            local = a_position * vec3(s.x, s.y + s.x, s.x);
-#if RAYCAST
-        }} else if (mode == 6) {{  // ray-cast plane: its quad's corners to the view's corners
-            // at depth 0 of normalized device coordinates (in front of the eye, clear of the
-            // near plane's clipping); x, -z: the quad's winding stays counter-clockwise
-            vec4 over = inverse(view_matrix(view)) * vec4(a_position.x, -a_position.z, 0.0, 1.0);
-            local = over.xyz / over.w;  // (world space here: made local below)
-#endif
         }} else {{
             local = a_position * s;
             normal = a_normal / s;
         }}
+#elif RAY_KIND == 4
+        local = a_position * vec3(s.x, s.y + s.x, s.x);  // the proxy covers the hemispheres
+#else
+        local = a_position * s;
+#endif
         q = qmul(rotation, part.rotation);
         centre = position + rotate(rotation, part.offset_mode.xyz);
-#if RAYCAST
-        if (mode == 6) {{  // over the view: the world point, and its local
-            world = local;
-            local = rotate(vec4(-q.xyz, q.w), world - centre);
-        }} else
-#endif
+#if RAY_KIND == 6
+        // A plane's proxy: its quad's corners to the view's, at depth 0 of normalized device
+        // coordinates (in front of the eye, clear of the near plane's clipping); x, -z: the
+        // quad's winding stays counter-clockwise. Then the point in the plane's frame.
+        vec4 over = inverse(view_matrix(view)) * vec4(a_position.x, -a_position.z, 0.0, 1.0);
+        world = over.xyz / over.w;
+        local = rotate(vec4(-q.xyz, q.w), world - centre);
+#else
         world = centre + rotate(q, local);
+#endif
         normal = rotate(q, normal);
     }}
     v_surface = mode == 2 ? world : normal;
@@ -349,7 +349,7 @@ void main() {{
 #if OUTPUT_ID
     v_id = float(id);
 #endif
-#if RAYCAST
+#if RAY_KIND
     vec4 eye = view_eye(view);
     v_local = local;
     v_clip_zw = clip.zw;  // before the tiling, which moves x, y only
@@ -367,15 +367,14 @@ void main() {{
 """
 )
 
-# Exact surfaces of the ray-cast parts (modes 3 sphere / ellipsoid, 4 capsule, 5 cylinder,
-# 6 plane), for the fragment stage. The proxy is an inside-out box (its far faces are drawn:
-# they cover the part's silhouette even with the eye inside the box); a plane's is its view's
-# tile. The ray runs from the eye through
-# the proxy's point p = v_local: p + t d, d = p * eye.w - eye.xyz (from the eye, or along an
-# orthographic view), t = 0 at the proxy and -1 at a perspective eye. Each surface gives its
-# entry; a convex union (the capsule) enters at the first of its pieces' entries. Sphere and
-# cylinder are solved on the unit shape (p, d divided by the scale: t does not change), the
-# capsule in units of its radius.
+# Exact surfaces of the ray-cast parts, for the fragment stage of the pipeline of each kind
+# (RAY_KIND: 3 sphere / ellipsoid, 4 capsule, 5 cylinder, 6 plane; one each, since llvmpipe
+# runs every branch a fragment's work might take). A proxy is an inside-out box (its far
+# faces are drawn: they cover the part's silhouette even with the eye inside the box); a
+# plane's is its view's tile. The ray runs from the eye through the proxy's point
+# p = v_local: p + t d, d = p * eye.w - eye.xyz (from the eye, or along an orthographic view),
+# t = 0 at the proxy and -1 at a perspective eye. Sphere and cylinder are solved on the unit
+# shape (p, d divided by the scale: t does not change), the capsule in units of its radius.
 RAYCAST = """
 vec3 rotate(vec4 q, vec3 v) {{ return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q.w * v); }}
 // Each keeps the nearer of its entry and (t, n) so far.
@@ -385,46 +384,43 @@ void enter_sphere(vec3 p, vec3 d, vec3 c, inout float t, inout vec3 n) {{
     float root = (-b - sqrt(max(disc, 0.0))) / a;
     if (disc >= 0.0 && root < t) {{ t = root; n = o + root * d; }}
 }}
-void enter_side(vec3 p, vec3 d, float h, inout float t, inout vec3 n) {{  // |y| <= h, radius 1
-    float a = dot(d.xz, d.xz), b = dot(p.xz, d.xz), disc = b * b - a * (dot(p.xz, p.xz) - 1.0);
-    if (a < 1e-12 || disc < 0.0) return;  // along the axis: the ends alone
-    float root = (-b - sqrt(disc)) / a;
-    if (abs(p.y + root * d.y) <= h && root < t) {{
-        t = root;
-        n = vec3(p.x + root * d.x, 0.0, p.z + root * d.z);
-    }}
-}}
-void enter_cap(vec3 p, vec3 d, float h, inout float t, inout vec3 n) {{  // the flat end it meets
-    if (abs(d.y) < 1e-12) return;
-    float side = d.y > 0.0 ? -1.0 : 1.0;  // going up, it enters through the bottom
-    float root = (side * h - p.y) / d.y;
-    vec2 at = p.xz + root * d.xz;
-    if (dot(at, at) <= 1.0 && root < t) {{ t = root; n = vec3(0.0, side, 0.0); }}
-}}
-vec4 ray_hit(int mode) {{  // (local normal, t); t 1e30: a miss
+vec4 ray_hit() {{  // (local normal, t); t 1e30: a miss
     vec3 d = v_local * v_eye.w - v_eye.xyz;
     float t = 1e30;
     vec3 n = vec3(0.0, 1.0, 0.0);
-    if (mode == 6) {{  // the plane y = 0 within the scale's x, z; from above only, as a quad
-        float root = -v_local.y / d.y;
-        vec2 at = v_local.xz + root * d.xz;
-        if (d.y < 0.0 && abs(at.x) <= v_size.x && abs(at.y) <= v_size.z) t = root;
-    }} else if (mode == 4) {{
-        float r = v_size.x, h = v_size.y / r;
-        vec3 p = v_local / r;
-        enter_side(p, d / r, h, t, n);
-        enter_sphere(p, d / r, vec3(0.0, h, 0.0), t, n);
-        enter_sphere(p, d / r, vec3(0.0, -h, 0.0), t, n);
-    }} else {{
-        vec3 p = v_local / v_size, u = d / v_size;
-        if (mode == 3) {{
-            enter_sphere(p, u, vec3(0.0), t, n);
-        }} else {{
-            enter_side(p, u, 1.0, t, n);
-            enter_cap(p, u, 1.0, t, n);
-        }}
-        n /= v_size;  // a scaled surface's normal: the unit shape's divided by the scale
+#if RAY_KIND == 6
+    // The plane y = 0 within the scale's x, z; from above only, as its one-sided quad.
+    float root = -v_local.y / d.y;
+    vec2 at = v_local.xz + root * d.xz;
+    if (d.y < 0.0 && abs(at.x) <= v_size.x && abs(at.y) <= v_size.z) t = root;
+#elif RAY_KIND == 3
+    vec3 p = v_local / v_size;
+    enter_sphere(p, d / v_size, vec3(0.0), t, n);
+    n /= v_size;  // a scaled surface's normal: the unit shape's divided by the scale
+#else
+    // The side: the unit-radius cylinder about y (a capsule's: in units of its radius).
+    float r = RAY_KIND == 4 ? v_size.x : 1.0;
+    vec3 scale = RAY_KIND == 4 ? vec3(r) : v_size;
+    float h = RAY_KIND == 4 ? v_size.y / r : 1.0;
+    vec3 p = v_local / scale, u = d / scale;
+    float a = dot(u.xz, u.xz), b = dot(p.xz, u.xz), disc = b * b - a * (dot(p.xz, p.xz) - 1.0);
+    float side = -sign(u.y);  // the end met first along the axis
+    if (a > 1e-12) {{
+        if (disc < 0.0) return vec4(n, t);  // outside the infinite cylinder: a miss
+        float root = (-b - sqrt(disc)) / a;
+        float y = p.y + root * u.y;
+        if (abs(y) <= h) return vec4(vec3(p.x + root * u.x, 0.0, p.z + root * u.z) / scale, root);
+        side = sign(y);  // beyond an end: through that end, or not at all
     }}
+#if RAY_KIND == 4
+    enter_sphere(p, u, vec3(0.0, side * h, 0.0), t, n);  // the hemisphere at that end
+#else
+    float root = (side * h - p.y) / u.y;  // the flat cap at that end
+    vec2 at = p.xz + root * u.xz;
+    if (dot(at, at) <= 1.0) {{ t = root; n = vec3(0.0, side, 0.0); }}
+    n /= scale;
+#endif
+#endif
     return vec4(n, t);
 }}
 """
@@ -448,7 +444,7 @@ layout(location = 1) out float depth_out;
 flat in float v_id;
 layout(location = ID_LOCATION) out float id_out;
 #endif
-#if RAYCAST
+#if RAY_KIND
 in vec3 v_local;
 in vec2 v_clip_zw;
 flat in vec4 v_eye;
@@ -463,27 +459,25 @@ void main() {{
     if (gl_FragCoord.x < v_rect.x || gl_FragCoord.x >= v_rect.z ||
         gl_FragCoord.y < v_rect.y || gl_FragCoord.y >= v_rect.w) discard;
 #endif
-    int mode = int(v_color.a + 0.5);
-    bool soft = mode == 2;
+#if RAY_KIND
+    bool soft = false;
+    vec4 hit = ray_hit();  // xyz: the local normal, w: the step to the surface
+    if (hit.w > 1e29) discard;  // a miss
+    vec2 zw = v_clip_zw + hit.w * (v_eye.w * v_clip_zw - v_eye_zw);
+    // Nearer than the near plane (the eye inside the part too) or beyond the far one:
+    // clipped, as a mesh's surface there is.
+    if (zw.y <= 0.0 || abs(zw.x) > zw.y) discard;
+    gl_FragDepth = 0.5 * zw.x / zw.y + 0.5;
+    vec3 n = rotate(v_rotation, hit.xyz);
+#if OUTPUT_DEPTH
+    depth_out = zw.y;
+#endif
+#else
+    bool soft = v_color.a > 1.5;  // mode 2
     vec3 n = soft ? cross(dFdx(v_surface), dFdy(v_surface)) : v_surface;
 #if OUTPUT_DEPTH
     depth_out = v_depth;
 #endif
-#if RAYCAST
-    gl_FragDepth = gl_FragCoord.z;  // a mesh's own depth
-    if (mode >= 3) {{
-        vec4 hit = ray_hit(mode);  // xyz: the local normal, w: the step to the surface
-        if (hit.w > 1e29) discard;  // a miss
-        vec2 zw = v_clip_zw + hit.w * (v_eye.w * v_clip_zw - v_eye_zw);
-        // Nearer than the near plane (the eye inside the part too) or beyond the far one:
-        // clipped, as a mesh's surface there is.
-        if (zw.y <= 0.0 || abs(zw.x) > zw.y) discard;
-        gl_FragDepth = 0.5 * zw.x / zw.y + 0.5;
-        n = rotate(v_rotation, hit.xyz);
-#if OUTPUT_DEPTH
-        depth_out = zw.y;
-#endif
-    }}
 #endif
     float facing = dot(normalize(n), light.xyz);  // light: unit length (set_camera)
     float lit = 0.35 + 0.65 * (soft ? abs(facing) : max(facing, 0.0));
