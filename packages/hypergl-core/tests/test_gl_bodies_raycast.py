@@ -198,8 +198,9 @@ def test_a_ray_cast_plane_matches_its_quad(gl_ctx, eye):
     assert shade[both].max(initial=0) <= 1
 
 
-def test_the_eye_inside_a_proxy_box_still_sees_the_part(gl_ctx):
-    # The eye at (0.85, 0.85, 0.9) is inside the sphere's proxy box, outside the sphere.
+def test_the_eye_inside_a_parts_bounding_box_still_sees_the_part(gl_ctx):
+    # The eye at (0.85, 0.85, 0.9) is inside the sphere's bounding box (its proxy: the whole
+    # view), outside the sphere.
     matrix = view_proj((0.85, 0.85, 0.9))
     mesh = render(gl_ctx, {1: SHAPES["sphere"]}, matrix, "mesh")
     ray = render(gl_ctx, {1: SHAPES["sphere"]}, matrix, "raycast")

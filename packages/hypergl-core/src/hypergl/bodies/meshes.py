@@ -31,13 +31,6 @@ def box() -> np.ndarray:
     return np.array(rows, dtype=np.float32)
 
 
-def proxy_box() -> np.ndarray:
-    """The box turned inside out (clockwise seen from outside): drawn with back faces culled,
-    its far faces show, so a ray-cast part inside it is drawn with the eye inside it too."""
-    rows = box().reshape(-1, 3, 6)
-    return np.ascontiguousarray(rows[:, ::-1].reshape(-1, 6))
-
-
 def _grid(theta: np.ndarray, slices: int) -> np.ndarray:
     phi = np.linspace(0.0, 2.0 * np.pi, slices + 1)
     return np.stack(

@@ -92,9 +92,9 @@ class BodyRenderer:
     1 fits a Culverin world (ids are unique) and one world per view.
     ``primitives``: ``"mesh"`` draws every part as its mesh; ``"raycast"`` draws the parts
     on a built-in sphere (any scale: ellipsoids), capsule (``MODE_CAPSULE``) or cylinder as
-    a proxy box intersected exactly per fragment (exact silhouettes, depth and normals, 12
-    triangles each; no levels of detail), and planes (``"quad"``) as two triangles over
-    their view's tile; boxes and other meshes stay meshes.
+    two triangles over the part's screen rectangle, intersected exactly per fragment (exact
+    silhouettes, depth and normals; no levels of detail), and planes (``"quad"``) as two
+    triangles over their view; boxes and other meshes stay meshes.
     """
 
     shape_error: type[Exception] = errors.BodyError  # bridges raise their own kind
@@ -226,7 +226,7 @@ class BodyRenderer:
         built_in = BUILT_IN
         if primitives == "raycast":
             for key, _, _ in RAY_PROXIES:
-                self._add_mesh(key, meshes.quad() if key == "ray_plane" else meshes.proxy_box())
+                self._add_mesh(key, meshes.quad())  # placed over the part's screen rectangle
             self._first_mesh = len(RAY_PROXIES)
             built_in = RAY_PROXIES + BUILT_IN
         self._add_mesh("box", meshes.box())

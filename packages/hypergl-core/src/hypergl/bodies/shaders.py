@@ -280,6 +280,36 @@ flat out vec4 v_eye;     // the eye in the part's frame, homogeneous
 flat out vec2 v_eye_zw;  // the eye's clip z, w
 flat out vec3 v_size;    // the part's scale
 flat out vec4 v_rotation;  // the part's frame: its normals to world space
+
+// The proxy's corner a_position.xz (of a unit quad) on the screen rectangle that bounds the
+// part in its view, clamped to the view (so no fragment falls on another view's tile): the
+// projected corners of the part's bounding box, or the whole view for a plane or a box that
+// reaches before the near plane. Its point at depth 0 of normalized device coordinates (in
+// front of the eye, clear of clipping), in world space; x, -z keep the quad's winding.
+vec3 ray_proxy(uint view, vec3 centre, vec4 q, vec3 s) {{
+    mat4 vp = view_matrix(view);
+    vec2 lo = vec2(-1.0), hi = vec2(1.0);
+#if RAY_KIND != 6
+    vec3 extent = RAY_KIND == 4 ? vec3(s.x, s.y + s.x, s.x) : s;
+    vec2 low = vec2(1e30), high = vec2(-1e30);
+    bool near = false;
+    for (int i = 0; i < 8; ++i) {{
+        vec3 corner = extent * vec3((i & 1) != 0 ? 1.0 : -1.0, (i & 2) != 0 ? 1.0 : -1.0,
+                                    (i & 4) != 0 ? 1.0 : -1.0);
+        vec4 c = vp * vec4(centre + rotate(q, corner), 1.0);
+        near = near || c.w <= 0.0 || c.z < -c.w;
+        low = min(low, c.xy / c.w);
+        high = max(high, c.xy / c.w);
+    }}
+    if (!near) {{
+        lo = max(low, lo);
+        hi = max(min(high, hi), lo);  // off the view: an empty rectangle
+    }}
+#endif
+    vec2 ndc = mix(lo, hi, vec2(a_position.x, -a_position.z) * 0.5 + 0.5);
+    vec4 over = inverse(vp) * vec4(ndc, 0.0, 1.0);
+    return over.xyz / over.w;
+}}
 #endif
 
 void main() {{
@@ -321,20 +351,12 @@ void main() {{
             local = a_position * s;
             normal = a_normal / s;
         }}
-#elif RAY_KIND == 4
-        local = a_position * vec3(s.x, s.y + s.x, s.x);  // the proxy covers the hemispheres
-#else
-        local = a_position * s;
 #endif
         q = qmul(rotation, part.rotation);
         centre = position + rotate(rotation, part.offset_mode.xyz);
-#if RAY_KIND == 6
-        // A plane's proxy: its quad's corners to the view's, at depth 0 of normalized device
-        // coordinates (in front of the eye, clear of the near plane's clipping); x, -z: the
-        // quad's winding stays counter-clockwise. Then the point in the plane's frame.
-        vec4 over = inverse(view_matrix(view)) * vec4(a_position.x, -a_position.z, 0.0, 1.0);
-        world = over.xyz / over.w;
-        local = rotate(vec4(-q.xyz, q.w), world - centre);
+#if RAY_KIND
+        world = ray_proxy(view, centre, q, s);
+        local = rotate(vec4(-q.xyz, q.w), world - centre);  // the proxy's point, part frame
 #else
         world = centre + rotate(q, local);
 #endif
@@ -369,9 +391,9 @@ void main() {{
 
 # Exact surfaces of the ray-cast parts, for the fragment stage of the pipeline of each kind
 # (RAY_KIND: 3 sphere / ellipsoid, 4 capsule, 5 cylinder, 6 plane; one each, since llvmpipe
-# runs every branch a fragment's work might take). A proxy is an inside-out box (its far
-# faces are drawn: they cover the part's silhouette even with the eye inside the box); a
-# plane's is its view's tile. The ray runs from the eye through the proxy's point
+# runs every branch a fragment's work might take). A proxy is two triangles over the part's
+# screen rectangle (the vertex stage's ray_proxy: 2 triangles where a box is 12, and
+# llvmpipe pays per triangle). The ray runs from the eye through the proxy's point
 # p = v_local: p + t d, d = p * eye.w - eye.xyz (from the eye, or along an orthographic view),
 # t = 0 at the proxy and -1 at a perspective eye. Sphere and cylinder are solved on the unit
 # shape (p, d divided by the scale: t does not change), the capsule in units of its radius.
