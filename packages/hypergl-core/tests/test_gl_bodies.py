@@ -306,9 +306,12 @@ def storage_blocks(source):
 
 @pytest.mark.parametrize("views", [1, 4])
 @pytest.mark.parametrize("rotation", ["quaternion", "matrix"])
-def test_every_stage_declares_at_most_8_storage_blocks(gl_ctx, views, rotation):
+@pytest.mark.parametrize("primitives", ["mesh", "raycast"])
+def test_every_stage_declares_at_most_8_storage_blocks(gl_ctx, views, rotation, primitives):
     records = InstanceRecords(gl_ctx, 4, rotation=rotation)
-    renderer = BodyRenderer(records, views=views, outputs=("color", "depth", "id"))
+    renderer = BodyRenderer(records, views=views, outputs=("color", "depth", "id"),
+                            primitives=primitives)  # fmt: skip
+    assert len(renderer.shader_sources) == (3 if primitives == "mesh" else 7)
     for pipeline, stages in renderer.shader_sources.items():
         counts = {stage: storage_blocks(text) for stage, text in stages.items()}
         for stage, blocks in counts.items():

@@ -155,6 +155,22 @@ def test_ray_cast_depth_is_the_analytic_distance(gl_ctx, shape):
     assert out["depth"][row, column] == pytest.approx(expected, rel=1e-4)
 
 
+def orthographic(half, near, far):
+    """OpenGL orthographic projection of a (2 half)-wide square view (clip w = 1)."""
+    out = np.diag([1.0 / half, 1.0 / half, -2.0 / (far - near), 1.0])
+    out[2, 3] = -(far + near) / (far - near)
+    return out
+
+
+@pytest.mark.parametrize("shape", ["ellipsoid", "capsule", "cylinder"])
+def test_ray_cast_parts_in_an_orthographic_view(gl_ctx, shape):
+    matrix = orthographic(1.6, 0.1, 20.0) @ look_at((1.5, 2.0, 4.5), (0.0, 0.0, 0.0))
+    mesh = render(gl_ctx, {1: SHAPES[shape]}, matrix, "mesh")
+    ray = render(gl_ctx, {1: SHAPES[shape]}, matrix, "raycast")
+    assert (ray["id"] == 1).sum() > 0.1 * SIZE * SIZE
+    assert_same_silhouettes(mesh["id"], ray["id"])
+
+
 def test_a_ray_cast_sphere_and_a_mesh_box_occlude_each_other_exactly(gl_ctx):
     # A box poking out of a sphere on both sides: their intersection curve decides each pixel.
     looks = {1: [Part("sphere", scale=(1.0, 1.0, 1.0))],

@@ -261,8 +261,11 @@ layout(location = 2) in uvec2 a_instance;  // (row | source << 31, part)
 // from the derivatives); v_color is flat: rgb times the part's shade, and a: the mode.
 out vec3 v_surface;
 flat out vec4 v_color;
-#if MULTI_VIEW
-flat out vec4 v_rect;  // the view's tile in pixels: the fragment stage discards outside it
+// The view's tile in pixels: the fragment stage discards outside it (a ray-cast part's
+// proxy stays inside its view).
+#define TILE_TEST (MULTI_VIEW && RAY_KIND == 0)
+#if TILE_TEST
+flat out vec4 v_rect;
 #endif
 #if OUTPUT_DEPTH
 out float v_depth;  // clip w: the distance along the view axis (perspective projections)
@@ -382,6 +385,8 @@ void main() {{
 #endif
 #if MULTI_VIEW
     clip.xy = clip.xy * views[view].tile.xy + views[view].tile.zw * clip.w;
+#endif
+#if TILE_TEST
     v_rect = views[view].rect;
 #endif
     gl_Position = clip;
@@ -455,7 +460,8 @@ flat in vec4 v_color;
 layout(std140, binding = {camera}) uniform BodyCamera {{ mat4 view_proj; vec4 light;
                                                          vec4 lod; vec4 eye; }};
 layout(location = 0) out vec4 color;
-#if MULTI_VIEW
+#define TILE_TEST (MULTI_VIEW && RAY_KIND == 0)
+#if TILE_TEST
 flat in vec4 v_rect;
 #endif
 #if OUTPUT_DEPTH
@@ -477,7 +483,7 @@ flat in vec4 v_rotation;
     + RAYCAST
     + """#endif
 void main() {{
-#if MULTI_VIEW
+#if TILE_TEST
     if (gl_FragCoord.x < v_rect.x || gl_FragCoord.x >= v_rect.z ||
         gl_FragCoord.y < v_rect.y || gl_FragCoord.y >= v_rect.w) discard;
 #endif
