@@ -270,3 +270,35 @@ def test_an_unknown_primitives_value_is_refused(gl_ctx):
     with pytest.raises(BodyError, match="'rays'"):
         BodyRenderer(records, primitives="rays")
     records.release()
+
+
+def test_occlusion_culling_keeps_the_ray_cast_picture(gl_ctx):
+    # A wall hides a capsule behind it; the others beside it stay in view.
+    records = InstanceRecords(gl_ctx, 16)
+    positions = [(0.0, 0.0, 0.0)] + [(x, 0.0, -3.0) for x in (-3.0, -1.5, 0.0, 1.5, 3.0)]
+    records.write(positions, [IDENTITY_Q] * 6, list(range(1, 7)))
+    pictures = []
+    for occlusion in (False, True):
+        renderer = BodyRenderer(records, max_ids=8, primitives="raycast",
+                                outputs=("color", "depth", "id"))  # fmt: skip
+        renderer.set_parts(1, [Part("box", scale=(1.2, 1.0, 0.1))])
+        for body_id in range(2, 7):
+            renderer.set_parts(body_id, [Part("capsule", scale=(0.4, 0.3, 0.4),
+                                              mode=MODE_CAPSULE)])  # fmt: skip
+        renderer.set_camera(view_proj((0.0, 0.5, 4.0)))
+        fb = renderer.framebuffer((SIZE, SIZE))
+        for _ in range(3):  # frame 2 finds what frame 3 culls (per part: ids unique)
+            cmd = gl_ctx.command_buffer()
+            cmd.bind_framebuffer(fb)
+            renderer.record_clear(cmd)
+            renderer.record(cmd, occlusion=fb if occlusion else None)
+            cmd.end()
+            cmd.submit()
+        pictures.append((renderer.read(fb), renderer.instance_counts()["ray_capsule"]))
+        for resource in (fb, renderer):
+            resource.release()
+    (plain, drawn), (culled, kept) = pictures
+    assert kept < drawn == 5  # the capsule behind the wall was culled
+    for name in ("color", "depth", "id"):
+        assert np.array_equal(plain[name], culled[name]), name
+    records.release()
