@@ -91,13 +91,12 @@ class Batch:
                                      outputs=("color", "depth", "id"), **options)  # fmt: skip
         for g, kind in enumerate(kinds):
             self.renderer.set_parts(g, [geom_parts(kind, rng)])
-        aspect = tile / tile
         cameras = []
-        for w in range(worlds):  # a tracking camera, a little different per world
+        for _ in range(worlds):  # a tracking camera, a little different per world
             eye = (rng.uniform(-0.3, 0.3), rng.uniform(0.9, 1.2), rng.uniform(2.2, 2.6))
-            cameras.append(perspective(45.0, aspect, 0.05, 50.0) @ look_at(eye, (0, 0.5, 0)))
-        self.renderer.set_views(cameras, (tile, tile), ranges=[(w * geoms, geoms)
-                                                                for w in range(worlds)])  # fmt: skip
+            cameras.append(perspective(45.0, 1.0, 0.05, 50.0) @ look_at(eye, (0, 0.5, 0)))
+        ranges = [(w * geoms, geoms) for w in range(worlds)]
+        self.renderer.set_views(cameras, (tile, tile), ranges=ranges)
         self.framebuffer = self.renderer.framebuffer()
         self.cmd = ctx.command_buffer()
         self.cmd.bind_framebuffer(self.framebuffer)
