@@ -285,30 +285,36 @@ flat out vec3 v_size;    // the part's scale
 flat out vec4 v_rotation;  // the part's frame: its normals to world space
 
 // The proxy's corner a_position.xz (of a unit quad) on the screen rectangle that bounds the
-// part in its view, clamped to the view (so no fragment falls on another view's tile): the
-// projected corners of the part's bounding box, or the whole view for a plane or a box that
-// reaches before the near plane. Its point at depth 0 of normalized device coordinates (in
-// front of the eye, clear of clipping), in world space; x, -z keep the quad's winding.
+// part in its view: the projection of its bounding box (a plane's: its rectangle) clipped
+// at the near plane (the clipped box's corners: the box's corners in front of it and its
+// edges' crossings), clamped to the view, so no fragment falls on another view's tile. Its
+// point at depth 0 of normalized device coordinates (in front of the eye, clear of
+// clipping), in world space; x, -z keep the quad's winding.
 vec3 ray_proxy(uint view, vec3 centre, vec4 q, vec3 s) {{
     mat4 vp = view_matrix(view);
-    vec2 lo = vec2(-1.0), hi = vec2(1.0);
-#if RAY_KIND != 6
-    vec3 extent = RAY_KIND == 4 ? vec3(s.x, s.y + s.x, s.x) : s;
+    vec3 extent = RAY_KIND == 4 ? vec3(s.x, s.y + s.x, s.x)
+                : RAY_KIND == 6 ? vec3(s.x, 0.0, s.z) : s;
+    vec4 c[8];
     vec2 low = vec2(1e30), high = vec2(-1e30);
-    bool near = false;
     for (int i = 0; i < 8; ++i) {{
         vec3 corner = extent * vec3((i & 1) != 0 ? 1.0 : -1.0, (i & 2) != 0 ? 1.0 : -1.0,
                                     (i & 4) != 0 ? 1.0 : -1.0);
-        vec4 c = vp * vec4(centre + rotate(q, corner), 1.0);
-        near = near || c.w <= 0.0 || c.z < -c.w;
-        low = min(low, c.xy / c.w);
-        high = max(high, c.xy / c.w);
+        c[i] = vp * vec4(centre + rotate(q, corner), 1.0);
+        if (c[i].z >= -c[i].w) {{
+            low = min(low, c[i].xy / c[i].w);
+            high = max(high, c[i].xy / c[i].w);
+        }}
     }}
-    if (!near) {{
-        lo = max(low, lo);
-        hi = max(min(high, hi), lo);  // off the view: an empty rectangle
-    }}
-#endif
+    for (int i = 0; i < 8; ++i)
+        for (int bit = 1; bit < 8; bit <<= 1) {{
+            if ((i & bit) != 0) continue;  // each edge once: from its corner without `bit`
+            float a = c[i].z + c[i].w, b = c[i | bit].z + c[i | bit].w;  // >= 0: in front
+            if ((a < 0.0) == (b < 0.0)) continue;
+            vec4 cross_near = mix(c[i], c[i | bit], a / (a - b));  // w: the near distance
+            low = min(low, cross_near.xy / cross_near.w);
+            high = max(high, cross_near.xy / cross_near.w);
+        }}
+    vec2 lo = clamp(low, -1.0, 1.0), hi = clamp(high, lo, vec2(1.0));  // none: empty
     vec2 ndc = mix(lo, hi, vec2(a_position.x, -a_position.z) * 0.5 + 0.5);
     vec4 over = inverse(vp) * vec4(ndc, 0.0, 1.0);
     return over.xyz / over.w;
