@@ -10,8 +10,8 @@ Variants, interleaved frame by frame (medians of per-round times and ratios):
 * ``mesh``: spheres and capsules tessellated at the default detail (12 x 16), LOD on;
 * ``coarse``: tessellated at (4, 6) (the LOD's coarse meshes as the only detail);
 * ``raycast``: ``primitives="raycast"``: two triangles over each sphere's, ellipsoid's,
-  capsule's and cylinder's screen rectangle, and over each view for the plane, intersected
-  per fragment (the plane is a quad mesh in the other two).
+  capsule's, cylinder's and the plane's screen rectangle, intersected per fragment (the
+  plane is a quad mesh in the other two).
 
 A frame is the recorded program (expansion, clear, multi-draw) submitted and finished;
 the read of the three outputs is timed apart (``read_ms``: the same in every variant).

@@ -90,10 +90,10 @@ class BodyRenderer:
     are sized for that many; beyond it parts are dropped, never written out of place).
     1 fits a Culverin world (ids are unique) and one world per view.
     ``primitives``: ``"mesh"`` draws every part as its mesh; ``"raycast"`` draws the parts
-    on a built-in sphere (any scale: ellipsoids), capsule (``MODE_CAPSULE``) or cylinder as
-    two triangles over the part's screen rectangle, intersected exactly per fragment (exact
-    silhouettes, depth and normals; no levels of detail), and planes (``"quad"``) as two
-    triangles over their view; boxes and other meshes stay meshes.
+    on a built-in sphere (any scale: ellipsoids), capsule (``MODE_CAPSULE``), cylinder or
+    plane (``"quad"``) as two triangles over the part's screen rectangle in its view,
+    intersected exactly per fragment (exact silhouettes, depth and normals; no levels of
+    detail); boxes and other meshes stay meshes.
     """
 
     shape_error: type[Exception] = errors.BodyError  # bridges raise their own kind
