@@ -306,3 +306,23 @@ def test_occlusion_culling_keeps_the_ray_cast_picture(gl_ctx):
     for name in ("color", "depth", "id"):
         assert np.array_equal(plain[name], culled[name]), name
     records.release()
+
+
+def test_a_flattened_part_stays_a_mesh(gl_ctx):
+    # A zero scale has no ray-cast surface (its unit shape would divide by 0): its mesh draws.
+    records = InstanceRecords(gl_ctx, 2)
+    records.write([(0.0, 0.0, 0.0)], [IDENTITY_Q], [1])
+    renderer = BodyRenderer(records, max_ids=4, primitives="raycast")
+    renderer.set_parts(1, [Part("sphere", scale=(1.0, 0.0, 1.0))])
+    renderer.set_camera(view_proj((0.0, 3.0, 3.0)))
+    fb = renderer.framebuffer((32, 32))
+    cmd = gl_ctx.command_buffer()
+    cmd.bind_framebuffer(fb)
+    renderer.record_clear(cmd)
+    renderer.record(cmd)
+    cmd.end()
+    cmd.submit()
+    counts = renderer.instance_counts()
+    assert counts["ray_sphere"] == 0 and counts["sphere"] + counts["sphere_lo"] == 1
+    for resource in (fb, renderer, records):
+        resource.release()

@@ -446,7 +446,7 @@ class BodyRenderer:
                                        "library")  # fmt: skip
             mode = part.mode
             ray = RAYCAST.get((part.mesh, part.mode)) if self.primitives == "raycast" else None
-            if ray is not None:  # drawn as its proxy, intersected per fragment
+            if ray is not None and min(part.scale) > 0:  # a proxy, intersected per fragment
                 mode, mesh = ray[0], self._mesh_index[ray[1]]
             meshes_of.append(mesh)
             modes.append(mode)

@@ -496,11 +496,11 @@ void main() {{
 #if RAY_KIND
     bool soft = false;
     vec4 hit = ray_hit();  // xyz: the local normal, w: the step to the surface
-    if (hit.w > 1e29) discard;  // a miss
+    if (!(hit.w < 1e29)) discard;  // a miss (or NaN: never a depth)
     vec2 zw = v_clip_zw + hit.w * (v_eye.w * v_clip_zw - v_eye_zw);
     // Nearer than the near plane (the eye inside the part too) or beyond the far one:
     // clipped, as a mesh's surface there is.
-    if (zw.y <= 0.0 || abs(zw.x) > zw.y) discard;
+    if (!(zw.y > 0.0 && abs(zw.x) <= zw.y)) discard;
     gl_FragDepth = 0.5 * zw.x / zw.y + 0.5;
     vec3 n = rotate(v_rotation, hit.xyz);
 #if OUTPUT_DEPTH
