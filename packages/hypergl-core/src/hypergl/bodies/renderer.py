@@ -93,7 +93,10 @@ class BodyRenderer:
     on a built-in sphere (any scale: ellipsoids), capsule (``MODE_CAPSULE``), cylinder or
     plane (``"quad"``) as two triangles over the part's screen rectangle in its view,
     intersected exactly per fragment (exact silhouettes, depth and normals; no levels of
-    detail); boxes and other meshes stay meshes.
+    detail); boxes and other meshes stay meshes. With many views, a mesh is clipped to the
+    whole framebuffer, not to its view (the fragment stage discards what falls outside the
+    tile): a large one, a ground plane's quad above all, rasterizes over every tile, which
+    at 256 views costs seconds a frame; a ray-cast plane covers its own view only.
     """
 
     shape_error: type[Exception] = errors.BodyError  # bridges raise their own kind
