@@ -140,22 +140,20 @@ class Batch:
 
 def measure(ctx, kinds, worlds, tile, repeat):
     batches = {name: Batch(ctx, kinds, worlds, tile, options) for name, options in VARIANTS.items()}
-    samples: dict[str, list[float]] = {name: [] for name in batches}
-    for batch in batches.values():
-        batch.frame()  # warm up
-    for _ in range(repeat):
-        for name, batch in batches.items():
-            start = time.perf_counter()
-            batch.frame()
-            samples[name].append(time.perf_counter() - start)
     programs = batches["raycast"].stages()
+    samples: dict[str, list[float]] = {name: [] for name in batches}
     stages: dict[str, list[float]] = {name: [] for name in programs}
-    for _ in range(max(3, repeat // 2)):
-        for name, cmd in programs.items():
+    steps = [(samples[name], batch.frame) for name, batch in batches.items()]
+    steps += [(stages[name], cmd.submit) for name, cmd in programs.items()]
+    for _, step in steps:
+        step()  # warm up
+    ctx.finish()
+    for _ in range(repeat):  # each round every variant's frame, then each stage alone
+        for times, step in steps:
             start = time.perf_counter()
-            cmd.submit()
+            step()
             ctx.finish()
-            stages[name].append(time.perf_counter() - start)
+            times.append(time.perf_counter() - start)
     read = []
     for _ in range(max(3, repeat // 2)):
         batch = batches["raycast"]
