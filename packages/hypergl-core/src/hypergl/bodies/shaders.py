@@ -2,7 +2,8 @@
 
 ``{...}`` fields are filled by :class:`~hypergl.bodies.BodyRenderer`: bindings, ``{defines}``
 (``MULTI_VIEW``, ``OUTPUT_DEPTH``, ``OUTPUT_ID``: 0 or 1, so one text serves every variant and
-the single-view colour-only one has no extra work) and ``{bodies}``, the record source's GLSL,
+the single-view colour-only one has no extra work; ``RAY_KIND``: 0 in the mesh pipeline, else
+the ray-cast mode its pipeline draws, see ``RAYCAST``) and ``{bodies}``, the record source's GLSL,
 which declares the records and defines ``uint body_count()``, ``vec3 body_position(uint)``,
 ``vec4 body_rotation(uint)`` and ``uint body_id(uint)``.
 
