@@ -295,15 +295,33 @@ vec3 ray_proxy(uint view, vec3 centre, vec4 q, vec3 s) {{
     mat4 vp = view_matrix(view);
     vec3 extent = RAY_KIND == 4 ? vec3(s.x, s.y + s.x, s.x)
                 : RAY_KIND == 6 ? vec3(s.x, 0.0, s.z) : s;
+    // u, n: the screen directions the rectangle's sides follow. A capsule's or cylinder's
+    // along its axis on screen: a long one seen aslant gets a thin parallelogram, not its
+    // wide upright bounding rectangle (its fragments are the cost).
+    vec2 u = vec2(1.0, 0.0);
+#if RAY_KIND == 4 || RAY_KIND == 5
+    vec3 axis = rotate(q, vec3(0.0, extent.y, 0.0));
+    vec4 top = vp * vec4(centre + axis, 1.0), bottom = vp * vec4(centre - axis, 1.0);
+    vec2 along = top.xy / top.w - bottom.xy / bottom.w;
+    if (top.w > 0.0 && bottom.w > 0.0 && dot(along, along) > 1e-12) u = normalize(along);
+#endif
+    vec2 n = vec2(-u.y, u.x);
     vec4 c[8];
-    vec2 low = vec2(1e30), high = vec2(-1e30);
+    vec2 low = vec2(1e30), high = vec2(-1e30);  // upright: in x, y
+    vec2 side_low = vec2(1e30), side_high = vec2(-1e30);  // along u, n
+    bool cut = false;  // by the near plane
     for (int i = 0; i < 8; ++i) {{
         vec3 corner = extent * vec3((i & 1) != 0 ? 1.0 : -1.0, (i & 2) != 0 ? 1.0 : -1.0,
                                     (i & 4) != 0 ? 1.0 : -1.0);
         c[i] = vp * vec4(centre + rotate(q, corner), 1.0);
         if (c[i].z >= -c[i].w) {{
-            low = min(low, c[i].xy / c[i].w);
-            high = max(high, c[i].xy / c[i].w);
+            vec2 at = c[i].xy / c[i].w;
+            low = min(low, at);
+            high = max(high, at);
+            side_low = min(side_low, vec2(dot(at, u), dot(at, n)));
+            side_high = max(side_high, vec2(dot(at, u), dot(at, n)));
+        }} else {{
+            cut = true;
         }}
     }}
     for (int i = 0; i < 8; ++i)
@@ -315,8 +333,17 @@ vec3 ray_proxy(uint view, vec3 centre, vec4 q, vec3 s) {{
             low = min(low, cross_near.xy / cross_near.w);
             high = max(high, cross_near.xy / cross_near.w);
         }}
-    vec2 lo = clamp(low, -1.0, 1.0), hi = clamp(high, lo, vec2(1.0));  // none: empty
-    vec2 ndc = mix(lo, hi, vec2(a_position.x, -a_position.z) * 0.5 + 0.5);
+    vec2 k = vec2(a_position.x, -a_position.z) * 0.5 + 0.5;  // which corner
+    vec2 side = mix(side_low, side_high, k);
+    vec2 ndc = side.x * u + side.y * n;
+    // The parallelogram where it lies in the view, uncut; else the upright rectangle,
+    // clamped to the view (none: empty).
+    vec2 lu = side_low.x * u, hu = side_high.x * u, ln = side_low.y * n, hn = side_high.y * n;
+    vec2 reach = max(max(abs(lu + ln), abs(lu + hn)), max(abs(hu + ln), abs(hu + hn)));
+    if (cut || max(reach.x, reach.y) > 1.0) {{
+        vec2 lo = clamp(low, -1.0, 1.0), hi = clamp(high, lo, vec2(1.0));
+        ndc = mix(lo, hi, k);
+    }}
     vec4 over = inverse(vp) * vec4(ndc, 0.0, 1.0);
     return over.xyz / over.w;
 }}
