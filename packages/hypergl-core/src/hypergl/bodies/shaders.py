@@ -285,12 +285,12 @@ flat out vec2 v_eye_zw;  // the eye's clip z, w
 flat out vec3 v_size;    // the part's scale
 flat out vec4 v_rotation;  // the part's frame: its normals to world space
 
-// The proxy's corner a_position.xz (of a unit quad) on the screen rectangle that bounds the
-// part in its view: the projection of its bounding box (a plane's: its rectangle) clipped
-// at the near plane (the clipped box's corners: the box's corners in front of it and its
-// edges' crossings), clamped to the view, so no fragment falls on another view's tile. Its
-// point at depth 0 of normalized device coordinates (in front of the eye, clear of
-// clipping), in world space; x, -z keep the quad's winding.
+// The proxy's corner a_position.xz (of a unit quad) on the screen quad that bounds the part
+// in its view: the projection of its bounding box (a plane's: its rectangle) clipped at the
+// near plane (the clipped box's corners: the box's corners in front of it and its edges'
+// crossings), within the view, so no fragment falls on another view's tile. Its point at
+// depth 0 of normalized device coordinates (in front of the eye, clear of clipping), in
+// world space; x, -z keep the quad's winding.
 vec3 ray_proxy(uint view, vec3 centre, vec4 q, vec3 s) {{
     mat4 vp = view_matrix(view);
     vec3 extent = RAY_KIND == 4 ? vec3(s.x, s.y + s.x, s.x)
