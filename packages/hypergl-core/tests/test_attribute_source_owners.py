@@ -103,6 +103,17 @@ def test_a_failing_attribute_names_its_owner_and_holds_nothing(ctx):
         ctx.upload(source, ctx.buffer(size=16 * 8))
 
 
+def test_an_array_of_another_type_is_refused_naming_its_owner(ctx):
+    # float32 read as f64 would be reinterpreted byte for byte (external_source refuses it too).
+    owners = [Owner(2), Owner(2)]
+    owners[1].positions = owners[1].positions.astype(np.float32)
+    source = ctx.attribute_source(owners=owners, names=["positions"], fields=[POSITION],
+                                  record_size=16)  # fmt: skip
+    with pytest.raises(HyperGLError, match=r"reads source 0 as f64, but that array holds "
+                                           r"float32 .*\(owner 1\)"):  # fmt: skip
+        ctx.upload(source, ctx.buffer(size=16 * 8))
+
+
 def test_too_many_rows_over_all_owners(ctx):
     source = ctx.attribute_source(owners=[Owner(3)] * 3, names=["positions"],
                                   fields=[POSITION], record_size=16)  # fmt: skip

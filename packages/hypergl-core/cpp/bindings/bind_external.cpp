@@ -41,6 +41,28 @@ std::string element_name(char kind, uint64_t size) {
     return base + std::to_string(8 * size);
 }
 
+// A typed array that a converting field reads as another type would be
+// reinterpreted byte for byte (float32 read as f64): refused, naming both.
+// A field that copies without converting (type == to, e.g. float32 pairs
+// moved as u64) copies bits and may read any array; so may a field over
+// untyped memory (bytes, structured records).
+void check_element_type(const std::string &name, const std::vector<FieldCopy> &fields,
+                        const Py_buffer &view, uint32_t source) {
+    const auto [kind, size] = element_type(view);
+    if (kind == 0) return;
+    for (size_t i = 0; i < fields.size(); ++i) {
+        const FieldCopy &field = fields[i];
+        const auto from = static_cast<uint8_t>(field.from);
+        if (field.source != source || field.from == field.to) continue;
+        if (kScalarKind[from] == kind && kScalarSize[from] == size) continue;
+        throw std::invalid_argument("external source '" + name + "': field " +
+                                    std::to_string(i) + " reads source " +
+                                    std::to_string(source) + " as " + kScalarName[from] +
+                                    ", but that array holds " + element_name(kind, size) +
+                                    " (format '" + view.format + "')");
+    }
+}
+
 // (source, from type, stride, offset, components, to type, at)
 using FieldPart = std::tuple<uint32_t, int, uint32_t, uint32_t, uint32_t, int, uint32_t>;
 
@@ -80,7 +102,8 @@ class PythonSource final : public ConversionSource {
                     0)
                     throw nb::python_error();
                 buffers_.push_back(buffer);
-                check_element_type(buffer, static_cast<uint32_t>(views.size()));
+                check_element_type(name(), fields(), buffer,
+                                   static_cast<uint32_t>(views.size()));
                 views.push_back(SourceView{static_cast<const uint8_t *>(buffer.buf),
                                            static_cast<uint64_t>(buffer.len)});
             }
@@ -113,25 +136,6 @@ class PythonSource final : public ConversionSource {
     }
 
   private:
-    // A typed array that a converting field reads as another type would be
-    // reinterpreted byte for byte (float32 read as f64): refused, naming both.
-    // A field that copies without converting (type == to, e.g. float32 pairs
-    // moved as u64) copies bits and may read any array.
-    void check_element_type(const Py_buffer &view, uint32_t source) const {
-        const auto [kind, size] = element_type(view);
-        if (kind == 0) return;
-        for (size_t i = 0; i < fields().size(); ++i) {
-            const FieldCopy &field = fields()[i];
-            const auto from = static_cast<uint8_t>(field.from);
-            if (field.source != source || field.from == field.to) continue;
-            if (kScalarKind[from] == kind && kScalarSize[from] == size) continue;
-            throw std::invalid_argument(
-                "external source '" + name() + "': field " + std::to_string(i) + " reads source " +
-                std::to_string(source) + " as " + kScalarName[from] + ", but that array holds " +
-                element_name(kind, size) + " (format '" + view.format + "')");
-        }
-    }
-
     void drop_buffers() noexcept {
         for (Py_buffer &buffer : buffers_) PyBuffer_Release(&buffer);
         buffers_.clear();
@@ -227,9 +231,12 @@ class AttributeSource final : public ConversionSource {
                 for (const nb::str &attribute : names_) {
                     nb::object item = owners_[owner].attr(attribute);
                     Py_buffer buffer;
-                    if (PyObject_GetBuffer(item.ptr(), &buffer, PyBUF_C_CONTIGUOUS) != 0)
+                    if (PyObject_GetBuffer(item.ptr(), &buffer,
+                                           PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0)
                         throw nb::python_error();
                     buffers_.push_back(buffer);
+                    check_element_type(name(), fields(), buffer,
+                                       static_cast<uint32_t>(views_.size() % names_.size()));
                     views_.push_back(SourceView{static_cast<const uint8_t *>(buffer.buf),
                                                 static_cast<uint64_t>(buffer.len)});
                 }
@@ -243,6 +250,9 @@ class AttributeSource final : public ConversionSource {
             fail();
             throw std::runtime_error("the row count of '" + name() + "'" + which(owner) +
                                      " is not a non-negative int");
+        } catch (const std::invalid_argument &error) {
+            fail();
+            throw std::runtime_error(std::string(error.what()) + which(owner));
         }
     }
 
