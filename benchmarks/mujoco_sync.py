@@ -89,11 +89,9 @@ def main() -> None:
         variant()
         assert np.array_equal(floats[:, :13], want[:, :13]), variant.__name__
 
-    samples = interleaved(
-        {"source": upload, "per_geom_python": per_geom_python,
-         "per_world_numpy": per_world_numpy},  # fmt: skip
-        args.repeat,
-    )
+    variants = {"source": upload, "per_geom_python": per_geom_python,
+                "per_world_numpy": per_world_numpy}  # fmt: skip
+    samples = interleaved(variants, args.repeat)
     results = {
         "worlds": args.worlds,
         "geoms_per_world": ngeom,

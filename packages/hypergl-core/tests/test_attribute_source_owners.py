@@ -162,7 +162,7 @@ def test_drop_views_waits_for_a_running_copy(ctx):
         try:
             for _ in range(100):
                 ctx.upload(source, buffer)
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:  # reported below
             failures.append(exc)
 
     thread = threading.Thread(target=uploads)
@@ -229,3 +229,31 @@ def test_mujoco_worlds_through_kept_views(ctx):
     mujoco.mj_forward(model, worlds[1])
     check()
     assert source.rows_uploaded == 3 * model.ngeom
+
+
+def test_a_mujoco_batch_through_one_owner(ctx):
+    # Batch.bind gives one live (nsim, ngeom, k) array: one owner holds all the worlds.
+    mujoco = pytest.importorskip("mujoco")
+    batch_module = pytest.importorskip("mujoco.batch")
+    gymnasium = pytest.importorskip("gymnasium")
+    from types import SimpleNamespace
+
+    xml = Path(gymnasium.__file__).parent / "envs/mujoco/assets/humanoid.xml"
+    model = mujoco.MjModel.from_xml_path(str(xml))
+    batch = batch_module.Batch(model, 4)
+    bound = SimpleNamespace(geom_xpos=batch.bind("geom_xpos"), geom_xmat=batch.bind("geom_xmat"))
+    source = ctx.attribute_source(bound, ["geom_xpos", "geom_xmat"], MATRIX_FIELDS,
+                                  record_size=64, keep_views=True)  # fmt: skip
+    buffer = ctx.buffer(size=64 * 4 * model.ngeom)
+    seen = []
+    for _ in range(3):
+        for _ in range(10):
+            batch.step()
+        ctx.upload(source, buffer)
+        got = buffer.read(np.float32).reshape(-1, 16)
+        xpos = batch.bind("geom_xpos").reshape(-1, 3).astype(np.float32)
+        xmat = batch.bind("geom_xmat").reshape(-1, 9).astype(np.float32)
+        assert np.array_equal(got[:, :3], xpos) and np.array_equal(got[:, 4:13], xmat)
+        seen.append(xpos)
+    assert not np.array_equal(seen[0], seen[-1])  # the worlds moved: the views followed
+    assert source.rows_uploaded == 4 * model.ngeom
