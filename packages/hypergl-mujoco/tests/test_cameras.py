@@ -10,12 +10,11 @@ from pathlib import Path
 
 os.environ.setdefault("MUJOCO_GL", "egl")  # read by mujoco's first import: its renderer headless
 
-import mujoco  # noqa: E402
-import mujoco.batch  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from hypergl_mujoco.cameras import (  # noqa: E402
+import mujoco
+import mujoco.batch
+import numpy as np
+import pytest
+from hypergl_mujoco.cameras import (
     CameraError,
     Cameras,
     camera_id,
@@ -38,8 +37,10 @@ SCENE = """<mujoco><worldbody><light pos="0 0 4"/>
 <body name="a" pos="0 0 1"><freejoint/><geom type="sphere" size=".06" rgba="1 0 0 1"/>
   <camera name="trackcom" mode="trackcom" pos="0 -2.5 0.3" xyaxes="1 0 0 0 0 1"/>
   <camera name="track" mode="track" pos="0.3 -2.5 0.5" xyaxes="1 0 0 0 0.2 1"/></body>
-<body name="b" pos="0.5 0.3 0.6"><freejoint/><geom type="sphere" size=".06" rgba="0 1 0 1"/></body>
-<body name="c" pos="-0.4 -0.2 1.4"><freejoint/><geom type="sphere" size=".06" rgba="0 0 1 1"/></body>
+<body name="b" pos="0.5 0.3 0.6"><freejoint/><geom type="sphere" size=".06" rgba="0 1 0 1"/>
+</body>
+<body name="c" pos="-0.4 -0.2 1.4"><freejoint/><geom type="sphere" size=".06" rgba="0 0 1 1"/>
+</body>
 </worldbody></mujoco>"""
 
 
@@ -179,7 +180,8 @@ def test_matrices_put_spheres_where_mujoco_draws_them(size):
             clip = matrices[0, k] @ np.append(data.geom_xpos[geom], 1.0)
             ndc = clip[:3] / clip[3]
             projected = np.array([(ndc[0] + 1) / 2 * width, (1 - ndc[1]) / 2 * height])
-            np.testing.assert_allclose(projected, pixel, atol=0.6, err_msg=f"camera {k} geom {geom}")
+            where = f"camera {k} geom {geom}"
+            np.testing.assert_allclose(projected, pixel, atol=0.6, err_msg=where)
             assert -1.0 < ndc[2] < 1.0
             checked += 1
     assert checked >= 2 * len(cameras)  # most cameras see most spheres
@@ -240,8 +242,9 @@ def test_camera_id_out_of_range():
 
 
 def test_model_without_cameras_says_so():
-    model = mujoco.MjModel.from_xml_string("<mujoco><worldbody><geom size='1'/></worldbody></mujoco>")
-    with pytest.raises(CameraError, match="camera id 0 .*the model has no cameras"):
+    xml = "<mujoco><worldbody><geom size='1'/></worldbody></mujoco>"
+    model = mujoco.MjModel.from_xml_string(xml)
+    with pytest.raises(CameraError, match=r"camera id 0 .*the model has no cameras"):
         Cameras(model, [0])
 
 
@@ -308,7 +311,7 @@ def test_data_never_forwarded():
 
 
 def test_bad_aspect():
-    with pytest.raises(CameraError, match="aspect .* got 0.0"):
+    with pytest.raises(CameraError, match=r"aspect .* got 0\.0"):
         Cameras(load("half_cheetah"), -1).frustums(0.0)
 
 

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 
 import mujoco
 import numpy as np
+
 from hypergl import HyperGLError
 
 FREE = int(mujoco.mjtCamera.mjCAMERA_FREE)
@@ -79,7 +80,8 @@ def camera_id(model: Any, item: Any) -> int:
         if kind == FREE:
             return -1
         raise CameraError(f"MjvCamera of type {kind} (mjCAMERA_USER) has no pose MuJoCo "
-                          "computes; use mjCAMERA_FREE, mjCAMERA_TRACKING or mjCAMERA_FIXED")  # fmt: skip
+                          "computes; use mjCAMERA_FREE, mjCAMERA_TRACKING or "
+                          "mjCAMERA_FIXED")  # fmt: skip
     if isinstance(item, str):
         found = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, item)
         if found < 0:
