@@ -1,0 +1,37 @@
+"""hypergl-mujoco: many MuJoCo worlds rendered in one submit (RGB, depth, segmentation).
+
+:class:`BatchRenderer` draws ``num_worlds`` copies of an ``MjModel`` from any cameras, with
+the poses read in C++ from one ``MjData``, a sequence of them or a ``mujoco.batch.Batch``;
+``ctx.bridge("mujoco", model, ...)`` makes one in a caller's context.
+"""
+
+from __future__ import annotations
+
+from .errors import (
+    CameraError,
+    DataError,
+    ModelMismatchError,
+    MujocoBridgeError,
+    OutputError,
+    RendererClosedError,
+    SizeError,
+    WorldCountError,
+)
+from .renderer import OUTPUTS, BatchRenderer, RenderResult
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "OUTPUTS",
+    "BatchRenderer",
+    "CameraError",
+    "DataError",
+    "ModelMismatchError",
+    "MujocoBridgeError",
+    "OutputError",
+    "RenderResult",
+    "RendererClosedError",
+    "SizeError",
+    "WorldCountError",
+    "__version__",
+]

@@ -1,0 +1,38 @@
+"""Exceptions of hypergl-mujoco: one class per kind of bad input, each under HyperGLError
+and the builtin it is a kind of. A closed context raises hypergl's own ``ContextError``."""
+
+from __future__ import annotations
+
+from hypergl import HyperGLError, ResourceError
+
+
+class MujocoBridgeError(HyperGLError):
+    """Base class of the errors hypergl-mujoco raises on purpose."""
+
+
+class ModelMismatchError(MujocoBridgeError, ValueError):
+    """Data that does not belong to the renderer's model (another model, other sizes)."""
+
+
+class DataError(MujocoBridgeError, TypeError):
+    """`render()` got something that is not an MjData, a sequence of them or a Batch."""
+
+
+class WorldCountError(MujocoBridgeError, ValueError):
+    """A world count that is not a positive int, or data for another number of worlds."""
+
+
+class CameraError(MujocoBridgeError, ValueError):
+    """A camera name or id the model does not have, or an item that is not a camera."""
+
+
+class SizeError(MujocoBridgeError, ValueError):
+    """An image size that is not a positive int or exceeds the context's limits."""
+
+
+class OutputError(MujocoBridgeError, ValueError):
+    """An output name that is not one of 'rgb', 'depth', 'segmentation'."""
+
+
+class RendererClosedError(MujocoBridgeError, ResourceError):
+    """The renderer has been closed."""
