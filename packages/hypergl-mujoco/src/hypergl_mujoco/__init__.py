@@ -7,6 +7,7 @@ the poses read in C++ from one ``MjData``, a sequence of them or a ``mujoco.batc
 
 from __future__ import annotations
 
+from .cameras import Cameras, camera_id, camera_matrices
 from .errors import (
     CameraError,
     DataError,
@@ -25,6 +26,7 @@ __all__ = [
     "OUTPUTS",
     "BatchRenderer",
     "CameraError",
+    "Cameras",
     "DataError",
     "ModelMismatchError",
     "MujocoBridgeError",
@@ -34,4 +36,6 @@ __all__ = [
     "SizeError",
     "WorldCountError",
     "__version__",
+    "camera_id",
+    "camera_matrices",
 ]

@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 import mujoco
 import numpy as np
 
-from hypergl import HyperGLError
+from .errors import CameraError
 
 FREE = int(mujoco.mjtCamera.mjCAMERA_FREE)
 TRACKING = int(mujoco.mjtCamera.mjCAMERA_TRACKING)
@@ -39,12 +39,6 @@ ORTHOGRAPHIC = int(mujoco.mjtProjection.mjPROJ_ORTHOGRAPHIC)
 # forward = -(third column), up = second column of a row-major 3x3 (MuJoCo's cam_xmat)
 _THIRD_COLUMN = [2, 5, 8]
 _SECOND_COLUMN = [1, 4, 7]
-
-
-class CameraError(HyperGLError, ValueError):
-    """A camera that does not exist in the model or cannot be used as asked (a camera name or
-    id not in the model, an MjvCamera of the user type, a tracked body out of range), or
-    world arrays of the wrong shape."""
 
 
 class CameraFrames(NamedTuple):

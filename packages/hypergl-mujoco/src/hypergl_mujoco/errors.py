@@ -23,7 +23,9 @@ class WorldCountError(MujocoBridgeError, ValueError):
 
 
 class CameraError(MujocoBridgeError, ValueError):
-    """A camera name or id the model does not have, or an item that is not a camera."""
+    """A camera name or id the model does not have, an item that is not a camera, an
+    MjvCamera that cannot be drawn (user type, tracked body out of range), or camera
+    arrays of the wrong shape."""
 
 
 class SizeError(MujocoBridgeError, ValueError):
