@@ -14,6 +14,7 @@ import mujoco
 import mujoco.batch
 import numpy as np
 import pytest
+
 from hypergl_mujoco.cameras import (
     CameraError,
     Cameras,

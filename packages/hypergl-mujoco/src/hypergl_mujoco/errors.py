@@ -38,3 +38,8 @@ class OutputError(MujocoBridgeError, ValueError):
 
 class RendererClosedError(MujocoBridgeError, ResourceError):
     """The renderer has been closed."""
+
+
+class EnvError(MujocoBridgeError, ValueError):
+    """A gymnasium environment the pixel wrappers cannot wrap: not a MuJoCo env, a vector
+    env whose sub-environments are not in this process, or an observation key taken."""
