@@ -218,17 +218,13 @@ class BatchRenderer:
             if self.num_worlds != 1:
                 raise WorldCountError(f"one MjData for {self.num_worlds} worlds: pass a "
                                       "sequence of them or a mujoco.batch.Batch")  # fmt: skip
-            self._check_data(data, "data")
+            self._check_model(data.model, "the data")
             return "data"
         if isinstance(data, mujoco.batch.Batch):
             if data.nsim != self.num_worlds:
                 raise WorldCountError(f"a Batch of {data.nsim} simulations for "
                                       f"{self.num_worlds} worlds")  # fmt: skip
-            sizes = data.bind("geom_xpos").shape[1], data.bind("xpos").shape[1]
-            if sizes != (model.ngeom, model.nbody):
-                raise ModelMismatchError(f"the Batch has {sizes[0]} geoms and {sizes[1]} "
-                                         f"bodies, the renderer's model {model.ngeom} and "
-                                         f"{model.nbody}")  # fmt: skip
+            self._check_model(data.model, "the Batch")
             return "batch"
         if isinstance(data, Sequence) and not isinstance(data, (str, bytes)):
             if len(data) != self.num_worlds:
@@ -236,21 +232,28 @@ class BatchRenderer:
             for world, one in enumerate(data):
                 if not isinstance(one, mujoco.MjData):
                     raise DataError(f"world {world} is a {type(one).__name__}, not an MjData")
-                self._check_data(one, f"world {world}'s data")
+                self._check_model(one.model, f"world {world}'s data")
             return "sequence"
         raise DataError(f"render takes an MjData, a sequence of them or a mujoco.batch.Batch, "
                         f"got {type(data).__name__}")  # fmt: skip
 
-    def _check_data(self, data: mujoco.MjData, what: str) -> None:
-        """Same sizes as the model; another model object only if it has the same sizes
-        (a gymnasium vector env gives each sub-env its own copy of one model)."""
-        model, other = self.model, data.model
+    def _check_model(self, other: mujoco.MjModel, what: str) -> None:
+        """`what` (data or a Batch) must be of the renderer's model, or of a model object
+        with the same geoms (a gymnasium vector env gives each sub-env its own copy of
+        one model): same sizes, geom types, sizes and meshes."""
+        model = self.model
+        if other is model:
+            return
         mine = (model.ngeom, model.nbody, model.ncam)
         theirs = (other.ngeom, other.nbody, other.ncam)
         if mine != theirs:
             raise ModelMismatchError(f"{what} belongs to a model of {theirs[0]} geoms, "
                                      f"{theirs[1]} bodies and {theirs[2]} cameras, not to the "
                                      f"renderer's ({mine[0]}, {mine[1]}, {mine[2]})")  # fmt: skip
+        for field in ("geom_type", "geom_size", "geom_dataid"):
+            if not np.array_equal(getattr(model, field), getattr(other, field)):
+                raise ModelMismatchError(f"{what} belongs to another model: its {field} "
+                                         "differs from the renderer's model")  # fmt: skip
 
     # --- building --------------------------------------------------------------------------
     def _bind(self, data: Any) -> None:
