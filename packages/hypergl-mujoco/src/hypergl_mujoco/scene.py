@@ -39,10 +39,6 @@ def far_distance(model: mujoco.MjModel) -> float:
     return float(model.vis.map.zfar * model.stat.extent)
 
 
-def near_distance(model: mujoco.MjModel) -> float:
-    return float(model.vis.map.znear * model.stat.extent)
-
-
 def geom_color(model: mujoco.MjModel, geom: int) -> np.ndarray:
     """The rgba MuJoCo draws `geom` with."""
     rgba = np.asarray(model.geom_rgba[geom], np.float32)

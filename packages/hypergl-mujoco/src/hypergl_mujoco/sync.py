@@ -9,9 +9,9 @@ MATRIX_RECORD_DTYPE``: row = world * ngeom + geom) inside the recorded program: 
 per world or per geom per frame. The exports are kept between uploads (the arrays never
 move).
 
-Camera poses (``cam_xpos``, ``cam_xmat``) go the same way into a mapped buffer by one upload
-before each submit (a Batch's bound arrays are read as they are), so that NumPy makes every
-view matrix in one call.
+Camera poses (``cam_xpos``, ``cam_xmat``; ``subtree_com`` for tracking MjvCameras) go the
+same way into mapped buffers, one upload each before each submit (a Batch's bound arrays
+are read as they are), so that NumPy makes every view matrix in one call.
 """
 
 from __future__ import annotations
@@ -24,14 +24,11 @@ import hypergl
 from hypergl.bodies import MATRIX_RECORD_DTYPE, InstanceRecords
 
 RECORD = MATRIX_RECORD_DTYPE.itemsize  # 64 bytes: position, id, row-major 3x3
-CAMERA_RECORD = 48  # position, row-major 3x3: 12 floats
 
 
-def pose_fields(matrix_at: int) -> list[dict[str, Any]]:
-    """Source 0 (3 f64 a row: a position) to f32 at byte 0 of a record, source 1 (9 f64:
-    a row-major rotation) at `matrix_at`."""
-    return [{"source": 0, "type": "f64", "stride": 24, "components": 3, "at": 0},
-            {"source": 1, "type": "f64", "stride": 72, "components": 9, "at": matrix_at}]  # fmt: skip
+# geom_xpos (3 f64 a row) to f32 at byte 0 of a record, geom_xmat (9 f64) at byte 16.
+GEOM_FIELDS = [{"source": 0, "type": "f64", "stride": 24, "components": 3, "at": 0},
+               {"source": 1, "type": "f64", "stride": 72, "components": 9, "at": 16}]  # fmt: skip
 
 
 class _Arrays:
@@ -50,12 +47,10 @@ def _rows(array: np.ndarray, width: int) -> np.ndarray:
     return view
 
 
-def pose_source(ctx: hypergl.Context, data: Any, kind: str, prefix: str, matrix_at: int,
-                record_size: int) -> hypergl.ExternalSource:  # fmt: skip
-    """The source of `prefix`_xpos / `prefix`_xmat ("geom" or "cam") of every world:
-    `data` one MjData ('data'), a sequence of them ('sequence') or a Batch ('batch')."""
-    names = [f"{prefix}_xpos", f"{prefix}_xmat"]
-    fields = pose_fields(matrix_at)
+def geom_source(ctx: hypergl.Context, data: Any, kind: str) -> hypergl.ExternalSource:
+    """The source of every world's geom_xpos / geom_xmat as matrix records: `data` one
+    MjData ('data'), a sequence of them ('sequence') or a Batch ('batch')."""
+    names, fields, record_size = ["geom_xpos", "geom_xmat"], GEOM_FIELDS, RECORD
     if kind == "batch":
         owner = _Arrays(**{names[0]: _rows(data.bind(names[0]), 3),
                            names[1]: _rows(data.bind(names[1]), 9)})  # fmt: skip
@@ -75,7 +70,7 @@ class GeomRecords(InstanceRecords):
         super().__init__(ctx, worlds * ngeom, rotation="matrix")
         self.records["id"] = np.tile(np.arange(ngeom, dtype=np.uint32), worlds)
         self.count = worlds * ngeom
-        self.source = pose_source(ctx, data, kind, "geom", 16, RECORD)
+        self.source = geom_source(ctx, data, kind)
 
     def record(self, cmd: hypergl.CommandBuffer) -> None:
         """The upload of every world's geom poses (the ids stay: no field writes them)."""
@@ -87,37 +82,40 @@ class GeomRecords(InstanceRecords):
         super().release()
 
 
-class CameraPoses:
-    """Every world's camera poses, ``pull()``-ed into NumPy with one C++ call."""
+class WorldArrays:
+    """Per-world arrays the CPU needs each frame (camera poses, tracked bodies' centres),
+    ``pull()``-ed into NumPy with one C++ upload each: (worlds, rows, width) float64 (a
+    Batch's bound arrays are read as they are)."""
 
-    def __init__(self, ctx: hypergl.Context, ncam: int, worlds: int, data: Any,
-                 kind: str) -> None:  # fmt: skip
-        self.ncam, self.worlds = ncam, worlds
+    def __init__(self, ctx: hypergl.Context, data: Any, kind: str,
+                 arrays: dict[str, tuple[int, int]]) -> None:  # fmt: skip
+        """`arrays`: MjData field name -> (rows, width) of one world."""
         self._ctx = ctx
-        self._source: hypergl.ExternalSource | None = None
-        self._buffer: hypergl.Buffer | None = None
-        self._batch: tuple[np.ndarray, np.ndarray] | None = None
-        if ncam == 0:
-            return
-        if kind == "batch":  # live (worlds, ncam, ...) arrays already: nothing to copy
-            self._batch = (data.bind("cam_xpos"), data.bind("cam_xmat"))
-            return
-        self._buffer = ctx.buffer(size=worlds * ncam * CAMERA_RECORD, name="mujoco_cameras")
-        self._view = self._buffer.map(np.float32, (worlds, ncam, 12))
-        self._source = pose_source(ctx, data, kind, "cam", 12, CAMERA_RECORD)
+        self._batch: dict[str, np.ndarray] = {}
+        self._sources: list[tuple[hypergl.ExternalSource, hypergl.Buffer]] = []
+        self._views: dict[str, np.ndarray] = {}
+        worlds = data.nsim if kind == "batch" else 1 if kind == "data" else len(data)
+        for name, (rows, width) in arrays.items():
+            if kind == "batch":  # live arrays already: nothing to copy
+                self._batch[name] = data.bind(name).reshape(worlds, rows, width)
+                continue
+            field = {"source": 0, "type": "f64", "stride": 8 * width, "components": width,
+                     "to": "f64"}  # fmt: skip
+            owners = [data] if kind == "data" else list(data)
+            source = ctx.attribute_source(owners=owners, names=[name], fields=[field],
+                                          record_size=8 * width, keep_views=True)  # fmt: skip
+            buffer = ctx.buffer(size=max(worlds * rows * width * 8, 8), name=f"mujoco_{name}")
+            self._sources.append((source, buffer))
+            self._views[name] = buffer.map(np.float64, (worlds, rows, width))
 
-    def pull(self) -> tuple[np.ndarray, np.ndarray]:
-        """(worlds, ncam, 3) positions and (worlds, ncam, 3, 3) rotations, now."""
-        if self._batch is not None:
-            xpos, xmat = self._batch
-            return xpos, xmat.reshape(self.worlds, self.ncam, 3, 3)
-        if self._source is None:
-            return np.zeros((self.worlds, 0, 3)), np.zeros((self.worlds, 0, 3, 3))
-        self._ctx.upload(self._source, self._buffer)
-        view = self._view
-        return view[..., :3], view[..., 3:].reshape(self.worlds, self.ncam, 3, 3)
+    def pull(self) -> dict[str, np.ndarray]:
+        """Every array, as of now."""
+        for source, buffer in self._sources:
+            self._ctx.upload(source, buffer)
+        return {**self._batch, **self._views}
 
     def release(self) -> None:
-        for resource in (self._source, self._buffer):
-            if resource is not None and not resource.released:
-                resource.release()
+        for source, buffer in self._sources:
+            for resource in (source, buffer):
+                if not resource.released:
+                    resource.release()
