@@ -23,7 +23,6 @@ from hypergl.bodies.shaders import VIEW_SHIFT
 from . import scene
 from .cameras import Cameras
 from .errors import (
-    CameraError,
     DataError,
     ModelMismatchError,
     OutputError,
@@ -97,10 +96,10 @@ class BatchRenderer:
     ) -> None:
         if not isinstance(model, mujoco.MjModel):
             raise DataError(f"model must be a mujoco.MjModel, got {type(model).__name__}")
-        self.model = model
-        self.num_worlds = _positive_int(num_worlds, "num_worlds", WorldCountError)
-        self.width = _positive_int(width, "width", SizeError)
-        self.height = _positive_int(height, "height", SizeError)
+        self.model: mujoco.MjModel = model
+        self.num_worlds: int = _positive_int(num_worlds, "num_worlds", WorldCountError)
+        self.width: int = _positive_int(width, "width", SizeError)
+        self.height: int = _positive_int(height, "height", SizeError)
         self.outputs: tuple[str, ...] = self._checked_outputs(outputs)
         self._cameras = self._checked_cameras(cameras)
         views = self.num_worlds * len(self._cameras)
@@ -109,7 +108,9 @@ class BatchRenderer:
                                   f"= {views} views, more than the {MAX_VIEWS} one "
                                   "renderer tiles")  # fmt: skip
         self._own_context = context is None
-        self.context = hypergl.context() if context is None else self._checked_context(context)
+        self.context: hypergl.Context = (
+            hypergl.context() if context is None else self._checked_context(context)
+        )
         self._closed = False
         self._renderer: BodyRenderer | None = None
         # (kind, the data object the program syncs, a sequence's items)
@@ -174,7 +175,6 @@ class BatchRenderer:
 
     def _kind(self, data: Any) -> str:
         """'data', 'sequence' or 'batch', with the data checked against the model."""
-        model = self.model
         if isinstance(data, mujoco.MjData):
             if self.num_worlds != 1:
                 raise WorldCountError(f"one MjData for {self.num_worlds} worlds: pass a "

@@ -142,5 +142,6 @@ def model_looks(model: mujoco.MjModel, groups: tuple[int, ...] = DEFAULT_GROUPS
         looks.append(GeomLook(geom, parts, new_meshes, color))
     if skipped:
         warnings.warn(f"hypergl-mujoco draws no SDF geom without a mesh (neither does "
-                      f"MuJoCo's renderer): skipped {', '.join(skipped)}", stacklevel=3)  # fmt: skip
+                      f"MuJoCo's renderer): skipped {', '.join(skipped)}",
+                      stacklevel=3)  # fmt: skip
     return looks

@@ -70,7 +70,7 @@ class GeomRecords(InstanceRecords):
         super().__init__(ctx, worlds * ngeom, rotation="matrix")
         self.records["id"] = np.tile(np.arange(ngeom, dtype=np.uint32), worlds)
         self.count = worlds * ngeom
-        self.source = geom_source(ctx, data, kind)
+        self.source: hypergl.ExternalSource = geom_source(ctx, data, kind)
 
     def record(self, cmd: hypergl.CommandBuffer) -> None:
         """The upload of every world's geom poses (the ids stay: no field writes them)."""
