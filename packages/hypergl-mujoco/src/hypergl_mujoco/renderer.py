@@ -80,6 +80,10 @@ class BatchRenderer:
     model has none. `outputs`: any of ``"rgb"``, ``"depth"``, ``"segmentation"``.
     `context`: a ``hypergl.Context`` to draw in (None: a headless one of its own, closed
     by :meth:`close`). `groups`: the geom groups drawn (MuJoCo's default 0, 1, 2).
+    `primitives`: ``"raycast"`` draws spheres, ellipsoids, capsules, cylinders and planes
+    as a few triangles intersected exactly per fragment (exact silhouettes; on llvmpipe
+    the faster: few triangles per world), ``"mesh"`` as tessellated meshes
+    (``hypergl.bodies.BodyRenderer``'s ``primitives``).
     """
 
     def __init__(
@@ -93,6 +97,7 @@ class BatchRenderer:
         context: hypergl.Context | None = None,
         *,
         groups: Sequence[int] = scene.DEFAULT_GROUPS,
+        primitives: str = "raycast",
     ) -> None:
         if not isinstance(model, mujoco.MjModel):
             raise DataError(f"model must be a mujoco.MjModel, got {type(model).__name__}")
@@ -102,6 +107,9 @@ class BatchRenderer:
         self.height: int = _positive_int(height, "height", SizeError)
         self.outputs: tuple[str, ...] = self._checked_outputs(outputs)
         self._cameras = self._checked_cameras(cameras)
+        if primitives not in ("raycast", "mesh"):
+            raise OutputError(f"primitives must be 'raycast' or 'mesh', got {primitives!r}")
+        self.primitives: str = primitives
         views = self.num_worlds * len(self._cameras)
         if views > MAX_VIEWS:
             raise WorldCountError(f"{self.num_worlds} worlds x {len(self._cameras)} cameras "
@@ -244,7 +252,8 @@ class BatchRenderer:
         renderer = BodyRenderer(self._records, max_ids=max(model.ngeom, 1),
                                 # views >= 2: the tiled (multi-view) variant even for one
                                 max_parts=max(len(self._looks), 1), views=max(2, worlds * ncam),
-                                outputs=body_outputs, max_extras=1)  # fmt: skip
+                                outputs=body_outputs, max_extras=1,
+                                primitives=self.primitives)  # fmt: skip
         self._renderer = renderer
         for look in self._looks:
             renderer.set_parts(look.geom, look.parts, look.new_meshes, color=look.color)

@@ -624,6 +624,7 @@ class BodyRenderer:
                              f"got shape {matrices.shape}")  # fmt: skip
         column_major = matrices.transpose(0, 2, 1).reshape(self._view_count, 16)
         self._views["view_proj"][: self._view_count] = column_major
+        self._views["eye"][: self._view_count] = eye_of(matrices)  # ray-cast parts' origin
 
     @property
     def framebuffer_size(self) -> tuple[int, int]:
