@@ -15,17 +15,14 @@ for a few iterations). Prints each iteration's reward and where the time went.
 from __future__ import annotations
 
 import argparse
-import os
 import time
 
-os.environ.setdefault("MUJOCO_GL", "egl")
+import gymnasium as gym
+import numpy as np
+import torch
+from torch import nn
 
-import gymnasium as gym  # noqa: E402
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-from torch import nn  # noqa: E402
-
-from hypergl_mujoco import VectorPixelObservations  # noqa: E402
+from hypergl_mujoco import VectorPixelObservations
 
 
 class Policy(nn.Module):
@@ -114,8 +111,9 @@ def main() -> None:
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                 dist, value = policy(x)
                 ratio = (dist.log_prob(a).sum(-1) - old_logp).exp()
-                loss = (-torch.min(ratio * adv, ratio.clamp(1 - clip, 1 + clip) * adv).mean()
-                        + 0.5 * (value - ret).pow(2).mean() - 0.001 * dist.entropy().mean())  # fmt: skip
+                surrogate = torch.min(ratio * adv, ratio.clamp(1 - clip, 1 + clip) * adv)
+                loss = (-surrogate.mean() + 0.5 * (value - ret).pow(2).mean()
+                        - 0.001 * dist.entropy().mean())  # fmt: skip
                 optimiser.zero_grad()
                 loss.backward()
                 optimiser.step()
