@@ -18,7 +18,7 @@
 Standard library only, so it runs on any Python 3 before anything is installed.
 It wraps Hatch, the environment manager: the development environment is `.venv`
 on the newest CPython >= 3.12 found (PATH first, then ~/.pyenv/versions), with
-the four distributions installed editable with their test extras (and hypergl-core's
+the five distributions installed editable with their test extras (and hypergl-core's
 [rl] and [ray], so the gymnasium and Ray tests run too). A second run
 with nothing changed takes seconds: Hatch skips an environment that is in sync,
 and the C++ extension is rebuilt only when its sources change.

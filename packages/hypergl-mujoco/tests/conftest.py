@@ -6,7 +6,7 @@ import os
 
 os.environ.setdefault("MUJOCO_GL", "egl")  # before mujoco picks its GL backend
 
-import pytest  # noqa: E402
+import pytest
 
 mujoco = pytest.importorskip("mujoco")
 

@@ -67,3 +67,18 @@ def test_every_world_of_a_batch_matches_its_own_data(gl_ctx):
     for k, data in enumerate(worlds):
         ids, depth = parity.mujoco_images(model, data, "fixed", 84, 84)
         parity.check(f"world_{k}", result.segmentation[k, 0], result.depth[k, 0], ids, depth)
+
+
+def test_a_tracking_mjvcamera_follows_each_world(gl_ctx):
+    """An MjvCamera of type tracking looks at its body's subtree centre in every world."""
+    model = models.all_geoms()
+    camera = free_camera(model, azimuth=30, elevation=-20, distance=3)
+    camera.type = mujoco.mjtCamera.mjCAMERA_TRACKING
+    camera.trackbodyid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, "torso")
+    worlds = [models.stepped(model, 1), models.stepped(model, 150)]
+    with hypergl_mujoco.BatchRenderer(model, 2, cameras=[camera], context=gl_ctx) as renderer:
+        result = renderer.render(worlds)
+    for k, data in enumerate(worlds):
+        ids, depth = parity.mujoco_images(model, data, camera, 84, 84)
+        parity.check(f"tracking_mjv_{k}", result.segmentation[k, 0], result.depth[k, 0],
+                     ids, depth)  # fmt: skip

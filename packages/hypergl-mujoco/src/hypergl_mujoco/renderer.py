@@ -21,9 +21,9 @@ from hypergl.bodies import BodyRenderer
 from hypergl.bodies.shaders import VIEW_SHIFT
 from hypergl.rl.process_safety import new_context
 
-from . import _cameras, scene
+from . import scene
+from .cameras import Cameras
 from .errors import (
-    CameraError,
     DataError,
     ModelMismatchError,
     OutputError,
@@ -31,7 +31,7 @@ from .errors import (
     SizeError,
     WorldCountError,
 )
-from .sync import CameraPoses, GeomRecords
+from .sync import GeomRecords, WorldArrays
 
 OUTPUTS = ("rgb", "depth", "segmentation")
 BODY_OUTPUT = {"rgb": "color", "depth": "depth", "segmentation": "id"}
@@ -97,10 +97,10 @@ class BatchRenderer:
     ) -> None:
         if not isinstance(model, mujoco.MjModel):
             raise DataError(f"model must be a mujoco.MjModel, got {type(model).__name__}")
-        self.model = model
-        self.num_worlds = _positive_int(num_worlds, "num_worlds", WorldCountError)
-        self.width = _positive_int(width, "width", SizeError)
-        self.height = _positive_int(height, "height", SizeError)
+        self.model: mujoco.MjModel = model
+        self.num_worlds: int = _positive_int(num_worlds, "num_worlds", WorldCountError)
+        self.width: int = _positive_int(width, "width", SizeError)
+        self.height: int = _positive_int(height, "height", SizeError)
         self.outputs: tuple[str, ...] = self._checked_outputs(outputs)
         self._cameras = self._checked_cameras(cameras)
         views = self.num_worlds * len(self._cameras)
@@ -111,18 +111,19 @@ class BatchRenderer:
         self._own_context = context is None
         # new_context: refuses a forked child's context (it would hang) and, on llvmpipe,
         # loads triton (torch's own LLVM) deep-bound instead of crashing the process
-        self.context = new_context() if context is None else self._checked_context(context)
+        self.context: hypergl.Context = (
+            new_context() if context is None else self._checked_context(context)
+        )
         self._closed = False
         self._renderer: BodyRenderer | None = None
         # (kind, the data object the program syncs, a sequence's items)
         self._bound: tuple[str, Any, tuple[Any, ...]] | None = None
-        self._poses: CameraPoses | None = None
+        self._arrays: WorldArrays | None = None  # what the cameras need of each world
         self._records: GeomRecords | None = None
         try:
             self._check_size()
             self._looks = scene.model_looks(model, tuple(groups))
             self._far = scene.far_distance(model)
-            self._near = scene.near_distance(model)
         except BaseException:
             self.close()
             raise
@@ -138,50 +139,11 @@ class BatchRenderer:
             raise OutputError(f"unknown outputs {unknown!r}: choose from {OUTPUTS}")
         return tuple(dict.fromkeys(outputs))
 
-    def _checked_cameras(self, cameras: Any) -> list[tuple[str, Any]]:
-        """Each camera as ("fixed", id) or ("free", MjvCamera)."""
-        model = self.model
+    def _checked_cameras(self, cameras: Any) -> Cameras:
+        """None: camera 0, or the default free camera (-1) of a model without cameras."""
         if cameras is None:
-            if model.ncam:
-                return [("fixed", 0)]
-            free = mujoco.MjvCamera()
-            mujoco.mjv_defaultFreeCamera(model, free)
-            return [("free", free)]
-        if isinstance(cameras, (str, int, mujoco.MjvCamera)) or not isinstance(
-            cameras, Sequence
-        ):
-            raise CameraError(f"cameras must be a sequence of camera names, ids or "
-                              f"mujoco.MjvCamera, got {cameras!r}")  # fmt: skip
-        if not cameras:
-            raise CameraError("cameras is empty: give at least one camera")
-        names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_CAMERA, k) or str(k)
-                 for k in range(model.ncam)]  # fmt: skip
-        choices = f"the model's cameras are {names}" if names else "the model has no cameras"
-        out: list[tuple[str, Any]] = []
-        for item in cameras:
-            if isinstance(item, mujoco.MjvCamera):
-                if item.type == mujoco.mjtCamera.mjCAMERA_FIXED:
-                    item = int(item.fixedcamid)
-                elif item.type == mujoco.mjtCamera.mjCAMERA_FREE:
-                    out.append(("free", item))
-                    continue
-                else:
-                    raise CameraError(f"MjvCamera of type {int(item.type)}: only free and "
-                                      "fixed ones are drawn (a model camera with "
-                                      "mode='track' follows a body)")  # fmt: skip
-            if isinstance(item, str):
-                camera = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, item)
-                if camera < 0:
-                    raise CameraError(f"no camera named {item!r}: {choices}")
-            elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
-                camera = int(item)
-                if not 0 <= camera < model.ncam:
-                    raise CameraError(f"no camera {camera}: {choices}")
-            else:
-                raise CameraError(f"a camera must be a name, an id or a mujoco.MjvCamera, "
-                                  f"got {item!r}")  # fmt: skip
-            out.append(("fixed", camera))
-        return out
+            cameras = [0 if self.model.ncam else -1]
+        return Cameras(self.model, cameras)
 
     @staticmethod
     def _checked_context(context: Any) -> hypergl.Context:
@@ -216,7 +178,6 @@ class BatchRenderer:
 
     def _kind(self, data: Any) -> str:
         """'data', 'sequence' or 'batch', with the data checked against the model."""
-        model = self.model
         if isinstance(data, mujoco.MjData):
             if self.num_worlds != 1:
                 raise WorldCountError(f"one MjData for {self.num_worlds} worlds: pass a "
@@ -275,7 +236,13 @@ class BatchRenderer:
         ctx, model = self.context, self.model
         worlds, ncam = self.num_worlds, len(self._cameras)
         self._records = GeomRecords(ctx, model.ngeom, worlds, data, kind)
-        self._poses = CameraPoses(ctx, model.ncam, worlds, data, kind)
+        needed = {}
+        if model.ncam:
+            needed.update(cam_xpos=(model.ncam, 3), cam_xmat=(model.ncam, 9))
+        needed["subtree_com"] = (model.nbody, 3)  # tracking MjvCameras look at it
+        self._arrays = WorldArrays(ctx, data, kind, needed)
+        if kind == "batch":  # a Batch fills a field bound just now from its next call on
+            data.forward()
         body_outputs = ["color", *(BODY_OUTPUT[o] for o in self.outputs if o != "rgb")]
         renderer = BodyRenderer(self._records, max_ids=max(model.ngeom, 1),
                                 # views >= 2: the tiled (multi-view) variant even for one
@@ -298,13 +265,6 @@ class BatchRenderer:
         cmd.end()
         self._cmd = cmd
         self._bound = (kind, data, tuple(data) if kind == "sequence" else ())
-        fixed = [k for k, (how, _) in enumerate(self._cameras) if how == "fixed"]
-        self._fixed_slots = np.array(fixed, np.intp)
-        self._fixed_ids = np.array([self._cameras[k][1] for k in fixed], np.intp)
-        aspect = self.width / self.height
-        fovy = np.array([model.cam_fovy[c] if how == "fixed" else model.vis.global_.fovy
-                         for how, c in self._cameras])  # fmt: skip
-        self._projections = _cameras.projection(fovy, aspect, self._near, self._far)
 
     @property
     def memory_per_world(self) -> int:
@@ -318,25 +278,16 @@ class BatchRenderer:
     # --- rendering -------------------------------------------------------------------------
     def _view_matrices(self) -> np.ndarray:
         """(worlds * ncam, 4, 4) view-projections of every view, in one NumPy pass."""
-        worlds, ncam = self.num_worlds, len(self._cameras)
-        positions = np.zeros((worlds, ncam, 3))
-        rotations = np.zeros((worlds, ncam, 3, 3))
-        if len(self._fixed_slots):
-            xpos, xmat = self._poses.pull()  # type: ignore[union-attr]
-            positions[:, self._fixed_slots] = xpos[:, self._fixed_ids]
-            rotations[:, self._fixed_slots] = xmat[:, self._fixed_ids]
-        for slot, (how, camera) in enumerate(self._cameras):  # per camera, not per world
-            if how == "free":
-                positions[:, slot], rotations[:, slot] = _cameras.free_camera_frame(
-                    camera.lookat, camera.distance, camera.azimuth, camera.elevation
-                )
-        views = _cameras.view_matrices(positions, rotations)
-        return (self._projections[None] @ views).reshape(worlds * ncam, 4, 4)
+        arrays = self._arrays.pull()  # type: ignore[union-attr]
+        matrices = self._cameras.view_projections(self.width / self.height, **arrays)
+        return matrices.reshape(-1, 4, 4)
 
     def render(self, data: Any) -> RenderResult:
         """Every world of `data` (an MjData, a sequence of `num_worlds` of them, or a
         ``mujoco.batch.Batch``) from every camera, in one submit; see :class:`RenderResult`.
-        Pass the same sequence object each time: other MjData objects re-record."""
+        Pass the same sequence object each time: other MjData objects re-record. The first
+        render of a Batch runs its ``forward()`` once (it copies out the fields bound for
+        the renderer only from its next call on)."""
         self._check_live()
         self._bind(data)
         renderer = self._renderer
@@ -362,10 +313,10 @@ class BatchRenderer:
         if self._renderer is not None:
             self._framebuffer.release()
             self._renderer.release()
-        for part in (self._records, self._poses):
+        for part in (self._records, self._arrays):
             if part is not None:
                 part.release()
-        self._renderer, self._records, self._poses, self._bound = None, None, None, None
+        self._renderer, self._records, self._arrays, self._bound = None, None, None, None
 
     def close(self) -> None:
         """Free the renderer's GPU resources (and its own context); safe to call twice."""
