@@ -143,6 +143,7 @@ draws_10k     | --repeat 10                           | --repeat 1
 state_heavy   | --repeat 7                            | --repeat 1 --draws 300
 culverin_sync | --repeat 15                           | --repeat 1
 rl_throughput | --repeat 5                            | --quick
+mujoco_pixels | --repeat 5                            | --repeat 1 --envs 4
 raster        | --repeat 20 --budget 1.5              | --repeat 2 --budget 0.2 --sizes 1000
 "
 while IFS='|' read -r name full small; do

@@ -170,7 +170,7 @@ def test_close_releases_the_renderers():
     envs.close()
     assert envs.renderer.context.closed
     with pytest.raises(RendererClosedError):
-        envs.renderer.render(envs._datas)
+        envs.renderer.render(envs.datas)
     env = pixel_env()
     env.close()
     with pytest.raises(RendererClosedError):

@@ -19,6 +19,7 @@ import numpy as np
 import hypergl
 from hypergl.bodies import BodyRenderer
 from hypergl.bodies.shaders import VIEW_SHIFT
+from hypergl.rl.process_safety import new_context
 
 from . import scene
 from .cameras import Cameras
@@ -116,8 +117,10 @@ class BatchRenderer:
                                   f"= {views} views, more than the {MAX_VIEWS} one "
                                   "renderer tiles")  # fmt: skip
         self._own_context = context is None
+        # new_context: refuses a forked child's context (it would hang) and, on llvmpipe,
+        # loads triton (torch's own LLVM) deep-bound instead of crashing the process
         self.context: hypergl.Context = (
-            hypergl.context() if context is None else self._checked_context(context)
+            new_context() if context is None else self._checked_context(context)
         )
         self._closed = False
         self._renderer: BodyRenderer | None = None

@@ -94,6 +94,12 @@ class VectorPixelObservations(VectorWrapper):
             base.envs = [_KeepFinalState(sub, final)
                          for sub, final in zip(base.envs, self._finals, strict=True)]  # fmt: skip
 
+    @property
+    def datas(self) -> list[mujoco.MjData]:
+        """The sub-environments' MjData, the list the renderer is bound to (render it as
+        it is: another list re-records the renderer's program)."""
+        return self._datas
+
     def _images(self, renderer: BatchRenderer, data: Any) -> dict[str, np.ndarray]:
         result = renderer.render(data)
         return {name: result[name][:, 0] for name in renderer.outputs}
