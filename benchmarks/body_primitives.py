@@ -3,7 +3,8 @@
 ``--worlds`` views of ``--tile`` pixels (84) tiled into one framebuffer, one world per view
 (``BodyRenderer(views=N, outputs=("color", "depth", "id"))``, every view its own camera and
 record rows), two scenes: ``cheetah`` (10 capsules, a sphere and a ground plane: 12 geoms)
-and ``mixed`` (14 capsules, 2 spheres, 2 ellipsoids, a cylinder and the plane: 20 geoms).
+``mixed`` (14 capsules, 2 spheres, 2 ellipsoids, a cylinder and the plane: 20 geoms) and
+``no_ground`` (the cheetah's 11 geoms without the plane).
 Variants, interleaved frame by frame (medians of per-round times and ratios):
 
 * ``mesh``: spheres and capsules tessellated at the default detail (12 x 16), LOD on;
@@ -35,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import median, pairwise_ratio, parser, write_json
 
 import hypergl
+from hypergl import CommandBuffer
 from hypergl.bodies import MODE_CAPSULE, BodyRenderer, InstanceRecords, Part
 from hypergl.transforms import look_at, perspective
 
@@ -43,7 +45,8 @@ VARIANTS = {"mesh": {"sphere_detail": (12, 16)}, "coarse": {"sphere_detail": (4,
 # scene -> geom kinds, the ground last
 SCENES = {"cheetah": ["capsule"] * 10 + ["sphere", "ground"],
           "mixed": ["capsule"] * 14 + ["sphere"] * 2 + ["ellipsoid"] * 2 + ["cylinder",
-                                                                          "ground"]}  # fmt: skip
+                                                                          "ground"],
+          "no_ground": ["capsule"] * 10 + ["sphere"]}  # fmt: skip
 
 
 def random_quaternions(rng, count):
@@ -88,13 +91,12 @@ class Batch:
                                      outputs=("color", "depth", "id"), **options)  # fmt: skip
         for g, kind in enumerate(kinds):
             self.renderer.set_parts(g, [geom_parts(kind, rng)])
-        aspect = tile / tile
         cameras = []
-        for w in range(worlds):  # a tracking camera, a little different per world
+        for _ in range(worlds):  # a tracking camera, a little different per world
             eye = (rng.uniform(-0.3, 0.3), rng.uniform(0.9, 1.2), rng.uniform(2.2, 2.6))
-            cameras.append(perspective(45.0, aspect, 0.05, 50.0) @ look_at(eye, (0, 0.5, 0)))
-        self.renderer.set_views(cameras, (tile, tile), ranges=[(w * geoms, geoms)
-                                                                for w in range(worlds)])  # fmt: skip
+            cameras.append(perspective(45.0, 1.0, 0.05, 50.0) @ look_at(eye, (0, 0.5, 0)))
+        ranges = [(w * geoms, geoms) for w in range(worlds)]
+        self.renderer.set_views(cameras, (tile, tile), ranges=ranges)
         self.framebuffer = self.renderer.framebuffer()
         self.cmd = ctx.command_buffer()
         self.cmd.bind_framebuffer(self.framebuffer)
@@ -106,6 +108,24 @@ class Batch:
     def frame(self) -> None:
         self.cmd.submit()
         self.ctx.finish()
+
+    def stages(self) -> dict[str, CommandBuffer]:
+        """Programs of the frame's first stages alone: the clear, the clear and the
+        background pass of the extra outputs, the expansion (where the time goes)."""
+        renderer, programs = self.renderer, {}
+        for name in ("clear", "clear_background", "expand"):
+            cmd = self.ctx.command_buffer()
+            cmd.bind_framebuffer(self.framebuffer)
+            if name == "clear":
+                cmd.clear(color=(0.0, 0.0, 0.0, 1.0), depth=1.0)
+            elif name == "clear_background":
+                renderer.record_clear(cmd)
+            else:
+                cmd.copy_buffer(renderer.template, renderer.indirect, renderer.template.size)
+                renderer._record_expand(cmd, phase=0)
+            cmd.end()
+            programs[name] = cmd
+        return programs
 
     def triangles(self) -> int:
         counts = self.renderer.instance_counts()
@@ -128,6 +148,14 @@ def measure(ctx, kinds, worlds, tile, repeat):
             start = time.perf_counter()
             batch.frame()
             samples[name].append(time.perf_counter() - start)
+    programs = batches["raycast"].stages()
+    stages: dict[str, list[float]] = {name: [] for name in programs}
+    for _ in range(max(3, repeat // 2)):
+        for name, cmd in programs.items():
+            start = time.perf_counter()
+            cmd.submit()
+            ctx.finish()
+            stages[name].append(time.perf_counter() - start)
     read = []
     for _ in range(max(3, repeat // 2)):
         batch = batches["raycast"]
@@ -135,6 +163,8 @@ def measure(ctx, kinds, worlds, tile, repeat):
         batch.renderer.read(batch.framebuffer)
         read.append(time.perf_counter() - start)
     # Agreement of the ids: raycast against the default meshes (edges differ by a pixel).
+    for name in ("mesh", "raycast"):
+        batches[name].frame()  # the stages above cleared the framebuffer
     ids = {name: batches[name].renderer.read(batches[name].framebuffer)["id"]
            for name in ("mesh", "raycast")}  # fmt: skip
     row = {name: median(times) * 1e3 for name, times in samples.items()}
@@ -143,6 +173,7 @@ def measure(ctx, kinds, worlds, tile, repeat):
         "ms": row,
         "triangles": {name: batch.triangles() for name, batch in batches.items()},
         "read_ms": median(read) * 1e3,
+        "raycast_stages_ms": {name: median(times) * 1e3 for name, times in stages.items()},
         "raycast_vs_mesh": pairwise_ratio(samples["mesh"], samples["raycast"]),
         "raycast_vs_coarse": pairwise_ratio(samples["coarse"], samples["raycast"]),
         "coarse_vs_mesh": pairwise_ratio(samples["mesh"], samples["coarse"]),
@@ -175,6 +206,11 @@ def main() -> None:
               f"{result['raycast_vs_coarse']:.2f}x; coarse vs mesh {result['coarse_vs_mesh']:.2f}x;"
               f" read of the 3 outputs {result['read_ms']:.2f} ms; ids agree "
               f"{result['ids_agree']:.2%}")  # fmt: skip
+        stage = result["raycast_stages_ms"]
+        draw = result["ms"]["raycast"] - stage["clear_background"] - stage["expand"]
+        print(f"{'':<9}raycast's frame: clear {stage['clear']:.2f} ms, + background pass "
+              f"{stage['clear_background'] - stage['clear']:.2f}, expansion "
+              f"{stage['expand']:.2f}, draws (the rest) {draw:.2f}")  # fmt: skip
     write_json(args.json, results)
 
 

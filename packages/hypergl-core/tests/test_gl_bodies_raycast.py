@@ -173,8 +173,10 @@ def test_ray_cast_parts_in_an_orthographic_view(gl_ctx, shape):
 
 def test_a_ray_cast_sphere_and_a_mesh_box_occlude_each_other_exactly(gl_ctx):
     # A box poking out of a sphere on both sides: their intersection curve decides each pixel.
-    looks = {1: [Part("sphere", scale=(1.0, 1.0, 1.0))],
-             2: [Part("box", rotation=quaternion((0.0, 1.0, 0.0), 30.0), scale=(0.5, 0.6, 1.6))]}
+    looks = {
+        1: [Part("sphere", scale=(1.0, 1.0, 1.0))],
+        2: [Part("box", rotation=quaternion((0.0, 1.0, 0.0), 30.0), scale=(0.5, 0.6, 1.6))],
+    }
     matrix = view_proj((2.5, 1.5, 3.5))
     origin = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
     mesh = render(gl_ctx, looks, matrix, "mesh", positions=origin)
@@ -200,8 +202,10 @@ def test_a_ray_cast_plane_matches_its_quad(gl_ctx, eye):
     # A tilted square plane (seen from below: not drawn, as its one-sided quad) and a box
     # standing through it.
     tilt = quaternion((1.0, 0.0, 0.4), 20.0)
-    looks = {1: [Part("quad", offset=(0.2, -0.5, 0.0), rotation=tilt, scale=(1.5, 1.0, 1.2))],
-             2: [Part("box", scale=(0.3, 0.8, 0.3))]}
+    looks = {
+        1: [Part("quad", offset=(0.2, -0.5, 0.0), rotation=tilt, scale=(1.5, 1.0, 1.2))],
+        2: [Part("box", scale=(0.3, 0.8, 0.3))],
+    }
     matrix = view_proj(eye)
     origin = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
     mesh = render(gl_ctx, looks, matrix, "mesh", positions=origin)
@@ -239,9 +243,9 @@ def test_ray_cast_views_stay_in_their_tiles(gl_ctx):
     for k, shape in enumerate(("sphere", "ellipsoid", "capsule", "cylinder")):
         renderer.set_parts(k, SHAPES[shape])
     # View 0 is so close that its sphere fills more than its tile: nothing may leak out.
-    cameras = [perspective(40.0, 4 / 3, 0.1, 100.0) @ look_at((0.0, 0.0, 1.2), (0.0, 0.0, 0.0))]
-    cameras += [perspective(40.0, 4 / 3, 0.1, 100.0) @ look_at((10.0 * k, 1.0, 5.0), (10.0 * k, 0.0, 0.0))
-                for k in (1, 2, 3)]  # fmt: skip
+    lens = perspective(40.0, 4 / 3, 0.1, 100.0)
+    cameras = [lens @ look_at((0.0, 0.0, 1.2), (0.0, 0.0, 0.0))]
+    cameras += [lens @ look_at((10.0 * k, 1.0, 5.0), (10.0 * k, 0.0, 0.0)) for k in (1, 2, 3)]
     renderer.set_views(cameras, (40, 30), ranges=[(k, 1) for k in range(4)], columns=2)
     fb = renderer.framebuffer()
     cmd = gl_ctx.command_buffer()
@@ -269,4 +273,36 @@ def test_an_unknown_primitives_value_is_refused(gl_ctx):
     records = InstanceRecords(gl_ctx, 1)
     with pytest.raises(BodyError, match="'rays'"):
         BodyRenderer(records, primitives="rays")
+    records.release()
+
+
+def test_occlusion_culling_keeps_the_ray_cast_picture(gl_ctx):
+    # A wall hides a capsule behind it; the others beside it stay in view.
+    records = InstanceRecords(gl_ctx, 16)
+    positions = [(0.0, 0.0, 0.0)] + [(x, 0.0, -3.0) for x in (-3.0, -1.5, 0.0, 1.5, 3.0)]
+    records.write(positions, [IDENTITY_Q] * 6, list(range(1, 7)))
+    pictures = []
+    for occlusion in (False, True):
+        renderer = BodyRenderer(records, max_ids=8, primitives="raycast",
+                                outputs=("color", "depth", "id"))  # fmt: skip
+        renderer.set_parts(1, [Part("box", scale=(1.2, 1.0, 0.1))])
+        for body_id in range(2, 7):
+            renderer.set_parts(body_id, [Part("capsule", scale=(0.4, 0.3, 0.4),
+                                              mode=MODE_CAPSULE)])  # fmt: skip
+        renderer.set_camera(view_proj((0.0, 0.5, 4.0)))
+        fb = renderer.framebuffer((SIZE, SIZE))
+        for _ in range(3):  # frame 2 finds what frame 3 culls (per part: ids unique)
+            cmd = gl_ctx.command_buffer()
+            cmd.bind_framebuffer(fb)
+            renderer.record_clear(cmd)
+            renderer.record(cmd, occlusion=fb if occlusion else None)
+            cmd.end()
+            cmd.submit()
+        pictures.append((renderer.read(fb), renderer.instance_counts()["ray_capsule"]))
+        for resource in (fb, renderer):
+            resource.release()
+    (plain, drawn), (culled, kept) = pictures
+    assert kept < drawn == 5  # the capsule behind the wall was culled
+    for name in ("color", "depth", "id"):
+        assert np.array_equal(plain[name], culled[name]), name
     records.release()

@@ -32,8 +32,6 @@ from ..command_buffer import CommandBuffer
 from ..resources import Buffer, Fence, Framebuffer, Pipeline, Texture
 from . import meshes
 from .parts import MODE_SOFT, RAYCAST, Part, check_color, named_parts
-
-RAY_MODE = {key: mode for mode, key in RAYCAST.values()}  # proxy mesh -> the mode it draws
 from .shaders import (
     BACKGROUND_FRAGMENT,
     BACKGROUND_VERTEX,
@@ -64,6 +62,7 @@ BUILT_IN = [("box", None, 3**0.5), ("sphere", "sphere_lo", 1.0), ("sphere_lo", N
 # each drawn by its own pipeline, first in the library (the mesh pipeline draws the rest).
 RAY_PROXIES = [("ray_sphere", None, 1.0), ("ray_capsule", None, 2.0),
                ("ray_cylinder", None, 2**0.5), ("ray_plane", None, 2**0.5)]  # fmt: skip
+RAY_MODE = {key: mode for mode, key in RAYCAST.values()}  # proxy mesh -> the mode it draws
 PRIMITIVES = ("mesh", "raycast")
 
 
