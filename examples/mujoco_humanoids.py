@@ -20,6 +20,7 @@ import math
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -35,7 +36,7 @@ def tile(images: np.ndarray, columns: int) -> np.ndarray:
     return grid.reshape(rows * height, columns * width, channels)
 
 
-def humanoid_model():
+def humanoid_model() -> Any:
     import gymnasium
     import mujoco
 
@@ -43,7 +44,7 @@ def humanoid_model():
     return mujoco.MjModel.from_xml_path(str(xml))
 
 
-def drop_from_above(batch, model, rng: np.random.Generator) -> None:
+def drop_from_above(batch: Any, model: Any, rng: np.random.Generator) -> None:
     """Every world's humanoid raised, tilted and spinning, each its own way (one NumPy
     write into the batch's live state for all worlds)."""
     qpos, qvel = batch.bind("qpos"), batch.bind("qvel")
@@ -74,10 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.worlds < 1 or args.frames < 1 or not 1 <= args.fps <= 240:
         p.error("--worlds and --frames must be positive, --fps in 1..240")
 
-    import hypergl_mujoco
     import mujoco
     import mujoco.batch
 
+    import hypergl_mujoco
     from hypergl.png import encode_png
     from hypergl.progress import Progress
     from hypergl.video import FrameWriter
