@@ -82,6 +82,28 @@ def test_kept_views_without_a_count_are_not_looked_up_again(ctx):
     assert np.array_equal(records(buffer, 6), expected(owners))
 
 
+class Counted(Owner):
+    @property
+    def count(self) -> int:
+        return len(self.positions)
+
+
+def test_kept_views_over_owners_follow_every_owners_count(ctx):
+    owners = [Counted(2), Counted(2, first=10.0)]
+    source = ctx.attribute_source(owners=owners, names=["positions"], fields=[POSITION],
+                                  record_size=16, count_attribute="count",
+                                  keep_views=True)  # fmt: skip
+    buffer = ctx.buffer(size=16 * 8)
+    ctx.upload(source, buffer)
+    owners[1].positions = np.full((3, 4), 5.0)  # owner 1's count changed: exported again...
+    with pytest.raises(HyperGLError, match=r"owner 1 of .* 96 bytes, owner 0 64"):
+        ctx.upload(source, buffer)  # ...and refused: the owners' sizes differ now
+    owners[0].positions = np.full((3, 4), 4.0)
+    ctx.upload(source, buffer)
+    assert source.rows_uploaded == 6 and source.views_held
+    assert np.array_equal(records(buffer, 6)[:, 0], [4, 4, 4, 5, 5, 5])
+
+
 def test_an_owner_with_other_sized_arrays_is_named(ctx):
     owners = [Owner(4), Owner(4), Owner(5)]
     source = ctx.attribute_source(owners=owners, names=["positions"], fields=[POSITION],

@@ -19,6 +19,7 @@ from typing import Any
 from .errors import PlayError
 from .png import encode_png
 from .resources import Framebuffer
+from .video import mp4_writer
 
 
 def shown_framebuffer(objects: dict[str, Any], name: str | None) -> Framebuffer:
@@ -33,16 +34,6 @@ def shown_framebuffer(objects: dict[str, Any], name: str | None) -> Framebuffer:
         raise PlayError(f"the scene has {len(framebuffers)} framebuffers "
                         f"({sorted(framebuffers)}): name one with --framebuffer")  # fmt: skip
     return next(iter(framebuffers.values()))
-
-
-def _video_writer(path: Path, fps: int) -> Any:
-    """An imageio MP4 writer, or None without imageio-ffmpeg."""
-    try:
-        import imageio.v2 as imageio  # type: ignore[import-not-found]
-        import imageio_ffmpeg  # type: ignore[import-not-found]  # noqa: F401  (its binary)
-    except ImportError:
-        return None
-    return imageio.get_writer(path, fps=fps, codec="libx264", quality=7, macro_block_size=8)
 
 
 def play(
@@ -69,7 +60,7 @@ def play(
     with context(device=device) as ctx:
         scene = ctx.load(source, memory_limit=memory_limit)
         target = shown_framebuffer(scene.objects, framebuffer)
-        video = _video_writer(out / "play.mp4", fps) if device == "gl" else None
+        video = mp4_writer(out / "play.mp4", fps) if device == "gl" else None
         frame = None
         try:
             for index in range(frames):
