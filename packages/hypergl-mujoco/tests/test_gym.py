@@ -113,6 +113,13 @@ def test_default_camera_is_the_one_env_render_uses():
         assert wrapped.camera == 0
 
 
+def assert_same_pixels(ours, alone, err_msg=""):
+    """A sub-env's tile against one env's own image: ray-cast parts interpolate their proxy
+    at other tile offsets, so a shade may round one step apart (never more)."""
+    np.testing.assert_allclose(ours.astype(int), alone.astype(int), atol=1, rtol=0,
+                               err_msg=err_msg)  # fmt: skip
+
+
 @pytest.mark.parametrize("mode", ["NEXT_STEP", "SAME_STEP"])
 def test_vector_env_renders_every_sub_env_as_it_steps(mode):
     """Each sub-environment's pixels are what one env alone (same seed, same actions) shows;
@@ -126,7 +133,7 @@ def test_vector_env_renders_every_sub_env_as_it_steps(mode):
             obs, _ = envs.reset(seed=10)
             assert envs.observation_space.contains(obs)
             for i, env in enumerate(alone):
-                np.testing.assert_array_equal(obs[i], env.reset(seed=10 + i)[0])
+                assert_same_pixels(obs[i], env.reset(seed=10 + i)[0])
             plan = actions(envs.action_space, STEPS + 2)
             for step, batch in enumerate(plan, start=1):
                 obs, _, terminated, truncated, info = envs.step(batch)
@@ -139,10 +146,10 @@ def test_vector_env_renders_every_sub_env_as_it_steps(mode):
                         expected, _, done, cut, _ = env.step(batch[i])
                         if mode == "SAME_STEP" and (done or cut):
                             # the final pixels: before the reset; the obs: after it
-                            np.testing.assert_array_equal(info["final_obs"][i], expected)
+                            assert_same_pixels(info["final_obs"][i], expected)
                             expected = env.reset()[0]
                             assert not np.array_equal(info["final_obs"][i], expected)
-                    np.testing.assert_array_equal(obs[i], expected, err_msg=f"step {step} env {i}")
+                    assert_same_pixels(obs[i], expected, err_msg=f"step {step} env {i}")
         finally:
             for env in alone:
                 env.close()
