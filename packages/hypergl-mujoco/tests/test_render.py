@@ -9,6 +9,7 @@ import mujoco.batch
 import numpy as np
 import pytest
 
+import hypergl
 import hypergl_mujoco
 
 from . import models
@@ -121,12 +122,25 @@ def test_own_context_and_the_bridge_entry_point(model, gl_ctx):
     assert not gl_ctx.closed
 
 
-def test_memory_per_world_is_the_records_and_views_only(model, gl_ctx):
-    with hypergl_mujoco.BatchRenderer(model, 4, cameras=["fixed"], context=gl_ctx) as renderer:
-        per_world = renderer.memory_per_world
-    meshes = 1 << 18  # the shared mesh library alone: 6 MiB of vertices
-    assert 0 < per_world < meshes
-    assert per_world >= model.ngeom * 64  # at least its records
+def buffer_bytes(ctx):
+    return sum(o.size for o in ctx.live_objects() if isinstance(o, hypergl.Buffer))
+
+
+def test_memory_per_world_is_what_a_world_adds(model, gl_ctx):
+    """The buffers of 3 worlds less those of 2: exactly the figure (less its pixels, whose
+    framebuffer grows by whole grid rows); the mesh library is not in it."""
+    sizes, figures = [], []
+    for worlds in (2, 3):
+        datas = [models.stepped(model, 1) for _ in range(worlds)]
+        with hypergl_mujoco.BatchRenderer(model, worlds, cameras=["fixed", "tracking"],
+                                          context=gl_ctx) as renderer:  # fmt: skip
+            renderer.render(datas)
+            sizes.append(buffer_bytes(gl_ctx))
+            figures.append(renderer.memory_per_world)
+    pixels = 2 * 84 * 84 * (4 + 4 * 3)
+    assert figures[0] == figures[1]
+    assert sizes[1] - sizes[0] == figures[0] - pixels
+    assert figures[0] < 300_000  # the shared meshes alone take megabytes
 
 
 def test_an_sdf_without_a_mesh_is_skipped_with_one_warning(gl_ctx):

@@ -19,6 +19,7 @@ import numpy as np
 import hypergl
 from hypergl.bodies import BodyRenderer
 from hypergl.bodies.shaders import VIEW_SHIFT
+from hypergl.bodies.views import VIEW_DTYPE
 from hypergl.rl.process_safety import new_context
 
 from . import scene
@@ -31,7 +32,7 @@ from .errors import (
     SizeError,
     WorldCountError,
 )
-from .sync import GeomRecords, WorldArrays
+from .sync import RECORD, GeomRecords, WorldArrays
 
 OUTPUTS = ("rgb", "depth", "segmentation")
 BODY_OUTPUT = {"rgb": "color", "depth": "depth", "segmentation": "id"}
@@ -277,12 +278,16 @@ class BatchRenderer:
 
     @property
     def memory_per_world(self) -> int:
-        """GPU bytes one more world adds: its records and its views' instance lists
-        (meshes and looks are shared by every world)."""
-        instances = 2 * 2 * max(len(self._looks), 1) * len(self._cameras) * 8
-        views = len(self._cameras) * 112  # hypergl.bodies.views.VIEW_DTYPE
-        pixels = self.width * self.height * len(self._cameras) * (4 + 4 + 4 * len(self.outputs))
-        return self.model.ngeom * 64 + instances + views + pixels
+        """GPU bytes one more world adds: its geom records, its views' records and
+        instance lists, its camera arrays and its pixels (the meshes, looks and programs
+        are shared by every world)."""
+        ncam, model = len(self._cameras), self.model
+        records = model.ngeom * RECORD
+        views = ncam * VIEW_DTYPE.itemsize
+        instances = ncam * 2 * 2 * max(len(self._looks), 1) * 8  # 2 lists x 2 command sets
+        arrays = (model.ncam * 12 + model.nbody * 3) * 8  # cam_xpos, cam_xmat, subtree_com
+        pixel = 4 + 4 * (1 + len([o for o in self.outputs if o != "rgb"]))  # + depth24
+        return records + views + instances + arrays + ncam * self.width * self.height * pixel
 
     # --- rendering -------------------------------------------------------------------------
     def _view_matrices(self) -> np.ndarray:
