@@ -157,7 +157,7 @@ class Cameras:
             raise CameraError(f"cameras must be a non-empty sequence of names, ids or "
                               f"mujoco.MjvCamera, got {cameras!r}; {_choices(model)}")  # fmt: skip
         self._model = model
-        self._items: list[int | Any] = []
+        self._items: list[Any] = []  # ids (int) and MjvCamera
         for item in cameras:
             found = camera_id(model, item)
             if isinstance(item, mujoco.MjvCamera):
@@ -168,7 +168,7 @@ class Cameras:
     def __len__(self) -> int:
         return len(self._items)
 
-    def _resolved(self) -> list[int | Any]:
+    def _resolved(self) -> list[Any]:
         """Each camera as a model camera id or a free/tracking MjvCamera, as of now."""
         return [item if isinstance(item, int) or camera_id(self._model, item) < 0
                 else int(item.fixedcamid) for item in self._items]  # fmt: skip
@@ -224,7 +224,7 @@ class Cameras:
             lookat = np.broadcast_to(np.array([items[k].lookat for k in free]),
                                      (count, len(free), 3)).copy()  # fmt: skip
             if tracked:
-                where = [free.index(k) for k in tracked]
+                where = np.array([free.index(k) for k in tracked])
                 lookat[:, where] = given["subtree_com"][:, [int(items[k].trackbodyid)
                                                             for k in tracked]]  # fmt: skip
             distance = np.array([items[k].distance for k in free])[:, None]

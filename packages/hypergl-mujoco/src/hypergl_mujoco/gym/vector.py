@@ -75,8 +75,8 @@ class VectorPixelObservations(VectorWrapper):
         model = parts[0][0]
         self._datas = [data for _, data in parts]  # one list: the renderer syncs it as bound
         self.camera = render_camera(base.envs[0], camera)
-        self._options = {"cameras": [self.camera], "width": width, "height": height,
-                         "outputs": outputs}  # fmt: skip
+        self._options: dict[str, Any] = {"cameras": [self.camera], "width": width,
+                                         "height": height, "outputs": outputs}  # fmt: skip
         self.renderer = BatchRenderer(model, len(self._datas), context=context, **self._options)
         try:
             images = image_spaces(model, width, height, self.renderer.outputs)
