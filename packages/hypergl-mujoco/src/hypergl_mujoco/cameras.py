@@ -229,13 +229,21 @@ class Cameras:
                                                             for k in tracked]]  # fmt: skip
             distance = np.array([items[k].distance for k in free])[:, None]
             position[:, free] = lookat - ahead * distance
-        # a data never forwarded has zero cam_xmat: say so rather than draw through NaN
-        unset = np.argwhere(~(np.abs(np.einsum("...i,...i", forward, forward) - 1.0) < 1e-3))
-        if len(unset):
-            world, camera = (int(v) for v in unset[0])
-            raise CameraError(f"camera {camera} of world {world} has no orientation "
-                              f"(cam_xmat {given['cam_xmat'][world, items[camera]].tolist()}): "
-                              "run mujoco.mj_forward on the data first")  # fmt: skip
+        # say what is wrong rather than draw through NaN: a data never forwarded (zero
+        # cam_xmat), a free camera with non-finite numbers
+        unit = np.abs(np.einsum("...i,...i", forward, forward) - 1.0) < 1e-3
+        bad = np.argwhere(~(unit & np.isfinite(position).all(axis=-1)))
+        if len(bad):
+            world, camera = (int(v) for v in bad[0])
+            item = items[camera]
+            if isinstance(item, int):
+                raise CameraError(f"camera {camera} of world {world} has no pose (cam_xpos "
+                                  f"{given['cam_xpos'][world, item].tolist()}, cam_xmat "
+                                  f"{given['cam_xmat'][world, item].tolist()}): run "
+                                  "mujoco.mj_forward on the data first")  # fmt: skip
+            raise CameraError(f"camera {camera} (an MjvCamera) has non-finite numbers: "
+                              f"azimuth {item.azimuth}, elevation {item.elevation}, distance "
+                              f"{item.distance}, lookat {list(item.lookat)}")  # fmt: skip
         return CameraFrames(position, forward, up)
 
     def frustums(self, aspect: float) -> tuple[np.ndarray, np.ndarray]:
