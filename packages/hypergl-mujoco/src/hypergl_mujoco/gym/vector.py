@@ -70,7 +70,6 @@ class VectorPixelObservations(VectorWrapper):
             raise EnvError(f"{type(base).__name__}: the sub-environments must be in this "
                            "process, a SyncVectorEnv (gym.make_vec(..., "
                            "vectorization_mode='sync'))")  # fmt: skip
-        self._base = base
         parts = [mujoco_parts(sub) for sub in base.envs]
         model = parts[0][0]
         self._datas = [data for _, data in parts]  # one list: the renderer syncs it as bound
