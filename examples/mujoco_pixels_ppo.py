@@ -25,7 +25,7 @@ from torch import nn
 from hypergl_mujoco import VectorPixelObservations
 
 
-class Policy(nn.Module):
+class Policy(nn.Module):  # type: ignore[misc]  # torch: not followed by mypy (pyproject)
     """A CNN over (N, H, W, 3) uint8 frames: a Gaussian policy's mean and a value."""
 
     def __init__(self, size: int, actions: int) -> None:
@@ -60,8 +60,10 @@ def main() -> None:
                      vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}),
         width=args.size, height=args.size, camera="track",
     )  # fmt: skip
-    low, high = envs.single_action_space.low, envs.single_action_space.high
-    policy = Policy(args.size, envs.single_action_space.shape[0])
+    actions = envs.single_action_space
+    assert isinstance(actions, gym.spaces.Box)  # HalfCheetah's torques
+    low, high = actions.low, actions.high
+    policy = Policy(args.size, actions.shape[0])
     optimiser = torch.optim.Adam(policy.parameters(), lr=3e-4)
     gamma, lam, clip = 0.99, 0.95, 0.2
 

@@ -307,8 +307,15 @@ def test_model_camera_without_its_arrays():
 
 def test_data_never_forwarded():
     model = load("half_cheetah")
-    with pytest.raises(CameraError, match=r"camera 0 of world 0 .*run mujoco.mj_forward"):
+    with pytest.raises(CameraError, match=r"camera 0 of world 0 has no pose.*mj_forward"):
         camera_matrices(model, mujoco.MjData(model), "track", 1.0)
+
+
+def test_free_camera_with_non_finite_numbers():
+    camera = mujoco.MjvCamera()
+    camera.lookat[:] = (0.0, float("nan"), 0.0)
+    with pytest.raises(CameraError, match=r"camera 0 \(an MjvCamera\) has non-finite.*nan"):
+        Cameras(load("half_cheetah"), [camera]).view_projections(1.0)
 
 
 def test_bad_aspect():

@@ -157,7 +157,7 @@ class Cameras:
             raise CameraError(f"cameras must be a non-empty sequence of names, ids or "
                               f"mujoco.MjvCamera, got {cameras!r}; {_choices(model)}")  # fmt: skip
         self._model = model
-        self._items: list[int | Any] = []
+        self._items: list[Any] = []  # ids (int) and MjvCamera
         for item in cameras:
             found = camera_id(model, item)
             if isinstance(item, mujoco.MjvCamera):
@@ -168,7 +168,7 @@ class Cameras:
     def __len__(self) -> int:
         return len(self._items)
 
-    def _resolved(self) -> list[int | Any]:
+    def _resolved(self) -> list[Any]:
         """Each camera as a model camera id or a free/tracking MjvCamera, as of now."""
         return [item if isinstance(item, int) or camera_id(self._model, item) < 0
                 else int(item.fixedcamid) for item in self._items]  # fmt: skip
@@ -224,18 +224,26 @@ class Cameras:
             lookat = np.broadcast_to(np.array([items[k].lookat for k in free]),
                                      (count, len(free), 3)).copy()  # fmt: skip
             if tracked:
-                where = [free.index(k) for k in tracked]
+                where = np.array([free.index(k) for k in tracked])
                 lookat[:, where] = given["subtree_com"][:, [int(items[k].trackbodyid)
                                                             for k in tracked]]  # fmt: skip
             distance = np.array([items[k].distance for k in free])[:, None]
             position[:, free] = lookat - ahead * distance
-        # a data never forwarded has zero cam_xmat: say so rather than draw through NaN
-        unset = np.argwhere(~(np.abs(np.einsum("...i,...i", forward, forward) - 1.0) < 1e-3))
-        if len(unset):
-            world, camera = (int(v) for v in unset[0])
-            raise CameraError(f"camera {camera} of world {world} has no orientation "
-                              f"(cam_xmat {given['cam_xmat'][world, items[camera]].tolist()}): "
-                              "run mujoco.mj_forward on the data first")  # fmt: skip
+        # say what is wrong rather than draw through NaN: a data never forwarded (zero
+        # cam_xmat), a free camera with non-finite numbers
+        unit = np.abs(np.einsum("...i,...i", forward, forward) - 1.0) < 1e-3
+        bad = np.argwhere(~(unit & np.isfinite(position).all(axis=-1)))
+        if len(bad):
+            world, camera = (int(v) for v in bad[0])
+            item = items[camera]
+            if isinstance(item, int):
+                raise CameraError(f"camera {camera} of world {world} has no pose (cam_xpos "
+                                  f"{given['cam_xpos'][world, item].tolist()}, cam_xmat "
+                                  f"{given['cam_xmat'][world, item].tolist()}): run "
+                                  "mujoco.mj_forward on the data first")  # fmt: skip
+            raise CameraError(f"camera {camera} (an MjvCamera) has non-finite numbers: "
+                              f"azimuth {item.azimuth}, elevation {item.elevation}, distance "
+                              f"{item.distance}, lookat {list(item.lookat)}")  # fmt: skip
         return CameraFrames(position, forward, up)
 
     def frustums(self, aspect: float) -> tuple[np.ndarray, np.ndarray]:

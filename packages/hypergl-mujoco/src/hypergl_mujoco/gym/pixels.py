@@ -53,31 +53,31 @@ def render_camera(env: Any, camera: Any) -> Any:
 
 
 def image_spaces(model: mujoco.MjModel, width: int, height: int, outputs: tuple[str, ...]
-                 ) -> dict[str, spaces.Box]:  # fmt: skip
+                 ) -> dict[str, spaces.Space[Any]]:  # fmt: skip
     """One camera's image of each output: rgb uint8, depth float32 metres up to the far
     plane (where nothing is hit), segmentation int32 geom id or -1."""
-    bounds = {
-        "rgb": (0, 255, (height, width, 3), np.uint8),
-        "depth": (0.0, np.float32(far_distance(model)), (height, width), np.float32),
-        "segmentation": (-1, max(model.ngeom - 1, -1), (height, width), np.int32),
+    image = (height, width)
+    every: dict[str, spaces.Space[Any]] = {
+        "rgb": spaces.Box(0, 255, (*image, 3), np.uint8),
+        "depth": spaces.Box(0.0, np.float32(far_distance(model)), image, np.float32),
+        "segmentation": spaces.Box(-1, max(model.ngeom - 1, -1), image, np.int32),
     }
-    return {name: spaces.Box(*bounds[name][:2], shape=bounds[name][2], dtype=bounds[name][3])
-            for name in outputs}  # fmt: skip
+    return {name: every[name] for name in outputs}
 
 
 class PixelLayout:
     """How the images of one render join (or replace) the env's own observation."""
 
-    def __init__(self, state_space: gym.Space, images: dict[str, spaces.Box], render_only: bool,
-                 render_key: str, obs_key: str) -> None:  # fmt: skip
+    def __init__(self, state_space: gym.Space[Any], images: dict[str, spaces.Space[Any]],
+                 render_only: bool, render_key: str, obs_key: str) -> None:  # fmt: skip
         self._single = len(images) == 1
         self._render_only = bool(render_only)
         self._render_key, self._obs_key = render_key, obs_key
         named = {render_key: next(iter(images.values()))} if self._single else dict(images)
         self._state_is_dict = isinstance(state_space, spaces.Dict)
         if render_only:
-            self.space: gym.Space = named[render_key] if self._single else spaces.Dict(named)
-        elif self._state_is_dict:
+            self.space: gym.Space[Any] = named[render_key] if self._single else spaces.Dict(named)
+        elif isinstance(state_space, spaces.Dict):
             taken = sorted(set(named) & set(state_space.spaces))
             if taken:
                 raise EnvError(f"the env's Dict observation already has the key(s) {taken}: "

@@ -70,13 +70,12 @@ class VectorPixelObservations(VectorWrapper):
             raise EnvError(f"{type(base).__name__}: the sub-environments must be in this "
                            "process, a SyncVectorEnv (gym.make_vec(..., "
                            "vectorization_mode='sync'))")  # fmt: skip
-        self._base = base
         parts = [mujoco_parts(sub) for sub in base.envs]
         model = parts[0][0]
         self._datas = [data for _, data in parts]  # one list: the renderer syncs it as bound
         self.camera = render_camera(base.envs[0], camera)
-        self._options = {"cameras": [self.camera], "width": width, "height": height,
-                         "outputs": outputs}  # fmt: skip
+        self._options: dict[str, Any] = {"cameras": [self.camera], "width": width,
+                                         "height": height, "outputs": outputs}  # fmt: skip
         self.renderer = BatchRenderer(model, len(self._datas), context=context, **self._options)
         try:
             images = image_spaces(model, width, height, self.renderer.outputs)
