@@ -18,8 +18,8 @@ CAMERA = '<camera name="top" pos="0 0 3" xyaxes="1 0 0 0 1 0"/>'
 
 def sphere_mesh(n: int) -> tuple[str, str]:
     """A UV sphere of about 2 n^2 faces (radius 5 cm) as MJCF vertex and face text."""
-    theta, phi = np.meshgrid(np.linspace(0.1, np.pi - 0.1, n),
-                             np.linspace(0, 2 * np.pi, n, endpoint=False), indexing="ij")  # fmt: skip
+    around = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    theta, phi = np.meshgrid(np.linspace(0.1, np.pi - 0.1, n), around, indexing="ij")
     vertices = 0.05 * np.stack([np.sin(theta) * np.cos(phi), np.sin(theta) * np.sin(phi),
                                 np.cos(theta)], -1).reshape(-1, 3)  # fmt: skip
     i = np.arange(n * n).reshape(n, n)
