@@ -90,10 +90,13 @@ class BodyRenderer:
     are sized for that many; beyond it parts are dropped, never written out of place).
     1 fits a Culverin world (ids are unique) and one world per view.
     ``primitives``: ``"mesh"`` draws every part as its mesh; ``"raycast"`` draws the parts
-    on a built-in sphere (any scale: ellipsoids), capsule (``MODE_CAPSULE``) or cylinder as
-    two triangles over the part's screen rectangle, intersected exactly per fragment (exact
-    silhouettes, depth and normals; no levels of detail), and planes (``"quad"``) as two
-    triangles over their view; boxes and other meshes stay meshes.
+    on a built-in sphere (any scale: ellipsoids), capsule (``MODE_CAPSULE``), cylinder or
+    plane (``"quad"``) as two triangles over the part's screen rectangle in its view,
+    intersected exactly per fragment (exact silhouettes, depth and normals; no levels of
+    detail); boxes and other meshes stay meshes. With many views, a mesh is clipped to the
+    whole framebuffer, not to its view (the fragment stage discards what falls outside the
+    tile): a large one, a ground plane's quad above all, rasterizes over every tile, which
+    at 256 views costs seconds a frame; a ray-cast plane covers its own view only.
     """
 
     shape_error: type[Exception] = errors.BodyError  # bridges raise their own kind
@@ -446,7 +449,7 @@ class BodyRenderer:
                                        "library")  # fmt: skip
             mode = part.mode
             ray = RAYCAST.get((part.mesh, part.mode)) if self.primitives == "raycast" else None
-            if ray is not None:  # drawn as its proxy, intersected per fragment
+            if ray is not None and min(part.scale) > 0:  # a proxy, intersected per fragment
                 mode, mesh = ray[0], self._mesh_index[ray[1]]
             meshes_of.append(mesh)
             modes.append(mode)
