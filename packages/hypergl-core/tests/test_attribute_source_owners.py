@@ -196,6 +196,39 @@ def test_drop_views_waits_for_a_running_copy(ctx):
     assert (records(buffer, 64 * 64) == 1.0).all()
 
 
+@pytest.mark.timeout(120)
+def test_drop_views_under_the_held_lock_while_another_thread_uploads(ctx):
+    # Culverin's stepping(): a thread holds the source's lock and drops the views while
+    # the render thread uploads. The lock comes before the copy guard: no deadlock.
+    lock = threading.RLock()
+    source = ctx.attribute_source(owners=[FreshArrays()] * 16, names=["positions"],
+                                  fields=[POSITION], record_size=16, lock=lock,
+                                  keep_views=True)  # fmt: skip
+    buffer = ctx.buffer(size=16 * 64 * 16)
+    stop, done, drops = threading.Event(), [0], [0]
+
+    def uploads() -> None:
+        while not stop.is_set():
+            ctx.upload(source, buffer)
+            done[0] += 1
+
+    def stepping() -> None:
+        while done[0] < 5000:  # the engine before this fix deadlocked well within this
+            with lock:
+                source.drop_views()
+            drops[0] += 1
+
+    threads = [threading.Thread(target=uploads, daemon=True),
+               threading.Thread(target=stepping, daemon=True)]  # fmt: skip
+    for thread in threads:
+        thread.start()
+    threads[1].join(timeout=60)
+    stop.set()
+    threads[0].join(timeout=60)
+    assert not any(thread.is_alive() for thread in threads), "deadlocked"
+    assert drops[0] > 0
+
+
 @pytest.mark.parametrize(
     ("options", "error", "match"),
     [
