@@ -47,14 +47,13 @@ def make_worlds(count: int):
     return model, worlds
 
 
-def main() -> None:
-    p = parser(__doc__.splitlines()[0], repeat=30)
-    p.add_argument("--worlds", type=int, default=256)
-    args = p.parse_args()
+def sync_variants(count: int):
+    """(variants, rows, geoms per world, close): the three ways to write `count` worlds'
+    records, checked to write the same bytes (benchmarks/mujoco_pixels.py reuses them)."""
     import hypergl
 
-    model, worlds = make_worlds(args.worlds)
-    rows = args.worlds * model.ngeom
+    model, worlds = make_worlds(count)
+    rows = count * model.ngeom
     ctx = hypergl.context()
     target = ctx.buffer(size=rows * RECORD, name="records")
     source = ctx.attribute_source(owners=worlds, names=["geom_xpos", "geom_xmat"],
@@ -91,6 +90,19 @@ def main() -> None:
 
     variants = {"source": upload, "per_geom_python": per_geom_python,
                 "per_world_numpy": per_world_numpy}  # fmt: skip
+
+    def close() -> None:
+        source.release()
+        ctx.close()
+
+    return variants, rows, ngeom, close
+
+
+def main() -> None:
+    p = parser(__doc__.splitlines()[0], repeat=30)
+    p.add_argument("--worlds", type=int, default=256)
+    args = p.parse_args()
+    variants, rows, ngeom, close = sync_variants(args.worlds)
     samples = interleaved(variants, args.repeat)
     results = {
         "worlds": args.worlds,
@@ -117,8 +129,7 @@ def main() -> None:
         print(f"{label:<30}{us:>12.1f}{rows / us:>10.2f}{shown:>12}")
     print("target: >= 50x vs per-geom Python")
     write_json(args.json, results)
-    source.release()
-    ctx.close()
+    close()
 
 
 if __name__ == "__main__":

@@ -23,7 +23,9 @@ class WorldCountError(MujocoBridgeError, ValueError):
 
 
 class CameraError(MujocoBridgeError, ValueError):
-    """A camera name or id the model does not have, or an item that is not a camera."""
+    """A camera name or id the model does not have, an item that is not a camera, an
+    MjvCamera that cannot be drawn (user type, tracked body out of range), or camera
+    arrays of the wrong shape."""
 
 
 class SizeError(MujocoBridgeError, ValueError):
@@ -36,3 +38,8 @@ class OutputError(MujocoBridgeError, ValueError):
 
 class RendererClosedError(MujocoBridgeError, ResourceError):
     """The renderer has been closed."""
+
+
+class EnvError(MujocoBridgeError, ValueError):
+    """A gymnasium environment the pixel wrappers cannot wrap: not a MuJoCo env, a vector
+    env whose sub-environments are not in this process, or an observation key taken."""

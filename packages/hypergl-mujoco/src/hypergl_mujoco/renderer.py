@@ -19,10 +19,12 @@ import numpy as np
 import hypergl
 from hypergl.bodies import BodyRenderer
 from hypergl.bodies.shaders import VIEW_SHIFT
+from hypergl.bodies.views import VIEW_DTYPE
+from hypergl.rl.process_safety import new_context
 
-from . import _cameras, scene
+from . import scene
+from .cameras import Cameras
 from .errors import (
-    CameraError,
     DataError,
     ModelMismatchError,
     OutputError,
@@ -30,7 +32,7 @@ from .errors import (
     SizeError,
     WorldCountError,
 )
-from .sync import CameraPoses, GeomRecords
+from .sync import RECORD, GeomRecords, WorldArrays
 
 OUTPUTS = ("rgb", "depth", "segmentation")
 BODY_OUTPUT = {"rgb": "color", "depth": "depth", "segmentation": "id"}
@@ -80,6 +82,10 @@ class BatchRenderer:
     model has none. `outputs`: any of ``"rgb"``, ``"depth"``, ``"segmentation"``.
     `context`: a ``hypergl.Context`` to draw in (None: a headless one of its own, closed
     by :meth:`close`). `groups`: the geom groups drawn (MuJoCo's default 0, 1, 2).
+    `primitives`: ``"raycast"`` draws spheres, ellipsoids, capsules, cylinders and planes
+    as a few triangles intersected exactly per fragment (exact silhouettes; on llvmpipe
+    the faster: few triangles per world), ``"mesh"`` as tessellated meshes
+    (``hypergl.bodies.BodyRenderer``'s ``primitives``).
     """
 
     def __init__(
@@ -93,33 +99,40 @@ class BatchRenderer:
         context: hypergl.Context | None = None,
         *,
         groups: Sequence[int] = scene.DEFAULT_GROUPS,
+        primitives: str = "raycast",
     ) -> None:
         if not isinstance(model, mujoco.MjModel):
             raise DataError(f"model must be a mujoco.MjModel, got {type(model).__name__}")
-        self.model = model
-        self.num_worlds = _positive_int(num_worlds, "num_worlds", WorldCountError)
-        self.width = _positive_int(width, "width", SizeError)
-        self.height = _positive_int(height, "height", SizeError)
+        self.model: mujoco.MjModel = model
+        self.num_worlds: int = _positive_int(num_worlds, "num_worlds", WorldCountError)
+        self.width: int = _positive_int(width, "width", SizeError)
+        self.height: int = _positive_int(height, "height", SizeError)
         self.outputs: tuple[str, ...] = self._checked_outputs(outputs)
         self._cameras = self._checked_cameras(cameras)
+        if primitives not in ("raycast", "mesh"):
+            raise OutputError(f"primitives must be 'raycast' or 'mesh', got {primitives!r}")
+        self.primitives: str = primitives
         views = self.num_worlds * len(self._cameras)
         if views > MAX_VIEWS:
             raise WorldCountError(f"{self.num_worlds} worlds x {len(self._cameras)} cameras "
                                   f"= {views} views, more than the {MAX_VIEWS} one "
                                   "renderer tiles")  # fmt: skip
         self._own_context = context is None
-        self.context = hypergl.context() if context is None else self._checked_context(context)
+        # new_context: refuses a forked child's context (it would hang) and, on llvmpipe,
+        # loads triton (torch's own LLVM) deep-bound instead of crashing the process
+        self.context: hypergl.Context = (
+            new_context() if context is None else self._checked_context(context)
+        )
         self._closed = False
         self._renderer: BodyRenderer | None = None
         # (kind, the data object the program syncs, a sequence's items)
         self._bound: tuple[str, Any, tuple[Any, ...]] | None = None
-        self._poses: CameraPoses | None = None
+        self._arrays: WorldArrays | None = None  # what the cameras need of each world
         self._records: GeomRecords | None = None
         try:
             self._check_size()
             self._looks = scene.model_looks(model, tuple(groups))
             self._far = scene.far_distance(model)
-            self._near = scene.near_distance(model)
         except BaseException:
             self.close()
             raise
@@ -135,50 +148,11 @@ class BatchRenderer:
             raise OutputError(f"unknown outputs {unknown!r}: choose from {OUTPUTS}")
         return tuple(dict.fromkeys(outputs))
 
-    def _checked_cameras(self, cameras: Any) -> list[tuple[str, Any]]:
-        """Each camera as ("fixed", id) or ("free", MjvCamera)."""
-        model = self.model
+    def _checked_cameras(self, cameras: Any) -> Cameras:
+        """None: camera 0, or the default free camera (-1) of a model without cameras."""
         if cameras is None:
-            if model.ncam:
-                return [("fixed", 0)]
-            free = mujoco.MjvCamera()
-            mujoco.mjv_defaultFreeCamera(model, free)
-            return [("free", free)]
-        if isinstance(cameras, (str, int, mujoco.MjvCamera)) or not isinstance(
-            cameras, Sequence
-        ):
-            raise CameraError(f"cameras must be a sequence of camera names, ids or "
-                              f"mujoco.MjvCamera, got {cameras!r}")  # fmt: skip
-        if not cameras:
-            raise CameraError("cameras is empty: give at least one camera")
-        names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_CAMERA, k) or str(k)
-                 for k in range(model.ncam)]  # fmt: skip
-        choices = f"the model's cameras are {names}" if names else "the model has no cameras"
-        out: list[tuple[str, Any]] = []
-        for item in cameras:
-            if isinstance(item, mujoco.MjvCamera):
-                if item.type == mujoco.mjtCamera.mjCAMERA_FIXED:
-                    item = int(item.fixedcamid)
-                elif item.type == mujoco.mjtCamera.mjCAMERA_FREE:
-                    out.append(("free", item))
-                    continue
-                else:
-                    raise CameraError(f"MjvCamera of type {int(item.type)}: only free and "
-                                      "fixed ones are drawn (a model camera with "
-                                      "mode='track' follows a body)")  # fmt: skip
-            if isinstance(item, str):
-                camera = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, item)
-                if camera < 0:
-                    raise CameraError(f"no camera named {item!r}: {choices}")
-            elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
-                camera = int(item)
-                if not 0 <= camera < model.ncam:
-                    raise CameraError(f"no camera {camera}: {choices}")
-            else:
-                raise CameraError(f"a camera must be a name, an id or a mujoco.MjvCamera, "
-                                  f"got {item!r}")  # fmt: skip
-            out.append(("fixed", camera))
-        return out
+            cameras = [0 if self.model.ncam else -1]
+        return Cameras(self.model, cameras)
 
     @staticmethod
     def _checked_context(context: Any) -> hypergl.Context:
@@ -213,22 +187,17 @@ class BatchRenderer:
 
     def _kind(self, data: Any) -> str:
         """'data', 'sequence' or 'batch', with the data checked against the model."""
-        model = self.model
         if isinstance(data, mujoco.MjData):
             if self.num_worlds != 1:
                 raise WorldCountError(f"one MjData for {self.num_worlds} worlds: pass a "
                                       "sequence of them or a mujoco.batch.Batch")  # fmt: skip
-            self._check_data(data, "data")
+            self._check_model(data.model, "the data")
             return "data"
         if isinstance(data, mujoco.batch.Batch):
             if data.nsim != self.num_worlds:
                 raise WorldCountError(f"a Batch of {data.nsim} simulations for "
                                       f"{self.num_worlds} worlds")  # fmt: skip
-            sizes = data.bind("geom_xpos").shape[1], data.bind("xpos").shape[1]
-            if sizes != (model.ngeom, model.nbody):
-                raise ModelMismatchError(f"the Batch has {sizes[0]} geoms and {sizes[1]} "
-                                         f"bodies, the renderer's model {model.ngeom} and "
-                                         f"{model.nbody}")  # fmt: skip
+            self._check_model(data.model, "the Batch")
             return "batch"
         if isinstance(data, Sequence) and not isinstance(data, (str, bytes)):
             if len(data) != self.num_worlds:
@@ -236,21 +205,28 @@ class BatchRenderer:
             for world, one in enumerate(data):
                 if not isinstance(one, mujoco.MjData):
                     raise DataError(f"world {world} is a {type(one).__name__}, not an MjData")
-                self._check_data(one, f"world {world}'s data")
+                self._check_model(one.model, f"world {world}'s data")
             return "sequence"
         raise DataError(f"render takes an MjData, a sequence of them or a mujoco.batch.Batch, "
                         f"got {type(data).__name__}")  # fmt: skip
 
-    def _check_data(self, data: mujoco.MjData, what: str) -> None:
-        """Same sizes as the model; another model object only if it has the same sizes
-        (a gymnasium vector env gives each sub-env its own copy of one model)."""
-        model, other = self.model, data.model
+    def _check_model(self, other: mujoco.MjModel, what: str) -> None:
+        """`what` (data or a Batch) must be of the renderer's model, or of a model object
+        with the same geoms (a gymnasium vector env gives each sub-env its own copy of
+        one model): same sizes, geom types, sizes and meshes."""
+        model = self.model
+        if other is model:
+            return
         mine = (model.ngeom, model.nbody, model.ncam)
         theirs = (other.ngeom, other.nbody, other.ncam)
         if mine != theirs:
             raise ModelMismatchError(f"{what} belongs to a model of {theirs[0]} geoms, "
                                      f"{theirs[1]} bodies and {theirs[2]} cameras, not to the "
                                      f"renderer's ({mine[0]}, {mine[1]}, {mine[2]})")  # fmt: skip
+        for field in ("geom_type", "geom_size", "geom_dataid"):
+            if not np.array_equal(getattr(model, field), getattr(other, field)):
+                raise ModelMismatchError(f"{what} belongs to another model: its {field} "
+                                         "differs from the renderer's model")  # fmt: skip
 
     # --- building --------------------------------------------------------------------------
     def _bind(self, data: Any) -> None:
@@ -269,12 +245,19 @@ class BatchRenderer:
         ctx, model = self.context, self.model
         worlds, ncam = self.num_worlds, len(self._cameras)
         self._records = GeomRecords(ctx, model.ngeom, worlds, data, kind)
-        self._poses = CameraPoses(ctx, model.ncam, worlds, data, kind)
+        needed = {}
+        if model.ncam:
+            needed.update(cam_xpos=(model.ncam, 3), cam_xmat=(model.ncam, 9))
+        needed["subtree_com"] = (model.nbody, 3)  # tracking MjvCameras look at it
+        self._arrays = WorldArrays(ctx, data, kind, needed)
+        if kind == "batch":  # a Batch fills a field bound just now from its next call on
+            data.forward()
         body_outputs = ["color", *(BODY_OUTPUT[o] for o in self.outputs if o != "rgb")]
         renderer = BodyRenderer(self._records, max_ids=max(model.ngeom, 1),
                                 # views >= 2: the tiled (multi-view) variant even for one
                                 max_parts=max(len(self._looks), 1), views=max(2, worlds * ncam),
-                                outputs=body_outputs, max_extras=1)  # fmt: skip
+                                outputs=body_outputs, max_extras=1,
+                                primitives=self.primitives)  # fmt: skip
         self._renderer = renderer
         for look in self._looks:
             renderer.set_parts(look.geom, look.parts, look.new_meshes, color=look.color)
@@ -292,45 +275,33 @@ class BatchRenderer:
         cmd.end()
         self._cmd = cmd
         self._bound = (kind, data, tuple(data) if kind == "sequence" else ())
-        fixed = [k for k, (how, _) in enumerate(self._cameras) if how == "fixed"]
-        self._fixed_slots = np.array(fixed, np.intp)
-        self._fixed_ids = np.array([self._cameras[k][1] for k in fixed], np.intp)
-        aspect = self.width / self.height
-        fovy = np.array([model.cam_fovy[c] if how == "fixed" else model.vis.global_.fovy
-                         for how, c in self._cameras])  # fmt: skip
-        self._projections = _cameras.projection(fovy, aspect, self._near, self._far)
 
     @property
     def memory_per_world(self) -> int:
-        """GPU bytes one more world adds: its records and its views' instance lists
-        (meshes and looks are shared by every world)."""
-        instances = 2 * 2 * max(len(self._looks), 1) * len(self._cameras) * 8
-        views = len(self._cameras) * 112  # hypergl.bodies.views.VIEW_DTYPE
-        pixels = self.width * self.height * len(self._cameras) * (4 + 4 + 4 * len(self.outputs))
-        return self.model.ngeom * 64 + instances + views + pixels
+        """GPU bytes one more world adds: its geom records, its views' records and
+        instance lists, its camera arrays and its pixels (the meshes, looks and programs
+        are shared by every world)."""
+        ncam, model = len(self._cameras), self.model
+        records = model.ngeom * RECORD
+        views = ncam * VIEW_DTYPE.itemsize
+        instances = ncam * 2 * 2 * max(len(self._looks), 1) * 8  # 2 lists x 2 command sets
+        arrays = (model.ncam * 12 + model.nbody * 3) * 8  # cam_xpos, cam_xmat, subtree_com
+        pixel = 4 + 4 * (1 + len([o for o in self.outputs if o != "rgb"]))  # + depth24
+        return records + views + instances + arrays + ncam * self.width * self.height * pixel
 
     # --- rendering -------------------------------------------------------------------------
     def _view_matrices(self) -> np.ndarray:
         """(worlds * ncam, 4, 4) view-projections of every view, in one NumPy pass."""
-        worlds, ncam = self.num_worlds, len(self._cameras)
-        positions = np.zeros((worlds, ncam, 3))
-        rotations = np.zeros((worlds, ncam, 3, 3))
-        if len(self._fixed_slots):
-            xpos, xmat = self._poses.pull()  # type: ignore[union-attr]
-            positions[:, self._fixed_slots] = xpos[:, self._fixed_ids]
-            rotations[:, self._fixed_slots] = xmat[:, self._fixed_ids]
-        for slot, (how, camera) in enumerate(self._cameras):  # per camera, not per world
-            if how == "free":
-                positions[:, slot], rotations[:, slot] = _cameras.free_camera_frame(
-                    camera.lookat, camera.distance, camera.azimuth, camera.elevation
-                )
-        views = _cameras.view_matrices(positions, rotations)
-        return (self._projections[None] @ views).reshape(worlds * ncam, 4, 4)
+        arrays = self._arrays.pull()  # type: ignore[union-attr]
+        matrices = self._cameras.view_projections(self.width / self.height, **arrays)
+        return matrices.reshape(-1, 4, 4)
 
     def render(self, data: Any) -> RenderResult:
         """Every world of `data` (an MjData, a sequence of `num_worlds` of them, or a
         ``mujoco.batch.Batch``) from every camera, in one submit; see :class:`RenderResult`.
-        Pass the same sequence object each time: other MjData objects re-record."""
+        Pass the same sequence object each time: other MjData objects re-record. The first
+        render of a Batch runs its ``forward()`` once (it copies out the fields bound for
+        the renderer only from its next call on)."""
         self._check_live()
         self._bind(data)
         renderer = self._renderer
@@ -356,10 +327,10 @@ class BatchRenderer:
         if self._renderer is not None:
             self._framebuffer.release()
             self._renderer.release()
-        for part in (self._records, self._poses):
+        for part in (self._records, self._arrays):
             if part is not None:
                 part.release()
-        self._renderer, self._records, self._poses, self._bound = None, None, None, None
+        self._renderer, self._records, self._arrays, self._bound = None, None, None, None
 
     def close(self) -> None:
         """Free the renderer's GPU resources (and its own context); safe to call twice."""

@@ -39,10 +39,6 @@ def far_distance(model: mujoco.MjModel) -> float:
     return float(model.vis.map.zfar * model.stat.extent)
 
 
-def near_distance(model: mujoco.MjModel) -> float:
-    return float(model.vis.map.znear * model.stat.extent)
-
-
 def geom_color(model: mujoco.MjModel, geom: int) -> np.ndarray:
     """The rgba MuJoCo draws `geom` with."""
     rgba = np.asarray(model.geom_rgba[geom], np.float32)
@@ -146,5 +142,6 @@ def model_looks(model: mujoco.MjModel, groups: tuple[int, ...] = DEFAULT_GROUPS
         looks.append(GeomLook(geom, parts, new_meshes, color))
     if skipped:
         warnings.warn(f"hypergl-mujoco draws no SDF geom without a mesh (neither does "
-                      f"MuJoCo's renderer): skipped {', '.join(skipped)}", stacklevel=3)  # fmt: skip
+                      f"MuJoCo's renderer): skipped {', '.join(skipped)}",
+                      stacklevel=3)  # fmt: skip
     return looks

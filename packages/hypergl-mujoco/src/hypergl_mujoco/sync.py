@@ -2,22 +2,20 @@
 
 ``geom_xpos`` (ngeom x 3 float64) and ``geom_xmat`` (ngeom x 9, row-major) of an MjData live
 at a fixed address across ``mj_step`` and ``mj_resetData``; ``Batch.bind`` gives live
-(nsim, ngeom, ...) arrays. The engine's attribute sources convert them into the body
-renderer's matrix records (``hypergl.bodies.MATRIX_RECORD_DTYPE``: row = world * ngeom +
-geom) inside the recorded program: no Python per world or per geom per frame.
+(nsim, ngeom, ...) arrays. One engine attribute source over all worlds (``owners=`` the
+MjData, world after world, or one owner of the Batch's (worlds * ngeom)-row arrays)
+converts them into the body renderer's matrix records (``hypergl.bodies.
+MATRIX_RECORD_DTYPE``: row = world * ngeom + geom) inside the recorded program: no Python
+per world or per geom per frame. The exports are kept between uploads (the arrays never
+move).
 
-* one MjData, or a Batch: one source over the owner's (worlds * ngeom)-row arrays, uploaded
-  straight into the records;
-* a sequence of MjData: one source per world into a staging buffer, copied into its rows
-  by the GPU, all recorded once (the engine's many-owner source makes this one source).
-
-Camera poses (``cam_xpos``, ``cam_xmat``) go to a mapped buffer by one upload before each
-submit, laid out (ncam, worlds, 12) so that NumPy makes every view matrix in one call.
+Camera poses (``cam_xpos``, ``cam_xmat``; ``subtree_com`` for tracking MjvCameras) go the
+same way into mapped buffers, one upload each before each submit (a Batch's bound arrays
+are read as they are), so that NumPy makes every view matrix in one call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -28,17 +26,9 @@ from hypergl.bodies import MATRIX_RECORD_DTYPE, InstanceRecords
 RECORD = MATRIX_RECORD_DTYPE.itemsize  # 64 bytes: position, id, row-major 3x3
 
 
-def pose_fields(xpos: int, xmat: int, position_at: int = 0, matrix_at: int = 16
-                ) -> list[dict[str, Any]]:  # fmt: skip
-    """Fields converting source `xpos` (3 f64 a row) and `xmat` (9 f64) to f32 at bytes
-    `position_at` and `matrix_at` of a record; the matrix as three 3-component copies
-    (the engine's typed loops take 1..4 components)."""
-    fields = [{"source": xpos, "type": "f64", "stride": 24, "components": 3,
-               "at": position_at}]  # fmt: skip
-    for row in range(3):
-        fields.append({"source": xmat, "type": "f64", "stride": 72, "offset": 24 * row,
-                       "components": 3, "at": matrix_at + 12 * row})  # fmt: skip
-    return fields
+# geom_xpos (3 f64 a row) to f32 at byte 0 of a record, geom_xmat (9 f64) at byte 16.
+GEOM_FIELDS = [{"source": 0, "type": "f64", "stride": 24, "components": 3, "at": 0},
+               {"source": 1, "type": "f64", "stride": 72, "components": 9, "at": 16}]  # fmt: skip
 
 
 class _Arrays:
@@ -57,97 +47,75 @@ def _rows(array: np.ndarray, width: int) -> np.ndarray:
     return view
 
 
-class GeomRecords(InstanceRecords):
-    """The records of `worlds` copies of a model's geoms, filled from `data` each submit.
+def geom_source(ctx: hypergl.Context, data: Any, kind: str) -> hypergl.ExternalSource:
+    """The source of every world's geom_xpos / geom_xmat as matrix records: `data` one
+    MjData ('data'), a sequence of them ('sequence') or a Batch ('batch')."""
+    names, fields, record_size = ["geom_xpos", "geom_xmat"], GEOM_FIELDS, RECORD
+    if kind == "batch":
+        owner = _Arrays(**{names[0]: _rows(data.bind(names[0]), 3),
+                           names[1]: _rows(data.bind(names[1]), 9)})  # fmt: skip
+        return ctx.attribute_source(owner, names, fields, record_size=record_size,
+                                    keep_views=True)  # fmt: skip
+    owners = [data] if kind == "data" else list(data)
+    return ctx.attribute_source(owners=owners, names=names, fields=fields,
+                                record_size=record_size, keep_views=True)  # fmt: skip
 
-    `data` is one MjData (worlds 1), a sequence of MjData, or a ``mujoco.batch.Batch``
+
+class GeomRecords(InstanceRecords):
+    """The records of `worlds` copies of a model's geoms, filled from `data` each submit
     (already checked against the model by the caller)."""
 
     def __init__(self, ctx: hypergl.Context, ngeom: int, worlds: int, data: Any,
                  kind: str) -> None:  # fmt: skip
         super().__init__(ctx, worlds * ngeom, rotation="matrix")
-        self.ngeom, self.worlds = ngeom, worlds
         self.records["id"] = np.tile(np.arange(ngeom, dtype=np.uint32), worlds)
         self.count = worlds * ngeom
-        self._uploads: list[tuple[hypergl.ExternalSource, hypergl.Buffer]] = []
-        self._copies: list[tuple[hypergl.Buffer, int]] = []
-        fields = pose_fields(0, 1)
-        if kind == "sequence":
-            for world, one in enumerate(data):
-                staging = ctx.buffer(size=ngeom * RECORD, name=f"mujoco_world{world}")
-                # The copy takes whole records: the ids must be in the staging rows too.
-                staging.map(MATRIX_RECORD_DTYPE, ngeom)[:] = self.records[:ngeom]
-                source = ctx.attribute_source(one, ["geom_xpos", "geom_xmat"], fields,
-                                              record_size=RECORD)  # fmt: skip
-                self._uploads.append((source, staging))
-                self._copies.append((staging, world * ngeom * RECORD))
-        else:
-            owner = data if kind == "data" else _Arrays(
-                geom_xpos=_rows(data.bind("geom_xpos"), 3),
-                geom_xmat=_rows(data.bind("geom_xmat"), 9),
-            )
-            source = ctx.attribute_source(owner, ["geom_xpos", "geom_xmat"], fields,
-                                          record_size=RECORD)  # fmt: skip
-            self._uploads.append((source, self.buffer))
+        self.source: hypergl.ExternalSource = geom_source(ctx, data, kind)
 
     def record(self, cmd: hypergl.CommandBuffer) -> None:
-        """The uploads (and, per world of a sequence, the GPU copy into its rows)."""
-        for source, target in self._uploads:
-            cmd.upload(source, target)
-        if self._copies:
-            cmd.barrier()
-        for staging, offset in self._copies:
-            cmd.copy_buffer(staging, self.buffer, self.ngeom * RECORD, dst_offset=offset)
+        """The upload of every world's geom poses (the ids stay: no field writes them)."""
+        cmd.upload(self.source, self.buffer)
 
     def release(self) -> None:
-        for source, target in self._uploads:
-            if not source.released:
-                source.release()
-            if target is not self.buffer and not target.released:
-                target.release()
+        if not self.source.released:
+            self.source.release()
         super().release()
 
 
-class CameraPoses:
-    """Every world's camera poses, ``pull()``-ed into NumPy with one C++ call."""
+class WorldArrays:
+    """Per-world arrays the CPU needs each frame (camera poses, tracked bodies' centres),
+    ``pull()``-ed into NumPy with one C++ upload each: (worlds, rows, width) float64 (a
+    Batch's bound arrays are read as they are)."""
 
-    def __init__(self, ctx: hypergl.Context, ncam: int, worlds: int, data: Any,
-                 kind: str) -> None:  # fmt: skip
-        self.ncam, self.worlds = ncam, worlds
+    def __init__(self, ctx: hypergl.Context, data: Any, kind: str,
+                 arrays: dict[str, tuple[int, int]]) -> None:  # fmt: skip
+        """`arrays`: MjData field name -> (rows, width) of one world."""
         self._ctx = ctx
-        self._source: hypergl.ExternalSource | None = None
-        self._buffer: hypergl.Buffer | None = None
-        self._batch: tuple[np.ndarray, np.ndarray] | None = None
-        if ncam == 0:
-            return
-        if kind == "batch":  # live (worlds, ncam, ...) arrays already: nothing to copy
-            self._batch = (data.bind("cam_xpos"), data.bind("cam_xmat"))
-            return
-        owners: Sequence[Any] = [data] if kind == "data" else data
-        # One source over all worlds: record = camera, world w's pose at byte 48 w.
-        arrays, fields = {}, []
-        for world, one in enumerate(owners):
-            arrays[f"xpos{world}"], arrays[f"xmat{world}"] = one.cam_xpos, one.cam_xmat
-            fields += pose_fields(2 * world, 2 * world + 1, 48 * world, 48 * world + 12)
-        names = list(arrays)
-        self._buffer = ctx.buffer(size=ncam * worlds * 48, name="mujoco_cameras")
-        self._view = self._buffer.map(np.float32, (ncam, worlds, 12))
-        self._source = ctx.attribute_source(_Arrays(**arrays), names, fields,
-                                            record_size=48 * worlds)  # fmt: skip
+        self._batch: dict[str, np.ndarray] = {}
+        self._sources: list[tuple[hypergl.ExternalSource, hypergl.Buffer]] = []
+        self._views: dict[str, np.ndarray] = {}
+        worlds = data.nsim if kind == "batch" else 1 if kind == "data" else len(data)
+        for name, (rows, width) in arrays.items():
+            if kind == "batch":  # live arrays already: nothing to copy
+                self._batch[name] = data.bind(name).reshape(worlds, rows, width)
+                continue
+            field = {"source": 0, "type": "f64", "stride": 8 * width, "components": width,
+                     "to": "f64"}  # fmt: skip
+            owners = [data] if kind == "data" else list(data)
+            source = ctx.attribute_source(owners=owners, names=[name], fields=[field],
+                                          record_size=8 * width, keep_views=True)  # fmt: skip
+            buffer = ctx.buffer(size=max(worlds * rows * width * 8, 8), name=f"mujoco_{name}")
+            self._sources.append((source, buffer))
+            self._views[name] = buffer.map(np.float64, (worlds, rows, width))
 
-    def pull(self) -> tuple[np.ndarray, np.ndarray]:
-        """(worlds, ncam, 3) positions and (worlds, ncam, 3, 3) rotations, now."""
-        if self._batch is not None:
-            xpos, xmat = self._batch
-            return xpos, xmat.reshape(self.worlds, self.ncam, 3, 3)
-        if self._source is None:
-            empty = np.zeros((self.worlds, 0, 3))
-            return empty, empty.reshape(self.worlds, 0, 1, 3).repeat(3, axis=2)
-        self._ctx.upload(self._source, self._buffer)
-        view = self._view.transpose(1, 0, 2)
-        return view[..., :3], view[..., 3:].reshape(self.worlds, self.ncam, 3, 3)
+    def pull(self) -> dict[str, np.ndarray]:
+        """Every array, as of now."""
+        for source, buffer in self._sources:
+            self._ctx.upload(source, buffer)
+        return {**self._batch, **self._views}
 
     def release(self) -> None:
-        for resource in (self._source, self._buffer):
-            if resource is not None and not resource.released:
-                resource.release()
+        for source, buffer in self._sources:
+            for resource in (source, buffer):
+                if not resource.released:
+                    resource.release()
