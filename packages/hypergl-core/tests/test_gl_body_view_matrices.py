@@ -81,3 +81,10 @@ def test_bad_view_matrices(gl_ctx):
         renderer.set_view_matrices(bad)
     renderer.release()
     records.release()
+
+
+def test_eye_of_an_orthographic_view_points_back_at_the_camera():
+    ortho = np.diag([1 / 1.6, 1 / 1.6, -2 / 19.9, 1.0])
+    ortho[2, 3] = -20.1 / 19.9
+    eye = eye_of(ortho @ look_at((0.0, 0.0, 5.0), (0.0, 0.0, 0.0)))
+    assert np.allclose(eye, (0.0, 0.0, 1.0, 0.0), atol=1e-6)  # at infinity, toward +z
