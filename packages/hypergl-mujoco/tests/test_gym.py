@@ -5,10 +5,6 @@ close(), and bad input."""
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("MUJOCO_GL", "egl")  # read by mujoco's first import: its renderer headless
-
 import mujoco
 import numpy as np
 import pytest
