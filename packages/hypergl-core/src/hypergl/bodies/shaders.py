@@ -532,20 +532,20 @@ void main() {{
     gl_FragDepth = 0.5 * zw.x / zw.y + 0.5;
     vec3 n = rotate(v_rotation, hit.xyz);
 #if OUTPUT_DEPTH
-    depth_out = zw.y;
+    depth_out = 1.0 / zw.y;  // stored as 1 / metres: 0 (a clear) is nothing hit
 #endif
 #else
     bool soft = v_color.a > 1.5;  // mode 2
     vec3 n = soft ? cross(dFdx(v_surface), dFdy(v_surface)) : v_surface;
 #if OUTPUT_DEPTH
-    depth_out = v_depth;
+    depth_out = 1.0 / v_depth;  // stored as 1 / metres: 0 (a clear) is nothing hit
 #endif
 #endif
     float facing = dot(normalize(n), light.xyz);  // light: unit length (set_camera)
     float lit = 0.35 + 0.65 * (soft ? abs(facing) : max(facing, 0.0));
     color = vec4(v_color.rgb * lit, 1.0);
 #if OUTPUT_ID
-    id_out = v_id;
+    id_out = v_id + 1.0;  // stored as id + 1: 0 (a clear) is none
 #endif
 }}
 """
@@ -573,10 +573,10 @@ layout(location = ID_LOCATION) out float id_out;
 void main() {{
     color = background;
 #if OUTPUT_DEPTH
-    depth_out = uintBitsToFloat(0x7f800000u);  // +inf
+    depth_out = 0.0;  // 1 / metres: nothing hit
 #endif
 #if OUTPUT_ID
-    id_out = -1.0;
+    id_out = 0.0;  // id + 1: none
 #endif
 }}
 """
