@@ -3,6 +3,8 @@ one framebuffer, colour, depth in metres along the view axis and object ids."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -262,5 +264,59 @@ def test_rows_sharing_an_id_fit_their_copies_and_no_more(gl_ctx, copies):
     counts = renderer.instance_counts()
     assert counts["box"] == copies and counts["sphere"] == 1
     assert (ids == 0).sum() > 0 and (ids == 1).sum() > 0
+    renderer.release()
+    records.release()
+
+
+# GL 4.3's minimums (Mesa 20.3 on Debian 11 gives exactly these): storage blocks per compute
+# and fragment shader, and over a program's stages together (a vertex stage may have 0
+# elsewhere; Mesa gives it the combined count).
+STORAGE_BLOCK_LIMIT = 8
+
+
+def active_glsl(source):
+    """The lines of `source` its #if / #else / #endif keep (#defines of 0/1 expressions)."""
+    defines, keep, kept = {}, [True], []
+    for line in source.splitlines():
+        words = line.split(None, 2)
+        head = words[0] if words else ""
+        if head == "#define" and all(keep):
+            expression = words[2] if len(words) > 2 else "1"
+            defines[words[1]] = expression
+        elif head == "#if":
+            expression = line.split(None, 1)[1]
+            for _ in range(4):  # defines naming defines
+                for name, value in defines.items():
+                    expression = re.sub(rf"\b{name}\b", f"({value})", expression)
+            expression = expression.replace("&&", " and ").replace("||", " or ")
+            expression = re.sub(r"!(?!=)", " not ", expression)
+            keep.append(bool(eval(expression)))  # our own shader text's 0/1 expressions
+        elif head == "#else":
+            keep[-1] = not keep[-1]
+        elif head == "#endif":
+            keep.pop()
+        elif all(keep):
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def storage_blocks(source):
+    return re.findall(r"\bbuffer\s+(\w+)\s*\{", active_glsl(source))
+
+
+@pytest.mark.parametrize("views", [1, 4])
+@pytest.mark.parametrize("rotation", ["quaternion", "matrix"])
+@pytest.mark.parametrize("primitives", ["mesh", "raycast"])
+def test_every_stage_declares_at_most_8_storage_blocks(gl_ctx, views, rotation, primitives):
+    records = InstanceRecords(gl_ctx, 4, rotation=rotation)
+    renderer = BodyRenderer(records, views=views, outputs=("color", "depth", "id"),
+                            primitives=primitives)  # fmt: skip
+    assert len(renderer.shader_sources) == (3 if primitives == "mesh" else 7)
+    for pipeline, stages in renderer.shader_sources.items():
+        counts = {stage: storage_blocks(text) for stage, text in stages.items()}
+        for stage, blocks in counts.items():
+            assert len(blocks) <= STORAGE_BLOCK_LIMIT, f"{pipeline} {stage}: {blocks}"
+        every = sorted({b for blocks in counts.values() for b in blocks})
+        assert len(every) <= STORAGE_BLOCK_LIMIT, f"{pipeline} combined: {every}"
     renderer.release()
     records.release()

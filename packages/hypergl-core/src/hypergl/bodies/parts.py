@@ -19,6 +19,19 @@ from ..errors import BodyError
 # How the vertex stage places a part's mesh: scaled, capsule (hemispheres moved to the half
 # height, the rest scaled by the radius), soft (vertices from the soft-vertex buffer).
 MODE_SCALED, MODE_CAPSULE, MODE_SOFT = 0, 1, 2
+# The renderer's own, with primitives="raycast": a part drawn as two triangles over its
+# screen rectangle (clamped to its view) and intersected exactly per fragment: a sphere of
+# any scale (an ellipsoid), a capsule, a cylinder, and a plane (its quad mesh, clipped to
+# the whole framebuffer rather than to its view, rasterizes over every other tile of a
+# multi-view frame).
+MODE_RAY_SPHERE, MODE_RAY_CAPSULE, MODE_RAY_CYLINDER, MODE_RAY_PLANE = 3, 4, 5, 6
+# (mesh, mode) of a part -> (its ray-cast mode, the proxy mesh that draws it)
+RAYCAST = {("sphere", MODE_SCALED): (MODE_RAY_SPHERE, "ray_sphere"),
+           ("sphere_lo", MODE_SCALED): (MODE_RAY_SPHERE, "ray_sphere"),
+           ("capsule", MODE_CAPSULE): (MODE_RAY_CAPSULE, "ray_capsule"),
+           ("capsule_lo", MODE_CAPSULE): (MODE_RAY_CAPSULE, "ray_capsule"),
+           ("cylinder", MODE_SCALED): (MODE_RAY_CYLINDER, "ray_cylinder"),
+           ("quad", MODE_SCALED): (MODE_RAY_PLANE, "ray_plane")}  # fmt: skip
 IDENTITY = (0.0, 0.0, 0.0, 1.0)
 
 

@@ -31,7 +31,7 @@ from .. import errors
 from ..command_buffer import CommandBuffer
 from ..resources import Buffer, Fence, Framebuffer, Pipeline, Texture
 from . import meshes
-from .parts import MODE_SOFT, Part, check_color, named_parts
+from .parts import MODE_SOFT, RAYCAST, Part, check_color, named_parts
 from .shaders import (
     BACKGROUND_FRAGMENT,
     BACKGROUND_VERTEX,
@@ -41,7 +41,7 @@ from .shaders import (
     VERTEX,
     VIEW_SHIFT,
 )
-from .views import VIEW_DTYPE, grid_shape, tile_views
+from .views import VIEW_DTYPE, eye_of, grid_shape, tile_views
 
 PART_DTYPE = np.dtype([("offset_mode", np.float32, 4), ("rotation", np.float32, 4),
                        ("scale_mesh", np.float32, 4), ("color", np.float32, 4)])  # fmt: skip
@@ -58,6 +58,12 @@ PALETTE = [(0.91, 0.44, 0.32), (0.96, 0.76, 0.29), (0.27, 0.62, 0.80), (0.55, 0.
 BUILT_IN = [("box", None, 3**0.5), ("sphere", "sphere_lo", 1.0), ("sphere_lo", None, 1.0),
             ("capsule", "capsule_lo", 2.0), ("capsule_lo", None, 2.0),
             ("cylinder", None, 2**0.5), ("quad", None, 2**0.5)]  # fmt: skip
+# The proxies of ray-cast parts (primitives="raycast"; radius: bounds the unit shape drawn),
+# each drawn by its own pipeline, first in the library (the mesh pipeline draws the rest).
+RAY_PROXIES = [("ray_sphere", None, 1.0), ("ray_capsule", None, 2.0),
+               ("ray_cylinder", None, 2**0.5), ("ray_plane", None, 2**0.5)]  # fmt: skip
+RAY_MODE = {key: mode for mode, key in RAYCAST.values()}  # proxy mesh -> the mode it draws
+PRIMITIVES = ("mesh", "raycast")
 
 
 def _positive_int(value: Any, what: str) -> int:
@@ -69,10 +75,11 @@ def _positive_int(value: Any, what: str) -> int:
 class BodyRenderer:
     """Every record of a source, each look with its own meshes, in one multi-draw.
 
-    Storage bindings from ``source.binding`` (B): the source's B and B + 1, looks B + 2,
-    parts B + 3, mesh info B + 4, commands B + 5, instances B + 6, extras B + 7, soft
-    vertices B + 8, visibility B + 9, depth tiles B + 10, views B + 11; the camera block at
-    uniform binding ``camera_binding``; occlusion culling reads depth at texture unit 0.
+    Storage bindings from ``source.binding`` (B): the source's B and B + 1, the tables
+    (mesh info, extras, looks) B + 2, parts B + 3, commands B + 5, instances B + 6, soft
+    vertices B + 8, visibility B + 9, depth tiles B + 10, views B + 11 (B + 4 and B + 7 are
+    free); the camera block at uniform binding ``camera_binding``; occlusion culling reads
+    depth at texture unit 0.
 
     ``lod_threshold``: a sphere or capsule whose projected radius is below this share of
     the half screen height is drawn with the coarse mesh (0 turns LOD off).
@@ -82,11 +89,19 @@ class BodyRenderer:
     ``copies``: how many rows sharing one id one view may draw (each look's instance lists
     are sized for that many; beyond it parts are dropped, never written out of place).
     1 fits a Culverin world (ids are unique) and one world per view.
+    ``primitives``: ``"mesh"`` draws every part as its mesh; ``"raycast"`` draws the parts
+    on a built-in sphere (any scale: ellipsoids), capsule (``MODE_CAPSULE``), cylinder or
+    plane (``"quad"``) as two triangles over the part's screen rectangle in its view,
+    intersected exactly per fragment (exact silhouettes, depth and normals; no levels of
+    detail); boxes and other meshes stay meshes. With many views, a mesh is clipped to the
+    whole framebuffer, not to its view (the fragment stage discards what falls outside the
+    tile): a large one, a ground plane's quad above all, rasterizes over every tile, which
+    at 256 views costs seconds a frame; a ray-cast plane covers its own view only.
     """
 
     shape_error: type[Exception] = errors.BodyError  # bridges raise their own kind
     parts: Buffer
-    mesh_info: Buffer
+    tables: Buffer
     indices: Buffer
     template: Buffer
     draw_count: Buffer
@@ -113,6 +128,7 @@ class BodyRenderer:
         views: int = 1,
         outputs: Sequence[str] = ("color",),
         copies: int = 1,
+        primitives: str = "mesh",
     ) -> None:
         max_ids = _positive_int(max_ids, "max_ids")
         max_parts = _positive_int(max_ids if max_parts is None else max_parts, "max_parts")
@@ -126,21 +142,32 @@ class BodyRenderer:
             raise ValueError(f"max_parts must be at most {1 << VIEW_SHIFT} with views > 1 "
                              f"(a view sits above the part index), got {max_parts}")  # fmt: skip
         self.outputs: tuple[str, ...] = self._checked_outputs(outputs)
+        if not isinstance(primitives, str) or primitives not in PRIMITIVES:
+            raise errors.BodyError(f"primitives must be 'mesh' or 'raycast', got {primitives!r}")
+        self.primitives: str = primitives
         stacks, slices = self._checked_detail(sphere_detail)
         if not isinstance(lod_threshold, (int, float)) or not 0 <= lod_threshold < 1:
             raise ValueError(f"lod_threshold must be in [0, 1), got {lod_threshold!r}")
         ctx = source.context
         self._ctx, self._source = ctx, source
         base = source.binding
-        self._bindings = {"looks": base + 2, "parts": base + 3, "mesh_info": base + 4,
-                          "commands": base + 5, "instances": base + 6, "extras": base + 7,
-                          "soft": base + 8, "visibility": base + 9, "tiles": base + 10,
-                          "views": base + 11}  # fmt: skip
+        self._bindings = {"tables": base + 2, "parts": base + 3, "commands": base + 5,
+                          "instances": base + 6, "soft": base + 8, "visibility": base + 9,
+                          "tiles": base + 10, "views": base + 11}  # fmt: skip
         self._camera_binding = camera_binding
         self._lod = float(lod_threshold)
 
-        self.looks: Buffer = ctx.buffer(size=max_ids * 8, name="body_looks")
-        self._looks = self.looks.map(np.uint32, (max_ids, 2))
+        # The tables (see shaders.COMMON): mesh info, the extras' count and rows, looks.
+        extras_at = self._max_meshes * 16
+        looks_at = extras_at + 16 + max_extras * EXTRA_DTYPE.itemsize
+        self.tables = ctx.buffer(size=looks_at + max_ids * 8, name="body_tables")
+        tables = np.frombuffer(self.tables.map(np.uint8), np.uint8)
+        self._mesh_info = tables[:extras_at].view(np.float32).reshape(self._max_meshes, 4)
+        self._mesh_info[:] = (0.0, -1.0, 0.0, 0.0)
+        self._extra_count = tables[extras_at : extras_at + 16].view(np.uint32)
+        self._extra_count[:] = 0
+        self._extras = tables[extras_at + 16 : looks_at].view(EXTRA_DTYPE)
+        self._looks = tables[looks_at:].view(np.uint32).reshape(max_ids, 2)
         self._looks[:] = 0
         self.parts = ctx.buffer(size=max_parts * PART_DTYPE.itemsize, name="body_parts")
         self._parts = self.parts.map(PART_DTYPE, max_parts)
@@ -151,9 +178,6 @@ class BodyRenderer:
                                            name="body_meshes")  # fmt: skip
         self._vertices = self.vertices.map(np.float32, (max_vertices, 6))
         self._vertices_used = 0
-        self.mesh_info = ctx.buffer(size=self._max_meshes * 16, name="body_mesh_info")
-        self._mesh_info = self.mesh_info.map(np.float32, (self._max_meshes, 4))
-        self._mesh_info[:] = (0.0, -1.0, 0.0, 0.0)
         # Indexed meshes (a shared vertex is shaded once: llvmpipe is vertex-bound here).
         self.indices = ctx.buffer(size=max_vertices * 4, usage="index", name="body_indices")
         self._indices = self.indices.map(np.uint32, (max_vertices,))
@@ -183,16 +207,12 @@ class BodyRenderer:
         self.visibility.map(np.uint32)[:] = 0
         self.depth_tiles: Buffer | None = None  # made for the first occlusion target
         self._tiles_size: tuple[int, int] | None = None
-        self.extras: Buffer = ctx.buffer(size=16 + max_extras * EXTRA_DTYPE.itemsize,
-                                         name="body_extras")  # fmt: skip
-        self._extra_count = self.extras.map(np.uint32, (4,))
-        self._extra_count[:] = 0
-        self._extras = np.frombuffer(self.extras.map(np.uint8), np.uint8)[16:].view(EXTRA_DTYPE)
         self.soft_vertices = ctx.buffer(size=max_soft * 16, name="body_soft_vertices")
         self._soft_used = 0
         self._soft: list[tuple[Any, Any, int, int]] = []  # (source, staging, first, count)
         self._soft_first_of: dict[int, int] = {}  # body id -> first soft vertex
         self._mesh_index: dict[str, int] = {}
+        self._first_mesh = 0  # the mesh pipeline's first command (after the ray proxies)
         self._regions_dirty = False
         # Views: the tiled cameras and row ranges (multi-view only; else set_camera's one).
         self.views: Buffer | None = None
@@ -205,6 +225,12 @@ class BodyRenderer:
             self._views = self.views.map(VIEW_DTYPE, self._max_views)
             self._views[:] = np.zeros(1, VIEW_DTYPE)
 
+        built_in = BUILT_IN
+        if primitives == "raycast":
+            for key, _, _ in RAY_PROXIES:
+                self._add_mesh(key, meshes.quad())  # placed over the part's screen rectangle
+            self._first_mesh = len(RAY_PROXIES)
+            built_in = RAY_PROXIES + BUILT_IN
         self._add_mesh("box", meshes.box())
         self._add_mesh("sphere", meshes.sphere(stacks, slices))
         self._add_mesh("sphere_lo", meshes.sphere(3, 6))
@@ -212,25 +238,55 @@ class BodyRenderer:
         self._add_mesh("capsule_lo", meshes.capsule(4, 6))
         self._add_mesh("cylinder", meshes.cylinder(slices))
         self._add_mesh("quad", meshes.quad())
-        for key, coarse, radius in BUILT_IN:
+        for key, coarse, radius in built_in:
             index = self._mesh_index[key]
             self._mesh_info[index, 0] = radius
             self._mesh_info[index, 1] = -1.0 if coarse is None else self._mesh_index[coarse]
 
-        self.camera: Buffer = ctx.buffer(size=96, usage="uniform", name="body_camera")
+        self.camera: Buffer = ctx.buffer(size=112, usage="uniform", name="body_camera")
         self.set_camera(np.eye(4))
         self.fence: Fence = ctx.fence()
         defines = self._defines()
         fill = {"bodies": self._source_glsl(), "camera": camera_binding, **self._bindings,
-                "max_meshes": self._max_meshes, "defines": defines}  # fmt: skip
-        self.expand = ctx.pipeline(compute_shader=EXPAND.format(**fill), name="body_expand")
+                "max_meshes": self._max_meshes, "max_extras": max_extras,
+                "defines": defines + "\n#define RAY_KIND 0"}  # fmt: skip
+        # The GLSL of each pipeline's stages (tests count the storage blocks each declares).
+        self.shader_sources: dict[str, dict[str, str]] = {
+            "expand": {"compute": EXPAND.format(**fill)},
+            "tiles": {"compute": DEPTH_TILES.format(depth_unit=DEPTH_UNIT,
+                                                    tiles=self._bindings["tiles"])},
+            "draw": {"vertex": VERTEX.format(**fill), "fragment": FRAGMENT.format(**fill)},
+        }  # fmt: skip
+        for key in list(self._mesh_index)[: self._first_mesh]:  # a pipeline per ray-cast kind
+            kind = {**fill, "defines": f"{defines}\n#define RAY_KIND {RAY_MODE[key]}"}
+            self.shader_sources[key] = {"vertex": VERTEX.format(**kind),
+                                        "fragment": FRAGMENT.format(**kind)}  # fmt: skip
+        self.expand = ctx.pipeline(compute_shader=self.shader_sources["expand"]["compute"],
+                                   name="body_expand")  # fmt: skip
         self.tiles_pipeline = ctx.pipeline(
-            compute_shader=DEPTH_TILES.format(depth_unit=DEPTH_UNIT, tiles=self._bindings["tiles"]),
-            name="body_depth_tiles",
+            compute_shader=self.shader_sources["tiles"]["compute"], name="body_depth_tiles"
         )
-        self.pipeline: Pipeline = ctx.pipeline(
-            vertex_shader=VERTEX.format(**fill),
-            fragment_shader=FRAGMENT.format(camera=camera_binding, defines=defines),
+        self.pipeline: Pipeline = self._draw_pipeline("draw", depth_test)
+        # (pipeline, its one command) of each ray-cast kind
+        self._ray_draws: list[tuple[Pipeline, int]] = [
+            (self._draw_pipeline(key, depth_test), self._mesh_index[key])
+            for key in list(self._mesh_index)[: self._first_mesh]
+        ]
+        self.background_pipeline: Pipeline | None = None
+        if len(self.outputs) > 1:  # a plain clear writes one colour to every attachment
+            self.background_pipeline = ctx.pipeline(
+                vertex_shader=BACKGROUND_VERTEX.format(),
+                fragment_shader=BACKGROUND_FRAGMENT.format(defines=defines),
+                depth_test=False,
+                name="body_background",
+            )
+        self.update()
+
+    def _draw_pipeline(self, key: str, depth_test: bool) -> Pipeline:
+        """The draw pipeline of `key`'s shader sources ("draw": every mesh)."""
+        return self._ctx.pipeline(
+            vertex_shader=self.shader_sources[key]["vertex"],
+            fragment_shader=self.shader_sources[key]["fragment"],
             vertex_layout=[
                 {
                     "binding": 0,
@@ -249,17 +305,8 @@ class BodyRenderer:
             ],
             depth_test=depth_test,
             cull="back",  # a closed body shows half its triangles; meshes carry both sides
-            name="body_draw",
+            name="body_draw" if key == "draw" else f"body_draw_{key}",
         )
-        self.background_pipeline: Pipeline | None = None
-        if len(self.outputs) > 1:  # a plain clear writes one colour to every attachment
-            self.background_pipeline = ctx.pipeline(
-                vertex_shader=BACKGROUND_VERTEX.format(),
-                fragment_shader=BACKGROUND_FRAGMENT.format(defines=defines),
-                depth_test=False,
-                name="body_background",
-            )
-        self.update()
 
     # --- checks ----------------------------------------------------------------------------
     @staticmethod
@@ -287,6 +334,7 @@ class BodyRenderer:
     def _defines(self) -> str:
         depth, ident = "depth" in self.outputs, "id" in self.outputs
         return (f"#define MULTI_VIEW {int(self._max_views > 1)}\n"
+
                 f"#define OUTPUT_DEPTH {int(depth)}\n#define OUTPUT_ID {int(ident)}\n"
                 f"#define ID_LOCATION {1 + int(depth)}")  # fmt: skip
 
@@ -330,8 +378,8 @@ class BodyRenderer:
         self._mesh_index[key] = index
         self._template[index] = (len(indices), 0, first_index, first, 0)
         self._template[index + self._max_meshes] = (len(indices), 0, first_index, first, 0)
-        self._draw_count[0] = index + 1
-        if rows[:, :3].size and key not in dict.fromkeys(k for k, _, _ in BUILT_IN):
+        self._draw_count[0] = index + 1 - self._first_mesh  # the mesh pipeline's commands
+        if rows[:, :3].size and key not in {k for k, _, _ in BUILT_IN + RAY_PROXIES}:
             self._mesh_info[index] = (float(np.linalg.norm(rows[:, :3], axis=1).max()), -1, 0, 0)
         return index
 
@@ -393,13 +441,18 @@ class BodyRenderer:
             )
         for key, rows in new_meshes.items():
             self._add_mesh(key, rows)
-        meshes_of = []
+        meshes_of, modes = [], []
         for part in parts:
             mesh = self._mesh_index.get(part.mesh)
             if mesh is None:
                 raise self.shape_error(f"part mesh {part.mesh!r} is not in the renderer's "
                                        "library")  # fmt: skip
+            mode = part.mode
+            ray = RAYCAST.get((part.mesh, part.mode)) if self.primitives == "raycast" else None
+            if ray is not None and min(part.scale) > 0:  # a proxy, intersected per fragment
+                mode, mesh = ray[0], self._mesh_index[ray[1]]
             meshes_of.append(mesh)
+            modes.append(mode)
         soft_first = self._soft_first(body_id) if any(p.mode == MODE_SOFT for p in parts) else 0
         if reuse:
             first = old[0]
@@ -407,9 +460,9 @@ class BodyRenderer:
             self._drop_look(body_id)
             first = self._parts_used
             self._parts_used += len(parts)
-        for k, (part, mesh) in enumerate(zip(parts, meshes_of, strict=True)):
+        for k, (part, mesh, mode) in enumerate(zip(parts, meshes_of, modes, strict=True)):
             scale = (float(soft_first), 0.0, 0.0) if part.mode == MODE_SOFT else part.scale
-            self._parts[first + k] = ((*part.offset, part.mode), part.rotation,
+            self._parts[first + k] = ((*part.offset, mode), part.rotation,
                                       (*scale, mesh), (*rgb, part.shade))  # fmt: skip
             self._part_mesh[first + k] = mesh
         self._look_parts[body_id] = (first, len(parts))
@@ -497,7 +550,7 @@ class BodyRenderer:
     def set_camera(self, view_proj: Any, light: Sequence[float] = (0.3, 1.0, 0.5)) -> None:
         """The view-projection matrix (row-major, column vectors) and a light direction."""
         matrix = self._checked_matrix(view_proj)
-        block = np.zeros(24, np.float32)
+        block = np.zeros(28, np.float32)
         block[:16] = matrix.T.reshape(-1)  # std140 mat4: column-major
         direction = np.asarray(light, dtype=np.float64)
         length = float(np.linalg.norm(direction)) if direction.shape == (3,) else 0.0
@@ -505,6 +558,7 @@ class BodyRenderer:
             raise ValueError(f"light must be a finite, non-zero (x, y, z), got {light!r}")
         block[16:19] = direction / length  # unit length: the fragment shader skips normalize
         block[20] = self._lod
+        block[24:28] = eye_of(matrix)  # ray-cast parts: the rays' origin
         self.camera.write(block)
         if self._regions_dirty:
             self._layout_regions()
@@ -697,9 +751,8 @@ class BodyRenderer:
         source.bind(cmd)
         cmd.bind_uniform_buffer(self.camera, self._camera_binding)
         self._bind_views(cmd)
-        buffers = {"looks": self.looks, "parts": self.parts, "mesh_info": self.mesh_info,
-                   "commands": self.indirect, "instances": self.instances,
-                   "extras": self.extras, "visibility": self.visibility,
+        buffers = {"tables": self.tables, "parts": self.parts, "commands": self.indirect,
+                   "instances": self.instances, "visibility": self.visibility,
                    "tiles": self.depth_tiles}  # fmt: skip
         for name, buffer in buffers.items():
             if buffer is not None:
@@ -708,32 +761,40 @@ class BodyRenderer:
         for value, location in ((phase, 1), (width, 2), (height, 3)):
             cmd.li(0, value)
             cmd.uniform_i(0, location)
-        # One invocation per row (of a view's range) and view; extras once per view.
+        # One invocation per row (of a view's range) and view; one work group per view
+        # for the extras.
         rows = self._view_rows if self._max_views > 1 else source.capacity
-        for kind, count in ((0, rows), (1, len(self._extras))):
+        for kind, groups in ((0, max(-(-rows // 64), 1)), (1, 1)):
             cmd.li(0, kind)
             cmd.uniform_i(0, 0)
-            cmd.dispatch(max(-(-count // 64), 1), self._view_count)
+            cmd.dispatch(groups, self._view_count)
         cmd.barrier()
 
     def _record_draw(self, cmd: CommandBuffer, command_set: int) -> None:
-        cmd.bind_pipeline(self.pipeline)
+        first = command_set * self._max_meshes  # the command set's first command
+        for pipeline, command in self._ray_draws:  # one command each
+            self._bind_draw(cmd, pipeline)
+            cmd.multi_draw_indexed_indirect(1, offset=(first + command) * 20, stride=20)
+        self._bind_draw(cmd, self.pipeline)
+        offset, commands = (first + self._first_mesh) * 20, self._max_meshes - self._first_mesh
+        if self.indirect_count:
+            cmd.bind_parameter_buffer(self.draw_count)
+            cmd.multi_draw_indexed_indirect_count(commands, offset=offset)
+        else:
+            cmd.multi_draw_indexed_indirect(commands, offset=offset, stride=20)
+
+    def _bind_draw(self, cmd: CommandBuffer, pipeline: Pipeline) -> None:
+        cmd.bind_pipeline(pipeline)
         self._source.bind(cmd)
         cmd.bind_uniform_buffer(self.camera, self._camera_binding)
         self._bind_views(cmd)
-        for name, buffer in (("parts", self.parts), ("extras", self.extras),
+        for name, buffer in (("parts", self.parts), ("tables", self.tables),
                              ("soft", self.soft_vertices)):  # fmt: skip
             cmd.bind_storage_buffer(buffer, self._bindings[name])
         cmd.bind_vertex_buffer(self.vertices, 0)
         cmd.bind_vertex_buffer(self.instances, 1)
         cmd.bind_index_buffer(self.indices)
         cmd.bind_indirect_buffer(self.indirect)
-        offset = command_set * self._max_meshes * 20
-        if self.indirect_count:
-            cmd.bind_parameter_buffer(self.draw_count)
-            cmd.multi_draw_indexed_indirect_count(self._max_meshes, offset=offset)
-        else:
-            cmd.multi_draw_indexed_indirect(self._max_meshes, offset=offset, stride=20)
 
     def instance_counts(self) -> dict[str, int]:
         """Instances each mesh drew in the last frame (reads the GPU's commands back)."""
@@ -742,12 +803,13 @@ class BodyRenderer:
 
     def release(self) -> None:
         """Free the renderer's own buffers and pipelines (not the source's)."""
-        optional = (self.depth_tiles, self.views, self.background_pipeline)
+        optional = (self.depth_tiles, self.views, self.background_pipeline,
+                    *[pipeline for pipeline, _ in self._ray_draws])  # fmt: skip
         own = (self.fence, self.pipeline, self.expand, self.tiles_pipeline, self.camera,
                self.indirect, self.template, self.indices, self.draw_count, self.visibility,
                *[r for r in optional if r is not None],
-               self.instances, self.mesh_info, self.vertices, self.parts, self.looks,
-               self.extras, self.soft_vertices)  # fmt: skip
+               self.instances, self.tables, self.vertices, self.parts,
+               self.soft_vertices)  # fmt: skip
         for resource in own:
             if not resource.released:
                 resource.release()

@@ -30,21 +30,29 @@ COMMON = """
 struct Part {{ vec4 offset_mode; vec4 rotation; vec4 scale_mesh; vec4 color; }};
 layout(std430, binding = {parts}) readonly buffer BodyParts {{ Part parts[]; }};
 struct ExtraBody {{ vec3 position; uint id; vec4 rotation; }};
-layout(std430, binding = {extras}) readonly buffer BodyExtras {{
+// The small read-only tables in one buffer of sections: GL 4.3 promises a compute shader 8
+// storage blocks only (Mesa 20.3 gives no more). mesh_info: x radius at unit scale, y coarse
+// mesh or -1, z room in its instance list; looks: per id, (first part, part count).
+layout(std430, binding = {tables}) readonly buffer BodyTables {{
+    vec4 mesh_info[{max_meshes}];
     uint extra_count; uint extra_pad0; uint extra_pad1; uint extra_pad2;
-    ExtraBody extras[];
+    ExtraBody extras[{max_extras}];
+    uvec2 looks[];
 }};
+// eye: the camera's centre, homogeneous (w 0: an orthographic camera's backward direction)
 layout(std140, binding = {camera}) uniform BodyCamera {{ mat4 view_proj; vec4 light;
-                                                         vec4 lod; }};
+                                                         vec4 lod; vec4 eye; }};
 #if MULTI_VIEW
 // tile: xy scale and zw offset of the view's clip space into the framebuffer's; rect: its
 // pixels (x0, y0, x1, y1, GL rows from the bottom); range: its first record row, its row
 // count, and 1 (0: no view here).
-struct View {{ mat4 view_proj; vec4 tile; vec4 rect; uvec4 range; }};
+struct View {{ mat4 view_proj; vec4 tile; vec4 rect; uvec4 range; vec4 eye; }};
 layout(std430, binding = {views}) readonly buffer BodyViews {{ View views[]; }};
 mat4 view_matrix(uint view) {{ return views[view].view_proj; }}
+vec4 view_eye(uint view) {{ return views[view].eye; }}
 #else
 mat4 view_matrix(uint view) {{ return view_proj; }}
+vec4 view_eye(uint view) {{ return eye; }}
 #endif
 vec3 rotate(vec4 q, vec3 v) {{ return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q.w * v); }}
 vec4 qmul(vec4 a, vec4 b) {{
@@ -69,19 +77,23 @@ layout(local_size_x = 64) in;
 {bodies}"""
     + COMMON
     + """
-layout(std430, binding = {looks}) readonly buffer BodyLooks {{ uvec2 looks[]; }};
-layout(std430, binding = {mesh_info}) readonly buffer BodyMeshInfo {{ vec4 mesh_info[]; }};
 layout(std430, binding = {commands}) buffer BodyCommands {{ uint commands[]; }};
 layout(std430, binding = {instances}) writeonly buffer BodyInstances {{
     uvec2 instances[];
 }};
+// Occlusion culling draws one view only: a multi-view pass declares neither of its buffers
+// (its views take their place within the 8 storage blocks).
+#define OCCLUSION (MULTI_VIEW == 0)
+#if OCCLUSION
 layout(std430, binding = {visibility}) buffer BodyVisibility {{ uint visible[]; }};
 layout(std430, binding = {tiles}) readonly buffer BodyDepthTiles {{ float tiles[]; }};
+#endif
 layout(location = 0) uniform int source;
 layout(location = 1) uniform int phase;  // 0: no occlusion culling; 1, 2: see above
 layout(location = 2) uniform int width;  // of the framebuffer whose depth phase 2 reads
 layout(location = 3) uniform int height;
 
+#if OCCLUSION
 // True when the sphere is certainly behind the depth tiles. The eight corners of its
 // bounding cube bound its projection (a ratio of linear functions peaks at a corner) and
 // its nearest depth (depth grows with clip w, which is linear).
@@ -120,31 +132,10 @@ bool hidden(vec3 centre, float radius) {{
         for (int x = t0.x; x <= t1.x; ++x) far = max(far, tiles[first + y * grid.x + x]);
     return depth > far + 1e-6;  // 1e-6: beyond a 24-bit depth buffer's rounding
 }}
+#endif
 
-void main() {{
-    uint row = gl_GlobalInvocationID.x;
-    uint view = gl_GlobalInvocationID.y;
-#if MULTI_VIEW
-    if (views[view].range.z == 0u) return;  // a view beyond those set (fewer than recorded)
-#endif
-    vec3 position;
-    vec4 rotation;
-    uint id;
-    if (source == 0) {{
-#if MULTI_VIEW
-        if (row >= views[view].range.y) return;
-        row += views[view].range.x;
-#endif
-        if (row >= body_count()) return;
-        position = body_position(row);
-        rotation = body_rotation(row);
-        id = body_id(row);
-    }} else {{
-        if (row >= extra_count) return;
-        position = extras[row].position;
-        rotation = extras[row].rotation;
-        id = extras[row].id;
-    }}
+// The parts of one row (of `source`) in one view, appended to their meshes' lists.
+void list_parts(uint row, uint view, vec3 position, vec4 rotation, uint id) {{
     if (id >= uint(looks.length())) return;
     uvec2 look = looks[id];
     mat4 vp = view_matrix(view);
@@ -166,6 +157,7 @@ void main() {{
                 if (dot(planes[i].xyz, centre) + planes[i].w < -radius * length(planes[i].xyz))
                     inside = false;
             }}
+#if OCCLUSION
             if (phase == 1 && (!inside || visible[p] == 0u)) continue;
             if (phase == 2) {{
                 bool drawn = visible[p] != 0u;  // by phase 1
@@ -174,6 +166,7 @@ void main() {{
                 if (drawn || !shown) continue;
                 set = 1u;
             }}
+#endif
             if (!inside) continue;
             float w = dot(m[3], vec4(centre, 1.0));
             if (info.y >= 0.0 && radius * ndc_per_unit < lod.x * max(w, 1e-4))
@@ -192,6 +185,27 @@ void main() {{
         }}
         instances[commands[command + 4u] + slot] = uvec2(row | (uint(source) << 31),
                                                           p | (view << VIEW_SHIFT));
+    }}
+}}
+
+void main() {{
+    uint view = gl_GlobalInvocationID.y;
+#if MULTI_VIEW
+    if (views[view].range.z == 0u) return;  // a view beyond those set (fewer than recorded)
+#endif
+    if (source == 0) {{  // an invocation per row of the view's range
+        uint row = gl_GlobalInvocationID.x;
+#if MULTI_VIEW
+        if (row >= views[view].range.y) return;
+        row += views[view].range.x;
+#endif
+        if (row >= body_count()) return;
+        list_parts(row, view, body_position(row), body_rotation(row), body_id(row));
+    }} else {{
+        // One work group per view takes the extras written, in turn: a dispatch sized for
+        // max_extras cost llvmpipe 5 ms of empty groups at 256 views.
+        for (uint row = gl_LocalInvocationID.x; row < extra_count; row += 64u)
+            list_parts(row, view, extras[row].position, extras[row].rotation, extras[row].id);
     }}
 }}
 """
@@ -247,14 +261,64 @@ layout(location = 2) in uvec2 a_instance;  // (row | source << 31, part)
 // from the derivatives); v_color is flat: rgb times the part's shade, and a: the mode.
 out vec3 v_surface;
 flat out vec4 v_color;
-#if MULTI_VIEW
-flat out vec4 v_rect;  // the view's tile in pixels: the fragment stage discards outside it
+// The view's tile in pixels: the fragment stage discards outside it (a ray-cast part's
+// proxy stays inside its view).
+#define TILE_TEST (MULTI_VIEW && RAY_KIND == 0)
+#if TILE_TEST
+flat out vec4 v_rect;
 #endif
 #if OUTPUT_DEPTH
 out float v_depth;  // clip w: the distance along the view axis (perspective projections)
 #endif
 #if OUTPUT_ID
 flat out float v_id;  // the record's id (exact as a float below 2^24)
+#endif
+#if RAY_KIND
+// A ray-cast part (a pipeline per kind: RAY_KIND, the mode it draws): the fragment stage
+// intersects the ray through the proxy's point with the exact surface, in the part's frame
+// (metres, unscaled).
+out vec3 v_local;        // the proxy's point
+out vec2 v_clip_zw;      // its clip z, w (affine in the point: the hit's are found from it)
+flat out vec4 v_eye;     // the eye in the part's frame, homogeneous
+flat out vec2 v_eye_zw;  // the eye's clip z, w
+flat out vec3 v_size;    // the part's scale
+flat out vec4 v_rotation;  // the part's frame: its normals to world space
+
+// The proxy's corner a_position.xz (of a unit quad) on the screen rectangle that bounds the
+// part in its view: the projection of its bounding box (a plane's: its rectangle) clipped
+// at the near plane (the clipped box's corners: the box's corners in front of it and its
+// edges' crossings), clamped to the view, so no fragment falls on another view's tile. Its
+// point at depth 0 of normalized device coordinates (in front of the eye, clear of
+// clipping), in world space; x, -z keep the quad's winding.
+vec3 ray_proxy(uint view, vec3 centre, vec4 q, vec3 s) {{
+    mat4 vp = view_matrix(view);
+    vec3 extent = RAY_KIND == 4 ? vec3(s.x, s.y + s.x, s.x)
+                : RAY_KIND == 6 ? vec3(s.x, 0.0, s.z) : s;
+    vec4 c[8];
+    vec2 low = vec2(1e30), high = vec2(-1e30);
+    for (int i = 0; i < 8; ++i) {{
+        vec3 corner = extent * vec3((i & 1) != 0 ? 1.0 : -1.0, (i & 2) != 0 ? 1.0 : -1.0,
+                                    (i & 4) != 0 ? 1.0 : -1.0);
+        c[i] = vp * vec4(centre + rotate(q, corner), 1.0);
+        if (c[i].z >= -c[i].w) {{
+            low = min(low, c[i].xy / c[i].w);
+            high = max(high, c[i].xy / c[i].w);
+        }}
+    }}
+    for (int i = 0; i < 8; ++i)
+        for (int bit = 1; bit < 8; bit <<= 1) {{
+            if ((i & bit) != 0) continue;  // each edge once: from its corner without `bit`
+            float a = c[i].z + c[i].w, b = c[i | bit].z + c[i | bit].w;  // >= 0: in front
+            if ((a < 0.0) == (b < 0.0)) continue;
+            vec4 cross_near = mix(c[i], c[i | bit], a / (a - b));  // w: the near distance
+            low = min(low, cross_near.xy / cross_near.w);
+            high = max(high, cross_near.xy / cross_near.w);
+        }}
+    vec2 lo = clamp(low, -1.0, 1.0), hi = clamp(high, lo, vec2(1.0));  // none: empty
+    vec2 ndc = mix(lo, hi, vec2(a_position.x, -a_position.z) * 0.5 + 0.5);
+    vec4 over = inverse(vp) * vec4(ndc, 0.0, 1.0);
+    return over.xyz / over.w;
+}}
 #endif
 
 void main() {{
@@ -281,11 +345,13 @@ void main() {{
     int mode = int(part.offset_mode.w + 0.5);
     vec3 world;
     vec3 normal = a_normal;
+    vec3 s = part.scale_mesh.xyz;
+    vec3 local = vec3(0.0), centre = vec3(0.0);
+    vec4 q = vec4(0.0, 0.0, 0.0, 1.0);
     if (mode == 2) {{  // soft body: the vertex, in world space, from the soft-vertex buffer
         world = soft_vertices[uint(part.scale_mesh.x + 0.5) + uint(a_position.x + 0.5)].xyz;
     }} else {{
-        vec3 s = part.scale_mesh.xyz;
-        vec3 local;
+#if RAY_KIND == 0
         if (mode == 1) {{  // capsule: hemispheres to +-half height, the rest by the radius
             float side = a_position.y >= 0.0 ? 1.0 : -1.0;
             local = vec3(a_position.x * s.x, (a_position.y - side) * s.x + side * s.y,
@@ -294,8 +360,15 @@ void main() {{
             local = a_position * s;
             normal = a_normal / s;
         }}
-        vec4 q = qmul(rotation, part.rotation);
-        world = position + rotate(rotation, part.offset_mode.xyz) + rotate(q, local);
+#endif
+        q = qmul(rotation, part.rotation);
+        centre = position + rotate(rotation, part.offset_mode.xyz);
+#if RAY_KIND
+        world = ray_proxy(view, centre, q, s);
+        local = rotate(vec4(-q.xyz, q.w), world - centre);  // the proxy's point, part frame
+#else
+        world = centre + rotate(q, local);
+#endif
         normal = rotate(q, normal);
     }}
     v_surface = mode == 2 ? world : normal;
@@ -307,8 +380,19 @@ void main() {{
 #if OUTPUT_ID
     v_id = float(id);
 #endif
+#if RAY_KIND
+    vec4 eye = view_eye(view);
+    v_local = local;
+    v_clip_zw = clip.zw;  // before the tiling, which moves x, y only
+    v_eye = vec4(rotate(vec4(-q.xyz, q.w), eye.xyz - centre * eye.w), eye.w);
+    v_eye_zw = (view_matrix(view) * eye).zw;
+    v_size = s;
+    v_rotation = q;
+#endif
 #if MULTI_VIEW
     clip.xy = clip.xy * views[view].tile.xy + views[view].tile.zw * clip.w;
+#endif
+#if TILE_TEST
     v_rect = views[view].rect;
 #endif
     gl_Position = clip;
@@ -316,14 +400,74 @@ void main() {{
 """
 )
 
-FRAGMENT = """#version 430
+# Exact surfaces of the ray-cast parts, for the fragment stage of the pipeline of each kind
+# (RAY_KIND: 3 sphere / ellipsoid, 4 capsule, 5 cylinder, 6 plane; one each, since llvmpipe
+# runs every branch a fragment's work might take). A proxy is two triangles over the part's
+# screen rectangle (the vertex stage's ray_proxy: 2 triangles where a box is 12, and
+# llvmpipe pays per triangle). The ray runs from the eye through the proxy's point
+# p = v_local: p + t d, d = p * eye.w - eye.xyz (from the eye, or along an orthographic view),
+# t = 0 at the proxy and -1 at a perspective eye. Sphere and cylinder are solved on the unit
+# shape (p, d divided by the scale: t does not change), the capsule in units of its radius.
+RAYCAST = """
+vec3 rotate(vec4 q, vec3 v) {{ return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q.w * v); }}
+// Each keeps the nearer of its entry and (t, n) so far.
+void enter_sphere(vec3 p, vec3 d, vec3 c, inout float t, inout vec3 n) {{
+    vec3 o = p - c;
+    float a = dot(d, d), b = dot(o, d), disc = b * b - a * (dot(o, o) - 1.0);
+    float root = (-b - sqrt(max(disc, 0.0))) / a;
+    if (disc >= 0.0 && root < t) {{ t = root; n = o + root * d; }}
+}}
+vec4 ray_hit() {{  // (local normal, t); t 1e30: a miss
+    vec3 d = v_local * v_eye.w - v_eye.xyz;
+    float t = 1e30;
+    vec3 n = vec3(0.0, 1.0, 0.0);
+#if RAY_KIND == 6
+    // The plane y = 0 within the scale's x, z; from above only, as its one-sided quad.
+    float root = -v_local.y / d.y;
+    vec2 at = v_local.xz + root * d.xz;
+    if (d.y < 0.0 && abs(at.x) <= v_size.x && abs(at.y) <= v_size.z) t = root;
+#elif RAY_KIND == 3
+    vec3 p = v_local / v_size;
+    enter_sphere(p, d / v_size, vec3(0.0), t, n);
+    n /= v_size;  // a scaled surface's normal: the unit shape's divided by the scale
+#else
+    // The side: the unit-radius cylinder about y (a capsule's: in units of its radius).
+    float r = RAY_KIND == 4 ? v_size.x : 1.0;
+    vec3 scale = RAY_KIND == 4 ? vec3(r) : v_size;
+    float h = RAY_KIND == 4 ? v_size.y / r : 1.0;
+    vec3 p = v_local / scale, u = d / scale;
+    float a = dot(u.xz, u.xz), b = dot(p.xz, u.xz), disc = b * b - a * (dot(p.xz, p.xz) - 1.0);
+    float side = -sign(u.y);  // the end met first along the axis
+    if (a > 1e-12) {{
+        if (disc < 0.0) return vec4(n, t);  // outside the infinite cylinder: a miss
+        float root = (-b - sqrt(disc)) / a;
+        float y = p.y + root * u.y;
+        if (abs(y) <= h) return vec4(vec3(p.x + root * u.x, 0.0, p.z + root * u.z) / scale, root);
+        side = sign(y);  // beyond an end: through that end, or not at all
+    }}
+#if RAY_KIND == 4
+    enter_sphere(p, u, vec3(0.0, side * h, 0.0), t, n);  // the hemisphere at that end
+#else
+    float root = (side * h - p.y) / u.y;  // the flat cap at that end
+    vec2 at = p.xz + root * u.xz;
+    if (dot(at, at) <= 1.0) {{ t = root; n = vec3(0.0, side, 0.0); }}
+    n /= scale;
+#endif
+#endif
+    return vec4(n, t);
+}}
+"""
+
+FRAGMENT = (
+    """#version 430
 {defines}
 in vec3 v_surface;
 flat in vec4 v_color;
 layout(std140, binding = {camera}) uniform BodyCamera {{ mat4 view_proj; vec4 light;
-                                                         vec4 lod; }};
+                                                         vec4 lod; vec4 eye; }};
 layout(location = 0) out vec4 color;
-#if MULTI_VIEW
+#define TILE_TEST (MULTI_VIEW && RAY_KIND == 0)
+#if TILE_TEST
 flat in vec4 v_rect;
 #endif
 #if OUTPUT_DEPTH
@@ -334,24 +478,50 @@ layout(location = 1) out float depth_out;
 flat in float v_id;
 layout(location = ID_LOCATION) out float id_out;
 #endif
+#if RAY_KIND
+in vec3 v_local;
+in vec2 v_clip_zw;
+flat in vec4 v_eye;
+flat in vec2 v_eye_zw;
+flat in vec3 v_size;
+flat in vec4 v_rotation;
+"""
+    + RAYCAST
+    + """#endif
 void main() {{
-#if MULTI_VIEW
+#if TILE_TEST
     if (gl_FragCoord.x < v_rect.x || gl_FragCoord.x >= v_rect.z ||
         gl_FragCoord.y < v_rect.y || gl_FragCoord.y >= v_rect.w) discard;
 #endif
+#if RAY_KIND
+    bool soft = false;
+    vec4 hit = ray_hit();  // xyz: the local normal, w: the step to the surface
+    if (!(hit.w < 1e29)) discard;  // a miss (or NaN: never a depth)
+    vec2 zw = v_clip_zw + hit.w * (v_eye.w * v_clip_zw - v_eye_zw);
+    // Nearer than the near plane (the eye inside the part too) or beyond the far one:
+    // clipped, as a mesh's surface there is.
+    if (!(zw.y > 0.0 && abs(zw.x) <= zw.y)) discard;
+    gl_FragDepth = 0.5 * zw.x / zw.y + 0.5;
+    vec3 n = rotate(v_rotation, hit.xyz);
+#if OUTPUT_DEPTH
+    depth_out = zw.y;
+#endif
+#else
     bool soft = v_color.a > 1.5;  // mode 2
     vec3 n = soft ? cross(dFdx(v_surface), dFdy(v_surface)) : v_surface;
-    float facing = dot(normalize(n), light.xyz);  // light: unit length (set_camera)
-    float lit = 0.35 + 0.65 * (soft ? abs(facing) : max(facing, 0.0));
-    color = vec4(v_color.rgb * lit, 1.0);
 #if OUTPUT_DEPTH
     depth_out = v_depth;
 #endif
+#endif
+    float facing = dot(normalize(n), light.xyz);  // light: unit length (set_camera)
+    float lit = 0.35 + 0.65 * (soft ? abs(facing) : max(facing, 0.0));
+    color = vec4(v_color.rgb * lit, 1.0);
 #if OUTPUT_ID
     id_out = v_id;
 #endif
 }}
 """
+)
 
 # A full-screen triangle that sets the background of the extra outputs (a plain clear
 # writes one colour to every attachment): colour, depth +inf (nothing hit), id -1.

@@ -14,9 +14,25 @@ import numpy as np
 from ..errors import BodyError
 
 # std430 View: mat4 view_proj (column-major); tile: clip xy scale, offset; rect: pixels
-# (x0, y0, x1, y1) from the bottom; range: first record row, row count, 1 (a live view).
+# (x0, y0, x1, y1) from the bottom; range: first record row, row count, 1 (a live view);
+# eye: the camera's centre, homogeneous (:func:`eye_of`).
 VIEW_DTYPE = np.dtype([("view_proj", np.float32, 16), ("tile", np.float32, 4),
-                       ("rect", np.float32, 4), ("range", np.uint32, 4)])  # fmt: skip
+                       ("rect", np.float32, 4), ("range", np.uint32, 4),
+                       ("eye", np.float32, 4)])  # fmt: skip
+
+
+def eye_of(view_proj: Any) -> np.ndarray:
+    """The camera's centre of a view-projection matrix, homogeneous: the point it maps to
+    clip x = y = w = 0. A perspective camera's (x, y, z, 1); an orthographic one's is at
+    infinity, (direction back toward the camera, 0). Ray-cast parts cast rays from it."""
+    matrix = np.asarray(view_proj, np.float64)
+    eye = np.linalg.svd(matrix[[0, 1, 3]])[2][-1]  # the null vector of those three rows
+    if abs(eye[3]) > 1e-9:
+        return (eye / eye[3]).astype(np.float32)
+    eye = np.append(eye[:3] / np.linalg.norm(eye[:3]), 0.0)
+    if (matrix @ eye)[2] > 0:  # clip z grows away from the camera: point back at it
+        eye = -eye
+    return eye.astype(np.float32)
 
 
 def grid_shape(views: int, columns: int | None) -> tuple[int, int]:
@@ -48,4 +64,5 @@ def tile_views(
         bottom = (rows - 1 - row) * height
         out[k]["rect"] = (column * width, bottom, (column + 1) * width, bottom + height)
         out[k]["range"] = (first, count, 1, 0)  # z: a live view
+        out[k]["eye"] = eye_of(matrix)
     return out
