@@ -36,7 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 CACHE = free_threaded.CACHE
 DEBIAN = CACHE / "debian11"
 SUITE = "bullseye"
-PACKAGES = ["ca-certificates", "libegl1", "libgl1-mesa-dri", "libegl-mesa0", "libgles2",
+#: libgl1 (glvnd's libGL.so.1, on every Debian 11 with Mesa's GL): moderngl's EGL context
+#: loads it (glcontext), though hypergl itself needs EGL only.
+PACKAGES = ["ca-certificates", "libegl1", "libgl1", "libgl1-mesa-dri", "libegl-mesa0", "libgles2",
             "build-essential", "libssl-dev", "zlib1g-dev", "libffi-dev", "libbz2-dev",
             "liblzma-dev", "libsqlite3-dev", "xz-utils"]  # fmt: skip
 PYTHON = f"/opt/python{free_threaded.VERSION}"
@@ -113,6 +115,16 @@ def ensure_root() -> None:
     stamp = DEBIAN / ".hypergl-packages"
     if stamp.exists() and stamp.read_text() == " ".join(PACKAGES):
         return
+    if stamp.exists() and (added := sorted(set(PACKAGES) - set(stamp.read_text().split()))):
+        # A package added to the list goes into the cached root: its CPython stays.
+        say(f"adding {', '.join(added)} to the Debian 11 root (apt-get)")
+        with Mounted():
+            result = in_root(f"apt-get update -qq && DEBIAN_FRONTEND=noninteractive "
+                             f"apt-get install -y -qq --no-install-recommends {' '.join(added)}")
+        if result.returncode == 0:
+            stamp.write_text(" ".join(PACKAGES))
+            return
+        say("apt-get failed: making the root again")
     if os.geteuid() != 0:
         fail("needs root (debootstrap, chroot and bind mounts)")
     remove_root()
