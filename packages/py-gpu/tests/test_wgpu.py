@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -104,7 +105,7 @@ def test_a_libffi_clash_names_the_shared_libffi():
                         "seen at compile-time)")  # fmt: skip
     reason = listing_failed(error)
     assert reason.startswith("wgpu cannot list adapters: SystemError: ffi_prep_closure()")
-    if "libffi.so" not in open("/proc/self/maps", encoding="utf-8").read():
+    if "libffi.so" not in Path("/proc/self/maps").read_text(encoding="utf-8"):
         pytest.skip("no shared libffi in this process (CPython's _ctypes links it statically)")
     assert "cffi's libffi calls went to /" in reason and "libffi.so" in reason
     assert "makes no OpenGL context before it" in reason
