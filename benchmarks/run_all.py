@@ -64,6 +64,18 @@ HEADLINES: dict[str, tuple[int, list[tuple[str, str, float]]]] = {
             ("vs_render_state", "10k bodies: bridge sync vs get_render_state", 2.0),
         ],
     ),
+    "mujoco_sync": (
+        5,
+        [("sync_vs_python", "256 MuJoCo worlds: MjData-list sync vs per-geom Python", 50.0)],
+    ),
+    "mujoco_pixels": (
+        3,
+        [
+            ("vs_default_cheetah", "256 cheetahs 84x84: batch vs mujoco.Renderer default", 100.0),
+            ("vs_tuned_cheetah", "256 cheetahs 84x84: batch vs mujoco.Renderer tuned", 10.0),
+            ("vs_tuned_humanoid", "256 humanoids 84x84: batch vs mujoco.Renderer tuned", 5.0),
+        ],
+    ),
     "demo_frame": (
         3,
         [("frame_vs_old", "10k-body frame: submit+draw+readback vs old renderer", 4.0)],

@@ -18,7 +18,7 @@
 Standard library only, so it runs on any Python 3 before anything is installed.
 It wraps Hatch, the environment manager: the development environment is `.venv`
 on the newest CPython >= 3.12 found (PATH first, then ~/.pyenv/versions), with
-the four distributions installed editable with their test extras (and hypergl-core's
+the five distributions installed editable with their test extras (and hypergl-core's
 [rl] and [ray], so the gymnasium and Ray tests run too). A second run
 with nothing changed takes seconds: Hatch skips an environment that is in sync,
 and the C++ extension is rebuilt only when its sources change.
@@ -299,11 +299,13 @@ def command_info(python: Path, args: list[str]) -> int:
 # .venv and installing hypergl there is an incremental build. torch<=2.14.1: the newest
 # these machines carry on disk (pip's cap in /etc/xdg/pip).
 EXAMPLES_VENV = ROOT / ".venv-examples"
-EXAMPLES_REQUIREMENTS = ["torch>=2.9,<=2.14.1", "stable-baselines3>=2.4", "ray[rllib]>=2.40"]
+EXAMPLES_REQUIREMENTS = ["torch>=2.9,<=2.14.1", "stable-baselines3>=2.4", "ray[rllib]>=2.40",
+                         "mujoco-core>=4,<5"]  # fmt: skip
 EXAMPLES_RUNS = [  # (script, arguments): a few hundred environment steps each
     ("train_reach.py", ["--envs", "16", "--steps", "400", "--policy", "random"]),
     ("ppo_sb3.py", ["--envs", "8", "--steps", "512"]),
     ("ppo_rllib.py", ["--envs", "8", "--steps", "512"]),
+    ("mujoco_pixels_ppo.py", ["--envs", "4", "--steps", "512", "--rollout", "32"]),
 ]
 
 
@@ -322,10 +324,13 @@ def ensure_examples_environment() -> Path:
             fail(f"{base} -m venv failed")
     pip = [str(python), "-m", "pip", "install", "-q"]
     # The members' own dependencies, named here so pip resolves them for this Python.
-    needs = ["numpy>=1.26", "glcontext>=3.0", "gymnasium>=1.0", *EXAMPLES_REQUIREMENTS]
+    # glfw, imageio, packaging: gymnasium.envs.mujoco imports them even headless
+    needs = ["numpy>=1.26", "glcontext>=3.0", "gymnasium>=1.0", "glfw>=2.7", "imageio>=2.31",
+             "packaging", *EXAMPLES_REQUIREMENTS]  # fmt: skip
     if run([*pip, *needs]).returncode != 0:
         fail("installing " + " ".join(needs) + " failed (see above)")
-    members = ["-e", str(ROOT / "packages" / "hypergl-compiler"), "-e", str(CORE)]
+    members = ["-e", str(ROOT / "packages" / "hypergl-compiler"), "-e", str(CORE),
+               "-e", str(ROOT / "packages" / "hypergl-mujoco")]  # fmt: skip
     if run([*pip, "--no-deps", *members], cwd=ROOT, env=hatch_env()).returncode != 0:
         fail("installing hypergl into .venv-examples failed (see above)")
     stamp.write_text(digest.hexdigest())

@@ -46,8 +46,9 @@ ROOTS = {
     "py-gpu": {"test", "numeric", "opengl"},
     "hypergl-core": {"test", "bench", "rl", "py-gpu", "window"},
     "hypergl-culverin": {"test", "demo"},
+    "hypergl-mujoco": {"test", "gym"},
 }
-OURS = {"hypergl-compiler", "py-gpu", "hypergl-core", "hypergl-culverin"}
+OURS = {"hypergl-compiler", "py-gpu", "hypergl-core", "hypergl-culverin", "hypergl-mujoco"}
 # Build backends, carried even where the image has them, so that the extension and the
 # pure-Python distributions build there with the versions that build here.
 BUILD_TOOLS = ["hatchling", "scikit-build-core", "nanobind"]

@@ -11,7 +11,8 @@ has a cp313t or pure-Python wheel), hypergl-compiler, py-gpu and hypergl-core
 installed from the checkout, the engine built in nanobind's FREE_THREADED mode;
 then the compiler, core and py_gpu suites run with the GIL left as the
 interpreter decides. hypergl-culverin is not installed: Culverin's newest
-cp313t wheel is older than the bridge needs.
+cp313t wheel is older than the bridge needs; nor is hypergl-mujoco: mujoco-core
+has no cp313t wheel.
 
 benchmarks/free_threaded.py also asks for ``environment(free_threaded=False)``:
 the same source built the same way with the GIL, in ``.venv-gil``, so that the

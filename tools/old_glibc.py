@@ -45,7 +45,7 @@ PYTHON = f"/opt/python{free_threaded.VERSION}"
 VENV = "/opt/wheels-venv"  # outside /work, where the tests' copies are (test_installed.py)
 #: What each distribution's tests need besides its own test extra (as tools/dist.py).
 EXTRAS = {"hypergl-compiler": ["test"], "py-gpu": ["test"], "hypergl-core": ["test", "rl"],
-          "hypergl-culverin": ["test", "demo"]}  # fmt: skip
+          "hypergl-culverin": ["test", "demo"], "hypergl-mujoco": ["test", "gym"]}  # fmt: skip
 MOUNTS = ["proc", "sys", "dev"]
 HOST_CERTIFICATES = os.environ.get("SSL_CERT_FILE", "/etc/ssl/certs/ca-certificates.crt")
 HOST_CA = "/etc/ssl/certs/hypergl-host-ca.crt"  # where the host's bundle goes inside
@@ -195,7 +195,7 @@ def main(argv: list[str]) -> int:
                          f"{VENV}/bin/python -m pip install -q --only-binary :all: {requirements}")
         if result.returncode != 0:
             fail("pip could not install the wheels with --only-binary :all: on Debian 11")
-        say("installed the four wheels with --only-binary :all: (pip took no sdist)")
+        say("installed the five wheels with --only-binary :all: (pip took no sdist)")
         for dist in only:
             sdist = next(dist_dir.glob(f"{dist.replace('-', '_')}-*.tar.gz"))
             with tarfile.open(sdist) as archive:

@@ -90,6 +90,22 @@ for _ in range(10):
 print("hypergl_culverin", hypergl_culverin.__version__, type(bridge).__name__,
       "synced", bridge.sync(), "bodies")
 """,
+    "hypergl-mujoco": """
+import mujoco
+import hypergl, hypergl_mujoco
+model = mujoco.MjModel.from_xml_string(
+    '<mujoco><worldbody><geom type="plane" size="1 1 .1"/><body pos="0 0 .5"><freejoint/>'
+    '<geom size=".2"/></body><camera name="c" pos="0 -2 .5" xyaxes="1 0 0 0 0 1"/>'
+    '</worldbody></mujoco>')
+worlds = [mujoco.MjData(model) for _ in range(2)]
+for data in worlds:
+    mujoco.mj_forward(model, data)
+ctx = hypergl.context()
+renderer = ctx.bridge("mujoco", model, num_worlds=2, cameras=["c"])  # hypergl.bridges:mujoco
+result = renderer.render(worlds)
+print("hypergl_mujoco", hypergl_mujoco.__version__, type(renderer).__name__,
+      result.rgb.shape, "geoms seen", sorted(set(result.segmentation.ravel().tolist())))
+""",
 }
 
 

@@ -3,7 +3,8 @@
 
     python tools/test_installed.py DIST [--from DIR] [pytest arguments...]
 
-DIST is a distribution name (hypergl-compiler, py-gpu, hypergl-core, hypergl-culverin).
+DIST is a distribution name (hypergl-compiler, py-gpu, hypergl-core, hypergl-culverin,
+hypergl-mujoco).
 DIR holds its ``tests/`` and ``README.md``: ``packages/DIST`` of this checkout by default,
 or an unpacked sdist. Both are copied into a new temporary folder, and pytest runs there
 with the interpreter that runs this script, so no source folder is on ``sys.path``: the
@@ -27,6 +28,7 @@ MODULES = {
     "py-gpu": "py_gpu",
     "hypergl-core": "hypergl",
     "hypergl-culverin": "hypergl_culverin",
+    "hypergl-mujoco": "hypergl_mujoco",
 }
 ADDOPTS = "-ra --strict-markers --import-mode=importlib -p no:cacheprovider"
 

@@ -22,11 +22,12 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import device_prepare  # noqa: E402  (tools/ is not a package)
 
-BENCHMARKS = ["culverin_sync", "draws_10k", "hgb_load", "raster", "rl_throughput",
-              "state_heavy", "vm_dispatch"]  # fmt: skip
+BENCHMARKS = ["culverin_sync", "draws_10k", "hgb_load", "mujoco_pixels", "raster",
+              "rl_throughput", "state_heavy", "vm_dispatch"]  # fmt: skip
 # Imported only inside try/except, where absent (optional backends, window systems).
-# Imported only behind extras the GPU check does not run (Ray scale-out, SB3 adapters).
-OPTIONAL = {"wgpu", "pygame", "sdl2", "sdl2dll", "atheris", "ray", "stable_baselines3"}
+# Imported only behind extras the GPU check does not run (Ray scale-out, SB3 adapters,
+# the torch examples of .venv-examples).
+OPTIONAL = {"wgpu", "pygame", "sdl2", "sdl2dll", "atheris", "ray", "stable_baselines3", "torch"}
 
 
 @pytest.mark.gl
@@ -75,7 +76,7 @@ def imported_modules() -> set[str]:
 def test_device_prepare_carries_every_third_party_import_the_image_lacks():
     carried = set(device_prepare.needed()) | set(device_prepare.LEFT_BEHIND)
     image = device_prepare.DEVICE_IMAGE
-    ours = {"hypergl", "hypergl_compiler", "py_gpu", "hypergl_culverin"}
+    ours = {"hypergl", "hypergl_compiler", "py_gpu", "hypergl_culverin", "hypergl_mujoco"}
     local = {p.stem for p in [*ROOT.glob("benchmarks/*.py"), *ROOT.glob("tools/*.py")]}
     local |= {p.stem for p in ROOT.glob("packages/*/tests/*.py")} | {"py_gpu_plugin_example"}
     by_module = importlib.metadata.packages_distributions()

@@ -16,6 +16,7 @@ MODULES = {
     "py-gpu": "py_gpu",
     "hypergl-core": "hypergl",
     "hypergl-culverin": "hypergl_culverin",
+    "hypergl-mujoco": "hypergl_mujoco",
 }
 
 DISTRIBUTIONS = {
@@ -23,6 +24,7 @@ DISTRIBUTIONS = {
     "py-gpu": (">=3.10", set()),
     "hypergl-core": (">=3.12", {"hypergl-compiler", "numpy"}),
     "hypergl-culverin": (">=3.12", {"hypergl-core", "culverin", "numpy"}),
+    "hypergl-mujoco": (">=3.12", {"hypergl-core", "mujoco-core", "numpy"}),
 }
 
 
@@ -49,7 +51,7 @@ def test_metadata_is_as_declared(name):
     assert set(runtime_requirements(dist)) == runtime
 
 
-@pytest.mark.parametrize("name", ["hypergl-core", "hypergl-culverin"])
+@pytest.mark.parametrize("name", ["hypergl-core", "hypergl-culverin", "hypergl-mujoco"])
 def test_sibling_dependencies_are_version_ranges(name):
     requirements = runtime_requirements(metadata.distribution(name))
     for sibling in ("hypergl-compiler", "hypergl-core"):
@@ -64,7 +66,7 @@ def test_py_gpu_backends_group_is_registered():
 
 def test_hypergl_bridges_group_is_registered():
     names = {ep.name for ep in metadata.entry_points(group="hypergl.bridges")}
-    assert "culverin" in names
+    assert {"culverin", "mujoco"} <= names
 
 
 def test_console_scripts_are_registered():

@@ -1,6 +1,7 @@
 """The package graph points one way: every module's imports (read with ast) obey it.
 
     hypergl-compiler  <-  hypergl-core  <-  hypergl-culverin
+                                       <-  hypergl-mujoco
     py-gpu (nothing)       ^ the py_gpu plugin module (an extra of core, entry point only)
 
 Third-party imports are allowed only where the distribution declares them; a
@@ -22,8 +23,10 @@ GRAPH = {
     "py-gpu": ("py_gpu", set()),
     "hypergl-core": ("hypergl", {"hypergl_compiler"}),
     "hypergl-culverin": ("hypergl_culverin", {"hypergl", "culverin"}),
+    "hypergl-mujoco": ("hypergl_mujoco", {"hypergl"}),
 }
-PROJECT = {"hypergl_compiler", "py_gpu", "hypergl", "hypergl_culverin", "culverin"}
+PROJECT = {"hypergl_compiler", "py_gpu", "hypergl", "hypergl_culverin", "culverin",
+           "hypergl_mujoco"}
 # Plugin modules: loaded only by their entry point, their host declared as an extra.
 PLUGIN_MODULES = {"hypergl/py_gpu_backend.py": {"py_gpu"}}
 
@@ -130,7 +133,7 @@ def compiler_subclasses(tree: ast.Module) -> list[ast.ClassDef]:
     return found
 
 
-@pytest.mark.parametrize("folder", ["hypergl-core", "hypergl-culverin"])
+@pytest.mark.parametrize("folder", ["hypergl-core", "hypergl-culverin", "hypergl-mujoco"])
 def test_no_module_touches_private_attributes_of_compiler_objects(folder):
     """hypergl reaches hypergl_compiler objects through public names only.
 

@@ -81,7 +81,7 @@ def test_pure_distribution_installs_alone_into_a_bare_venv(package, tmp_path):
 
 
 @pytest.mark.parametrize("package", ["hypergl-compiler", "py-gpu", "hypergl-core",
-                                     "hypergl-culverin"])  # fmt: skip
+                                     "hypergl-culverin", "hypergl-mujoco"])  # fmt: skip
 def test_every_distribution_builds_an_sdist(package, tmp_path):
     sdist = build("sdist", package, tmp_path)
     with tarfile.open(sdist) as archive:
@@ -97,6 +97,14 @@ def test_every_distribution_builds_an_sdist(package, tmp_path):
     if package == "hypergl-core":  # the C++ sources travel with it
         assert any(name.endswith("cpp/engine/interpreter.cpp") for name in names)
         assert any(name.endswith("CMakeLists.txt") for name in names)
+
+
+def test_mujoco_wheel_declares_its_entry_point(tmp_path):
+    wheel = build("wheel", "hypergl-mujoco", tmp_path)
+    with zipfile.ZipFile(wheel) as archive:
+        (entry_points,) = [n for n in archive.namelist() if n.endswith("entry_points.txt")]
+        text = archive.read(entry_points).decode()
+    assert "[hypergl.bridges]" in text and "mujoco = hypergl_mujoco.bridge:mujoco_bridge" in text
 
 
 def test_culverin_wheel_declares_its_entry_point(tmp_path):

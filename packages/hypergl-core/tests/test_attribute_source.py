@@ -94,7 +94,6 @@ def test_too_many_rows_and_a_failing_attribute(ctx):
         ({"names": []}, ValueError, "attribute names"),
         ({"names": ["not a name"]}, ValueError, "attribute names"),
         ({"count_attribute": "1x"}, ValueError, "count_attribute"),
-        ({"keep_views": True}, ValueError, "keep_views needs count_attribute"),
         ({"lock": object()}, TypeError, "acquire"),
     ],
 )

@@ -1,12 +1,14 @@
 // External sources whose arrays come from Python objects with the buffer
-// protocol (e.g. Culverin's position and rotation views). The views are
-// acquired under the GIL at each upload, converted in C++ without it, and
-// released right after: none is held between uploads.
+// protocol (e.g. Culverin's position and rotation views, MuJoCo's mjData
+// arrays). The views are acquired under the GIL at each upload, converted in
+// C++ without it, and released right after unless an attribute source keeps
+// them (keep_views).
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -39,6 +41,28 @@ std::string element_name(char kind, uint64_t size) {
     return base + std::to_string(8 * size);
 }
 
+// A typed array that a converting field reads as another type would be
+// reinterpreted byte for byte (float32 read as f64): refused, naming both.
+// A field that copies without converting (type == to, e.g. float32 pairs
+// moved as u64) copies bits and may read any array; so may a field over
+// untyped memory (bytes, structured records).
+void check_element_type(const std::string &name, const std::vector<FieldCopy> &fields,
+                        const Py_buffer &view, uint32_t source) {
+    const auto [kind, size] = element_type(view);
+    if (kind == 0) return;
+    for (size_t i = 0; i < fields.size(); ++i) {
+        const FieldCopy &field = fields[i];
+        const auto from = static_cast<uint8_t>(field.from);
+        if (field.source != source || field.from == field.to) continue;
+        if (kScalarKind[from] == kind && kScalarSize[from] == size) continue;
+        throw std::invalid_argument("external source '" + name + "': field " +
+                                    std::to_string(i) + " reads source " +
+                                    std::to_string(source) + " as " + kScalarName[from] +
+                                    ", but that array holds " + element_name(kind, size) +
+                                    " (format '" + view.format + "')");
+    }
+}
+
 // (source, from type, stride, offset, components, to type, at)
 using FieldPart = std::tuple<uint32_t, int, uint32_t, uint32_t, uint32_t, int, uint32_t>;
 
@@ -65,7 +89,7 @@ class PythonSource final : public ConversionSource {
     }
 
   protected:
-    std::vector<SourceView> acquire() override {
+    SourceViews acquire() override {
         nb::gil_scoped_acquire gil;
         if (!acquire_.is_valid()) throw std::runtime_error("external source has been released");
         try {
@@ -78,11 +102,13 @@ class PythonSource final : public ConversionSource {
                     0)
                     throw nb::python_error();
                 buffers_.push_back(buffer);
-                check_element_type(buffer, static_cast<uint32_t>(views.size()));
+                check_element_type(name(), fields(), buffer,
+                                   static_cast<uint32_t>(views.size()));
                 views.push_back(SourceView{static_cast<const uint8_t *>(buffer.buf),
                                            static_cast<uint64_t>(buffer.len)});
             }
-            return views;
+            const auto count = static_cast<uint32_t>(views.size());
+            return SourceViews{std::move(views), count};
         } catch (const std::invalid_argument &error) {
             release_views();  // acquire() succeeded: its release callback must run
             throw std::runtime_error(error.what());
@@ -110,25 +136,6 @@ class PythonSource final : public ConversionSource {
     }
 
   private:
-    // A typed array that a converting field reads as another type would be
-    // reinterpreted byte for byte (float32 read as f64): refused, naming both.
-    // A field that copies without converting (type == to, e.g. float32 pairs
-    // moved as u64) copies bits and may read any array.
-    void check_element_type(const Py_buffer &view, uint32_t source) const {
-        const auto [kind, size] = element_type(view);
-        if (kind == 0) return;
-        for (size_t i = 0; i < fields().size(); ++i) {
-            const FieldCopy &field = fields()[i];
-            const auto from = static_cast<uint8_t>(field.from);
-            if (field.source != source || field.from == field.to) continue;
-            if (kScalarKind[from] == kind && kScalarSize[from] == size) continue;
-            throw std::invalid_argument(
-                "external source '" + name() + "': field " + std::to_string(i) + " reads source " +
-                std::to_string(source) + " as " + kScalarName[from] + ", but that array holds " +
-                element_name(kind, size) + " (format '" + view.format + "')");
-        }
-    }
-
     void drop_buffers() noexcept {
         for (Py_buffer &buffer : buffers_) PyBuffer_Release(&buffer);
         buffers_.clear();
@@ -139,23 +146,25 @@ class PythonSource final : public ConversionSource {
     std::vector<Py_buffer> buffers_;
 };
 
-// Views of attributes of one Python object (e.g. a Culverin world's shadow
-// buffers), taken in C++ with no Python frame: `lock.acquire()` (which waits
-// without the GIL), the owner's row count, then the exports. With `keep` the
-// exports stay held between uploads while the count is unchanged: an owner
-// that refuses to reallocate exported memory (Culverin raises BufferError
-// rather than grow while a view is alive) keeps every address valid, so a
-// frame costs one count read instead of fresh views; `drop_views()` lets the
-// owner grow again.
+// Views of attributes of Python objects (a Culverin world's shadow buffers,
+// or one MuJoCo mjData per world), taken in C++ with no Python frame:
+// `lock.acquire()` (which waits without the GIL), each owner's row count, then
+// the exports, owner by owner. With `keep` the exports stay held between
+// uploads (while every count is unchanged, if a count attribute is given): an
+// owner that refuses to reallocate exported memory (Culverin raises
+// BufferError rather than grow while a view is alive), or one whose arrays
+// never move (mjData's), keeps every address valid, so a frame costs at most
+// one count read per owner instead of fresh views; `drop_views()` lets go.
 class AttributeSource final : public ConversionSource {
   public:
     AttributeSource(std::string name, std::vector<FieldCopy> fields, uint32_t record_size,
-                    std::shared_ptr<Buffer> count_buffer, uint32_t count_offset, nb::object owner,
+                    std::shared_ptr<Buffer> count_buffer, uint32_t count_offset,
+                    std::vector<nb::object> owners, bool many,
                     const std::vector<std::string> &names, const std::string &count_attr,
                     nb::object lock, bool keep)
         : ConversionSource(std::move(name), std::move(fields), record_size,
                            std::move(count_buffer), count_offset),
-          owner_(std::move(owner)), keep_(keep) {
+          owners_(std::move(owners)), many_(many), keep_(keep), labels_(names) {
         for (const std::string &n : names) names_.push_back(nb::str(n.c_str()));
         if (!count_attr.empty()) count_attr_ = nb::str(count_attr.c_str());
         if (!lock.is_none()) {
@@ -175,10 +184,16 @@ class AttributeSource final : public ConversionSource {
         forget();
     }
 
-    // Releases the held exports (taking the lock: never under a running copy).
-    // Local references: a release on another thread while acquire() waits for
-    // the lock resets the members, and the lock must still be given back.
+    // Releases the held exports, never under a running copy: it waits for
+    // `copying_` (without the GIL, the order upload() takes them in) and
+    // takes the lock. Local references: a release on another thread while
+    // acquire() waits for the lock resets the members, and the lock must
+    // still be given back.
     void drop_views() {
+        std::unique_lock<std::mutex> copying = [this] {
+            nb::gil_scoped_release unlocked;
+            return std::unique_lock<std::mutex>(copying_);
+        }();
         const nb::object acquire = lock_acquire_, release = lock_release_;
         if (acquire.is_valid()) acquire();
         drop_buffers();
@@ -188,52 +203,86 @@ class AttributeSource final : public ConversionSource {
     bool views_held() const { return !buffers_.empty(); }
 
   protected:
-    std::vector<SourceView> acquire() override {
+    SourceViews acquire() override {
+        // Held from here until release_views(): the views stay valid meanwhile.
+        copying_.lock();
         nb::gil_scoped_acquire gil;
-        if (!owner_.is_valid()) throw std::runtime_error("external source has been released");
         try {
+            if (owners_.empty()) throw std::runtime_error("external source has been released");
             if (lock_acquire_.is_valid()) lock_acquire_();
         } catch (nb::python_error &error) {
+            copying_.unlock();
             throw std::runtime_error(std::string("taking the lock of '") + name() +
                                      "' failed: " + error.what());
+        } catch (...) {
+            copying_.unlock();
+            throw;
         }
+        size_t owner = 0;
         try {
-            uint64_t rows = 0;
-            if (count_attr_.is_valid()) rows = nb::cast<uint64_t>(owner_.attr(count_attr_));
-            if (keep_ && count_attr_.is_valid() && !buffers_.empty() && rows == held_rows_)
-                return views_;
+            std::vector<uint64_t> counts;
+            if (count_attr_.is_valid())
+                for (owner = 0; owner < owners_.size(); ++owner)
+                    counts.push_back(nb::cast<uint64_t>(owners_[owner].attr(count_attr_)));
+            if (keep_ && !buffers_.empty() && counts == held_counts_)
+                return SourceViews{views_, static_cast<uint32_t>(names_.size())};
             drop_buffers();
-            for (const nb::str &attribute : names_) {
-                nb::object item = owner_.attr(attribute);
-                Py_buffer buffer;
-                if (PyObject_GetBuffer(item.ptr(), &buffer, PyBUF_C_CONTIGUOUS) != 0)
-                    throw nb::python_error();
-                buffers_.push_back(buffer);
-                views_.push_back(SourceView{static_cast<const uint8_t *>(buffer.buf),
-                                            static_cast<uint64_t>(buffer.len)});
-            }
-            held_rows_ = rows;
-            return views_;
+            for (owner = 0; owner < owners_.size(); ++owner)
+                for (const nb::str &attribute : names_) {
+                    nb::object item = owners_[owner].attr(attribute);
+                    Py_buffer buffer;
+                    if (PyObject_GetBuffer(item.ptr(), &buffer,
+                                           PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0)
+                        throw nb::python_error();
+                    buffers_.push_back(buffer);
+                    check_element_type(name(), fields(), buffer,
+                                       static_cast<uint32_t>(views_.size() % names_.size()));
+                    views_.push_back(SourceView{static_cast<const uint8_t *>(buffer.buf),
+                                                static_cast<uint64_t>(buffer.len)});
+                }
+            held_counts_ = std::move(counts);
+            return SourceViews{views_, static_cast<uint32_t>(names_.size())};
         } catch (nb::python_error &error) {
-            drop_buffers();
-            unlock();
-            throw std::runtime_error(std::string("acquiring the arrays of '") + name() +
-                                     "' failed: " + error.what());
+            fail();
+            throw std::runtime_error(std::string("acquiring the arrays of '") + name() + "'" +
+                                     which(owner) + " failed: " + error.what());
         } catch (const nb::cast_error &) {
-            drop_buffers();
-            unlock();
-            throw std::runtime_error("the row count of '" + name() +
-                                     "' is not a non-negative int");
+            fail();
+            throw std::runtime_error("the row count of '" + name() + "'" + which(owner) +
+                                     " is not a non-negative int");
+        } catch (const std::invalid_argument &error) {
+            fail();
+            throw std::runtime_error(std::string(error.what()) + which(owner));
         }
     }
 
     void release_views() noexcept override {
-        nb::gil_scoped_acquire gil;
-        if (!keep_ || !count_attr_.is_valid()) drop_buffers();
-        unlock();
+        {
+            nb::gil_scoped_acquire gil;
+            if (!keep_) drop_buffers();
+            unlock();
+        }
+        copying_.unlock();
+    }
+
+    std::string array_label(uint32_t source) const override {
+        return source < labels_.size() ? "'" + labels_[source] + "'"
+                                       : ConversionSource::array_label(source);
     }
 
   private:
+    // " (owner 3)" for a source over many owners: which one failed.
+    std::string which(size_t owner) const {
+        return many_ ? " (owner " + std::to_string(owner) + ")" : "";
+    }
+
+    // A failed acquire(): nothing stays held, the locks are given back.
+    void fail() noexcept {
+        drop_buffers();
+        unlock();
+        copying_.unlock();
+    }
+
     void unlock() noexcept {
         if (!lock_release_.is_valid()) return;
         try {
@@ -247,23 +296,27 @@ class AttributeSource final : public ConversionSource {
         for (Py_buffer &buffer : buffers_) PyBuffer_Release(&buffer);
         buffers_.clear();
         views_.clear();
+        held_counts_.clear();
     }
 
     void forget() noexcept {
         drop_buffers();
-        owner_.reset();
+        owners_.clear();
         lock_acquire_.reset();
         lock_release_.reset();
     }
 
-    nb::object owner_;
+    std::vector<nb::object> owners_;
+    bool many_;
     std::vector<nb::str> names_;
     nb::str count_attr_;
     nb::object lock_acquire_, lock_release_;
     bool keep_;
+    std::vector<std::string> labels_;
     std::vector<Py_buffer> buffers_;
     std::vector<SourceView> views_;
-    uint64_t held_rows_ = 0;
+    std::vector<uint64_t> held_counts_;
+    std::mutex copying_;  // held from acquire() to release_views()
 };
 
 }  // namespace
@@ -299,7 +352,7 @@ void register_external(nb::module_ &m) {
             nb::arg("record_size"), nb::arg("count_buffer").none(), nb::arg("count_offset"))
         .def(
             "attribute_source",
-            [](Context &c, const std::string &name, nb::object owner,
+            [](Context &c, const std::string &name, std::vector<nb::object> owners, bool many,
                const std::vector<std::string> &names, const std::string &count_attr,
                nb::object lock, bool keep, const std::vector<FieldPart> &fields,
                uint32_t record_size, std::shared_ptr<Buffer> count_buffer, uint32_t count_offset) {
@@ -310,11 +363,12 @@ void register_external(nb::module_ &m) {
                                                at});
                 auto source = std::make_shared<AttributeSource>(
                     name, std::move(copies), record_size, std::move(count_buffer), count_offset,
-                    std::move(owner), names, count_attr, std::move(lock), keep);
+                    std::move(owners), many, names, count_attr, std::move(lock), keep);
                 locked(c, [&] { c.adopt(source); });
                 return source;
             },
-            nb::arg("name"), nb::arg("owner"), nb::arg("names"), nb::arg("count_attr"),
+            nb::arg("name"), nb::arg("owners"), nb::arg("many"), nb::arg("names"),
+            nb::arg("count_attr"),
             nb::arg("lock").none(), nb::arg("keep"), nb::arg("fields"), nb::arg("record_size"),
             nb::arg("count_buffer").none(), nb::arg("count_offset"))
         .def(

@@ -1,5 +1,6 @@
 #include "hypergl/conversion_source.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <stdexcept>
@@ -32,6 +33,7 @@ RowsConverter with_components(uint32_t components) {
         case 2: return &convert_rows<From, To, 2>;
         case 3: return &convert_rows<From, To, 3>;
         case 4: return &convert_rows<From, To, 4>;
+        case 9: return &convert_rows<From, To, 9>;  // a 3x3 matrix (MuJoCo's xmat)
         default: return nullptr;
     }
 }
@@ -47,7 +49,7 @@ RowsConverter converter_to(ScalarType to, uint32_t components) {
     return nullptr;
 }
 
-// The typed loop of a field with 1..4 components (nullptr: use the generic one).
+// The typed loop of a field with 1..4 or 9 components (nullptr: use the generic one).
 RowsConverter converter(ScalarType from, ScalarType to, uint32_t components) {
     switch (from) {
 #define HYPERGL_CASE(NAME, TYPE) \
@@ -110,7 +112,7 @@ void store(ScalarType type, uint8_t *p, Wide w) {
     }
 }
 
-// Any field (more than 4 components): element by element, through Wide.
+// Any other field: element by element, through Wide.
 void convert_generic(const FieldCopy &f, const uint8_t *in, uint8_t *out, uint64_t record_size,
                      uint64_t rows) {
     const uint32_t from_size = scalar_size(f.from), to_size = scalar_size(f.to);
@@ -124,7 +126,7 @@ constexpr uint64_t kBlockRows = 512;
 
 // Releases the views however upload() leaves.
 struct ViewGuard {
-    std::vector<SourceView> views;
+    SourceViews acquired;
     std::function<void()> release;
     ~ViewGuard() { release(); }
 };
@@ -158,19 +160,22 @@ ConversionSource::ConversionSource(std::string name, std::vector<FieldCopy> fiel
 
 void ConversionSource::upload(Buffer &destination) {
     ViewGuard guard{acquire(), [this] { release_views(); }};
-    const std::vector<SourceView> &views = guard.views;
-    // Every field's source must hold the same number of rows.
+    const std::vector<SourceView> &views = guard.acquired.views;
+    const uint64_t per_owner = guard.acquired.per_owner;
+    const uint64_t owners = per_owner == 0 ? 1 : views.size() / per_owner;
+    // Every field's source must hold the same number of rows (owner 0's
+    // arrays decide; every other owner's must be the same size).
     bool known = false;
     uint64_t rows = 0;
     for (const FieldCopy &f : fields_) {
-        if (f.source >= views.size())
+        if (f.source >= per_owner)
             throw std::runtime_error("external source '" + name() + "' returned " +
-                                     std::to_string(views.size()) + " arrays, field needs #" +
+                                     std::to_string(per_owner) + " arrays, field needs #" +
                                      std::to_string(f.source));
         const uint64_t size = views[f.source].size;
         const uint64_t field_rows = size / f.stride;
         if (size % f.stride != 0)
-            throw std::runtime_error("array #" + std::to_string(f.source) + " of '" + name() +
+            throw std::runtime_error("array " + array_label(f.source) + " of '" + name() +
                                      "' has " + std::to_string(size) +
                                      " bytes, not a whole number of " + std::to_string(f.stride) +
                                      "-byte rows");
@@ -181,23 +186,38 @@ void ConversionSource::upload(Buffer &destination) {
         rows = field_rows;
         known = true;
     }
+    for (uint64_t owner = 1; owner < owners; ++owner)
+        for (uint64_t s = 0; s < per_owner; ++s)
+            if (views[owner * per_owner + s].size != views[s].size)
+                throw std::runtime_error(
+                    "owner " + std::to_string(owner) + " of '" + name() + "' gives array " +
+                    array_label(static_cast<uint32_t>(s)) + " of " +
+                    std::to_string(views[owner * per_owner + s].size) + " bytes, owner 0 " +
+                    std::to_string(views[s].size) + ": every owner must give the same-shaped arrays");
+    const uint64_t owner_rows = rows;
+    rows *= owners;
     const uint64_t capacity = destination.size() / record_size_;
     if (rows > capacity)
         throw std::runtime_error("external source '" + name() + "' has " + std::to_string(rows) +
                                  " rows, more than the " + std::to_string(capacity) +
                                  " records buffer '" + destination.name() +
                                  "' holds: give it room for them (e.g. a bridge's capacity=)");
-    // Blocks of rows, field by field within a block: tight typed loops, and
-    // each block of records is still in cache when its next field is written.
-    for (uint64_t first = 0; first < rows; first += kBlockRows) {
-        const uint64_t count = rows - first < kBlockRows ? rows - first : kBlockRows;
-        uint8_t *out = destination.data() + first * record_size_;
-        for (const FieldCopy &f : fields_) {
-            const uint8_t *in = views[f.source].data + f.offset + first * f.stride;
-            if (RowsConverter convert = converter(f.from, f.to, f.components))
-                convert(in, f.stride, out + f.at, record_size_, count);
-            else
-                convert_generic(f, in, out + f.at, record_size_, count);
+    // Owner by owner, blocks of rows, field by field within a block: tight
+    // typed loops, and each block of records is still in cache when its next
+    // field is written.
+    for (uint64_t owner = 0; owner < owners; ++owner) {
+        const SourceView *owner_views = views.data() + owner * per_owner;
+        uint8_t *owner_out = destination.data() + owner * owner_rows * record_size_;
+        for (uint64_t first = 0; first < owner_rows; first += kBlockRows) {
+            const uint64_t count = std::min(owner_rows - first, kBlockRows);
+            uint8_t *out = owner_out + first * record_size_;
+            for (const FieldCopy &f : fields_) {
+                const uint8_t *in = owner_views[f.source].data + f.offset + first * f.stride;
+                if (RowsConverter convert = converter(f.from, f.to, f.components))
+                    convert(in, f.stride, out + f.at, record_size_, count);
+                else
+                    convert_generic(f, in, out + f.at, record_size_, count);
+            }
         }
     }
     if (count_buffer_) {

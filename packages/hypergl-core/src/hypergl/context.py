@@ -378,11 +378,12 @@ class Context(WindowControls):
 
     def attribute_source(
         self,
-        owner: Any,
-        names: Sequence[str],
-        fields: list[dict[str, Any]],
+        owner: Any = None,
+        names: Sequence[str] | None = None,
+        fields: list[dict[str, Any]] | None = None,
         *,
         record_size: int,
+        owners: Sequence[Any] | None = None,
         count_attribute: str | None = None,
         lock: Any = None,
         keep_views: bool = False,
@@ -393,18 +394,27 @@ class Context(WindowControls):
 
         Like :meth:`external_source` with ``acquire = lambda: [getattr(owner, n) for n in
         names]``, but with no Python frame per upload: ``lock.acquire()`` / ``release()``
-        (if given) bracket each copy. With ``keep_views`` (needs ``count_attribute``, the
-        owner's row count) the exports stay held between uploads while the count is
-        unchanged, for owners that never reallocate exported memory (Culverin);
-        ``source.drop_views()`` releases them so the owner may grow.
+        (if given) bracket each copy.
+
+        Many owners: pass ``owners=[...]`` (a sequence, e.g. one MuJoCo ``MjData`` per
+        world) instead of `owner`; `owner` is always one object, even a list. Each owner's
+        rows follow the previous owner's in the destination, the row count is their sum,
+        and every owner must give arrays of owner 0's sizes (the upload fails naming the
+        owner otherwise).
+
+        ``keep_views`` holds the exports between uploads: for owners whose arrays never
+        move (MuJoCo's ``mjData``), or, with ``count_attribute`` (each owner's row count),
+        re-exported when a count changes, for owners that never reallocate exported memory
+        (Culverin). ``source.drop_views()`` releases them (so the owner may grow).
         """
-        names, parts, record_size, count_buffer, count_offset = (
+        owners, many, names, parts, record_size, count_buffer, count_offset = (
             resource_checks.attribute_source_args(
-                self, names, fields, record_size, count_attribute, lock, keep_views, count
+                self, owner, owners, names, fields, record_size, count_attribute, lock,
+                keep_views, count,
             )
-        )
+        )  # fmt: skip
         native = self._native.attribute_source(
-            self._name(name, "external"), owner, names, count_attribute or "", lock,
+            self._name(name, "external"), owners, many, names, count_attribute or "", lock,
             bool(keep_views), parts, record_size,
             None if count_buffer is None else count_buffer._native, count_offset,
         )  # fmt: skip

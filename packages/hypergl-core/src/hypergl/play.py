@@ -27,6 +27,7 @@ from .errors import PlayError, ResourceError
 from .limits import PORTABLE_LIMITS, check_framebuffer
 from .png import encode_png
 from .scene_memory import check_scene_memory
+from .video import mp4_writer
 
 
 def shown_framebuffer(resources: Any, name: str | None) -> Any:
@@ -42,16 +43,6 @@ def shown_framebuffer(resources: Any, name: str | None) -> Any:
         raise PlayError(f"the scene has {len(framebuffers)} framebuffers "
                         f"({sorted(framebuffers)}): name one with --framebuffer")  # fmt: skip
     return next(iter(framebuffers.values()))
-
-
-def _video_writer(path: Path, fps: int) -> Any:
-    """An imageio MP4 writer, or None without imageio-ffmpeg."""
-    try:
-        import imageio.v2 as imageio  # type: ignore[import-not-found]
-        import imageio_ffmpeg  # type: ignore[import-not-found]  # noqa: F401  (its binary)
-    except ImportError:
-        return None
-    return imageio.get_writer(path, fps=fps, codec="libx264", quality=7, macro_block_size=8)
 
 
 def play(
@@ -77,7 +68,7 @@ def play(
     with context(device=device) as ctx:
         scene = ctx.load(source, memory_limit=memory_limit)
         target = scene.objects[shown_framebuffer(scene.program.resources, framebuffer).name]
-        video = _video_writer(out / "play.mp4", fps) if device == "gl" else None
+        video = mp4_writer(out / "play.mp4", fps) if device == "gl" else None
         frame = None
         try:
             for index in range(frames):

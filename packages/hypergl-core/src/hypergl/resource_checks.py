@@ -7,7 +7,7 @@ One function per kind; each returns the description a self-contained .hgb stores
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -191,10 +191,23 @@ def external_source_args(
 
 
 def attribute_source_args(
-    context: Any, names: Any, fields: Any, record_size: Any, count_attribute: Any,
-    lock: Any, keep_views: Any, count: Any,
-) -> tuple[list[Any], list[Any], int, Buffer | None, int]:
-    """(attribute names, field tuples, record size, count buffer or None, its offset)."""
+    context: Any, owner: Any, owners: Any, names: Any, fields: Any, record_size: Any,
+    count_attribute: Any, lock: Any, keep_views: Any, count: Any,
+) -> tuple[list[Any], bool, list[Any], list[Any], int, Buffer | None, int]:
+    """(owners, whether many, attribute names, field tuples, record size, count buffer or
+    None, its offset)."""
+    if owners is None:
+        if owner is None:
+            raise TypeError("attribute_source needs an owner (or owners=[...])")
+        owners, many = [owner], False
+    elif owner is not None:
+        raise TypeError("attribute_source takes owner or owners=, not both")
+    elif isinstance(owners, (str, bytes)) or not isinstance(owners, Sequence):
+        raise TypeError(f"owners must be a sequence of objects, got {owners!r}")
+    elif not owners:
+        raise ValueError("owners must hold at least one object, got an empty sequence")
+    else:
+        owners, many = list(owners), True
     names = list(names) if isinstance(names, (list, tuple)) else names
     if not isinstance(names, list) or not names or not all(
         isinstance(n, str) and n.isidentifier() for n in names
@@ -204,13 +217,11 @@ def attribute_source_args(
         isinstance(count_attribute, str) and count_attribute.isidentifier()
     ):
         raise ValueError(f"count_attribute must be an attribute name, got {count_attribute!r}")
-    if keep_views and count_attribute is None:
-        raise ValueError("keep_views needs count_attribute (a changed count re-exports)")
     if lock is not None and not (hasattr(lock, "acquire") and hasattr(lock, "release")):
         raise TypeError(f"lock needs acquire() and release(), got {lock!r}")
     record_size = check_count(record_size, "record_size", minimum=1, maximum=U32_MAX)
     parts = [check_field(field, record_size) for field in check_fields(fields)]
-    return (names, parts, record_size, *count_target(context, count))
+    return (owners, many, names, parts, record_size, *count_target(context, count))
 
 
 def count_target(context: Any, count: Any) -> tuple[Buffer | None, int]:

@@ -1,9 +1,11 @@
 // An external source made of strided arrays outside HyperGL (e.g. a physics
-// engine's position and rotation arrays): each upload acquires fresh views,
+// engine's position and rotation arrays): each upload acquires views,
 // converts every row into fixed-size records of the destination buffer
 // (float64 -> float32 included) and releases the views, all in C++ with no
-// per-row Python. Optionally writes the row count as a u32 into another
-// buffer (e.g. the instance count of an indirect draw command).
+// per-row Python. The views may come from many owners (e.g. one MuJoCo
+// mjData per world), each giving the same-sized arrays: owner o's rows follow
+// owner o-1's in the destination. Optionally writes the row count as a u32
+// into another buffer (e.g. the instance count of an indirect draw command).
 #pragma once
 
 #include <cstdint>
@@ -34,23 +36,33 @@ struct SourceView {
     uint64_t size = 0;
 };
 
+// The arrays of one upload, owner by owner: owner o's array s is
+// views[o * per_owner + s] (one owner: per_owner == views.size()).
+struct SourceViews {
+    std::vector<SourceView> views;
+    uint32_t per_owner = 0;
+};
+
 class ConversionSource : public ExternalSource {
   public:
     ConversionSource(std::string name, std::vector<FieldCopy> fields, uint32_t record_size,
                      std::shared_ptr<Buffer> count_buffer, uint32_t count_offset);
 
     // Copies every row into `destination`; throws std::runtime_error when the
-    // sources disagree on their row count or the rows exceed its capacity.
+    // arrays disagree on their row count, an owner's arrays differ in size from
+    // owner 0's, or the rows exceed its capacity.
     void upload(Buffer &destination) override;
     uint64_t rows_uploaded() const { return rows_; }
     uint32_t record_size() const { return record_size_; }
 
   protected:
     const std::vector<FieldCopy> &fields() const { return fields_; }
-    // Fresh views of the sources, valid until release(); may block (e.g. while
+    // Views of the sources, valid until release_views(); may block (e.g. while
     // a physics step runs). Throw std::runtime_error on failure.
-    virtual std::vector<SourceView> acquire() = 0;
+    virtual SourceViews acquire() = 0;
     virtual void release_views() noexcept = 0;
+    // How errors name array `source` of an owner (an attribute name, say).
+    virtual std::string array_label(uint32_t source) const { return "#" + std::to_string(source); }
 
   private:
     std::vector<FieldCopy> fields_;

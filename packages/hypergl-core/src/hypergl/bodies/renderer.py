@@ -614,6 +614,20 @@ class BodyRenderer:
 
     _recorded_views: tuple[int, int] | None = None  # (views, rows) the recording dispatches
 
+    def set_view_matrices(self, view_proj: Any) -> None:
+        """New cameras for the views :meth:`set_views` laid out, keeping their tiles and
+        ranges: `view_proj` (views, 4, 4), row-major, written in one NumPy call (a
+        per-frame camera update of many views without a Python loop over them)."""
+        if self._view_tile is None:
+            raise errors.BodyError("set_view_matrices: call set_views first")
+        matrices = np.asarray(view_proj, dtype=np.float32)
+        if matrices.shape != (self._view_count, 4, 4) or not np.isfinite(matrices).all():
+            raise ValueError(f"view_proj must be {self._view_count} finite 4x4 matrices, "
+                             f"got shape {matrices.shape}")  # fmt: skip
+        column_major = matrices.transpose(0, 2, 1).reshape(self._view_count, 16)
+        self._views["view_proj"][: self._view_count] = column_major
+        self._views["eye"][: self._view_count] = eye_of(matrices)  # ray-cast parts' origin
+
     @property
     def framebuffer_size(self) -> tuple[int, int]:
         """(width, height) the tiled views cover (multi-view: after :meth:`set_views`)."""
@@ -646,7 +660,9 @@ class BodyRenderer:
         for index, name in enumerate(self.outputs):
             attachment = f"color{index}"
             if name == "color":
-                out[name] = np.ascontiguousarray(framebuffer.read(attachment=attachment)[..., :3])
+                # Three components read as such: the driver packs them (RGBA then a NumPy
+                # slice copy took 8x as long on llvmpipe).
+                out[name] = framebuffer.read(attachment=attachment, components=3)
             else:
                 value = framebuffer.read(attachment=attachment, components=1, dtype=np.float32)
                 value = value.reshape(value.shape[0], value.shape[1])

@@ -24,15 +24,19 @@ VIEW_DTYPE = np.dtype([("view_proj", np.float32, 16), ("tile", np.float32, 4),
 def eye_of(view_proj: Any) -> np.ndarray:
     """The camera's centre of a view-projection matrix, homogeneous: the point it maps to
     clip x = y = w = 0. A perspective camera's (x, y, z, 1); an orthographic one's is at
-    infinity, (direction back toward the camera, 0). Ray-cast parts cast rays from it."""
+    infinity, (direction back toward the camera, 0). Ray-cast parts cast rays from it.
+    Vectorised: (..., 4, 4) matrices give (..., 4) eyes."""
     matrix = np.asarray(view_proj, np.float64)
-    eye = np.linalg.svd(matrix[[0, 1, 3]])[2][-1]  # the null vector of those three rows
-    if abs(eye[3]) > 1e-9:
-        return (eye / eye[3]).astype(np.float32)
-    eye = np.append(eye[:3] / np.linalg.norm(eye[:3]), 0.0)
-    if (matrix @ eye)[2] > 0:  # clip z grows away from the camera: point back at it
-        eye = -eye
-    return eye.astype(np.float32)
+    eye = np.linalg.svd(matrix[..., [0, 1, 3], :])[2][..., -1, :]  # null vector of the rows
+    w = eye[..., 3:]
+    finite = np.abs(w) > 1e-9
+    direction = eye[..., :3] / np.linalg.norm(eye[..., :3], axis=-1, keepdims=True)
+    at_infinity = np.concatenate([direction, np.zeros_like(w)], axis=-1)
+    # clip z grows away from the camera: point the direction back at it
+    toward = np.einsum("...j,...j->...", matrix[..., 2, :], at_infinity)[..., None] > 0
+    at_infinity = np.where(toward, -at_infinity, at_infinity)
+    safe_w = np.where(finite, w, 1.0)
+    return np.where(finite, eye / safe_w, at_infinity).astype(np.float32)
 
 
 def grid_shape(views: int, columns: int | None) -> tuple[int, int]:

@@ -42,10 +42,10 @@ def _check_extras() -> None:
 def run(options: DemoOptions, stream: TextIO = sys.stdout) -> dict[str, Any]:
     """Run the demo; returns what it measured and where it wrote its files."""
     import hypergl
+    from hypergl.progress import Progress
+    from hypergl.video import FrameWriter
 
-    from .progress import Progress
     from .scene import build_scene
-    from .video import FrameWriter
 
     if not options.window:
         _check_extras()

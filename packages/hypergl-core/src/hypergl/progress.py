@@ -1,4 +1,4 @@
-"""A one-line progress bar on stderr (stdlib only)."""
+"""A one-line progress bar on stderr (stdlib only), shared by the demos and examples."""
 
 from __future__ import annotations
 

@@ -1,0 +1,83 @@
+"""BodyRenderer.set_view_matrices: many views' cameras moved in one NumPy call keep their
+tiles and rows, and draw what set_views with the same cameras draws (ray-cast parts too:
+each view's eye moves with its matrix)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hypergl.bodies import BodyError, BodyRenderer, InstanceRecords
+from hypergl.bodies.views import eye_of
+from hypergl.transforms import look_at, perspective
+
+pytestmark = pytest.mark.gl
+
+IDENTITY_Q = (0.0, 0.0, 0.0, 1.0)
+TILE = (32, 24)
+
+
+def cameras():
+    return [perspective(40.0, 4 / 3, 0.1, 100.0) @ look_at((10.0 * k, 1.0, 5.0 + k),
+                                                             (10.0 * k, 0.0, 0.0))
+            for k in range(3)]  # fmt: skip
+
+
+def draw(ctx, renderer):
+    fb = renderer.framebuffer()
+    cmd = ctx.command_buffer()
+    cmd.bind_framebuffer(fb)
+    renderer.record_clear(cmd)
+    renderer.record(cmd)
+    cmd.end()
+    cmd.submit()
+    out = renderer.read(fb)
+    fb.release()
+    return out
+
+
+@pytest.mark.parametrize("primitives", ["mesh", "raycast"])
+def test_moved_cameras_draw_what_set_views_draws(gl_ctx, primitives):
+    records = InstanceRecords(gl_ctx, 3)
+    records.write([(10.0 * k, 0.0, 0.0) for k in range(3)], [IDENTITY_Q] * 3, [0, 1, 2])
+    renderer = BodyRenderer(records, max_ids=4, views=3, outputs=("color", "id"),
+                            primitives=primitives)  # fmt: skip
+    for k, shape in enumerate(("sphere", "capsule", "cylinder")):
+        renderer.set_look(k, shape, 1.0 if shape == "sphere" else (0.8, 0.5))
+    ranges = [(k, 1) for k in range(3)]
+    renderer.set_views(cameras(), TILE, ranges=ranges)
+    expected = draw(gl_ctx, renderer)
+    renderer.set_views([np.eye(4)] * 3, TILE, ranges=ranges)  # elsewhere, then moved back
+    renderer.set_view_matrices(np.stack(cameras()))
+    moved = draw(gl_ctx, renderer)
+    for k in range(3):
+        assert (renderer.split_views(expected["id"])[k] == k).sum() > 20
+    assert np.array_equal(moved["id"], expected["id"])
+    assert np.array_equal(moved["color"], expected["color"])
+    renderer.release()
+    records.release()
+
+
+def test_eye_of_is_vectorised():
+    matrices = np.stack(cameras())
+    eyes = eye_of(matrices)
+    assert eyes.shape == (3, 4)
+    for k, matrix in enumerate(matrices):
+        assert np.allclose(eyes[k], eye_of(matrix), atol=1e-5)
+        assert np.allclose(eyes[k], (10.0 * k, 1.0, 5.0 + k, 1.0), atol=1e-4)
+
+
+def test_bad_view_matrices(gl_ctx):
+    records = InstanceRecords(gl_ctx, 2)
+    renderer = BodyRenderer(records, max_ids=2, views=2)
+    with pytest.raises(BodyError, match="call set_views first"):
+        renderer.set_view_matrices(np.zeros((2, 4, 4)))
+    renderer.set_views([np.eye(4)] * 2, TILE)
+    with pytest.raises(ValueError, match=r"2 finite 4x4 matrices, got shape \(3, 4, 4\)"):
+        renderer.set_view_matrices(np.zeros((3, 4, 4)))
+    bad = np.stack([np.eye(4)] * 2)
+    bad[1, 0, 0] = np.nan
+    with pytest.raises(ValueError, match="finite"):
+        renderer.set_view_matrices(bad)
+    renderer.release()
+    records.release()

@@ -1,0 +1,147 @@
+"""A model's geoms as looks of the shared body renderer, from ``MjModel`` alone.
+
+Each geom is one look (id = geom id, shared by every world): a part of the renderer's
+library placed in the geom's frame, sized as MuJoCo sizes it, coloured as MuJoCo colours it
+(the material's rgba unless the geom's own differs from the default 0.5, 0.5, 0.5, 1).
+MuJoCo's capsules and cylinders run along their local z, the unit meshes along y: the part
+turns y onto z. Planes of size 0 are infinite: drawn out to the far plane.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from hypergl.bodies import MODE_CAPSULE, Part, meshes
+
+# The quaternion (x, y, z, w) of +90 degrees about x: the unit meshes' y axis onto z.
+Y_TO_Z = (float(np.sqrt(0.5)), 0.0, 0.0, float(np.sqrt(0.5)))
+DEFAULT_RGBA = np.array([0.5, 0.5, 0.5, 1.0], np.float32)
+DEFAULT_GROUPS = (0, 1, 2)  # mjvOption.geomgroup's default
+GEOM = mujoco.mjtGeom
+
+
+@dataclass(frozen=True)
+class GeomLook:
+    """What one geom draws: its parts, the meshes they need, its colour."""
+
+    geom: int
+    parts: list[Part]
+    new_meshes: dict[str, np.ndarray]
+    color: tuple[float, float, float]
+
+
+def far_distance(model: mujoco.MjModel) -> float:
+    """MuJoCo's far clipping distance: ``vis.map.zfar`` times the model's extent."""
+    return float(model.vis.map.zfar * model.stat.extent)
+
+
+def geom_color(model: mujoco.MjModel, geom: int) -> np.ndarray:
+    """The rgba MuJoCo draws `geom` with."""
+    rgba = np.asarray(model.geom_rgba[geom], np.float32)
+    material = int(model.geom_matid[geom])
+    if material >= 0 and np.array_equal(rgba, DEFAULT_RGBA):
+        return np.asarray(model.mat_rgba[material], np.float32)
+    return rgba
+
+
+def mesh_rows(model: mujoco.MjModel, mesh: int) -> np.ndarray:
+    """A MuJoCo mesh's triangles (its re-centred vertices), face normals de-indexed."""
+    first, count = model.mesh_vertadr[mesh], model.mesh_vertnum[mesh]
+    face, faces = model.mesh_faceadr[mesh], model.mesh_facenum[mesh]
+    vertices = model.mesh_vert[first : first + count]
+    return meshes.triangles(vertices, model.mesh_face[face : face + faces])
+
+
+def hfield_rows(model: mujoco.MjModel, hfield: int) -> np.ndarray:
+    """A height field as MuJoCo draws it: the surface (elevation times the data, in
+    [0, 1]) over x, y in [-size x, size x] x [-size y, size y], its four sides and its
+    bottom at -base."""
+    nrow, ncol = int(model.hfield_nrow[hfield]), int(model.hfield_ncol[hfield])
+    sx, sy, top, base = (float(v) for v in model.hfield_size[hfield])
+    first = int(model.hfield_adr[hfield])
+    heights = model.hfield_data[first : first + nrow * ncol].reshape(nrow, ncol) * top
+    x = np.linspace(-sx, sx, ncol)
+    y = np.linspace(-sy, sy, nrow)
+    grid = np.stack(np.broadcast_arrays(x[None, :], y[:, None], heights), axis=-1)
+    index = np.arange(nrow * ncol).reshape(nrow, ncol)
+    a, b, c, d = index[:-1, :-1], index[:-1, 1:], index[1:, 1:], index[1:, :-1]
+    faces = [np.stack([a, b, c, a, c, d], axis=-1).reshape(-1, 3)]  # up: +z, ccw
+    points = [grid.reshape(-1, 3)]
+    total = nrow * ncol
+    # The sides: each border of the surface down to the base, outward-facing.
+    borders = [index[0, :], index[:, -1], index[-1, ::-1], index[::-1, 0]]
+    for border in borders:
+        upper = points[0][border]
+        lower = upper.copy()
+        lower[:, 2] = -base
+        k = np.arange(len(border) - 1)
+        top_k, low_k = total + k, total + len(border) + k
+        faces.append(np.stack([top_k, low_k, low_k + 1, top_k, low_k + 1, top_k + 1],
+                              axis=-1).reshape(-1, 3))  # fmt: skip
+        points += [upper, lower]
+        total += 2 * len(border)
+    bottom = np.array([[-sx, -sy, -base], [-sx, sy, -base], [sx, sy, -base], [sx, -sy, -base]])
+    faces.append(np.array([[total, total + 1, total + 2], [total, total + 2, total + 3]]))
+    points.append(bottom)
+    return meshes.triangles(np.concatenate(points), np.concatenate(faces))
+
+
+def geom_parts(model: mujoco.MjModel, geom: int) -> tuple[list[Part], dict[str, np.ndarray]]:
+    """The parts of one geom (empty: MuJoCo draws nothing for it), and new meshes."""
+    kind = int(model.geom_type[geom])
+    size = [float(v) for v in model.geom_size[geom]]
+    data = int(model.geom_dataid[geom])
+    if kind == GEOM.mjGEOM_PLANE:
+        far = far_distance(model)
+        x, y = (s if s > 0 else far for s in size[:2])  # size 0: infinite
+        return [Part("quad", rotation=Y_TO_Z, scale=(x, 1.0, y))], {}
+    if kind in (GEOM.mjGEOM_SPHERE, GEOM.mjGEOM_ELLIPSOID):
+        radii = (size[0],) * 3 if kind == GEOM.mjGEOM_SPHERE else tuple(size)
+        return [Part("sphere", scale=radii)], {}  # type: ignore[arg-type]
+    if kind == GEOM.mjGEOM_CAPSULE:
+        radius, half = size[0], size[1]
+        return [Part("capsule", rotation=Y_TO_Z, scale=(radius, half, radius),
+                     mode=MODE_CAPSULE)], {}  # fmt: skip
+    if kind == GEOM.mjGEOM_CYLINDER:
+        radius, half = size[0], size[1]
+        return [Part("cylinder", rotation=Y_TO_Z, scale=(radius, half, radius))], {}
+    if kind == GEOM.mjGEOM_BOX:
+        return [Part("box", scale=tuple(size))], {}  # type: ignore[arg-type]
+    if kind == GEOM.mjGEOM_HFIELD:
+        key = f"mujoco_hfield{data}"
+        return [Part(key)], {key: hfield_rows(model, data)}
+    if kind in (GEOM.mjGEOM_MESH, GEOM.mjGEOM_SDF) and data >= 0:
+        key = f"mujoco_mesh{data}"
+        return [Part(key)], {key: mesh_rows(model, data)}
+    return [], {}  # an SDF without a mesh: MuJoCo's renderer draws nothing either
+
+
+def geom_name(model: mujoco.MjModel, geom: int) -> str:
+    name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, geom)
+    return f"geom {geom}" + (f" ({name!r})" if name else "")
+
+
+def model_looks(model: mujoco.MjModel, groups: tuple[int, ...] = DEFAULT_GROUPS
+                ) -> list[GeomLook]:  # fmt: skip
+    """The look of every geom MuJoCo draws with the visible `groups`; one warning names
+    the geoms it cannot draw (SDFs without a mesh)."""
+    looks, skipped = [], []
+    for geom in range(model.ngeom):
+        rgba = geom_color(model, geom)
+        if int(model.geom_group[geom]) not in groups or rgba[3] == 0:
+            continue
+        parts, new_meshes = geom_parts(model, geom)
+        if not parts:
+            skipped.append(geom_name(model, geom))
+            continue
+        color = (float(rgba[0]), float(rgba[1]), float(rgba[2]))
+        looks.append(GeomLook(geom, parts, new_meshes, color))
+    if skipped:
+        warnings.warn(f"hypergl-mujoco draws no SDF geom without a mesh (neither does "
+                      f"MuJoCo's renderer): skipped {', '.join(skipped)}",
+                      stacklevel=3)  # fmt: skip
+    return looks

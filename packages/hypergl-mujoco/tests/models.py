@@ -1,0 +1,69 @@
+"""MJCF models of the hypergl-mujoco tests: one with every geom type and three cameras."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import mujoco
+import numpy as np
+
+# A tetrahedron-ish mesh off its centre (MuJoCo re-centres it) and a 5 x 7 height field.
+ALL_GEOMS = """
+<mujoco model="every geom">
+  <asset>
+    <mesh name="wedge" vertex="0.3 0.3 0  0.7 0.3 0  0.3 0.7 0  0.3 0.3 0.5  0.7 0.7 0.4"/>
+    <hfield name="hill" nrow="5" ncol="7" size="0.6 0.4 0.3 0.1"
+            elevation="0 1 2 3 2 1 0  1 2 3 4 3 2 1  2 3 4 5 4 3 2  1 2 3 4 3 2 1  0 1 2 3 2 1 0"/>
+    <material name="blue" rgba="0.1 0.3 0.9 1"/>
+  </asset>
+  <worldbody>
+    <light pos="0 0 4" dir="0 0 -1"/>
+    <geom name="floor" type="plane" size="0 0 0.1" rgba="0.8 0.8 0.8 1"/>
+    <geom name="tile" type="plane" size="0.3 0.2 0.1" pos="1.4 1.2 0.01" rgba="0.2 0.8 0.2 1"/>
+    <geom name="hill" type="hfield" hfield="hill" pos="-1.3 1.1 0"/>
+    <geom name="hidden" type="box" size="0.1 0.1 0.1" pos="0 1.5 0.5" rgba="1 0 0 0"/>
+    <geom name="group3" type="box" size="0.1 0.1 0.1" pos="0.5 1.5 0.5" group="3"/>
+    <body name="torso" pos="0 0 0.8">
+      <freejoint/>
+      <geom name="sphere" type="sphere" size="0.25" rgba="0.9 0.3 0.2 1"/>
+      <geom name="capsule" type="capsule" size="0.08 0.3" pos="0.6 0 0" euler="0 40 0"
+            material="blue"/>
+      <geom name="ellipsoid" type="ellipsoid" size="0.3 0.15 0.1" pos="-0.6 0 0.1"
+            euler="20 0 30" rgba="0.9 0.8 0.2 1"/>
+      <geom name="cylinder" type="cylinder" size="0.12 0.2" pos="0 0.6 0" euler="50 0 0"
+            rgba="0.3 0.8 0.8 1"/>
+      <geom name="box" type="box" size="0.15 0.1 0.2" pos="0 -0.6 0" euler="0 0 25"
+            rgba="0.6 0.3 0.8 1"/>
+      <geom name="mesh" type="mesh" mesh="wedge" pos="0.5 0.6 0.3" rgba="0.9 0.5 0.7 1"/>
+      <camera name="tracking" mode="track" pos="0 -3 1.2" xyaxes="1 0 0 0 0.4 1"/>
+    </body>
+    <camera name="fixed" pos="2.5 -2.5 2.2" xyaxes="1 1 0 -0.4 0.4 1"/>
+  </worldbody>
+</mujoco>
+"""
+
+GYM_ASSETS = None
+
+
+def all_geoms() -> mujoco.MjModel:
+    return mujoco.MjModel.from_xml_string(ALL_GEOMS)
+
+
+def gym_model(name: str) -> mujoco.MjModel:
+    """One of gymnasium's MuJoCo XMLs (half_cheetah, ant, humanoid)."""
+    import gymnasium.envs.mujoco as envs
+
+    return mujoco.MjModel.from_xml_path(str(Path(envs.__file__).parent / "assets" / f"{name}.xml"))
+
+
+def stepped(model: mujoco.MjModel, steps: int = 30, seed: int = 0) -> mujoco.MjData:
+    """Data a few random-control steps from the model's start (poses off the defaults)."""
+    data = mujoco.MjData(model)
+    rng = np.random.default_rng(seed)
+    data.qpos[:] += rng.normal(0, 0.05, model.nq) if model.nq else 0
+    for _ in range(steps):
+        if model.nu:
+            data.ctrl[:] = rng.uniform(-1, 1, model.nu)
+        mujoco.mj_step(model, data)
+    mujoco.mj_forward(model, data)
+    return data
