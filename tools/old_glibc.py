@@ -10,9 +10,9 @@ does the same in a Debian 11 root made here, with nothing of this machine's newe
    inside it from Debian's source (the free-threaded tool's source, built with the GIL;
    a few minutes), since Debian 11 ships Python 3.9 only.
 2. Every run: the wheels in DIR (``tools/dev.py dist --build-only`` when absent) are copied
-   in, a fresh venv installs them with ``--only-binary :all:`` and their test extras, and
-   each distribution's tests (from its sdist, through tools/test_installed.py) run there
-   on Mesa 20.3's llvmpipe through headless EGL.
+   in, a fresh venv installs them with ``--only-binary :all:`` and their test extras (kept
+   while the wheels' SHA-256 are the same), and each distribution's tests (from its sdist,
+   through tools/test_installed.py) run there on Mesa 20.3's llvmpipe through headless EGL.
 
 Needs root (chroot, bind mounts) and Debian's debootstrap. Standard library only.
 """
@@ -20,6 +20,7 @@ Needs root (chroot, bind mounts) and Debian's debootstrap. Standard library only
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import shutil
 import subprocess
@@ -160,6 +161,15 @@ def ensure_python() -> None:
     stamp.write_text(configure)
 
 
+def wheels_digest(wheels: list[Path]) -> str:
+    """A hash of the wheels, their extras and the interpreter: the venv made from them is
+    reused while it is unchanged (its third-party packages as pip resolved them then)."""
+    digest = hashlib.sha256(f"{EXTRAS} {free_threaded.CONFIGURE}".encode())
+    for wheel in wheels:
+        digest.update(wheel.name.encode() + hashlib.sha256(wheel.read_bytes()).digest())
+    return digest.hexdigest()
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="tools/dev.py old-glibc",
                                      description=__doc__.split("\n")[0])  # fmt: skip
@@ -190,12 +200,19 @@ def main(argv: list[str]) -> int:
     names = {dist: next(dist_dir.glob(f"{dist.replace('-', '_')}-*.whl")).name for dist in EXTRAS}
     requirements = " ".join(f"'/work/wheels/{names[d]}[{','.join(EXTRAS[d])}]'" for d in EXTRAS)
     failed = []
+    stamp = DEBIAN / VENV.lstrip("/") / ".hypergl-wheels"
+    digest = wheels_digest(sorted(dist_dir.glob("*.whl")))
     with Mounted():
-        result = in_root(f"rm -rf {VENV} && {PYTHON}/bin/python3 -m venv {VENV} && "
-                         f"{VENV}/bin/python -m pip install -q --only-binary :all: {requirements}")
-        if result.returncode != 0:
-            fail("pip could not install the wheels with --only-binary :all: on Debian 11")
-        say("installed the five wheels with --only-binary :all: (pip took no sdist)")
+        if stamp.exists() and stamp.read_text() == digest:
+            say(f"{VENV} has these wheels already (same SHA-256): not installed again")
+        else:
+            result = in_root(f"rm -rf {VENV} && {PYTHON}/bin/python3 -m venv {VENV} && "
+                             f"{VENV}/bin/python -m pip install -q --only-binary :all: "
+                             f"{requirements}")  # fmt: skip
+            if result.returncode != 0:
+                fail("pip could not install the wheels with --only-binary :all: on Debian 11")
+            stamp.write_text(digest)
+            say(f"installed the {len(names)} wheels with --only-binary :all: (pip took no sdist)")
         for dist in only:
             sdist = next(dist_dir.glob(f"{dist.replace('-', '_')}-*.tar.gz"))
             with tarfile.open(sdist) as archive:
