@@ -3,8 +3,7 @@
 MuJoCo's segmentation gives (objid, objtype) per pixel; only geoms count (sites and the
 rest are hidden in its scene options), -1 elsewhere. A pixel the two disagree on must lie
 within one pixel of an object's edge (in either picture); when a check fails, the picture
-(ours | MuJoCo's | difference) is written under the distribution's out/parity/ for a person
-to look at.
+(ours | MuJoCo's | difference) is written under out/parity/ for a person to look at.
 """
 
 from __future__ import annotations
@@ -15,8 +14,8 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
-# Inside the distribution: its tests also run from the sdist, where no checkout is around it.
-OUT = Path(__file__).resolve().parents[1] / "out" / "parity"
+ROOT = Path(__file__).resolve().parents[3]
+OUT = ROOT / "out" / "parity"
 
 
 def reference_option() -> mujoco.MjvOption:
