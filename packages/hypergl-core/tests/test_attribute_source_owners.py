@@ -4,6 +4,8 @@ each), and ``keep_views`` without a count (arrays that never move)."""
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -194,6 +196,59 @@ def test_drop_views_waits_for_a_running_copy(ctx):
     thread.join()
     assert not failures
     assert (records(buffer, 64 * 64) == 1.0).all()
+
+
+# Culverin's stepping(): a thread holds the source's lock and drops the views while the
+# render thread uploads. The lock comes before the copy guard, in upload as in drop_views:
+# no deadlock. In a process of its own, so that a deadlock fails the test, not the suite.
+HELD_LOCK_SCRIPT = """
+import sys, threading
+import numpy as np
+import hypergl
+
+class FreshArrays:
+    @property
+    def positions(self):
+        return np.ones((64, 4))
+
+ctx = hypergl.context(device=sys.argv[1])
+lock = threading.RLock()
+field = {"source": 0, "type": "f64", "stride": 32, "components": 3, "to": "f32", "at": 0}
+source = ctx.attribute_source(owners=[FreshArrays()] * 16, names=["positions"],
+                              fields=[field], record_size=16, lock=lock, keep_views=True)
+buffer = ctx.buffer(size=16 * 64 * 16)
+stop, done, drops = threading.Event(), [0], [0]
+
+def uploads():
+    while not stop.is_set():
+        ctx.upload(source, buffer)
+        done[0] += 1
+
+def stepping():
+    while done[0] < 5000:  # the engine before this fix deadlocked well within this
+        with lock:
+            source.drop_views()
+        drops[0] += 1
+
+threads = [threading.Thread(target=uploads), threading.Thread(target=stepping)]
+for thread in threads:
+    thread.start()
+threads[1].join()
+stop.set()
+threads[0].join()
+ctx.close()
+print("uploads", done[0], "drops", drops[0])
+"""
+
+
+def test_drop_views_under_the_held_lock_while_another_thread_uploads(ctx):
+    try:
+        done = subprocess.run([sys.executable, "-c", HELD_LOCK_SCRIPT, ctx.device],
+                              capture_output=True, text=True, timeout=90)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        pytest.fail("upload and drop_views deadlocked")
+    assert done.returncode == 0, done.stderr
+    assert "uploads" in done.stdout and " drops 0" not in done.stdout
 
 
 @pytest.mark.parametrize(

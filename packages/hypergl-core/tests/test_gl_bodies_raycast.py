@@ -326,3 +326,43 @@ def test_a_flattened_part_stays_a_mesh(gl_ctx):
     assert counts["ray_sphere"] == 0 and counts["sphere"] + counts["sphere_lo"] == 1
     for resource in (fb, renderer, records):
         resource.release()
+
+
+def rotation_matrix(q):
+    x, y, z, w = q
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
+
+
+@pytest.mark.parametrize("shape", ["ellipsoid", "capsule", "cylinder"])
+def test_a_body_rotation_from_matrix_records_turns_ray_cast_parts(gl_ctx, shape):
+    # MuJoCo's records: the pose as a row-major matrix, the part unrotated in the body.
+    part = SHAPES[shape][0]
+    unrotated = Part(part.mesh, scale=part.scale, mode=part.mode)
+    matrix = view_proj((1.5, 2.0, 4.5))
+    by_part = render(gl_ctx, {1: [part]}, matrix, "raycast")
+    records = InstanceRecords(gl_ctx, 2, rotation="matrix")
+    records.write([(0.0, 0.0, 0.0)], [rotation_matrix(ROTATED)], [1])
+    renderer = BodyRenderer(records, max_ids=4, outputs=("color", "depth", "id"),
+                            primitives="raycast")  # fmt: skip
+    renderer.set_parts(1, [unrotated], color=(0.9, 0.9, 0.9))
+    renderer.set_camera(matrix)
+    fb = renderer.framebuffer((SIZE, SIZE))
+    cmd = gl_ctx.command_buffer()
+    cmd.bind_framebuffer(fb)
+    renderer.record_clear(cmd)
+    renderer.record(cmd)
+    cmd.end()
+    cmd.submit()
+    by_body = renderer.read(fb)
+    assert (by_body["id"] == 1).sum() > 0.1 * SIZE * SIZE
+    assert_same_silhouettes(by_part["id"], by_body["id"])
+    both = (by_part["id"] == 1) & (by_body["id"] == 1)
+    assert np.allclose(by_part["depth"][both], by_body["depth"][both], rtol=1e-4)
+    for resource in (fb, renderer, records):
+        resource.release()

@@ -81,3 +81,43 @@ def test_bad_view_matrices(gl_ctx):
         renderer.set_view_matrices(bad)
     renderer.release()
     records.release()
+
+
+def test_eye_of_an_orthographic_view_points_back_at_the_camera():
+    ortho = np.diag([1 / 1.6, 1 / 1.6, -2 / 19.9, 1.0])
+    ortho[2, 3] = -20.1 / 19.9
+    eye = eye_of(ortho @ look_at((0.0, 0.0, 5.0), (0.0, 0.0, 0.0)))
+    assert np.allclose(eye, (0.0, 0.0, 1.0, 0.0), atol=1e-6)  # at infinity, toward +z
+
+
+@pytest.mark.parametrize(("background", "extra_draws"),
+                         [((0.0, 0.3, 0.6), 0), ((0.4, 0.3, 0.6), 1)])  # fmt: skip
+def test_a_clear_with_red_zero_sets_depth_and_ids_without_a_pass(gl_ctx, background,
+                                                                 extra_draws):  # fmt: skip
+    """Depth and ids are stored as 1 / metres and id + 1: a clear whose red is 0 leaves
+    +inf and -1 where nothing is drawn; another background takes one full-screen draw."""
+    records = InstanceRecords(gl_ctx, 1)
+    records.write([(0.0, 0.0, 0.0)], [IDENTITY_Q], [1])
+    renderer = BodyRenderer(records, max_ids=2, outputs=("color", "depth", "id"))
+    renderer.set_look(1, "box", (1.0, 1.0, 1.0))
+    renderer.set_camera(perspective(40.0, 1.0, 0.1, 100.0) @ look_at((0, 0, 10), (0, 0, 0)))
+    fb = renderer.framebuffer((32, 32))
+    draws = []
+    for clear in (False, True):
+        cmd = gl_ctx.command_buffer()
+        cmd.bind_framebuffer(fb)
+        if clear:
+            renderer.record_clear(cmd, background)
+        else:
+            cmd.clear(color=(*background, 1.0), depth=1.0)
+        renderer.record(cmd)
+        cmd.end()
+        draws.append(cmd.submit().draws)
+    out = renderer.read(fb)
+    assert draws[1] - draws[0] == extra_draws
+    assert out["id"][0, 0] == -1 and np.isinf(out["depth"][0, 0])
+    assert out["id"][16, 16] == 1 and out["depth"][16, 16] == pytest.approx(9.0, rel=1e-5)
+    assert tuple(out["color"][0, 0]) == tuple(round(255 * c) for c in background)
+    fb.release()
+    renderer.release()
+    records.release()

@@ -184,19 +184,17 @@ class AttributeSource final : public ConversionSource {
         forget();
     }
 
-    // Releases the held exports, never under a running copy: it waits for
-    // `copying_` (without the GIL, the order upload() takes them in) and
-    // takes the lock. Local references: a release on another thread while
-    // acquire() waits for the lock resets the members, and the lock must
-    // still be given back.
+    // Releases the held exports, never under a running copy: it takes the
+    // lock, then waits for `copying_` without the GIL (the order acquire()
+    // takes them in, so that a thread holding the lock, e.g. Culverin's
+    // stepping(), may call it). Local references: a release on another thread
+    // while this waits resets the members, and the lock must still be given back.
     void drop_views() {
-        std::unique_lock<std::mutex> copying = [this] {
-            nb::gil_scoped_release unlocked;
-            return std::unique_lock<std::mutex>(copying_);
-        }();
         const nb::object acquire = lock_acquire_, release = lock_release_;
         if (acquire.is_valid()) acquire();
+        wait_for_copy();
         drop_buffers();
+        copying_.unlock();
         if (release.is_valid()) release();
     }
 
@@ -204,20 +202,15 @@ class AttributeSource final : public ConversionSource {
 
   protected:
     SourceViews acquire() override {
-        // Held from here until release_views(): the views stay valid meanwhile.
-        copying_.lock();
         nb::gil_scoped_acquire gil;
+        if (owners_.empty()) throw std::runtime_error("external source has been released");
         try {
-            if (owners_.empty()) throw std::runtime_error("external source has been released");
             if (lock_acquire_.is_valid()) lock_acquire_();
         } catch (nb::python_error &error) {
-            copying_.unlock();
             throw std::runtime_error(std::string("taking the lock of '") + name() +
                                      "' failed: " + error.what());
-        } catch (...) {
-            copying_.unlock();
-            throw;
         }
+        wait_for_copy();  // held until release_views(): the views stay valid meanwhile
         size_t owner = 0;
         try {
             std::vector<uint64_t> counts;
@@ -271,6 +264,13 @@ class AttributeSource final : public ConversionSource {
     }
 
   private:
+    // Takes `copying_`, waiting without the GIL (whoever holds it may need the
+    // GIL to let go). Called with the GIL and, if there is one, the lock held.
+    void wait_for_copy() {
+        nb::gil_scoped_release unlocked;
+        copying_.lock();
+    }
+
     // " (owner 3)" for a source over many owners: which one failed.
     std::string which(size_t owner) const {
         return many_ ? " (owner " + std::to_string(owner) + ")" : "";
@@ -316,7 +316,7 @@ class AttributeSource final : public ConversionSource {
     std::vector<Py_buffer> buffers_;
     std::vector<SourceView> views_;
     std::vector<uint64_t> held_counts_;
-    std::mutex copying_;  // held from acquire() to release_views()
+    std::mutex copying_;  // held from acquire() to release_views(), taken after the lock
 };
 
 }  // namespace

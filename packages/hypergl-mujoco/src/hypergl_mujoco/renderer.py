@@ -37,6 +37,9 @@ from .sync import RECORD, GeomRecords, WorldArrays
 OUTPUTS = ("rgb", "depth", "segmentation")
 BODY_OUTPUT = {"rgb": "color", "depth": "depth", "segmentation": "id"}
 MAX_VIEWS = 1 << (32 - VIEW_SHIFT)  # a view sits above the part index in an instance
+# Room for the body renderer's own meshes (unit primitives, ray-cast proxies) beside the
+# model's meshes and height fields.
+BUILT_IN_MESHES, BUILT_IN_ROWS = 32, 1 << 14
 LIGHT = (0.3, -0.5, 1.0)  # a light from above and in front (MuJoCo's z is up)
 
 
@@ -253,9 +256,13 @@ class BatchRenderer:
         if kind == "batch":  # a Batch fills a field bound just now from its next call on
             data.forward()
         body_outputs = ["color", *(BODY_OUTPUT[o] for o in self.outputs if o != "rgb")]
+        meshes, rows = scene.library_size(self._looks)
         renderer = BodyRenderer(self._records, max_ids=max(model.ngeom, 1),
+                                max_parts=max(len(self._looks), 1),
+                                max_meshes=BUILT_IN_MESHES + meshes,
+                                max_vertices=BUILT_IN_ROWS + rows,
                                 # views >= 2: the tiled (multi-view) variant even for one
-                                max_parts=max(len(self._looks), 1), views=max(2, worlds * ncam),
+                                views=max(2, worlds * ncam),
                                 outputs=body_outputs, max_extras=1,
                                 primitives=self.primitives)  # fmt: skip
         self._renderer = renderer

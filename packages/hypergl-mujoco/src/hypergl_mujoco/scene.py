@@ -120,6 +120,13 @@ def geom_parts(model: mujoco.MjModel, geom: int) -> tuple[list[Part], dict[str, 
     return [], {}  # an SDF without a mesh: MuJoCo's renderer draws nothing either
 
 
+def library_size(looks: list[GeomLook]) -> tuple[int, int]:
+    """(meshes, triangle rows) the looks add to the renderer's library (a MuJoCo mesh that
+    several geoms use is added once): what to size it for."""
+    sizes = {key: len(rows) for look in looks for key, rows in look.new_meshes.items()}
+    return len(sizes), sum(sizes.values())
+
+
 def geom_name(model: mujoco.MjModel, geom: int) -> str:
     name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, geom)
     return f"geom {geom}" + (f" ({name!r})" if name else "")

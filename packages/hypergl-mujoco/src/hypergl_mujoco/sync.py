@@ -67,17 +67,21 @@ class GeomRecords(InstanceRecords):
 
     def __init__(self, ctx: hypergl.Context, ngeom: int, worlds: int, data: Any,
                  kind: str) -> None:  # fmt: skip
-        super().__init__(ctx, worlds * ngeom, rotation="matrix")
-        self.records["id"] = np.tile(np.arange(ngeom, dtype=np.uint32), worlds)
+        super().__init__(ctx, max(worlds * ngeom, 1), rotation="matrix")  # a row at least
+        self.records["id"][: worlds * ngeom] = np.tile(np.arange(ngeom, dtype=np.uint32), worlds)
         self.count = worlds * ngeom
-        self.source: hypergl.ExternalSource = geom_source(ctx, data, kind)
+        # A model without geoms draws nothing: no source (it would have no rows to read).
+        self.source: hypergl.ExternalSource | None = (
+            geom_source(ctx, data, kind) if ngeom else None
+        )
 
     def record(self, cmd: hypergl.CommandBuffer) -> None:
         """The upload of every world's geom poses (the ids stay: no field writes them)."""
-        cmd.upload(self.source, self.buffer)
+        if self.source is not None:
+            cmd.upload(self.source, self.buffer)
 
     def release(self) -> None:
-        if not self.source.released:
+        if self.source is not None and not self.source.released:
             self.source.release()
         super().release()
 

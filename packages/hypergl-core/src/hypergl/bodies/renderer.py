@@ -648,7 +648,10 @@ class BodyRenderer:
         """Clear the bound framebuffer: colour `background`, depth +inf, id -1."""
         rgb = check_color(background)
         cmd.clear(color=(*rgb, 1.0), depth=1.0)
-        if self.background_pipeline is not None:
+        # The depth and id outputs are stored as 1 / metres and id + 1 (see read), so a
+        # clear whose red is 0 sets them right; else a full-screen pass writes them (on
+        # llvmpipe that pass cost 11 ms of a 39 ms frame of 256 tiled views).
+        if self.background_pipeline is not None and rgb[0] != 0.0:
             cmd.bind_pipeline(self.background_pipeline)
             cmd.uniform_const(0, (*rgb, 1.0), "vec4")
             cmd.draw(3)
@@ -666,7 +669,13 @@ class BodyRenderer:
             else:
                 value = framebuffer.read(attachment=attachment, components=1, dtype=np.float32)
                 value = value.reshape(value.shape[0], value.shape[1])
-                out[name] = value if name == "depth" else value.astype(np.int32)
+                if name == "depth":  # stored as 1 / metres, 0 where nothing was hit
+                    with np.errstate(divide="ignore"):
+                        out[name] = np.reciprocal(value, out=value)
+                else:  # stored as id + 1
+                    ids = value.astype(np.int32)
+                    ids -= 1
+                    out[name] = ids
         return out
 
     def split_views(self, image: np.ndarray) -> np.ndarray:

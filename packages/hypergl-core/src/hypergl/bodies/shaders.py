@@ -2,7 +2,8 @@
 
 ``{...}`` fields are filled by :class:`~hypergl.bodies.BodyRenderer`: bindings, ``{defines}``
 (``MULTI_VIEW``, ``OUTPUT_DEPTH``, ``OUTPUT_ID``: 0 or 1, so one text serves every variant and
-the single-view colour-only one has no extra work) and ``{bodies}``, the record source's GLSL,
+the single-view colour-only one has no extra work; ``RAY_KIND``: 0 in the mesh pipeline, else
+the ray-cast mode its pipeline draws, see ``RAYCAST``) and ``{bodies}``, the record source's GLSL,
 which declares the records and defines ``uint body_count()``, ``vec3 body_position(uint)``,
 ``vec4 body_rotation(uint)`` and ``uint body_id(uint)``.
 
@@ -284,25 +285,43 @@ flat out vec2 v_eye_zw;  // the eye's clip z, w
 flat out vec3 v_size;    // the part's scale
 flat out vec4 v_rotation;  // the part's frame: its normals to world space
 
-// The proxy's corner a_position.xz (of a unit quad) on the screen rectangle that bounds the
-// part in its view: the projection of its bounding box (a plane's: its rectangle) clipped
-// at the near plane (the clipped box's corners: the box's corners in front of it and its
-// edges' crossings), clamped to the view, so no fragment falls on another view's tile. Its
-// point at depth 0 of normalized device coordinates (in front of the eye, clear of
-// clipping), in world space; x, -z keep the quad's winding.
+// The proxy's corner a_position.xz (of a unit quad) on the screen quad that bounds the part
+// in its view: the projection of its bounding box (a plane's: its rectangle) clipped at the
+// near plane (the clipped box's corners: the box's corners in front of it and its edges'
+// crossings), within the view, so no fragment falls on another view's tile. Its point at
+// depth 0 of normalized device coordinates (in front of the eye, clear of clipping), in
+// world space; x, -z keep the quad's winding.
 vec3 ray_proxy(uint view, vec3 centre, vec4 q, vec3 s) {{
     mat4 vp = view_matrix(view);
     vec3 extent = RAY_KIND == 4 ? vec3(s.x, s.y + s.x, s.x)
                 : RAY_KIND == 6 ? vec3(s.x, 0.0, s.z) : s;
+    // u, n: the screen directions the rectangle's sides follow. A capsule's or cylinder's
+    // along its axis on screen: a long one seen aslant gets a thin parallelogram, not its
+    // wide upright bounding rectangle (its fragments are the cost).
+    vec2 u = vec2(1.0, 0.0);
+#if RAY_KIND == 4 || RAY_KIND == 5
+    vec3 axis = rotate(q, vec3(0.0, extent.y, 0.0));
+    vec4 top = vp * vec4(centre + axis, 1.0), bottom = vp * vec4(centre - axis, 1.0);
+    vec2 along = top.xy / top.w - bottom.xy / bottom.w;
+    if (top.w > 0.0 && bottom.w > 0.0 && dot(along, along) > 1e-12) u = normalize(along);
+#endif
+    vec2 n = vec2(-u.y, u.x);
     vec4 c[8];
-    vec2 low = vec2(1e30), high = vec2(-1e30);
+    vec2 low = vec2(1e30), high = vec2(-1e30);  // upright: in x, y
+    vec2 side_low = vec2(1e30), side_high = vec2(-1e30);  // along u, n
+    bool cut = false;  // by the near plane
     for (int i = 0; i < 8; ++i) {{
         vec3 corner = extent * vec3((i & 1) != 0 ? 1.0 : -1.0, (i & 2) != 0 ? 1.0 : -1.0,
                                     (i & 4) != 0 ? 1.0 : -1.0);
         c[i] = vp * vec4(centre + rotate(q, corner), 1.0);
         if (c[i].z >= -c[i].w) {{
-            low = min(low, c[i].xy / c[i].w);
-            high = max(high, c[i].xy / c[i].w);
+            vec2 at = c[i].xy / c[i].w;
+            low = min(low, at);
+            high = max(high, at);
+            side_low = min(side_low, vec2(dot(at, u), dot(at, n)));
+            side_high = max(side_high, vec2(dot(at, u), dot(at, n)));
+        }} else {{
+            cut = true;
         }}
     }}
     for (int i = 0; i < 8; ++i)
@@ -314,8 +333,17 @@ vec3 ray_proxy(uint view, vec3 centre, vec4 q, vec3 s) {{
             low = min(low, cross_near.xy / cross_near.w);
             high = max(high, cross_near.xy / cross_near.w);
         }}
-    vec2 lo = clamp(low, -1.0, 1.0), hi = clamp(high, lo, vec2(1.0));  // none: empty
-    vec2 ndc = mix(lo, hi, vec2(a_position.x, -a_position.z) * 0.5 + 0.5);
+    vec2 k = vec2(a_position.x, -a_position.z) * 0.5 + 0.5;  // which corner
+    vec2 side = mix(side_low, side_high, k);
+    vec2 ndc = side.x * u + side.y * n;
+    // The parallelogram where it lies in the view, uncut; else the upright rectangle,
+    // clamped to the view (none: empty).
+    vec2 lu = side_low.x * u, hu = side_high.x * u, ln = side_low.y * n, hn = side_high.y * n;
+    vec2 reach = max(max(abs(lu + ln), abs(lu + hn)), max(abs(hu + ln), abs(hu + hn)));
+    if (cut || max(reach.x, reach.y) > 1.0) {{
+        vec2 lo = clamp(low, -1.0, 1.0), hi = clamp(high, lo, vec2(1.0));
+        ndc = mix(lo, hi, k);
+    }}
     vec4 over = inverse(vp) * vec4(ndc, 0.0, 1.0);
     return over.xyz / over.w;
 }}
@@ -504,20 +532,20 @@ void main() {{
     gl_FragDepth = 0.5 * zw.x / zw.y + 0.5;
     vec3 n = rotate(v_rotation, hit.xyz);
 #if OUTPUT_DEPTH
-    depth_out = zw.y;
+    depth_out = 1.0 / zw.y;  // stored as 1 / metres: 0 (a clear) is nothing hit
 #endif
 #else
     bool soft = v_color.a > 1.5;  // mode 2
     vec3 n = soft ? cross(dFdx(v_surface), dFdy(v_surface)) : v_surface;
 #if OUTPUT_DEPTH
-    depth_out = v_depth;
+    depth_out = 1.0 / v_depth;  // stored as 1 / metres: 0 (a clear) is nothing hit
 #endif
 #endif
     float facing = dot(normalize(n), light.xyz);  // light: unit length (set_camera)
     float lit = 0.35 + 0.65 * (soft ? abs(facing) : max(facing, 0.0));
     color = vec4(v_color.rgb * lit, 1.0);
 #if OUTPUT_ID
-    id_out = v_id;
+    id_out = v_id + 1.0;  // stored as id + 1: 0 (a clear) is none
 #endif
 }}
 """
@@ -545,10 +573,10 @@ layout(location = ID_LOCATION) out float id_out;
 void main() {{
     color = background;
 #if OUTPUT_DEPTH
-    depth_out = uintBitsToFloat(0x7f800000u);  // +inf
+    depth_out = 0.0;  // 1 / metres: nothing hit
 #endif
 #if OUTPUT_ID
-    id_out = -1.0;
+    id_out = 0.0;  // id + 1: none
 #endif
 }}
 """

@@ -27,7 +27,11 @@ def eye_of(view_proj: Any) -> np.ndarray:
     infinity, (direction back toward the camera, 0). Ray-cast parts cast rays from it.
     Vectorised: (..., 4, 4) matrices give (..., 4) eyes."""
     matrix = np.asarray(view_proj, np.float64)
-    eye = np.linalg.svd(matrix[..., [0, 1, 3], :])[2][..., -1, :]  # null vector of the rows
+    # The null vector of rows x, y, w: the generalised cross product, each component a
+    # signed 3x3 minor (a quarter of an SVD's time for 256 views).
+    rows = matrix[..., [0, 1, 3], :]
+    minors = np.stack([rows[..., [j for j in range(4) if j != i]] for i in range(4)], axis=-3)
+    eye = np.linalg.det(minors) * np.array([1.0, -1.0, 1.0, -1.0])
     w = eye[..., 3:]
     finite = np.abs(w) > 1e-9
     direction = eye[..., :3] / np.linalg.norm(eye[..., :3], axis=-1, keepdims=True)
