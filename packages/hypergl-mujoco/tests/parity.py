@@ -62,7 +62,7 @@ def reference_unusable() -> str | None:
 
         driver = ", ".join(GL.glGetString(n).decode() for n in (GL.GL_VERSION, GL.GL_RENDERER))
     return (f"MuJoCo's segmentation render (mujoco.Renderer), the reference, finds no geom "
-            f"in a box filling the view on this driver (GL {driver}): {tuple(centre)}")
+            f"in a box filling the view on this driver (GL {driver}): {centre.tolist()}")
 
 
 def mujoco_images(model, data, camera, width: int, height: int):
