@@ -17,8 +17,9 @@ own state, seen by the model's "track" camera:
 
 The MuJoCo loops are timed over the first few worlds by default (their cost per frame does
 not depend on how many; ``--full`` loops over all 256). Then the pose sync of 256 humanoid
-worlds (benchmarks/mujoco_sync.py's variants: one C++ attribute source against a per-geom
-Python loop), and end to end on HalfCheetah-v5: ``VectorPixelObservations`` over
+worlds, interleaved in rounds of its own (benchmarks/mujoco_sync.py's variants: one C++
+attribute source against a per-geom Python loop), and end to end on HalfCheetah-v5:
+``VectorPixelObservations`` over
 ``gym.make_vec(..., vectorization_mode="sync")`` stepping ``--envs`` sub-environments
 against one ``gym.make(..., render_mode="rgb_array")`` env stepped and rendered per step.
 
@@ -180,7 +181,9 @@ def main() -> None:
         closers += [ours.close, one.close, floorless.close]
 
     sync, rows, _, close_sync = sync_variants(WORLDS)
-    variants["sync_source"], variants["sync_python"] = sync["source"], sync["per_geom_python"]
+    # its own rounds (source, Python, source, ...): in a training loop the sync follows
+    # mj_step, which has just touched the same MjData, not another renderer's frame
+    syncs = {"sync_source": sync["source"], "sync_python": sync["per_geom_python"]}
     frames["sync_source"] = frames["sync_python"] = rows
     closers.append(close_sync)
 
@@ -205,6 +208,7 @@ def main() -> None:
     setup = time.perf_counter() - started
 
     samples = interleaved(variants, args.repeat)
+    samples.update(interleaved(syncs, args.repeat))
     per_frame = {name: [t / frames[name] for t in times] for name, times in samples.items()}
     rate = {name: 1.0 / median(times) for name, times in per_frame.items()}
     results: dict = {"worlds": WORLDS, "size": SIZE, "repeat": args.repeat, "full": args.full,

@@ -89,9 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     substeps = max(1, round(1.0 / (args.fps * model.opt.timestep)))
     camera = mujoco.MjvCamera()  # free, looking at where the humanoids land
     camera.type = mujoco.mjtCamera.mjCAMERA_FREE
-    camera.lookat[:] = (0.0, 0.0, 1.0)
-    camera.distance, camera.elevation, camera.azimuth = 4.2, -12.0, 120.0
-    columns = math.ceil(math.sqrt(args.worlds * height / width))  # a roughly square grid
+    camera.lookat[:] = (0.0, 0.0, 0.8)
+    camera.distance, camera.elevation, camera.azimuth = 3.6, -12.0, 120.0
+    columns = math.ceil(math.sqrt(args.worlds))  # 8 x 8 for 64 worlds
 
     args.out.mkdir(parents=True, exist_ok=True)
     writer = FrameWriter(args.out, fps=args.fps, name="humanoids")

@@ -69,7 +69,7 @@ def main() -> None:
 
     obs, _ = envs.reset(seed=args.seed)
     iterations = max(args.steps // (args.envs * args.rollout), 1)
-    env_seconds = learn_seconds = 0.0
+    env_seconds = learn_seconds = step_seconds = 0.0  # step: physics and the render
     for iteration in range(iterations):
         frames, acts, logps, values, rewards, dones = [], [], [], [], [], []
         start = time.perf_counter()
@@ -81,8 +81,10 @@ def main() -> None:
             acts.append(action)
             logps.append(dist.log_prob(action).sum(-1))
             values.append(value)
+            stepped = time.perf_counter()
             obs, reward, terminated, truncated, info = envs.step(
                 np.clip(action.numpy(), low, high))
+            step_seconds += time.perf_counter() - stepped
             reward = torch.as_tensor(reward, dtype=torch.float32)
             if truncated.any():  # bootstrap a cut episode from its last frame
                 ended = np.flatnonzero(truncated & ~terminated)
@@ -127,8 +129,9 @@ def main() -> None:
     envs.close()
     total = env_seconds + learn_seconds
     print(f"mujoco_pixels_ppo: {steps} env-steps of {args.size}x{args.size} pixels in "
-          f"{total:.1f} s; stepping+rendering+acting {env_seconds:.1f} s "
-          f"({steps / env_seconds:,.0f} env-steps/s), learning {learn_seconds:.1f} s")  # fmt: skip
+          f"{total:.1f} s: rollouts {env_seconds:.1f} s ({steps / env_seconds:,.0f} "
+          f"env-steps/s; envs.step, physics and the render, {step_seconds:.1f} s of it, "
+          f"{steps / step_seconds:,.0f} env-steps/s), learning {learn_seconds:.1f} s")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -8,8 +8,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-os.environ.setdefault("MUJOCO_GL", "egl")  # read by mujoco's first import: its renderer headless
-
 import mujoco
 import mujoco.batch
 import numpy as np

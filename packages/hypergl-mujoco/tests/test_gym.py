@@ -5,10 +5,6 @@ close(), and bad input."""
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("MUJOCO_GL", "egl")  # read by mujoco's first import: its renderer headless
-
 import mujoco
 import numpy as np
 import pytest
@@ -153,6 +149,25 @@ def test_vector_env_renders_every_sub_env_as_it_steps(mode):
         finally:
             for env in alone:
                 env.close()
+
+
+def test_disabled_autoreset_renders_what_the_reset_mask_reset():
+    with vector_env(gym.vector.AutoresetMode.DISABLED, 2) as envs:
+        envs.reset(seed=0)
+        for batch in actions(envs.action_space, STEPS):
+            obs, _, terminated, truncated, _ = envs.step(batch)
+        assert (terminated | truncated).all()
+        again, _ = envs.reset(options={"reset_mask": np.array([True, False])})
+        assert not np.array_equal(again[0], obs[0])  # env 0 reset: the frame changed
+        np.testing.assert_array_equal(again[1], obs[1])  # env 1 left as it was
+
+
+def test_the_spec_records_the_wrapper():
+    with pixel_env(outputs=("rgb", "depth")) as env:
+        recorded = env.spec.additional_wrappers[-1]
+        assert recorded.name == "PixelObservations"
+        assert recorded.kwargs["camera"] == "track"
+        assert recorded.kwargs["outputs"] == ("rgb", "depth")
 
 
 def test_same_step_final_obs_keeps_the_state():

@@ -37,9 +37,11 @@ class PixelObservations(gym.ObservationWrapper, gym.utils.RecordConstructorArgs)
         obs_key: str = "state",
         context: hypergl.Context | None = None,
     ) -> None:
+        # the spec's wrapper arguments (an MjvCamera is not one: it does not serialise)
+        named = camera if camera is None or isinstance(camera, (str, int)) else None
         gym.utils.RecordConstructorArgs.__init__(
-            self, width=width, height=height, outputs=tuple(outputs), render_only=render_only,
-            render_key=render_key, obs_key=obs_key,
+            self, width=width, height=height, camera=named, outputs=tuple(outputs),
+            render_only=render_only, render_key=render_key, obs_key=obs_key,
         )  # fmt: skip
         gym.ObservationWrapper.__init__(self, env)
         model, self._data = mujoco_parts(env)
