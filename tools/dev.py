@@ -277,6 +277,7 @@ def command_release_rehearsal(python: Path, args: list[str]) -> int:
 
 
 def command_old_glibc(python: Path, args: list[str]) -> int:
+    ensure_system_packages(["debootstrap"])  # a fresh machine (CI's first run) lacks it
     script = ROOT / "tools" / "old_glibc.py"
     return run([str(python), str(script), *args], cwd=ROOT).returncode
 

@@ -10,9 +10,9 @@ does the same in a Debian 11 root made here, with nothing of this machine's newe
    inside it from Debian's source (the free-threaded tool's source, built with the GIL;
    a few minutes), since Debian 11 ships Python 3.9 only.
 2. Every run: the wheels in DIR (``tools/dev.py dist --build-only`` when absent) are copied
-   in, a fresh venv installs them with ``--only-binary :all:`` and their test extras, and
-   each distribution's tests (from its sdist, through tools/test_installed.py) run there
-   on Mesa 20.3's llvmpipe through headless EGL.
+   in, a fresh venv installs them with ``--only-binary :all:`` and their test extras (kept
+   while the wheels' SHA-256 are the same), and each distribution's tests (from its sdist,
+   through tools/test_installed.py) run there on Mesa 20.3's llvmpipe through headless EGL.
 
 Needs root (chroot, bind mounts) and Debian's debootstrap. Standard library only.
 """
@@ -20,6 +20,7 @@ Needs root (chroot, bind mounts) and Debian's debootstrap. Standard library only
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import shutil
 import subprocess
@@ -36,7 +37,9 @@ ROOT = Path(__file__).resolve().parent.parent
 CACHE = free_threaded.CACHE
 DEBIAN = CACHE / "debian11"
 SUITE = "bullseye"
-PACKAGES = ["ca-certificates", "libegl1", "libgl1-mesa-dri", "libegl-mesa0", "libgles2",
+#: libgl1 (glvnd's libGL.so.1, on every Debian 11 with Mesa's GL): moderngl's EGL context
+#: loads it (glcontext), though hypergl itself needs EGL only.
+PACKAGES = ["ca-certificates", "libegl1", "libgl1", "libgl1-mesa-dri", "libegl-mesa0", "libgles2",
             "build-essential", "libssl-dev", "zlib1g-dev", "libffi-dev", "libbz2-dev",
             "liblzma-dev", "libsqlite3-dev", "xz-utils"]  # fmt: skip
 PYTHON = f"/opt/python{free_threaded.VERSION}"
@@ -113,6 +116,16 @@ def ensure_root() -> None:
     stamp = DEBIAN / ".hypergl-packages"
     if stamp.exists() and stamp.read_text() == " ".join(PACKAGES):
         return
+    if stamp.exists() and (added := sorted(set(PACKAGES) - set(stamp.read_text().split()))):
+        # A package added to the list goes into the cached root: its CPython stays.
+        say(f"adding {', '.join(added)} to the Debian 11 root (apt-get)")
+        with Mounted():
+            result = in_root(f"apt-get update -qq && DEBIAN_FRONTEND=noninteractive "
+                             f"apt-get install -y -qq --no-install-recommends {' '.join(added)}")
+        if result.returncode == 0:
+            stamp.write_text(" ".join(PACKAGES))
+            return
+        say("apt-get failed: making the root again")
     if os.geteuid() != 0:
         fail("needs root (debootstrap, chroot and bind mounts)")
     remove_root()
@@ -148,6 +161,15 @@ def ensure_python() -> None:
     stamp.write_text(configure)
 
 
+def wheels_digest(wheels: list[Path]) -> str:
+    """A hash of the wheels, their extras and the interpreter: the venv made from them is
+    reused while it is unchanged (its third-party packages as pip resolved them then)."""
+    digest = hashlib.sha256(f"{EXTRAS} {free_threaded.CONFIGURE}".encode())
+    for wheel in wheels:
+        digest.update(wheel.name.encode() + hashlib.sha256(wheel.read_bytes()).digest())
+    return digest.hexdigest()
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="tools/dev.py old-glibc",
                                      description=__doc__.split("\n")[0])  # fmt: skip
@@ -178,12 +200,19 @@ def main(argv: list[str]) -> int:
     names = {dist: next(dist_dir.glob(f"{dist.replace('-', '_')}-*.whl")).name for dist in EXTRAS}
     requirements = " ".join(f"'/work/wheels/{names[d]}[{','.join(EXTRAS[d])}]'" for d in EXTRAS)
     failed = []
+    stamp = DEBIAN / VENV.lstrip("/") / ".hypergl-wheels"
+    digest = wheels_digest(sorted(dist_dir.glob("*.whl")))
     with Mounted():
-        result = in_root(f"rm -rf {VENV} && {PYTHON}/bin/python3 -m venv {VENV} && "
-                         f"{VENV}/bin/python -m pip install -q --only-binary :all: {requirements}")
-        if result.returncode != 0:
-            fail("pip could not install the wheels with --only-binary :all: on Debian 11")
-        say("installed the five wheels with --only-binary :all: (pip took no sdist)")
+        if stamp.exists() and stamp.read_text() == digest:
+            say(f"{VENV} has these wheels already (same SHA-256): not installed again")
+        else:
+            result = in_root(f"rm -rf {VENV} && {PYTHON}/bin/python3 -m venv {VENV} && "
+                             f"{VENV}/bin/python -m pip install -q --only-binary :all: "
+                             f"{requirements}")  # fmt: skip
+            if result.returncode != 0:
+                fail("pip could not install the wheels with --only-binary :all: on Debian 11")
+            stamp.write_text(digest)
+            say(f"installed the {len(names)} wheels with --only-binary :all: (pip took no sdist)")
         for dist in only:
             sdist = next(dist_dir.glob(f"{dist.replace('-', '_')}-*.tar.gz"))
             with tarfile.open(sdist) as archive:

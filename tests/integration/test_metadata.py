@@ -1,8 +1,9 @@
 """Each distribution's metadata says what it is, where it runs, and builds reproducibly.
 
 Classifiers are real trove classifiers, every distribution names the operating systems it
-runs on and the Python versions its ``requires-python`` admits, and build requirements stay
-within one major version (a new major release of a build backend must not change a build).
+runs on and the Python versions its ``requires-python`` admits, ``[project.urls]`` gives a
+Homepage and only https addresses, and build requirements stay within one major version (a
+new major release of a build backend must not change a build).
 """
 
 from __future__ import annotations
@@ -36,6 +37,15 @@ def test_classifiers_are_real_and_name_os_and_pythons(dist):
     assert versions and versions[0] == minimum, (versions, config["requires-python"])
     free_threaded = any("Free Threading" in c for c in classifiers)
     assert free_threaded == (dist in FREE_THREADED)
+
+
+@pytest.mark.parametrize("dist", DISTRIBUTIONS)
+def test_project_urls_give_a_homepage_over_https(dist):
+    urls = project(dist)["project"].get("urls")
+    assert urls, f"{dist}: no [project.urls] table"
+    assert "Homepage" in urls, urls
+    plain = {label: url for label, url in urls.items() if not url.startswith("https://")}
+    assert not plain, plain
 
 
 @pytest.mark.parametrize("dist", DISTRIBUTIONS)

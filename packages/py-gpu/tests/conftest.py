@@ -43,9 +43,11 @@ BACKEND_PARAMS = _backend_params()
 def gl_unavailable_reason() -> str | None:
     """None when a headless EGL context can be made here (glcontext), else why not."""
     try:
-        from glcontext import egl
+        import glcontext
 
-        context = egl.create_context(mode="standalone", glversion=330)
+        # Through glcontext's backend, which finds libGL.so.1 and libEGL.so.1 (its bare
+        # egl.create_context opens libGL.so, which only the -dev packages install).
+        context = glcontext.get_backend_by_name("egl")(mode="standalone", glversion=330)
     except Exception as exc:
         return f"no headless EGL context on this machine: {exc}"
     context.__enter__()  # unbind before releasing: a current EGL context breaks GLX windows

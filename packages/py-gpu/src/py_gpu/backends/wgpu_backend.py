@@ -83,7 +83,7 @@ def _adapter():
     try:
         adapters = wgpu.gpu.enumerate_adapters_sync()
     except Exception as exc:
-        return f"wgpu cannot list adapters: {type(exc).__name__}: {exc}"
+        return listing_failed(exc)
     found = [a.info.get("backend_type", "?") for a in adapters]
     for adapter in adapters:
         if adapter.info.get("backend_type") in NATIVE_APIS:
@@ -92,6 +92,32 @@ def _adapter():
         f"no Vulkan, Metal or D3D12 adapter (wgpu found: {', '.join(found) or 'none'}); "
         "on Linux without a GPU install Mesa's lavapipe (Debian: mesa-vulkan-drivers)"
     )
+
+
+def listing_failed(exc: Exception) -> str:
+    """Why wgpu could not list adapters, naming a shared libffi that took over cffi's calls.
+
+    cffi's wheel links its own libffi without hiding its symbols; when an OpenGL driver was
+    loaded into the process first (Mesa's llvmpipe links LLVM, which links the system's
+    libffi, globally), cffi's calls can go to that libffi instead, and an older one (Debian
+    11's libffi.so.7) fails them.
+    """
+    reason = f"wgpu cannot list adapters: {type(exc).__name__}: {exc}"
+    if "ffi_prep_closure" not in str(exc) or (libffi := _shared_libffi()) is None:
+        return reason
+    return (f"{reason} [cffi's libffi calls went to {libffi}, which an OpenGL driver loaded "
+            "into this process first: use the wgpu backend in a process that makes no "
+            "OpenGL context before it]")  # fmt: skip
+
+
+def _shared_libffi() -> str | None:
+    """The path of a shared libffi mapped into this process (Linux), else None."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as maps:
+            paths = {line.split(None, 5)[-1].strip() for line in maps if "libffi.so" in line}
+    except OSError:
+        return None
+    return min(paths) if paths else None
 
 
 def _row_bytes(width: int, texel: int) -> int:
