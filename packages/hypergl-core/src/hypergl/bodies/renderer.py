@@ -305,6 +305,7 @@ class BodyRenderer:
             ],
             depth_test=depth_test,
             cull="back",  # a closed body shows half its triangles; meshes carry both sides
+            clip_distances=4 if self._max_views > 1 else 0,  # each view to its tile
             name="body_draw" if key == "draw" else f"body_draw_{key}",
         )
 
