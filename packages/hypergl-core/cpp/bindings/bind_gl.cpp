@@ -194,9 +194,9 @@ void register_gl(nb::module_ &m) {
             [](Context &c, const std::string &name, const std::string &vs, const std::string &fs,
                const std::string &cs, uint32_t topology, bool depth_test, bool depth_write,
                uint32_t depth_func, bool blend, uint32_t cull, uint32_t front_face,
-               uint32_t clip_distances, const std::vector<AttributePart> &attributes,
+               const std::vector<AttributePart> &attributes,
                const std::vector<BindingPart> &bindings,
-               const std::vector<VertexInputPart> &inputs) {
+               const std::vector<VertexInputPart> &inputs, uint32_t clip_distances) {
                 PipelineState state =
                     pipeline_state(topology, depth_test, depth_write, depth_func, blend, cull,
                                    front_face, clip_distances, attributes, bindings);
@@ -209,8 +209,9 @@ void register_gl(nb::module_ &m) {
             nb::arg("name"), nb::arg("vertex_shader"), nb::arg("fragment_shader"),
             nb::arg("compute_shader"), nb::arg("topology"), nb::arg("depth_test"),
             nb::arg("depth_write"), nb::arg("depth_func"), nb::arg("blend"), nb::arg("cull"),
-            nb::arg("front_face"), nb::arg("clip_distances"), nb::arg("attributes"), nb::arg("bindings"),
-            nb::arg("vertex_inputs") = std::vector<VertexInputPart>{})
+            nb::arg("front_face"), nb::arg("attributes"), nb::arg("bindings"),
+            nb::arg("vertex_inputs") = std::vector<VertexInputPart>{},
+            nb::arg("clip_distances") = 0)
         .def(
             "gl_framebuffer",
             [](Context &c, const std::string &name, int width, int height,
