@@ -46,10 +46,9 @@ layout(std430, binding = {tables}) readonly buffer BodyTables {{
 layout(std140, binding = {camera}) uniform BodyCamera {{ mat4 view_proj; vec4 light;
                                                          vec4 lod; vec4 eye; }};
 #if MULTI_VIEW
-// tile: xy scale and zw offset of the view's clip space into the framebuffer's; rect: its
-// pixels (x0, y0, x1, y1, GL rows from the bottom); range: its first record row, its row
-// count, and 1 (0: no view here).
-struct View {{ mat4 view_proj; vec4 tile; vec4 rect; uvec4 range; vec4 eye; }};
+// tile: xy scale and zw offset of the view's clip space into the framebuffer's; range: its
+// first record row, its row count, and 1 (0: no view here).
+struct View {{ mat4 view_proj; vec4 tile; uvec4 range; vec4 eye; }};
 layout(std430, binding = {views}) readonly buffer BodyViews {{ View views[]; }};
 mat4 view_matrix(uint view) {{ return views[view].view_proj; }}
 vec4 view_eye(uint view) {{ return views[view].eye; }}
