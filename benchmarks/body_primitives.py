@@ -35,10 +35,9 @@ the clear 3 ms, the expansion 1.5 ms, the draws the rest: the ground's fragments
 covers most of every view: about 1.1 M fragments at 256 views) about 15 ms, the 2,816 other
 geoms (2 triangles each, a few hundred fragments) the other 16. Drawing the plane as a
 rasterized quad instead (interpolated depth, early depth testing on, no ray per fragment)
-measured the same (a sphere and the ground: 12.6 ms ray-cast, 13.0 ms as a quad): on llvmpipe
-a ground pixel costs
-its writes (colour, depth and the extra outputs), not its shading. Reading the three outputs
-back costs about 6 ms more.
+measured the same (a sphere and the ground: 12.6 ms ray-cast, 13.0 ms as a quad): on
+llvmpipe a ground pixel costs its writes (colour, depth and the extra outputs), not its
+shading. Reading the three outputs back costs about 6 ms more.
 """
 
 from __future__ import annotations
