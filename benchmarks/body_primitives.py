@@ -25,18 +25,19 @@ tuned renderer, about 860 frames/s). Where the time goes is printed below the ta
 
 Measured 2026-12-01 on this 2-core machine under a load of 5 from other jobs, 256 worlds,
 5 rounds (medians; unloaded figures are lower): cheetah ``raycast`` 62 ms (4,100 worlds/s)
-against ``mesh`` 1,940 ms and ``coarse`` 1,790 ms; ``mixed`` 88 ms against 2,220 and 1,940;
-``no_ground`` 27 ms against 228 and 44. The ids agree with the 12 x 16 meshes on 99.9% of
-the pixels (the rest on edges). Where it goes, raycast cheetah: the clear 3 ms, the
-background pass that sets depth +inf and id -1 in the extra outputs 4 ms, the expansion
-1.5 ms, the draws the rest: the ground's fragments (the plane covers most of every view:
-about 1.1 M fragments at 256 views) about half of them, the 2,816 other geoms (2 triangles
-each, a few hundred fragments) the other half. Reading the three outputs back costs about
-23 ms more. In mesh mode the ground decides it too: a mesh with many views is clipped to
-the whole framebuffer, not to its view, so each view's ground quad rasterizes over every
-tile (discarded per fragment outside its own): coarse detail barely helps there, while
-without the ground coarse meshes run 5x faster than the default detail and ray-casting
-1.6x faster again.
+against ``mesh`` 1,940 ms and ``coarse`` 1,790 ms. Then the views' clipping moved from a
+per-fragment discard to the rasterizer (``gl_ClipDistance``): before and after, one run each,
+load about 3: cheetah ``mesh`` 1,294 -> 124 ms, ``coarse`` 1,171 -> 42 ms, ``raycast``
+35 -> 36 ms (unchanged: its proxies stayed inside their views); ``mixed`` 1,435 -> 259,
+1,373 -> 65, 41 -> 47; ``no_ground`` 151 -> 113, 35 -> 27, 25 -> 21. The ids agree with the
+12 x 16 meshes on 99.9% of the pixels (the rest on edges). Where it goes, raycast cheetah:
+the clear 3 ms, the expansion 1.5 ms, the draws the rest: the ground's fragments (the plane
+covers most of every view: about 1.1 M fragments at 256 views) about 15 ms, the 2,816 other
+geoms (2 triangles each, a few hundred fragments) the other 16. Drawing the plane as a
+rasterized quad instead (interpolated depth, early depth testing on, no ray per fragment)
+measured the same (a sphere and the ground: 12.6 ms ray-cast, 13.0 ms as a quad): on
+llvmpipe a ground pixel costs its writes (colour, depth and the extra outputs), not its
+shading. Reading the three outputs back costs about 6 ms more.
 """
 
 from __future__ import annotations

@@ -87,6 +87,17 @@ def test_many_views_tile_one_framebuffer_with_their_own_cameras_and_rows(gl_ctx)
     records.release()
 
 
+def test_views_are_clipped_to_their_tiles_by_the_rasterizer(gl_ctx):
+    # gl_ClipDistance against each view's frustum sides: no fragment lands on another
+    # view's tile, so none is discarded for it (a discard turns early depth testing off).
+    records, renderer = four_worlds(gl_ctx)
+    assert renderer.pipeline.describe()["clip_distances"] == 4
+    assert "gl_ClipDistance[3]" in renderer.shader_sources["draw"]["vertex"]
+    assert "gl_FragCoord" not in renderer.shader_sources["draw"]["fragment"]  # no tile test
+    renderer.release()
+    records.release()
+
+
 def test_a_tile_matches_the_same_view_drawn_alone(gl_ctx):
     records, renderer = four_worlds(gl_ctx)
     cameras = [camera((10.0 * k, 2.0, 5.0), (10.0 * k, 0.0, 0.0), 4 / 3) for k in range(4)]

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from gl_scenes import FS_2D, LAYOUT_2D, VS_2D, instances, quad
 
+import hypergl
 from hypergl import SceneCompiler
 
 pytestmark = pytest.mark.gl
@@ -41,6 +42,43 @@ def test_full_screen_triangle(gl_ctx):
     image = fb.read()
     assert image.shape == (32, 32, 4)
     assert (image == [255, 0, 0, 255]).all()
+
+
+CLIPPED_VS = """#version 430
+layout(location = 0) in vec2 a_position;
+void main() {
+    gl_ClipDistance[0] = 0.5 - a_position.x;  // x <= 0.5 kept
+    gl_Position = vec4(a_position, 0.0, 1.0);
+}
+"""
+RED_FS = "#version 430\nout vec4 c;\nvoid main() { c = vec4(1.0, 0.0, 0.0, 1.0); }\n"
+
+
+def test_clip_distances_clip_the_triangle(gl_ctx, tmp_path):
+    # Mesa's llvmpipe clips by a written gl_ClipDistance even when GL_CLIP_DISTANCE0 is
+    # off; the GL spec (and other drivers) clip only by enabled ones: clip_distances=n.
+    fb = gl_ctx.framebuffer((32, 32), name="target")
+    layout = [{"binding": 0, "stride": 8, "attributes": [{"location": 0, "format": "f32x2"}]}]
+    pipe = gl_ctx.pipeline(vertex_shader=CLIPPED_VS, fragment_shader=RED_FS,
+                           vertex_layout=layout, clip_distances=1)  # fmt: skip
+    assert pipe.describe()["clip_distances"] == 1  # what a self-contained .hgb records
+    cmd = gl_ctx.command_buffer()
+    cmd.bind_framebuffer(fb)
+    cmd.clear(color=(0, 0, 0, 1))
+    cmd.bind_pipeline(pipe)
+    cmd.bind_vertex_buffer(gl_ctx.buffer(np.array([-1, -1, 3, -1, -1, 3], "f4"), usage="vertex"), 0)
+    cmd.draw(3)
+    cmd.end()
+    cmd.submit()
+    for image in (fb.read(), None):
+        if image is None:  # the program saved with the state, loaded into a fresh context
+            hypergl.save(cmd, tmp_path / "clipped.hgb")
+            with hypergl.context() as fresh:
+                scene = fresh.load(tmp_path / "clipped.hgb")
+                scene.submit()
+                image = scene["target"].read()
+        red = image[:, :, 0] == 255
+        assert red[:, :24].all() and not red[:, 24:].any()  # x <= 0.5: pixel columns 0..23
 
 
 def test_indexed_draw_with_u16_and_u32_indices(gl_ctx):

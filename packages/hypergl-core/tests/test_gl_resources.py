@@ -131,6 +131,8 @@ def test_shader_errors_carry_the_driver_log(gl_ctx):
          "does not fit in stride 4"),
         ({"vertex_layout": [{"stride": 8, "attributes": [{"location": 99, "format": "f32"}]}]},
          "location of attribute"),
+        ({"clip_distances": 9}, r"clip_distances 9 is not an int in 0..8"),
+        ({"clip_distances": True}, r"clip_distances True is not an int"),
     ],
 )  # fmt: skip
 def test_pipeline_state_is_validated(gl_ctx, state, message):

@@ -75,6 +75,7 @@ std::shared_ptr<Context> make_gl_context(nb::object load, bool indirect_count,
 
 PipelineState pipeline_state(uint32_t topology, bool depth_test, bool depth_write,
                              uint32_t depth_func, bool blend, uint32_t cull, uint32_t front_face,
+                             uint32_t clip_distances,
                              const std::vector<AttributePart> &attributes,
                              const std::vector<BindingPart> &bindings) {
     PipelineState state;
@@ -85,6 +86,7 @@ PipelineState pipeline_state(uint32_t topology, bool depth_test, bool depth_writ
     state.blend = blend;
     state.cull = cull;
     state.front_face = front_face;
+    state.clip_distances = clip_distances;
     for (const auto &[location, binding, components, type, normalized, integer, offset] :
          attributes)
         state.attributes.push_back(
@@ -194,10 +196,10 @@ void register_gl(nb::module_ &m) {
                uint32_t depth_func, bool blend, uint32_t cull, uint32_t front_face,
                const std::vector<AttributePart> &attributes,
                const std::vector<BindingPart> &bindings,
-               const std::vector<VertexInputPart> &inputs) {
+               const std::vector<VertexInputPart> &inputs, uint32_t clip_distances) {
                 PipelineState state =
                     pipeline_state(topology, depth_test, depth_write, depth_func, blend, cull,
-                                   front_face, attributes, bindings);
+                                   front_face, clip_distances, attributes, bindings);
                 std::vector<VertexInput> parsed = vertex_inputs(inputs);
                 return locked(c, [&] {
                     return adopted(c, GLPipeline::create(gl_device(c).shared(), name, vs, fs, cs,
@@ -208,7 +210,8 @@ void register_gl(nb::module_ &m) {
             nb::arg("compute_shader"), nb::arg("topology"), nb::arg("depth_test"),
             nb::arg("depth_write"), nb::arg("depth_func"), nb::arg("blend"), nb::arg("cull"),
             nb::arg("front_face"), nb::arg("attributes"), nb::arg("bindings"),
-            nb::arg("vertex_inputs") = std::vector<VertexInputPart>{})
+            nb::arg("vertex_inputs") = std::vector<VertexInputPart>{},
+            nb::arg("clip_distances") = 0)
         .def(
             "gl_framebuffer",
             [](Context &c, const std::string &name, int width, int height,

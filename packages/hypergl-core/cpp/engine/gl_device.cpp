@@ -123,6 +123,7 @@ void GLDevice::reset_state() {
         api.glDisable(gl::BLEND);
         api.glDisable(gl::CULL_FACE);
         api.glDisable(gl::PROGRAM_POINT_SIZE);
+        set_clip_distances(0);
     }
     each(enabled_attributes_, [&](GLuint i) { api.glDisableVertexArrayAttrib(vao_, i); });
     each(touched_.vertex, [&](GLuint i) { api.glVertexArrayVertexBuffer(vao_, i, 0, 0, 0); });
@@ -236,7 +237,16 @@ void GLDevice::bind_pipeline(Resource &resource) {
         api.glEnable(gl::PROGRAM_POINT_SIZE);
     else
         api.glDisable(gl::PROGRAM_POINT_SIZE);
+    set_clip_distances(s.clip_distances);
     apply_vertex_layout(pipeline);
+}
+
+void GLDevice::set_clip_distances(GLuint count) {
+    // Only the planes that change are switched (most pipelines use none).
+    const GLApi &api = shared_->api;
+    for (GLuint i = count; i < clip_distances_; ++i) api.glDisable(gl::CLIP_DISTANCE0 + i);
+    for (GLuint i = clip_distances_; i < count; ++i) api.glEnable(gl::CLIP_DISTANCE0 + i);
+    clip_distances_ = count;
 }
 
 void GLDevice::bind_framebuffer(Resource &resource) {

@@ -266,7 +266,8 @@ class Context(WindowControls):
         ``vertex_count`` is what ``cmd.draw()`` without a count draws with it.
         State keywords: vertex_layout, topology, depth_test, depth_write,
         depth_func, blend ('none' | 'alpha'), cull ('none' | 'front' | 'back'),
-        front_face, texture_set_unit. Compile and link errors raise ShaderError
+        front_face, clip_distances (n: gl_ClipDistance[0 .. n - 1] enabled, n <= 8),
+        texture_set_unit. Compile and link errors raise ShaderError
         with the driver's log.
         """
         desc, parsed = resource_checks.pipeline_args(

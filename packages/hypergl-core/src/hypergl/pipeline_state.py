@@ -1,7 +1,7 @@
 """Pipeline state, validated once at creation: every bad value is named.
 
-A pipeline is immutable: shaders, vertex layout, topology, depth, blend and
-cull state are checked here (on every device) before any GL object exists, and
+A pipeline is immutable: shaders, vertex layout, topology, depth, blend, cull
+and clip-distance state are checked here (on every device) before any GL object exists, and
 the GL device compiles and links with the driver's log on failure.
 
 Vertex layouts are a list of vertex buffer bindings::
@@ -68,8 +68,12 @@ PIPELINE_STATE_KEYS = (
     "blend",
     "cull",
     "front_face",
+    "clip_distances",
     "texture_set_unit",
 )
+# GL guarantees at least 8 clip distances (GL_MAX_CLIP_DISTANCES); a vertex shader that
+# writes gl_ClipDistance[0 .. n - 1] needs n of them enabled.
+MAX_CLIP_DISTANCES = 8
 
 
 class PipelineStateError(ValueError):
@@ -107,6 +111,7 @@ class PipelineState:
     blend: str = "none"
     cull: str = "none"
     front_face: str = "ccw"
+    clip_distances: int = 0
     attributes: tuple[VertexAttribute, ...] = ()
     bindings: tuple[VertexBinding, ...] = ()
     texture_set_unit: int | None = None
@@ -137,6 +142,8 @@ class PipelineState:
             "cull": self.cull,
             "front_face": self.front_face,
         }
+        if self.clip_distances:
+            out["clip_distances"] = self.clip_distances
         if self.texture_set_unit is not None:
             out["texture_set_unit"] = self.texture_set_unit
         return out
@@ -162,6 +169,7 @@ class PipelineState:
             "blend": self.blend != "none",
             "cull": CULL_MODES[self.cull],
             "front_face": FRONT_FACES[self.front_face],
+            "clip_distances": self.clip_distances,
             "attributes": [a.native() for a in self.attributes],
             "bindings": [b.native() for b in self.bindings],
             "vertex_inputs": self.vertex_inputs(),
@@ -253,6 +261,8 @@ def pipeline_state(state: Mapping[str, Any]) -> PipelineState:
         blend=_choice(state.get("blend", "none"), BLEND_MODES, "blend"),
         cull=_choice(state.get("cull", "none"), CULL_MODES, "cull"),
         front_face=_choice(state.get("front_face", "ccw"), FRONT_FACES, "front_face"),
+        clip_distances=_index(state.get("clip_distances", 0), "clip_distances",
+                              MAX_CLIP_DISTANCES),
         attributes=attributes,
         bindings=bindings,
         texture_set_unit=None

@@ -143,6 +143,7 @@ struct PipelineState {
     bool blend = false;
     GLenum cull = 0;  // 0: none, else GL_FRONT / GL_BACK
     GLenum front_face = 0x0901;
+    GLuint clip_distances = 0;  // GL_CLIP_DISTANCE0 .. this - 1 enabled (gl_ClipDistance[])
     std::vector<VertexAttribute> attributes;
     std::vector<VertexBinding> bindings;
 };

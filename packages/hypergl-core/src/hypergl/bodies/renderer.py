@@ -93,10 +93,10 @@ class BodyRenderer:
     on a built-in sphere (any scale: ellipsoids), capsule (``MODE_CAPSULE``), cylinder or
     plane (``"quad"``) as two triangles over the part's screen rectangle in its view,
     intersected exactly per fragment (exact silhouettes, depth and normals; no levels of
-    detail); boxes and other meshes stay meshes. With many views, a mesh is clipped to the
-    whole framebuffer, not to its view (the fragment stage discards what falls outside the
-    tile): a large one, a ground plane's quad above all, rasterizes over every tile, which
-    at 256 views costs seconds a frame; a ray-cast plane covers its own view only.
+    detail); boxes and other meshes stay meshes. With many views, every draw is clipped to
+    its own view's tile by the rasterizer (``gl_ClipDistance``, pipelines made with
+    ``clip_distances=4``): a large mesh, a ground plane's quad above all, costs only the
+    pixels of its own view.
     """
 
     shape_error: type[Exception] = errors.BodyError  # bridges raise their own kind
@@ -305,6 +305,7 @@ class BodyRenderer:
             ],
             depth_test=depth_test,
             cull="back",  # a closed body shows half its triangles; meshes carry both sides
+            clip_distances=4 if self._max_views > 1 else 0,  # each view to its tile
             name="body_draw" if key == "draw" else f"body_draw_{key}",
         )
 
@@ -605,7 +606,7 @@ class BodyRenderer:
         if recorded is not None and (count > recorded[0] or widest > recorded[1]):
             raise errors.BodyError("more views or rows than the recorded program "
                                    "dispatches: record the frame again")  # fmt: skip
-        self._views[:count] = tile_views(matrices, checked, (width, height), *grid)
+        self._views[:count] = tile_views(matrices, checked, *grid)
         self._views[count:] = np.zeros(1, VIEW_DTYPE)
         self._view_count, self._view_rows = count, widest
         self._view_tile, self._grid = (width, height), grid

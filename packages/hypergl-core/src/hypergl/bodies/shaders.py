@@ -10,8 +10,10 @@ which declares the records and defines ``uint body_count()``, ``vec3 body_positi
 With ``MULTI_VIEW`` each view (a ``View`` in a storage buffer) has its own camera, its own
 range of record rows and its own tile of the framebuffer: the expansion runs once per
 (row of the range, view), an instance carries its view in the part index's top bits
-(``VIEW_SHIFT``), the vertex stage maps the view's clip space into its tile and the fragment
-stage discards what falls outside it (GL clip distances are not exposed by the engine).
+(``VIEW_SHIFT``), and the vertex stage maps the view's clip space into its tile and clips
+what falls outside it with ``gl_ClipDistance[0..3]`` (its pipelines have
+``clip_distances=4``): the rasterizer never visits another view's tile, no fragment is
+discarded for it, and early depth testing stays on.
 
 One std430 ``Part`` per drawn piece of a body::
 
@@ -44,10 +46,9 @@ layout(std430, binding = {tables}) readonly buffer BodyTables {{
 layout(std140, binding = {camera}) uniform BodyCamera {{ mat4 view_proj; vec4 light;
                                                          vec4 lod; vec4 eye; }};
 #if MULTI_VIEW
-// tile: xy scale and zw offset of the view's clip space into the framebuffer's; rect: its
-// pixels (x0, y0, x1, y1, GL rows from the bottom); range: its first record row, its row
-// count, and 1 (0: no view here).
-struct View {{ mat4 view_proj; vec4 tile; vec4 rect; uvec4 range; vec4 eye; }};
+// tile: xy scale and zw offset of the view's clip space into the framebuffer's; range: its
+// first record row, its row count, and 1 (0: no view here).
+struct View {{ mat4 view_proj; vec4 tile; uvec4 range; vec4 eye; }};
 layout(std430, binding = {views}) readonly buffer BodyViews {{ View views[]; }};
 mat4 view_matrix(uint view) {{ return views[view].view_proj; }}
 vec4 view_eye(uint view) {{ return views[view].eye; }}
@@ -262,12 +263,6 @@ layout(location = 2) in uvec2 a_instance;  // (row | source << 31, part)
 // from the derivatives); v_color is flat: rgb times the part's shade, and a: the mode.
 out vec3 v_surface;
 flat out vec4 v_color;
-// The view's tile in pixels: the fragment stage discards outside it (a ray-cast part's
-// proxy stays inside its view).
-#define TILE_TEST (MULTI_VIEW && RAY_KIND == 0)
-#if TILE_TEST
-flat out vec4 v_rect;
-#endif
 #if OUTPUT_DEPTH
 out float v_depth;  // clip w: the distance along the view axis (perspective projections)
 #endif
@@ -418,10 +413,13 @@ void main() {{
     v_rotation = q;
 #endif
 #if MULTI_VIEW
+    // The view's own frustum sides, before the tiling: what lies beyond them would fall
+    // on a neighbouring view's tile.
+    gl_ClipDistance[0] = clip.w + clip.x;
+    gl_ClipDistance[1] = clip.w - clip.x;
+    gl_ClipDistance[2] = clip.w + clip.y;
+    gl_ClipDistance[3] = clip.w - clip.y;
     clip.xy = clip.xy * views[view].tile.xy + views[view].tile.zw * clip.w;
-#endif
-#if TILE_TEST
-    v_rect = views[view].rect;
 #endif
     gl_Position = clip;
 }}
@@ -494,10 +492,6 @@ flat in vec4 v_color;
 layout(std140, binding = {camera}) uniform BodyCamera {{ mat4 view_proj; vec4 light;
                                                          vec4 lod; vec4 eye; }};
 layout(location = 0) out vec4 color;
-#define TILE_TEST (MULTI_VIEW && RAY_KIND == 0)
-#if TILE_TEST
-flat in vec4 v_rect;
-#endif
 #if OUTPUT_DEPTH
 in float v_depth;
 layout(location = 1) out float depth_out;
@@ -517,10 +511,6 @@ flat in vec4 v_rotation;
     + RAYCAST
     + """#endif
 void main() {{
-#if TILE_TEST
-    if (gl_FragCoord.x < v_rect.x || gl_FragCoord.x >= v_rect.z ||
-        gl_FragCoord.y < v_rect.y || gl_FragCoord.y >= v_rect.w) discard;
-#endif
 #if RAY_KIND
     bool soft = false;
     vec4 hit = ray_hit();  // xyz: the local normal, w: the step to the surface

@@ -13,12 +13,12 @@ import numpy as np
 
 from ..errors import BodyError
 
-# std430 View: mat4 view_proj (column-major); tile: clip xy scale, offset; rect: pixels
-# (x0, y0, x1, y1) from the bottom; range: first record row, row count, 1 (a live view);
-# eye: the camera's centre, homogeneous (:func:`eye_of`).
+# std430 View: mat4 view_proj (column-major); tile: clip xy scale, offset (the vertex
+# stage clips to the view's frustum sides, so its tile needs no pixel rectangle); range:
+# first record row, row count, 1 (a live view); eye: the camera's centre, homogeneous
+# (:func:`eye_of`).
 VIEW_DTYPE = np.dtype([("view_proj", np.float32, 16), ("tile", np.float32, 4),
-                       ("rect", np.float32, 4), ("range", np.uint32, 4),
-                       ("eye", np.float32, 4)])  # fmt: skip
+                       ("range", np.uint32, 4), ("eye", np.float32, 4)])  # fmt: skip
 
 
 def eye_of(view_proj: Any) -> np.ndarray:
@@ -55,13 +55,12 @@ def grid_shape(views: int, columns: int | None) -> tuple[int, int]:
 def tile_views(
     cameras: Any,
     ranges: Sequence[tuple[int, int]],
-    tile: tuple[int, int],
     columns: int,
     rows: int,
 ) -> np.ndarray:
-    """The VIEW_DTYPE records of (view_proj, (first, count)) pairs tiled as above."""
+    """The VIEW_DTYPE records of (view_proj, (first, count)) pairs tiled as above (a
+    tile's size in pixels does not enter: each view's clip space maps onto its share)."""
     out = np.zeros(len(cameras), VIEW_DTYPE)
-    width, height = tile
     for k, (matrix, (first, count)) in enumerate(zip(cameras, ranges, strict=True)):
         column, row = k % columns, k // columns
         out[k]["view_proj"] = np.asarray(matrix, np.float32).T.reshape(-1)  # column-major
@@ -69,8 +68,6 @@ def tile_views(
         scale = (1.0 / columns, 1.0 / rows)
         offset = (-1.0 + (2 * column + 1) / columns, 1.0 - (2 * row + 1) / rows)
         out[k]["tile"] = (*scale, *offset)
-        bottom = (rows - 1 - row) * height
-        out[k]["rect"] = (column * width, bottom, (column + 1) * width, bottom + height)
         out[k]["range"] = (first, count, 1, 0)  # z: a live view
         out[k]["eye"] = eye_of(matrix)
     return out
