@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 import hypergl
-from hypergl.testing import gl_ctx, skip_gl_tests_without_context
+from hypergl.testing import ctx, gl_ctx, skip_gl_tests_without_context
 
-__all__ = ["gl_ctx"]  # a fixture, used by name
+__all__ = ["ctx", "gl_ctx"]  # fixtures, used by name
 
 pytest_collection_modifyitems = skip_gl_tests_without_context
 

@@ -7,7 +7,6 @@ import threading
 import numpy as np
 import pytest
 
-import hypergl
 from hypergl import HyperGLError
 
 POSITION = {"source": 0, "type": "f64", "stride": 32, "components": 3, "to": "f32", "at": 0}
@@ -36,13 +35,6 @@ class CountingLock:
     def release(self) -> None:
         self.released += 1
         self.lock.release()
-
-
-@pytest.fixture(params=["trace", pytest.param("gl", marks=pytest.mark.gl)])
-def ctx(request):
-    context = hypergl.context(device=request.param)
-    yield context
-    context.close()
 
 
 def records(buffer, rows):

@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import hypergl
 from hypergl import ContextError, HyperGLError, ResourceError
 
 POSITION = {"source": 0, "type": "f64", "stride": 32, "components": 3, "to": "f32", "at": 0}
@@ -31,13 +30,6 @@ class FreshArrays:
     @property
     def positions(self) -> np.ndarray:
         return np.ones((64, 4))
-
-
-@pytest.fixture(params=["trace", pytest.param("gl", marks=pytest.mark.gl)])
-def ctx(request):
-    context = hypergl.context(device=request.param)
-    yield context
-    context.close()
 
 
 def records(buffer, rows):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import hypergl
 from hypergl import HyperGLError, VMError
 
 POSITION = {"source": 0, "type": "f64", "stride": 32, "components": 3, "to": "f32", "at": 0}
@@ -16,13 +15,6 @@ def world(rows):
     positions = np.arange(rows * 4, dtype=np.float64).reshape(rows, 4)
     rotations = np.arange(rows * 4, dtype=np.float32).reshape(rows, 4) + 0.5
     return positions, rotations
-
-
-@pytest.fixture(params=["trace", pytest.param("gl", marks=pytest.mark.gl)])
-def ctx(request):
-    context = hypergl.context(device=request.param)
-    yield context
-    context.close()
 
 
 def test_upload_converts_rows_into_records(ctx):

@@ -9,7 +9,6 @@ import threading
 import numpy as np
 import pytest
 
-import hypergl
 from hypergl import ContextError, HyperGLError
 
 POSITION = {"source": 0, "type": "f32", "stride": 16, "components": 4, "to": "f32", "at": 0}
@@ -19,13 +18,6 @@ CALLBACKS = {
     "release_all": lambda ctx: ctx.release("all"),
     "buffer": lambda ctx: ctx.buffer(size=16),
 }
-
-
-@pytest.fixture(params=["trace", pytest.param("gl", marks=pytest.mark.gl)])
-def ctx(request):
-    context = hypergl.context(device=request.param)
-    yield context
-    context.close()
 
 
 def within(seconds, function):

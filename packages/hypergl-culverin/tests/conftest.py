@@ -7,21 +7,11 @@ import pytest
 culverin = pytest.importorskip("culverin")
 
 import hypergl  # noqa: E402
-from hypergl.testing import gl_ctx, skip_gl_tests_without_context  # noqa: E402
+from hypergl.testing import ctx, gl_ctx, skip_gl_tests_without_context  # noqa: E402
 
-__all__ = ["gl_ctx"]  # a fixture, used by name
+__all__ = ["ctx", "gl_ctx"]  # fixtures, used by name
 
 pytest_collection_modifyitems = skip_gl_tests_without_context
-
-
-@pytest.fixture(params=["trace", pytest.param("gl", marks=pytest.mark.gl)])
-def ctx(request):
-    """The same test on the trace device (no GPU) and on real OpenGL."""
-    context = hypergl.context(device=request.param)
-    try:
-        yield context
-    finally:
-        context.close()
 
 
 def new_world(max_bodies: int = 256, floor: bool = True):

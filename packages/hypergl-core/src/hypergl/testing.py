@@ -2,13 +2,14 @@
 
 Needs pytest. In a ``conftest.py``::
 
-    from hypergl.testing import gl_ctx, skip_gl_tests_without_context
+    from hypergl.testing import ctx, gl_ctx, skip_gl_tests_without_context
 
     pytest_collection_modifyitems = skip_gl_tests_without_context
 
 Tests marked ``gl`` then run on real OpenGL (headless EGL) and are skipped, with
 the reason, where no context can be made; ``gl_ctx`` is a fresh context that must
-end with no GL error and nothing left alive.
+end with no GL error and nothing left alive; ``ctx`` runs a test twice, on the
+``trace`` device (no GPU) and on real OpenGL.
 """
 
 from __future__ import annotations
@@ -54,3 +55,13 @@ def gl_ctx() -> Iterator[Context]:
         ctx.check_errors()
     finally:
         ctx.close()
+
+
+@pytest.fixture(params=["trace", pytest.param("gl", marks=pytest.mark.gl)])
+def ctx(request: pytest.FixtureRequest) -> Iterator[Context]:
+    """The same test on the trace device (no GPU) and on real OpenGL."""
+    made = context(device=request.param)
+    try:
+        yield made
+    finally:
+        made.close()
