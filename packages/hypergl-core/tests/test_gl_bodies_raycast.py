@@ -218,6 +218,21 @@ def test_a_ray_cast_plane_matches_its_quad(gl_ctx, eye):
     assert shade[both].max(initial=0) <= 1
 
 
+def test_a_ray_cast_plane_draws_its_quads_depth_and_ids_exactly(gl_ctx):
+    # The plane's pipeline rasterizes the quad itself (flat: its depth needs no ray), so
+    # depth and ids are the mesh's to the bit; the colour, lit per vertex, to rounding.
+    looks = {1: [Part("quad", rotation=quaternion((1.0, 0.0, 0.4), 20.0), scale=(1.5, 1.0, 1.2))]}
+    matrix = view_proj((1.5, 2.0, 4.5))
+    mesh = render(gl_ctx, looks, matrix, "mesh")
+    ray = render(gl_ctx, looks, matrix, "raycast")
+    plane = (mesh["id"] == 1) & (ray["id"] == 1)
+    assert plane.mean() > 0.2
+    assert np.array_equal(mesh["depth"][plane], ray["depth"][plane])
+    assert np.array_equal(mesh["id"] == 1, ray["id"] == 1)
+    shade = np.abs(mesh["color"].astype(int) - ray["color"].astype(int)).max(axis=-1)
+    assert shade[plane].max() <= 1
+
+
 def test_the_eye_inside_a_parts_bounding_box_still_sees_the_part(gl_ctx):
     # The eye at (0.85, 0.85, 0.9) is inside the sphere's bounding box (its proxy: the whole
     # view), outside the sphere.

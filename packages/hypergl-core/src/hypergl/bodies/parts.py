@@ -21,9 +21,8 @@ from ..errors import BodyError
 MODE_SCALED, MODE_CAPSULE, MODE_SOFT = 0, 1, 2
 # The renderer's own, with primitives="raycast": a part drawn as two triangles over its
 # screen rectangle (clamped to its view) and intersected exactly per fragment: a sphere of
-# any scale (an ellipsoid), a capsule, a cylinder, and a plane (its quad mesh, clipped to
-# the whole framebuffer rather than to its view, rasterizes over every other tile of a
-# multi-view frame).
+# any scale (an ellipsoid), a capsule, a cylinder; and a plane, drawn as its own quad
+# (exact depth without a ray: it is flat) lit once per vertex, in a pipeline of its own.
 MODE_RAY_SPHERE, MODE_RAY_CAPSULE, MODE_RAY_CYLINDER, MODE_RAY_PLANE = 3, 4, 5, 6
 # (mesh, mode) of a part -> (its ray-cast mode, the proxy mesh that draws it)
 RAYCAST = {("sphere", MODE_SCALED): (MODE_RAY_SPHERE, "ray_sphere"),

@@ -90,10 +90,12 @@ class BodyRenderer:
     are sized for that many; beyond it parts are dropped, never written out of place).
     1 fits a Culverin world (ids are unique) and one world per view.
     ``primitives``: ``"mesh"`` draws every part as its mesh; ``"raycast"`` draws the parts
-    on a built-in sphere (any scale: ellipsoids), capsule (``MODE_CAPSULE``), cylinder or
-    plane (``"quad"``) as two triangles over the part's screen rectangle in its view,
-    intersected exactly per fragment (exact silhouettes, depth and normals; no levels of
-    detail); boxes and other meshes stay meshes. With many views, every draw is clipped to
+    on a built-in sphere (any scale: ellipsoids), capsule (``MODE_CAPSULE``) or cylinder
+    as two triangles over the part's screen rectangle in its view, intersected exactly per
+    fragment (exact silhouettes, depth and normals; no levels of detail), and a plane
+    (``"quad"``) as its own quad, lit per vertex in a pipeline of its own (flat: its
+    rasterized depth is exact, with no ray and early depth testing on); boxes and other
+    meshes stay meshes. With many views, every draw is clipped to
     its own view's tile by the rasterizer (``gl_ClipDistance``, pipelines made with
     ``clip_distances=4``): a large mesh, a ground plane's quad above all, costs only the
     pixels of its own view.
