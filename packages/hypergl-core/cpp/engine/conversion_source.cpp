@@ -124,6 +124,23 @@ void convert_generic(const FieldCopy &f, const uint8_t *in, uint8_t *out, uint64
 // Rows per block: every field of a block is written while its records are in cache.
 constexpr uint64_t kBlockRows = 512;
 
+// Many owners (a list of MjData) keep each owner's arrays in memory of its own, which the
+// hardware prefetcher does not follow from one owner to the next: cold, every cache line
+// would be a miss in series (256 humanoid worlds: 450 us instead of 50 us warm). The
+// owners this far ahead are touched while one converts; at most this many bytes of each
+// of their arrays (beyond it the prefetcher follows the stream).
+constexpr uint64_t kPrefetchOwners = 4;
+constexpr uint64_t kPrefetchBytes = 16384;
+
+void prefetch(const SourceView &view) {
+#if defined(__GNUC__) || defined(__clang__)
+    const uint64_t end = view.size < kPrefetchBytes ? view.size : kPrefetchBytes;
+    for (uint64_t at = 0; at < end; at += 64) __builtin_prefetch(view.data + at);
+#else
+    (void)view;  // a hint only: compilers without the builtin skip it
+#endif
+}
+
 // Releases the views however upload() leaves.
 struct ViewGuard {
     SourceViews acquired;
@@ -205,8 +222,14 @@ void ConversionSource::upload(Buffer &destination) {
     // Owner by owner, blocks of rows, field by field within a block: tight
     // typed loops, and each block of records is still in cache when its next
     // field is written.
+    if (owners > 1)
+        for (uint64_t ahead = 0; ahead < std::min(owners, kPrefetchOwners); ++ahead)
+            for (uint64_t s = 0; s < per_owner; ++s) prefetch(views[ahead * per_owner + s]);
     for (uint64_t owner = 0; owner < owners; ++owner) {
         const SourceView *owner_views = views.data() + owner * per_owner;
+        if (owners > 1 && owner + kPrefetchOwners < owners)
+            for (uint64_t s = 0; s < per_owner; ++s)
+                prefetch(views[(owner + kPrefetchOwners) * per_owner + s]);
         uint8_t *owner_out = destination.data() + owner * owner_rows * record_size_;
         for (uint64_t first = 0; first < owner_rows; first += kBlockRows) {
             const uint64_t count = std::min(owner_rows - first, kBlockRows);
