@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from hypergl.bodies import MODE_CAPSULE, BodyError, BodyRenderer, InstanceRecords, Part
+from hypergl.testing import draw_bodies
 from hypergl.transforms import look_at, perspective
 
 pytestmark = pytest.mark.gl
@@ -47,13 +48,7 @@ def render(ctx, looks, matrix, primitives, size=(SIZE, SIZE), positions=((0.0, 0
         renderer.set_parts(body_id, parts, color=(0.9, 0.9, 0.9))
     renderer.set_camera(matrix)
     fb = renderer.framebuffer(size)
-    cmd = ctx.command_buffer()
-    cmd.bind_framebuffer(fb)
-    renderer.record_clear(cmd)
-    renderer.record(cmd)
-    cmd.end()
-    cmd.submit()
-    out = renderer.read(fb)
+    out = draw_bodies(renderer, fb)
     for resource in (fb, renderer, records):
         resource.release()
     return out
@@ -262,14 +257,7 @@ def test_ray_cast_views_stay_in_their_tiles(gl_ctx):
     cameras = [lens @ look_at((0.0, 0.0, 1.2), (0.0, 0.0, 0.0))]
     cameras += [lens @ look_at((10.0 * k, 1.0, 5.0), (10.0 * k, 0.0, 0.0)) for k in (1, 2, 3)]
     renderer.set_views(cameras, (40, 30), ranges=[(k, 1) for k in range(4)], columns=2)
-    fb = renderer.framebuffer()
-    cmd = gl_ctx.command_buffer()
-    cmd.bind_framebuffer(fb)
-    renderer.record_clear(cmd)
-    renderer.record(cmd)
-    cmd.end()
-    cmd.submit()
-    out = renderer.read(fb)
+    out = draw_bodies(renderer)
     ids, depth = renderer.split_views(out["id"]), renderer.split_views(out["depth"])
     assert (ids[0] == 0).all()
     assert depth[0][15, 20] == pytest.approx(0.2, rel=1e-3)  # the sphere 0.2 m ahead
@@ -280,7 +268,7 @@ def test_ray_cast_views_stay_in_their_tiles(gl_ctx):
     assert counts["sphere"] == counts["sphere_lo"] == counts["capsule"] == 0
     assert counts["ray_sphere"] == 2 and counts["ray_capsule"] == counts["ray_cylinder"] == 1
     assert counts["ray_plane"] == 0
-    for resource in (fb, renderer, records):
+    for resource in (renderer, records):
         resource.release()
 
 
@@ -331,12 +319,7 @@ def test_a_flattened_part_stays_a_mesh(gl_ctx):
     renderer.set_parts(1, [Part("sphere", scale=(1.0, 0.0, 1.0))])
     renderer.set_camera(view_proj((0.0, 3.0, 3.0)))
     fb = renderer.framebuffer((32, 32))
-    cmd = gl_ctx.command_buffer()
-    cmd.bind_framebuffer(fb)
-    renderer.record_clear(cmd)
-    renderer.record(cmd)
-    cmd.end()
-    cmd.submit()
+    draw_bodies(renderer, fb)
     counts = renderer.instance_counts()
     assert counts["ray_sphere"] == 0 and counts["sphere"] + counts["sphere_lo"] == 1
     for resource in (fb, renderer, records):
@@ -368,13 +351,7 @@ def test_a_body_rotation_from_matrix_records_turns_ray_cast_parts(gl_ctx, shape)
     renderer.set_parts(1, [unrotated], color=(0.9, 0.9, 0.9))
     renderer.set_camera(matrix)
     fb = renderer.framebuffer((SIZE, SIZE))
-    cmd = gl_ctx.command_buffer()
-    cmd.bind_framebuffer(fb)
-    renderer.record_clear(cmd)
-    renderer.record(cmd)
-    cmd.end()
-    cmd.submit()
-    by_body = renderer.read(fb)
+    by_body = draw_bodies(renderer, fb)
     assert (by_body["id"] == 1).sum() > 0.1 * SIZE * SIZE
     assert_same_silhouettes(by_part["id"], by_body["id"])
     both = (by_part["id"] == 1) & (by_body["id"] == 1)

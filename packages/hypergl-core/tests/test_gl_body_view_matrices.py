@@ -9,6 +9,7 @@ import pytest
 
 from hypergl.bodies import BodyError, BodyRenderer, InstanceRecords
 from hypergl.bodies.views import eye_of
+from hypergl.testing import draw_bodies
 from hypergl.transforms import look_at, perspective
 
 pytestmark = pytest.mark.gl
@@ -23,19 +24,6 @@ def cameras():
             for k in range(3)]  # fmt: skip
 
 
-def draw(ctx, renderer):
-    fb = renderer.framebuffer()
-    cmd = ctx.command_buffer()
-    cmd.bind_framebuffer(fb)
-    renderer.record_clear(cmd)
-    renderer.record(cmd)
-    cmd.end()
-    cmd.submit()
-    out = renderer.read(fb)
-    fb.release()
-    return out
-
-
 @pytest.mark.parametrize("primitives", ["mesh", "raycast"])
 def test_moved_cameras_draw_what_set_views_draws(gl_ctx, primitives):
     records = InstanceRecords(gl_ctx, 3)
@@ -46,10 +34,10 @@ def test_moved_cameras_draw_what_set_views_draws(gl_ctx, primitives):
         renderer.set_look(k, shape, 1.0 if shape == "sphere" else (0.8, 0.5))
     ranges = [(k, 1) for k in range(3)]
     renderer.set_views(cameras(), TILE, ranges=ranges)
-    expected = draw(gl_ctx, renderer)
+    expected = draw_bodies(renderer)
     renderer.set_views([np.eye(4)] * 3, TILE, ranges=ranges)  # elsewhere, then moved back
     renderer.set_view_matrices(np.stack(cameras()))
-    moved = draw(gl_ctx, renderer)
+    moved = draw_bodies(renderer)
     for k in range(3):
         assert (renderer.split_views(expected["id"])[k] == k).sum() > 20
     assert np.array_equal(moved["id"], expected["id"])

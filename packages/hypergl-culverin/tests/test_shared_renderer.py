@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import hypergl.bodies
+from hypergl.testing import draw_bodies
 from hypergl_culverin import BodyRenderer
 from hypergl_culverin.camera import look_at, perspective, project
 
@@ -29,14 +30,7 @@ def test_culverin_draws_through_the_shared_renderer_with_ids_and_views(
     cameras = [perspective(50.0, 1.0, 0.5, 100.0) @ look_at((0, 14, 9), (0, 0, 0)),
                perspective(50.0, 1.0, 0.5, 100.0) @ look_at((0, 14, -9), (0, 0, 0))]  # fmt: skip
     renderer.set_views(cameras, tile, columns=2)
-    fb = renderer.framebuffer()
-    cmd = gl_ctx.command_buffer()
-    cmd.bind_framebuffer(fb)
-    renderer.record_clear(cmd)
-    renderer.record(cmd)
-    cmd.end()
-    cmd.submit()
-    ids = renderer.split_views(renderer.read(fb)["id"])
+    ids = renderer.split_views(draw_bodies(renderer)["id"])
     for view, view_proj in enumerate(cameras):
         for handle in handles:
             x, y = np.rint(project(view_proj, [world.get_position(handle)], tile)[0]).astype(int)

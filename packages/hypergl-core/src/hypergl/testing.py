@@ -9,13 +9,15 @@ Needs pytest. In a ``conftest.py``::
 Tests marked ``gl`` then run on real OpenGL (headless EGL) and are skipped, with
 the reason, where no context can be made; ``gl_ctx`` is a fresh context that must
 end with no GL error and nothing left alive; ``ctx`` runs a test twice, on the
-``trace`` device (no GPU) and on real OpenGL.
+``trace`` device (no GPU) and on real OpenGL. :func:`draw_bodies` draws and reads one
+frame of a body renderer.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -65,3 +67,22 @@ def ctx(request: pytest.FixtureRequest) -> Iterator[Context]:
         yield made
     finally:
         made.close()
+
+
+def draw_bodies(renderer: Any, framebuffer: Any = None) -> dict[str, Any]:
+    """One frame of a :class:`hypergl.bodies.BodyRenderer`: `framebuffer` (None: one of the
+    renderer's :meth:`~hypergl.bodies.BodyRenderer.framebuffer`, released after) cleared,
+    drawn into by a program recorded and submitted once, and its outputs read back."""
+    own = framebuffer is None
+    target = renderer.framebuffer() if own else framebuffer
+    try:
+        cmd = target.context.command_buffer()
+        cmd.bind_framebuffer(target)
+        renderer.record_clear(cmd)
+        renderer.record(cmd)
+        cmd.end()
+        cmd.submit()
+        return renderer.read(target)
+    finally:
+        if own:
+            target.release()
