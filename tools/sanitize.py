@@ -150,15 +150,21 @@ def environment(python: Path, flavour: Flavour = SANITIZE, preload: str | None =
     return env
 
 
-def main() -> int:
+def show_engine(make_environment, tag: str) -> int:
+    """Build (if needed) the engine `make_environment(python)` points at and print which
+    file the interpreter given as argv[1] (default: .venv's) then imports."""
     python = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / ".venv" / "bin" / "python"
     try:
-        env = environment(python)
+        env = make_environment(python)
     except SanitizeError as exc:
-        print(f"[sanitize] error: {exc}", file=sys.stderr)
+        print(f"[{tag}] error: {exc}", file=sys.stderr)
         return 1
     check = "import hypergl._core as c; print(c.__file__)"
     return subprocess.run([str(python), "-c", check], env=env, check=False).returncode
+
+
+def main() -> int:
+    return show_engine(environment, "sanitize")
 
 
 if __name__ == "__main__":

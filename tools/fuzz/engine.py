@@ -61,14 +61,7 @@ def environment(python: Path) -> dict[str, str]:
 
 
 def main() -> int:
-    python = Path(sys.argv[1]) if len(sys.argv) > 1 else sanitize.ROOT / ".venv" / "bin" / "python"
-    try:
-        env = environment(python)
-    except sanitize.SanitizeError as exc:
-        print(f"[fuzz] error: {exc}", file=sys.stderr)
-        return 1
-    check = "import hypergl._core as c; print(c.__file__)"
-    return subprocess.run([str(python), "-c", check], env=env, check=False).returncode
+    return sanitize.show_engine(environment, "fuzz")
 
 
 if __name__ == "__main__":
