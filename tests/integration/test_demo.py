@@ -95,7 +95,7 @@ def test_ctrl_c_stops_an_overlapped_demo_cleanly(tmp_path):
         line = process.stderr.readline()  # the progress line of the first frame: running
         assert line.startswith("demo ["), line
         process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=120)
+        _, err = process.communicate(timeout=120)
     finally:
         if process.poll() is None:
             process.kill()
