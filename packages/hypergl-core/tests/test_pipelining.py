@@ -126,6 +126,18 @@ def test_frame_n_shows_state_n_and_the_next_step_runs_beside_the_draw():
     assert pipeline.times.overlap == 0.0 and pipeline.times.inline == pipeline.times.physics
 
 
+def test_wait_hands_the_state_to_the_caller_between_frames():
+    world = Falling()
+    with PhysicsPipeline(world.step) as pipeline:
+        pipeline.frame(lambda: None, lambda: None)
+        pipeline.wait()  # the step started by that frame is done: the state is ours
+        assert world.steps == 2
+        world.position[:] = 0.0  # e.g. a reset between episodes
+        seen = pipeline.frame(lambda: world.steps, lambda: world.position[0, 1],
+                              step_after=False)  # fmt: skip
+    assert world.steps == 2 and seen == 0.0  # no step lost, none added
+
+
 class Exploded(RuntimeError):
     pass
 

@@ -98,7 +98,8 @@ class PhysicsPipeline:
     contract). ``overlapped=False`` runs the same frames one stage after the other, in the
     caller's thread: the comparison, and what an overlapped run must draw identically.
 
-    Use as a context manager (or call :meth:`close`)::
+    One thread (the caller's) calls :meth:`frame`, :meth:`wait` and :meth:`close`. Use as a
+    context manager (or call :meth:`close`)::
 
         with hypergl.PhysicsPipeline(lambda: world.step(dt)) as pipeline:
             for n in range(frames):
