@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import statistics
 import sys
+import threading
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -39,28 +40,24 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def thread_cpu() -> dict[str, float]:
-    """CPU seconds of this process's threads so far, by kind of thread (Linux)."""
-    tick = os.sysconf("SC_CLK_TCK")
+    """CPU seconds of this process's threads so far, by kind of thread (Linux). Python
+    threads are told apart by their native ids (before 3.14 the OS does not know their
+    names); a thread's seconds are gone once it ends, so sample while it lives."""
+    physics = {t.native_id for t in threading.enumerate() if t.name == "bench-physics"}
+    caller = threading.main_thread().native_id
     kinds: dict[str, float] = defaultdict(float)
     for task in Path("/proc/self/task").iterdir():
         try:
             name = (task / "comm").read_text().strip()
-            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            on_cpu_ns = int((task / "schedstat").read_text().split()[0])  # ns, not ticks
         except OSError:  # the thread ended meanwhile
             continue
-        seconds = (int(fields[11]) + int(fields[12])) / tick  # utime + stime
-        kinds[kind_of(name)] += seconds
+        tid = int(task.name)
+        kind = "physics thread" if tid in physics else "caller" if tid == caller else (
+            "llvmpipe" if name.startswith("llvmpipe") else "jolt and others"
+        )  # others: Culverin's (Jolt's) job threads, the GL driver's helpers
+        kinds[kind] += on_cpu_ns / 1e9
     return dict(kinds)
-
-
-def kind_of(thread: str) -> str:
-    if thread.startswith("llvmpipe"):
-        return "llvmpipe"
-    if "physics" in thread:
-        return "physics thread"
-    if thread.startswith(("python", "pt_main")) or thread == Path(sys.executable).name:
-        return "caller"
-    return "jolt and others"  # Culverin's (Jolt's) job threads, the GL driver's helpers
 
 
 def cpu_per_frame(before: dict[str, float], after: dict[str, float], frames: int) -> dict:
@@ -168,6 +165,8 @@ def summary(name: str, rounds: list[tuple[dict, dict]]) -> dict:
         kinds = sorted({k for row in rows for k in row["cpu_ms"]})
         out[mode]["cpu_ms"] = {k: statistics.median(row["cpu_ms"].get(k, 0.0) for row in rows)
                                for k in kinds}  # fmt: skip
+        # The cores the run got: CPU seconds over wall seconds (2 = this machine, unloaded).
+        out[mode]["cores_used"] = sum(out[mode]["cpu_ms"].values()) / out[mode]["frame_ms"]
     print(f"\n{name}: overlapped {ratio:.2f}x sequential (bound {bound:.2f}x: the sequential "
           f"frame over its longer stage; {100 * out['share_of_bound']:.0f}% of the way), "
           f"final frames identical: {identical}")  # fmt: skip
@@ -176,7 +175,7 @@ def summary(name: str, rounds: list[tuple[dict, dict]]) -> dict:
         cpu = ", ".join(f"{k} {v:.1f}" for k, v in row["cpu_ms"].items())
         print(f"  {mode:>10}: physics {row['physics_ms']:6.1f} ms, render {row['render_ms']:6.1f}"
               f" ms, side by side {row['overlap_ms']:5.1f} ms, frame {row['frame_ms']:6.1f} ms; "
-              f"CPU ms a frame: {cpu}")  # fmt: skip
+              f"CPU ms a frame: {cpu} ({row['cores_used']:.2f} cores used)")  # fmt: skip
     return out
 
 
