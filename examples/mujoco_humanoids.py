@@ -18,6 +18,7 @@ gymnasium (for the model file) and hypergl-mujoco; OpenGL 4.5 (headless EGL work
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import sys
 from pathlib import Path
@@ -110,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             renderer.snapshot(batch)
 
         for frame in range(args.frames):
-            rgb = pipeline.frame(lambda f=frame: snapshot(f), lambda: renderer.draw().rgb,
+            rgb = pipeline.frame(functools.partial(snapshot, frame), lambda: renderer.draw().rgb,
                                  step_after=frame + 1 < args.frames)  # (worlds, 1, H, W, 3)
             picture = tile(rgb[:, 0], columns)
             writer.append(picture)  # while the next step runs
