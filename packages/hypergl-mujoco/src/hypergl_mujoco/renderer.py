@@ -312,7 +312,7 @@ class BatchRenderer:
 
     def render(self, data: Any) -> RenderResult:
         """Every world of `data` (an MjData, a sequence of `num_worlds` of them, or a
-        ``mujoco.batch.Batch``) from every camera, in one submit; see :class:`RenderResult`.
+        ``mujoco.batch.Batch``) from every camera, in one drawing submit; see :class:`RenderResult`.
         Pass the same sequence object each time: other MjData objects re-record. The first
         render of a Batch runs its ``forward()`` once (it copies out the fields bound for
         the renderer only from its next call on). The same as :meth:`snapshot` then
