@@ -90,6 +90,8 @@ def test_ctrl_c_stops_an_overlapped_demo_cleanly(tmp_path):
         [sys.executable, "-m", "hypergl", "demo", "--frames", "100000", "--bodies", "300",
          "--size", "96x54", "--out", str(tmp_path)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # SIGINT as a terminal has it, even when this run inherited it ignored (a background job)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     try:
         line = process.stderr.readline()  # the progress line of the first frame: running

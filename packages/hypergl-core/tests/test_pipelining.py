@@ -226,8 +226,12 @@ CTRL_C_RUN = textwrap.dedent(
 
 
 def test_ctrl_c_stops_an_overlapped_run_cleanly():
+    def default_sigint() -> None:  # even when this run inherited it ignored (a background job)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
     process = subprocess.Popen([sys.executable, "-c", CTRL_C_RUN], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)  # fmt: skip
+                               stderr=subprocess.PIPE, text=True,
+                               preexec_fn=default_sigint)  # fmt: skip
     try:
         assert process.stdout.readline().strip() == "running"
         os.kill(process.pid, signal.SIGINT)
