@@ -80,6 +80,15 @@ HEADLINES: dict[str, tuple[int, list[tuple[str, str, float]]]] = {
         3,
         [("frame_vs_old", "10k-body frame: submit+draw+readback vs old renderer", 4.0)],
     ),
+    "overlap": (
+        1,
+        [
+            ("culverin_overlapped_vs_sequential",
+             "demo 10k bodies: physics beside the drawing vs sequential", 1.3),
+            ("mujoco_overlapped_vs_sequential",
+             "64 humanoid worlds: physics beside the drawing vs sequential", 1.3),
+        ],
+    ),
     "py3d": (
         2,
         [

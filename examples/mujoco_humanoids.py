@@ -4,7 +4,9 @@ Every world is gymnasium's Humanoid-v5 model, dropped from its own height with i
 and spin. ``mujoco.batch.Batch`` steps all the worlds in C++; ``hypergl_mujoco.
 BatchRenderer`` renders all of them in one submit per frame (their poses read in C++ from
 the batch's live arrays) from a free camera that slowly circles; NumPy tiles the worlds
-into one picture per frame::
+into one picture per frame. The next frame's physics steps on a thread of its own while this
+frame is drawn (``hypergl.PhysicsPipeline``; ``--sequential``: one after the other, the same
+pictures)::
 
     python examples/mujoco_humanoids.py --worlds 64 --frames 150 --out out/humanoids
 
@@ -16,9 +18,9 @@ gymnasium (for the model file) and hypergl-mujoco; OpenGL 4.5 (headless EGL work
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fps", type=int, default=30, help="video frames per simulated second")
     p.add_argument("--out", type=Path, default=Path("out/humanoids"), help="output folder")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--sequential", action="store_true",
+                   help="step, then draw, one after the other (the same pictures)")
     args = p.parse_args(argv)
     try:
         width, height = (int(part) for part in args.tile.lower().split("x"))
@@ -79,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     import mujoco.batch
 
     import hypergl_mujoco
+    from hypergl.pipelining import PhysicsPipeline
     from hypergl.png import encode_png
     from hypergl.progress import Progress
     from hypergl.video import FrameWriter
@@ -96,27 +101,31 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     writer = FrameWriter(args.out, fps=args.fps, name="humanoids")
     progress = Progress(args.frames, "humanoids")
-    physics_s = render_s = 0.0
     with hypergl_mujoco.BatchRenderer(model, args.worlds, cameras=[camera], width=width,
-                                      height=height, outputs=("rgb",)) as renderer:  # fmt: skip
-        for frame in range(args.frames):
-            tick = time.perf_counter()
-            batch.step(nstep=substeps)
-            physics_s += time.perf_counter() - tick
+                                      height=height, outputs=("rgb",)) as renderer, \
+            PhysicsPipeline(lambda: batch.step(nstep=substeps),
+                            overlapped=not args.sequential) as pipeline:  # fmt: skip
+
+        def snapshot(frame: int) -> None:  # the batch's poses, before the next step runs
             camera.azimuth = 120.0 + 0.4 * frame
-            tick = time.perf_counter()
-            rgb = renderer.render(batch).rgb  # (worlds, 1 camera, H, W, 3)
-            render_s += time.perf_counter() - tick
+            renderer.snapshot(batch)
+
+        for frame in range(args.frames):
+            rgb = pipeline.frame(functools.partial(snapshot, frame), lambda: renderer.draw().rgb,
+                                 step_after=frame + 1 < args.frames)  # (worlds, 1, H, W, 3)
             picture = tile(rgb[:, 0], columns)
-            writer.append(picture)
-            progress.update(frame + 1)
+            writer.append(picture)  # while the next step runs
+            progress.update(frame + 1, pipeline.times.describe())
     writer.close()
     final = args.out / "final.png"
     final.write_bytes(encode_png(np.ascontiguousarray(picture)))
+    ms = pipeline.times.per_frame_ms()
+    mode = "sequential" if args.sequential else "overlapped"
     print(f"{args.frames} frames of {args.worlds} humanoid worlds ({model.ngeom} geoms each, "
-          f"{width}x{height} per world): physics {1e3 * physics_s / args.frames:.1f} ms, "
-          f"render {1e3 * render_s / args.frames:.1f} ms per frame "
-          f"({args.worlds * args.frames / render_s:.0f} world-frames/s rendered)")  # fmt: skip
+          f"{width}x{height} per world), {mode}: physics {ms['physics_ms']:.1f} ms, render "
+          f"{ms['render_ms']:.1f} ms, side by side {ms['overlap_ms']:.1f} ms: "
+          f"{ms['frame_ms']:.1f} ms per frame ({args.worlds * 1e3 / ms['render_ms']:.0f} "
+          "world-frames/s rendered)")  # fmt: skip
     print(f"wrote {writer.path} and {final}")
     return 0
 

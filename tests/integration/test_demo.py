@@ -65,3 +65,42 @@ def test_bad_options_get_a_one_line_error(arguments, message):
     assert result.returncode == 2
     assert message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("scene", ["bodies", "ragdolls"])
+def test_the_overlapped_demo_draws_exactly_what_the_sequential_demo_draws(tmp_path, scene):
+    from hypergl_culverin.demo import DemoOptions, run
+
+    finals = []
+    for sequential in (True, False):
+        options = DemoOptions(frames=16, bodies=300, ragdolls=30, scene=scene, size=(128, 72),
+                              out=tmp_path / str(sequential), sequential=sequential)  # fmt: skip
+        result = run(options, stream=sys.stderr)
+        assert result["overlapped"] is not sequential and result["frames"] == 16
+        assert {"physics_ms", "render_ms", "overlap_ms", "frame_ms"} <= set(result)
+        finals.append(np.asarray(Image.open(result["image"])))
+    assert saturated_fraction(finals[0]) > (0.005 if scene == "bodies" else 0.0)  # in view
+    assert np.array_equal(finals[0], finals[1]), "frame N must show physics state N"
+
+
+def test_ctrl_c_stops_an_overlapped_demo_cleanly(tmp_path):
+    import signal
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hypergl", "demo", "--frames", "100000", "--bodies", "300",
+         "--size", "96x54", "--out", str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # SIGINT as a terminal has it, even when this run inherited it ignored (a background job)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    try:
+        line = process.stderr.readline()  # the progress line of the first frame: running
+        assert line.startswith("demo ["), line
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, err
+    assert "hypergl demo: interrupted" in err
+    assert "Traceback" not in err

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import device_prepare  # noqa: E402  (tools/ is not a package)
 
-BENCHMARKS = ["culverin_sync", "draws_10k", "hgb_load", "mujoco_pixels", "raster",
+BENCHMARKS = ["culverin_sync", "draws_10k", "hgb_load", "mujoco_pixels", "overlap", "raster",
               "rl_throughput", "state_heavy", "vm_dispatch"]  # fmt: skip
 # Imported only inside try/except, where absent (optional backends, window systems).
 # Imported only behind extras the GPU check does not run (Ray scale-out, SB3 adapters,

@@ -18,6 +18,7 @@ from .context import Context, context
 from .devices import Device, devices
 from .draw_list import DrawList
 from .errors import ContextError, HyperGLError, ResourceError, ShaderError, VMError
+from .pipelining import PhysicsPipeline, PipelineError
 from .plugins import PluginError, installed_bridges
 from .probe import probe
 from .replay import DEFAULT_GROUP_BUDGET, DEFAULT_VERTEX_BUDGET
@@ -52,7 +53,9 @@ __all__ = [
     "Fence",
     "Framebuffer",
     "HyperGLError",
+    "PhysicsPipeline",
     "Pipeline",
+    "PipelineError",
     "PluginError",
     "Program",
     "Readback",

@@ -3,8 +3,10 @@
 Views are worlds x cameras, view ``w * ncam + c`` drawing record rows ``w * ngeom ...
 (w + 1) * ngeom`` (world w's geoms) with camera c, tiled into one framebuffer by the shared
 body renderer (``hypergl.bodies``). Per ``render(data)``: one C++ upload of the camera
-poses, one NumPy call for all view matrices, one submit (whose recorded program syncs the
-geoms in C++, culls and draws), one read per output split into views.
+poses, one NumPy call for all view matrices, one submit of the snapshot (a recorded
+program syncing the geoms in C++), one submit that culls and draws, one read per output split
+into views. ``snapshot(data)`` and ``draw()`` are the two halves, for stepping the physics
+while the drawing runs (:class:`hypergl.PhysicsPipeline`).
 """
 
 from __future__ import annotations
@@ -132,6 +134,7 @@ class BatchRenderer:
         self._bound: tuple[str, Any, tuple[Any, ...]] | None = None
         self._arrays: WorldArrays | None = None  # what the cameras need of each world
         self._records: GeomRecords | None = None
+        self._snapshot_taken = False  # draw() shows a snapshot of the data bound now
         try:
             self._check_size()
             self._looks = scene.model_looks(model, tuple(groups))
@@ -278,9 +281,13 @@ class BatchRenderer:
         cmd = ctx.command_buffer()
         cmd.bind_framebuffer(self._framebuffer)
         renderer.record_clear(cmd, background=(0.0, 0.0, 0.0))
-        renderer.record(cmd)
+        renderer.record(cmd, sync=False)
         cmd.end()
         self._cmd = cmd
+        self._sync = ctx.command_buffer()  # the snapshot: every world's geom poses
+        renderer.record_sync(self._sync)
+        self._sync.end()
+        self._snapshot_taken = False
         self._bound = (kind, data, tuple(data) if kind == "sequence" else ())
 
     @property
@@ -305,16 +312,34 @@ class BatchRenderer:
 
     def render(self, data: Any) -> RenderResult:
         """Every world of `data` (an MjData, a sequence of `num_worlds` of them, or a
-        ``mujoco.batch.Batch``) from every camera, in one submit; see :class:`RenderResult`.
+        ``mujoco.batch.Batch``) from every camera, in one drawing submit; see :class:`RenderResult`.
         Pass the same sequence object each time: other MjData objects re-record. The first
         render of a Batch runs its ``forward()`` once (it copies out the fields bound for
-        the renderer only from its next call on)."""
+        the renderer only from its next call on). The same as :meth:`snapshot` then
+        :meth:`draw`."""
+        self.snapshot(data)
+        return self.draw()
+
+    def snapshot(self, data: Any) -> None:
+        """Copy what the next :meth:`draw` shows of `data` (every world's geom and camera
+        poses, in C++) into the renderer's records: after it `data` may be stepped while
+        the draw runs (:class:`hypergl.PhysicsPipeline`). Data as for :meth:`render`."""
         self._check_live()
         self._bind(data)
         renderer = self._renderer
         assert renderer is not None
         renderer.set_view_matrices(self._view_matrices())
         renderer.update()
+        self._sync.submit()
+        self._snapshot_taken = True
+
+    def draw(self) -> RenderResult:
+        """Render the last :meth:`snapshot`, in one submit; see :class:`RenderResult`."""
+        self._check_live()
+        renderer = self._renderer
+        if renderer is None or not self._snapshot_taken:
+            raise DataError("draw() shows the last snapshot(data): take one first (or call "
+                            "render(data), which does both)")  # fmt: skip
         self._cmd.submit()
         images = renderer.read(self._framebuffer)
         shape = (self.num_worlds, len(self._cameras), self.height, self.width)
@@ -338,6 +363,7 @@ class BatchRenderer:
             if part is not None:
                 part.release()
         self._renderer, self._records, self._arrays, self._bound = None, None, None, None
+        self._snapshot_taken = False
 
     def close(self) -> None:
         """Free the renderer's GPU resources (and its own context); safe to call twice."""

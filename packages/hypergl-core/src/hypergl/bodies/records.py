@@ -10,7 +10,9 @@ A *record source* is what a bridge hands :class:`~hypergl.bodies.BodyRenderer`: 
   ``vec3 body_position(uint row)``, ``vec4 body_rotation(uint row)`` (a quaternion x, y, z,
   w) and ``uint body_id(uint row)`` (the look drawn: :meth:`BodyRenderer.set_look`);
 * ``bind(cmd)`` recording its buffers' bindings, and ``record(cmd)`` recording its per-frame
-  sync (the engine's ``upload`` from the physics state, or nothing).
+  sync (the engine's ``upload`` from the physics state, or nothing). Recorded in a program
+  of its own (``BodyRenderer.record_sync``), the sync is the snapshot that lets the physics
+  step while the frame draws (:mod:`hypergl.pipelining`, whose doc states the contract).
 
 :class:`InstanceRecords` is the plain one: rows written from NumPy into mapped memory (or by
 a bridge's C++ sync: the engine's external-source fields convert f64 to f32), in one of two

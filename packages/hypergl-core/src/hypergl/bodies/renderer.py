@@ -699,6 +699,15 @@ class BodyRenderer:
             cmd.upload(source, staging)
             cmd.copy_buffer(staging, self.soft_vertices, count * 16, dst_offset=first * 16)
 
+    def record_sync(self, cmd: CommandBuffer) -> None:
+        """Record the frame's sync alone: a wait for the previous frame's draws (so no
+        record is overwritten while the GPU reads it), then the source's sync and the soft
+        bodies' vertex copies. A program of it is the snapshot of a pipelined frame
+        (:mod:`hypergl.pipelining`), drawn by a program recorded with ``sync=False``."""
+        cmd.fence_wait(self.fence)  # no-op the first time
+        self._record_sync(cmd)
+        self._recorded_soft = len(self._soft)
+
     def record(
         self,
         cmd: CommandBuffer,
@@ -728,8 +737,7 @@ class BodyRenderer:
         self._recorded_soft = None  # a new recording takes in new soft bodies
         self.update()
         if sync:
-            cmd.fence_wait(self.fence)  # previous frame's draws done (no-op the first time)
-            self._record_sync(cmd)
+            self.record_sync(cmd)
         bindings = self._bindings
         cmd.copy_buffer(self.template, self.indirect, 2 * self._max_meshes * 20)
         self._record_expand(cmd, phase=0 if depth is None else 1)

@@ -1,20 +1,20 @@
 """`hypergl demo`: the whole product in one command.
 
-Ten thousand Culverin (Jolt) bodies fall into a clearing in a forest. Each frame is one
-`submit()` of a program recorded once: the physics bridge's `upload` (bodies into a
-storage buffer, in C++ without the GIL), a compute shader that culls the forest's chunks
-against the camera, `condition`s on those GPU-written flags that call a `@subroutine`
+Ten thousand Culverin (Jolt) bodies fall into a clearing in a forest. Each frame is two
+programs recorded once: the snapshot, the physics bridge's `upload` (bodies into a storage
+buffer, in C++ without the GIL), then the drawing: a compute shader that culls the forest's
+chunks against the camera, `condition`s on those GPU-written flags that call a `@subroutine`
 looping over rows of instanced trees, the bodies (a compute pass lists them per mesh,
 culled against the frustum and, in a second pass, against the depth on screen; multi-
 draw-indirect-count), and a `read_framebuffer` into a ring of pixel-pack buffers read
 one frame later. Python only steps the physics and moves the camera (a write into a
-mapped uniform buffer).
+mapped uniform buffer). The physics steps frame N + 1 on a thread of its own while frame N
+is drawn (``hypergl.pipelining``; ``--sequential``: one after the other, the same pictures).
 """
 
 from __future__ import annotations
 
 import sys
-import time
 from typing import Any, TextIO
 
 import numpy as np
@@ -42,6 +42,7 @@ def _check_extras() -> None:
 def run(options: DemoOptions, stream: TextIO = sys.stdout) -> dict[str, Any]:
     """Run the demo; returns what it measured and where it wrote its files."""
     import hypergl
+    from hypergl.pipelining import PhysicsPipeline
     from hypergl.progress import Progress
     from hypergl.video import FrameWriter
 
@@ -67,36 +68,42 @@ def run(options: DemoOptions, stream: TextIO = sys.stdout) -> dict[str, Any]:
             writer = FrameWriter(options.out)
         progress = Progress(options.frames, "demo")
         totals = {"instructions": 0, "draws": 0, "binds_issued": 0, "binds_skipped": 0}
-        physics_s = render_s = 0.0
         frame_rgb = np.empty((*target.size[::-1], 3), np.uint8)
-        started = time.perf_counter()
-        for frame in range(options.frames):
-            tick = time.perf_counter()
-            world.step(DT)
-            physics_s += time.perf_counter() - tick
-            tick = time.perf_counter()
-            scene.aim(frame)
+
+        def draw(frame: int) -> tuple[Any, Any]:
             stats = cmd.submit()
-            if ring is not None and frame >= 1:
-                writer.append(ring.read(lag=1, into=frame_rgb))
-            render_s += time.perf_counter() - tick
-            for key in totals:
-                totals[key] += getattr(stats, key)
+            shown = ring.read(lag=1, into=frame_rgb) if ring is not None and frame >= 1 else None
             if options.window:
                 ctx.swap()
-                ctx.poll()
-                if ctx.should_close:
-                    break
-            progress.update(frame + 1)
-        elapsed = time.perf_counter() - started
-        frames = frame + 1
+            return stats, shown
+
+        # Frame N is drawn from physics state N while the world steps N + 1 on the pipeline's
+        # thread (--sequential: one after the other); both draw the same pictures.
+        pipeline = PhysicsPipeline(lambda: world.step(DT), overlapped=not options.sequential,
+                                   name="demo-physics")  # fmt: skip
+        with pipeline:
+            for frame in range(options.frames):
+                stats, shown = pipeline.frame(lambda f=frame: scene.snapshot(f),
+                                              lambda f=frame: draw(f),
+                                              step_after=frame + 1 < options.frames)  # fmt: skip
+                if shown is not None:
+                    writer.append(shown)  # while the next step runs
+                for key in totals:
+                    totals[key] += getattr(stats, key)
+                if options.window:
+                    ctx.poll()
+                    if ctx.should_close:
+                        break
+                progress.update(frame + 1, pipeline.times.describe())
+        times = pipeline.times
+        frames = times.frames
         result = {
             "frames": frames,
             "bodies": world.count - 1,  # not the floor
             "scene": options.scene,
-            "fps": frames / elapsed,
-            "physics_ms": 1e3 * physics_s / frames,
-            "render_ms": 1e3 * render_s / frames,
+            "overlapped": not options.sequential,
+            "fps": frames / times.wall,
+            **times.per_frame_ms(),
             "visible_chunks": int(forest.visible.read(np.uint32).sum()),
             "chunks": forest.chunks,
             "stats_per_frame": {k: v / frames for k, v in totals.items()},
@@ -118,9 +125,11 @@ def run(options: DemoOptions, stream: TextIO = sys.stdout) -> dict[str, Any]:
 
 def _report(result: dict, stream) -> None:
     per_frame = result["stats_per_frame"]
-    print(f"{result['frames']} frames of {result['bodies']} bodies: {result['fps']:.1f} frames/s "
-          f"(physics {result['physics_ms']:.1f} ms, submit + readback {result['render_ms']:.1f} ms"
-          f" per frame)", file=stream)  # fmt: skip
+    mode = "overlapped" if result["overlapped"] else "sequential"
+    print(f"{result['frames']} frames of {result['bodies']} bodies, {mode}: "
+          f"{result['fps']:.1f} frames/s (per frame: physics {result['physics_ms']:.1f} ms, "
+          f"snapshot + submit + readback {result['render_ms']:.1f} ms, side by side "
+          f"{result['overlap_ms']:.1f} ms: {result['frame_ms']:.1f} ms)", file=stream)  # fmt: skip
     print(f"VM per frame: {per_frame['instructions']:.0f} instructions, "
           f"{per_frame['draws']:.0f} draws, {per_frame['binds_issued']:.0f} binds issued, "
           f"{per_frame['binds_skipped']:.0f} skipped; the GPU kept "

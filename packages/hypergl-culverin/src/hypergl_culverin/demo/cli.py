@@ -16,6 +16,7 @@ class DemoOptions:
     window: bool = False
     scene: str = "bodies"
     ragdolls: int = 1_000
+    sequential: bool = False
 
 
 def _positive(name: str, maximum: int):
@@ -85,10 +86,14 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--window", action="store_true",
                    help="show it in a GLFW window instead of writing files")  # fmt: skip
+    p.add_argument("--sequential", action="store_true",
+                   help="step the physics, then draw, one after the other (by default the "
+                   "next frame's physics runs while this frame is drawn; the pictures are "
+                   "the same)")  # fmt: skip
     return p
 
 
 def parse(argv: list[str] | None) -> DemoOptions:
     args = parser().parse_args(argv)
     return DemoOptions(args.frames, args.bodies, args.size, args.out, args.window, args.scene,
-                       args.ragdolls)  # fmt: skip
+                       args.ragdolls, args.sequential)  # fmt: skip

@@ -21,7 +21,14 @@ class DemoScene:
     forest: Any
     target: Any
     ring: Any  # readback ring, or None (a window)
-    cmd: Any  # the recorded frame
+    cmd: Any  # the recorded frame's drawing (the bodies as the last snapshot left them)
+    sync: Any  # the recorded snapshot: the bridge's upload of the physics state
+
+    def snapshot(self, frame: int) -> None:
+        """Frame `frame`'s camera, and the physics state copied into the records: after
+        it the world may be stepped while ``cmd`` draws (:mod:`hypergl.pipelining`)."""
+        self.aim(frame)
+        self.sync.submit()
 
     def aim(self, frame: int) -> None:
         """Move the camera for `frame` (writes into mapped uniform buffers)."""
@@ -70,11 +77,15 @@ def build_scene(
     cmd.bind_framebuffer(target)
     cmd.clear(color=BACKGROUND, depth=1.0)
     forest.record(cmd)
-    # The bridge's upload, the GPU expansion and the multi-draws; occlusion culling against
-    # the depth of the forest and of the bodies seen last frame (a window's own framebuffer
-    # has no depth texture to read).
-    renderer.record(cmd, occlusion=None if window else target)
+    # The GPU expansion and the multi-draws; occlusion culling against the depth of the
+    # forest and of the bodies seen last frame (a window's own framebuffer has no depth
+    # texture to read). The bridge's upload is a program of its own, the snapshot: the
+    # world may step while this one draws.
+    renderer.record(cmd, sync=False, occlusion=None if window else target)
     if ring is not None:
         cmd.read_framebuffer(ring, target)
     cmd.end()
-    return DemoScene(world, bridge, renderer, camera, forest, target, ring, cmd)
+    sync = ctx.command_buffer(name="demo_snapshot")
+    renderer.record_sync(sync)
+    sync.end()
+    return DemoScene(world, bridge, renderer, camera, forest, target, ring, cmd, sync)

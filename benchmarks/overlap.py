@@ -1,0 +1,223 @@
+"""Physics beside the drawing: the demo and the humanoid grid, overlapped against sequential.
+
+``hypergl.PhysicsPipeline`` steps frame N + 1's physics on a thread of its own while frame N
+is drawn; sequential is today's order (step, then snapshot and draw). Two workloads, each run
+both ways in the same process, the modes alternating (A B, B A, ...) so that drift hits both:
+
+  culverin  the main job: ``hypergl demo``'s scene of 10,000 Culverin bodies falling into the
+            forest, 640x360, at least 120 frames from the drop (the pile-up's heavy frames
+            count), the frame read back through the demo's ring (no video encoder)
+  mujoco    examples/mujoco_humanoids.py's grid: 64 Humanoid worlds in a mujoco.batch.Batch,
+            160x120 each, one camera, 60 frames
+
+Each run reports its per-frame split (physics, render = snapshot + submit + readback, the
+physics seconds that ran beside the drawing, the frame), the bound (the longer of the two
+stages: the sequential frame over max(physics, render) is the most overlap can give), and
+the CPU seconds a frame of llvmpipe's, Jolt's, the physics thread's and the caller's
+threads (from /proc/self/task: both stages run threads of their own on the same cores, so on
+a 2-core machine what one takes the other waits for). Ratios are medians of per-round
+ratios of frame times (sequential / overlapped).
+
+    nice -n -5 python benchmarks/overlap.py [--repeat N] [--frames N] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import parser, write_json
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def thread_cpu() -> dict[str, float]:
+    """CPU seconds of this process's threads so far, by kind of thread (Linux). Python
+    threads are told apart by their native ids (before 3.14 the OS does not know their
+    names); a thread's seconds are gone once it ends, so sample while it lives."""
+    physics = {t.native_id for t in threading.enumerate() if t.name == "bench-physics"}
+    caller = threading.main_thread().native_id
+    kinds: dict[str, float] = defaultdict(float)
+    for task in Path("/proc/self/task").iterdir():
+        try:
+            name = (task / "comm").read_text().strip()
+            on_cpu_ns = int((task / "schedstat").read_text().split()[0])  # ns, not ticks
+        except OSError:  # the thread ended meanwhile
+            continue
+        tid = int(task.name)
+        kind = "physics thread" if tid in physics else "caller" if tid == caller else (
+            "llvmpipe" if name.startswith("llvmpipe") else "jolt and others"
+        )  # others: Culverin's (Jolt's) job threads, the GL driver's helpers
+        kinds[kind] += on_cpu_ns / 1e9
+    return dict(kinds)
+
+
+def cpu_per_frame(before: dict[str, float], after: dict[str, float], frames: int) -> dict:
+    return {k: 1e3 * (after.get(k, 0.0) - before.get(k, 0.0)) / frames
+            for k in sorted(set(before) | set(after))}  # fmt: skip
+
+
+def culverin_run(bodies: int, frames: int, overlapped: bool) -> dict:
+    import hypergl
+    from hypergl.pipelining import PhysicsPipeline
+    from hypergl_culverin.demo import DT
+    from hypergl_culverin.demo.scene import build_scene
+
+    with hypergl.context() as ctx:  # a context a run, as the demo makes
+        scene = build_scene(ctx, bodies=bodies, size=(640, 360))
+        rgb = np.empty((360, 640, 3), np.uint8)
+
+        def draw(frame: int) -> None:
+            scene.cmd.submit()
+            if frame >= 1:
+                scene.ring.read(lag=1, into=rgb)
+
+        before = thread_cpu()
+        with PhysicsPipeline(lambda: scene.world.step(DT), overlapped=overlapped,
+                             name="bench-physics") as pipeline:  # fmt: skip
+            for frame in range(frames):
+                pipeline.frame(lambda f=frame: scene.snapshot(f), lambda f=frame: draw(f),
+                               step_after=frame + 1 < frames)  # fmt: skip
+            after = thread_cpu()  # while the physics thread lives: its time dies with it
+        row = {**pipeline.times.per_frame_ms(), "cpu_ms": cpu_per_frame(before, after, frames),
+               "final": scene.target.read(components=3)}  # fmt: skip
+        scene.release()
+    return row
+
+
+def humanoid_parts(worlds: int):
+    sys.path.insert(0, str(ROOT / "examples"))
+    import mujoco
+    import mujoco.batch
+    from mujoco_humanoids import drop_from_above, humanoid_model
+
+    model = humanoid_model()
+
+    def fresh():
+        batch = mujoco.batch.Batch(model, worlds)
+        drop_from_above(batch, model, np.random.default_rng(0))
+        return batch
+
+    return model, fresh
+
+
+def mujoco_run(model, fresh, worlds: int, frames: int, overlapped: bool) -> dict:
+    import mujoco
+
+    import hypergl_mujoco
+    from hypergl.pipelining import PhysicsPipeline
+
+    batch = fresh()
+    substeps = max(1, round(1.0 / (30 * model.opt.timestep)))
+    camera = mujoco.MjvCamera()
+    camera.type = mujoco.mjtCamera.mjCAMERA_FREE
+    camera.lookat[:] = (0.0, 0.0, 0.8)
+    camera.distance, camera.elevation, camera.azimuth = 3.6, -12.0, 120.0
+    renderer = hypergl_mujoco.BatchRenderer(model, worlds, cameras=[camera], width=160,
+                                            height=120, outputs=("rgb",))  # fmt: skip
+
+    def snapshot(frame: int) -> None:
+        camera.azimuth = 120.0 + 0.4 * frame
+        renderer.snapshot(batch)
+
+    before = thread_cpu()
+    with PhysicsPipeline(lambda: batch.step(nstep=substeps), overlapped=overlapped,
+                         name="bench-physics") as pipeline:  # fmt: skip
+        for frame in range(frames):
+            last = pipeline.frame(lambda f=frame: snapshot(f), lambda: renderer.draw().rgb,
+                                  step_after=frame + 1 < frames)  # fmt: skip
+        after = thread_cpu()  # while the physics thread lives: its time dies with it
+    row = {**pipeline.times.per_frame_ms(), "cpu_ms": cpu_per_frame(before, after, frames)}
+    row["final"] = last
+    renderer.close()
+    return row
+
+
+def summary(name: str, rounds: list[tuple[dict, dict]]) -> dict:
+    """Medians over rounds of (sequential, overlapped) rows, the ratio and the bound."""
+    sequential = [s for s, _ in rounds]
+    overlapped = [o for _, o in rounds]
+
+    def med(rows: list[dict], key: str) -> float:
+        return statistics.median(row[key] for row in rows)
+
+    ratio = statistics.median(s["frame_ms"] / o["frame_ms"] for s, o in rounds)
+    physics, render = med(sequential, "physics_ms"), med(sequential, "render_ms")
+    bound = med(sequential, "frame_ms") / max(physics, render)
+    identical = all(np.array_equal(s["final"], o["final"]) for s, o in rounds)
+    out = {
+        "ratio": ratio,
+        "bound": bound,
+        "share_of_bound": (ratio - 1.0) / (bound - 1.0) if bound > 1.0 else 0.0,
+        "identical_final_frames": identical,
+    }
+    for mode, rows in (("sequential", sequential), ("overlapped", overlapped)):
+        out[mode] = {key: med(rows, key) for key in ("physics_ms", "render_ms", "overlap_ms",
+                                                     "frame_ms")}  # fmt: skip
+        kinds = sorted({k for row in rows for k in row["cpu_ms"]})
+        out[mode]["cpu_ms"] = {k: statistics.median(row["cpu_ms"].get(k, 0.0) for row in rows)
+                               for k in kinds}  # fmt: skip
+        # The cores the run got: CPU seconds over wall seconds (2 = this machine, unloaded).
+        out[mode]["cores_used"] = sum(out[mode]["cpu_ms"].values()) / out[mode]["frame_ms"]
+    print(f"\n{name}: overlapped {ratio:.2f}x sequential (bound {bound:.2f}x: the sequential "
+          f"frame over its longer stage; {100 * out['share_of_bound']:.0f}% of the way), "
+          f"final frames identical: {identical}")  # fmt: skip
+    for mode in ("sequential", "overlapped"):
+        row = out[mode]
+        cpu = ", ".join(f"{k} {v:.1f}" for k, v in row["cpu_ms"].items())
+        print(f"  {mode:>10}: physics {row['physics_ms']:6.1f} ms, render {row['render_ms']:6.1f}"
+              f" ms, side by side {row['overlap_ms']:5.1f} ms, frame {row['frame_ms']:6.1f} ms; "
+              f"CPU ms a frame: {cpu} ({row['cores_used']:.2f} cores used)")  # fmt: skip
+    return out
+
+
+def main() -> None:
+    p = parser(__doc__.splitlines()[0], repeat=3)
+    p.add_argument("--bodies", type=int, default=10_000)
+    p.add_argument("--frames", type=int, default=120, help="demo frames a run (default 120)")
+    p.add_argument("--worlds", type=int, default=64)
+    p.add_argument("--mujoco-frames", type=int, default=60)
+    p.add_argument("--only", choices=("culverin", "mujoco"), help="one of the two workloads")
+    args = p.parse_args()
+    print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; nice "
+          f"{os.nice(0)}")  # fmt: skip
+    results: dict = {"cores": os.cpu_count(), "load_before": os.getloadavg()[0]}
+    workloads = []
+    if args.only in (None, "culverin"):
+        workloads.append(("culverin", lambda o: culverin_run(args.bodies, args.frames, o)))
+    if args.only in (None, "mujoco"):
+        model, fresh = humanoid_parts(args.worlds)
+        workloads.append(("mujoco", lambda o: mujoco_run(model, fresh, args.worlds,
+                                                         args.mujoco_frames, o)))  # fmt: skip
+    rounds: dict[str, list[tuple[dict, dict]]] = {name: [] for name, _ in workloads}
+    for index in range(args.repeat):
+        for name, run in workloads:
+            order = (False, True) if index % 2 == 0 else (True, False)  # alternate who's first
+            got = {}
+            for overlapped in order:
+                started = time.perf_counter()
+                got[overlapped] = run(overlapped)
+                mode = "overlapped" if overlapped else "sequential"
+                print(f"round {index + 1} {name} {mode}: {got[overlapped]['frame_ms']:.1f} ms a "
+                      f"frame ({time.perf_counter() - started:.0f} s)", flush=True)  # fmt: skip
+            rounds[name].append((got[False], got[True]))
+    for name, _ in workloads:
+        results[name] = summary(name, rounds[name])
+        results[f"{name}_overlapped_vs_sequential"] = results[name]["ratio"]
+    results["load_after"] = os.getloadavg()[0]
+    results["bodies"], results["frames"] = args.bodies, args.frames
+    results["worlds"], results["mujoco_frames"] = args.worlds, args.mujoco_frames
+    print(f"load average after: {results['load_after']:.1f}")
+    write_json(args.json, results)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,244 @@
+"""hypergl.PhysicsPipeline: frame N drawn from state N while the physics steps N + 1 on its
+own thread. A record source of NumPy "physics" (positions the step moves, synced into the
+records by the engine's upload, as a third-party bridge would) draws the same frames
+overlapped and sequential; errors on either side reach the caller; Ctrl+C stops a run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import sysconfig
+import textwrap
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import hypergl
+from hypergl.bodies import BodyRenderer, InstanceRecords
+from hypergl.pipelining import PhysicsPipeline, PipelineError
+from hypergl.transforms import look_at, perspective
+
+BODIES = 24
+
+
+class Falling:
+    """A deterministic stand-in for a physics engine: positions in float64, moved by a
+    whole-array NumPy step (the engine's own memory, which the pipeline never draws)."""
+
+    def __init__(self) -> None:
+        grid = np.arange(BODIES, dtype=np.float64)
+        self.position = np.column_stack([grid % 6 - 2.5, grid // 6 + 3.0, np.zeros(BODIES)])
+        self.velocity = np.zeros((BODIES, 3))
+        self.steps = 0
+
+    def step(self) -> None:
+        self.velocity[:, 1] -= 9.81 / 60
+        self.position += self.velocity / 60
+        below = self.position[:, 1] < -2.0
+        self.position[below, 1] = -2.0
+        self.velocity[below] *= -0.5
+        self.steps += 1
+
+
+class FallingRecords(InstanceRecords):
+    """The record-source contract followed by a bridge: ``record(cmd)`` records the engine's
+    upload of the physics state into the records (the sync)."""
+
+    def __init__(self, ctx: hypergl.Context, world: Falling) -> None:
+        super().__init__(ctx, BODIES)
+        self.records["id"][:] = np.arange(BODIES) % 3
+        self.count = BODIES
+        field = {"source": 0, "type": "f64", "stride": 24, "components": 3, "at": 0}
+        self.source = ctx.attribute_source(world, ["position"], [field], record_size=32,
+                                           keep_views=True)  # fmt: skip
+
+    def record(self, cmd: hypergl.CommandBuffer) -> None:
+        cmd.upload(self.source, self.buffer)
+
+
+def run_frames(ctx: hypergl.Context, frames: int, overlapped: bool) -> list[np.ndarray]:
+    world = Falling()
+    records = FallingRecords(ctx, world)
+    renderer = BodyRenderer(records, max_ids=4)
+    for look in range(3):
+        renderer.set_look(look, "sphere" if look else "box", 0.4 if look else (0.4,) * 3)
+    renderer.set_camera(perspective(50.0, 4 / 3, 0.1, 100.0) @ look_at((0, 1, 14), (0, 1, 0)))
+    target = ctx.framebuffer((64, 48))
+    draw_cmd = ctx.command_buffer()
+    draw_cmd.bind_framebuffer(target)
+    draw_cmd.clear(color=(0.1, 0.2, 0.3, 1.0), depth=1.0)
+    renderer.record(draw_cmd, sync=False)
+    draw_cmd.end()
+    sync_cmd = ctx.command_buffer()
+    renderer.record_sync(sync_cmd)
+    sync_cmd.end()
+
+    def draw() -> np.ndarray:
+        draw_cmd.submit()
+        return target.read(components=3)
+
+    with PhysicsPipeline(world.step, overlapped=overlapped) as pipeline:
+        shown = [pipeline.frame(sync_cmd.submit, draw, step_after=n + 1 < frames)
+                 for n in range(frames)]  # fmt: skip
+    assert world.steps == frames  # one step a frame, none wasted after the last
+    assert pipeline.times.frames == frames
+    renderer.release()
+    records.source.release()
+    records.release()
+    return shown
+
+
+@pytest.mark.gl
+def test_an_overlapped_run_draws_exactly_what_a_sequential_run_draws(gl_ctx):
+    sequential = run_frames(gl_ctx, 20, overlapped=False)
+    overlapped = run_frames(gl_ctx, 20, overlapped=True)
+    assert len({frame.tobytes() for frame in sequential}) > 10  # the bodies move
+    for n, (one, other) in enumerate(zip(sequential, overlapped, strict=True)):
+        assert np.array_equal(one, other), f"frame {n} differs"
+    if sysconfig.get_config_var("Py_GIL_DISABLED"):  # the free-threaded suite runs this too
+        assert sys._is_gil_enabled() is False
+
+
+def test_frame_n_shows_state_n_and_the_next_step_runs_beside_the_draw():
+    world = Falling()
+    seen = []
+    during_draw = []
+
+    def draw() -> None:
+        during_draw.append(threading.active_count())
+        return None
+
+    with PhysicsPipeline(world.step) as pipeline:
+        for n in range(5):
+            pipeline.frame(lambda: seen.append(world.steps), draw, step_after=n < 4)
+    assert seen == [1, 2, 3, 4, 5]  # frame N is the snapshot after N steps
+    assert world.steps == 5
+    sequential = Falling()
+    seen.clear()
+    with PhysicsPipeline(sequential.step, overlapped=False) as pipeline:
+        for _ in range(5):
+            pipeline.frame(lambda: seen.append(sequential.steps), draw)
+    assert seen == [1, 2, 3, 4, 5]
+    assert pipeline.times.overlap == 0.0 and pipeline.times.inline == pipeline.times.physics
+
+
+def test_wait_hands_the_state_to_the_caller_between_frames():
+    world = Falling()
+    with PhysicsPipeline(world.step) as pipeline:
+        pipeline.frame(lambda: None, lambda: None)
+        pipeline.wait()  # the step started by that frame is done: the state is ours
+        assert world.steps == 2
+        world.position[:] = 0.0  # e.g. a reset between episodes
+        seen = pipeline.frame(lambda: world.steps, lambda: world.position[0, 1],
+                              step_after=False)  # fmt: skip
+    assert world.steps == 2 and seen == 0.0  # no step lost, none added
+
+
+class Exploded(RuntimeError):
+    pass
+
+
+def test_an_exception_in_the_physics_thread_reaches_the_caller():
+    calls = []
+
+    def step() -> None:
+        calls.append(threading.current_thread().name)
+        if len(calls) == 3:
+            raise Exploded("the solver diverged")
+
+    pipeline = PhysicsPipeline(step, name="test-physics")
+    pipeline.frame(lambda: None, lambda: None)  # step 1 inline, step 2 on the thread
+    pipeline.frame(lambda: None, lambda: None)  # step 3 raises on the thread
+    with pytest.raises(Exploded, match="the solver diverged") as caught:
+        pipeline.frame(lambda: None, lambda: None)
+    assert calls[2] == "test-physics" and calls[0] == threading.current_thread().name
+    assert any("physics thread" in note for note in caught.value.__notes__)
+    with pytest.raises(PipelineError, match="Exploded: the solver diverged"):
+        pipeline.frame(lambda: None, lambda: None)
+    pipeline.close()
+    pipeline.close()  # twice is fine
+    with pytest.raises(PipelineError, match="closed"):
+        pipeline.frame(lambda: None, lambda: None)
+
+
+def test_a_draw_error_waits_for_the_step_in_flight_then_reaches_the_caller():
+    finished = threading.Event()
+
+    def step() -> None:
+        time.sleep(0.05)  # releases the GIL, as an engine's step does
+        finished.set()
+
+    def draw() -> None:
+        raise Exploded("the draw failed")
+
+    pipeline = PhysicsPipeline(step)
+    pipeline.frame(lambda: None, lambda: None)
+    finished.clear()
+    with pytest.raises(Exploded, match="the draw failed"):
+        pipeline.frame(lambda: None, draw)
+    assert finished.is_set()  # no step runs on after the error left frame()
+    with pytest.raises(PipelineError, match="snapshot or draw raised"):
+        pipeline.frame(lambda: None, lambda: None)
+    pipeline.close()
+
+
+def test_bad_arguments_get_clear_errors():
+    with pytest.raises(TypeError, match="step must be a callable"):
+        PhysicsPipeline(42)
+    with pytest.raises(TypeError, match="overlapped must be True or False"):
+        PhysicsPipeline(lambda: None, overlapped="yes")
+    with PhysicsPipeline(lambda: None) as pipeline, pytest.raises(TypeError, match="callables"):
+        pipeline.frame(None, lambda: None)
+
+
+CTRL_C_RUN = textwrap.dedent(
+    """
+    import sys, time, threading
+    from hypergl.pipelining import PhysicsPipeline
+
+    state = {"steps": 0, "stepping": False}
+
+    def step():
+        state["stepping"] = True
+        time.sleep(0.02)  # an engine's step: the GIL released
+        state["steps"] += 1
+        state["stepping"] = False
+
+    def draw():
+        time.sleep(0.02)
+
+    try:
+        with PhysicsPipeline(step) as pipeline:
+            for n in range(100000):
+                pipeline.frame(lambda: None, draw)
+                if n == 3:
+                    print("running", flush=True)
+    except KeyboardInterrupt:
+        alive = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
+        print(f"interrupted stepping={state['stepping']} threads={alive}", flush=True)
+        sys.exit(130)
+    """
+)
+
+
+def test_ctrl_c_stops_an_overlapped_run_cleanly():
+    def default_sigint() -> None:  # even when this run inherited it ignored (a background job)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    process = subprocess.Popen([sys.executable, "-c", CTRL_C_RUN], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True,
+                               preexec_fn=default_sigint)  # fmt: skip
+    try:
+        assert process.stdout.readline().strip() == "running"
+        os.kill(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, err
+    assert "interrupted stepping=False threads=[]" in out  # the step done, the thread gone
+    assert "Traceback" not in err
