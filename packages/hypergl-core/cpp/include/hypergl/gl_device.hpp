@@ -22,6 +22,11 @@ struct GLFeatures {
     bool indirect_count = false;       // GL 4.6 or ARB_indirect_parameters
     bool indirect_count_arb = false;   // use the ARB entry points
     bool bindless_textures = false;    // ARB_bindless_texture
+    // A software renderer (llvmpipe): the GPU is the CPU, and a read into a pixel-pack
+    // buffer or a memory barrier waits for all drawing inside the driver, where Ctrl+C
+    // cannot end it. Those calls then wait in slices first (wait_idle); a hardware GPU
+    // runs them asynchronously.
+    bool waits_in_driver = false;
 };
 
 class GLDevice final : public Device {
@@ -59,8 +64,10 @@ class GLDevice final : public Device {
     std::optional<IndirectOverrun> indirect_overrun() override;
 
   private:
-    // Makes GPU writes visible to mapped memory and waits for them (sliced: Ctrl+C).
+    // Makes GPU writes visible to mapped memory and waits for them (sliced: Ctrl+C,
+    // through the run's stop check, or `stop`).
     void sync_cpu();
+    void sync_cpu(const std::function<bool()> *stop);
     // Where an indirect call reads its commands (and count): the program's own
     // buffers, or the GPU-checked copy (GLIndirect) bound at `target` when they
     // may have been written on the GPU; the program's state is restored after
