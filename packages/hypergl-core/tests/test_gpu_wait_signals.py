@@ -2,8 +2,8 @@
 for signals between them, so SIGINT returns control while the driver still works.
 
 A frame whose fragment shader loops keeps the GPU busy for many minutes (llvmpipe caps a
-shader invocation's loops near 65535 iterations, so the work is a million fragments, 16
-layers deep). Each case runs in a process of its own: SIGINT while it waits must end the
+shader invocation's loops near 65535 iterations, so the work is also a million fragments,
+16 layers deep). Each case runs in a process of its own: SIGINT while it waits must end the
 wait long before the frame could end. The guards below (a minute) are hang guards, not
 timings: the frame alone takes far longer. The process leaves with ``os._exit``: closing a
 context whose GPU still works waits for the frame inside the driver.
@@ -43,10 +43,11 @@ LAYERS = 16
 
 
 def record_heavy_frame(ctx, cmd, fb):
-    """Draws LAYERS full-screen triangles whose every fragment loops 65535 times."""
+    """Draws LAYERS full-screen triangles whose every fragment loops 2**31 - 1 times (on
+    llvmpipe about 65535: it caps loops)."""
     cmd.bind_framebuffer(fb)
     cmd.bind_pipeline(ctx.pipeline(vertex_shader=FULL_SCREEN, fragment_shader=HEAVY_FRAGMENT))
-    cmd.uniform_const(0, 65535, "int")
+    cmd.uniform_const(0, 2**31 - 1, "int")
     cmd.draw(3, instances=LAYERS)
 
 
