@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import random
 import re
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -213,3 +216,27 @@ def test_a_bad_invocation_is_one_line_and_a_failure_status(files, case, monkeypa
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1, lines
     assert message in lines[0]
+
+
+@pytest.mark.parametrize("sigint", [signal.SIG_DFL, signal.SIG_IGN], ids=["default", "ignored"])
+def test_ctrl_c_stops_headless_play_with_one_line_wherever_it_lands(gl_ctx, tmp_path, sigint):
+    """As in a window: 8 moments at random in a long run (a submit, a read, the video)."""
+    scene_file(gl_ctx, tmp_path / "s.hgb")
+    moments = random.Random(4)
+    for _ in range(8):
+        player = subprocess.Popen(
+            [sys.executable, "-m", "hypergl", "play", "s.hgb", "--frames", "1000000", "--out",
+             "out"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, sigint),
+        )  # fmt: skip
+        try:
+            assert player.stdout.readline().startswith("playing s.hgb")
+            time.sleep(moments.uniform(0.0, 0.3))
+            player.send_signal(signal.SIGINT)
+            out, err = player.communicate(timeout=60)
+        finally:
+            player.kill()
+            player.wait()
+        assert player.returncode == 130, err
+        assert out.splitlines() == ["stopped (Ctrl+C)"]
+        assert "Traceback" not in err

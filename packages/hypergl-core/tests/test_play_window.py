@@ -81,6 +81,16 @@ def test_ctrl_c_stops_a_window_run_cleanly(gl_ctx, tmp_path, sigint):
         assert err == ""
 
 
+def test_a_window_frame_that_never_halts_is_stopped_by_the_budget(gl_ctx, tmp_path):
+    from test_play import looping_file
+
+    from hypergl.errors import PlayError
+
+    path = looping_file(gl_ctx, tmp_path / "loop.hgb")
+    with pytest.raises(PlayError, match="budget of 1000 exhausted"):
+        play_window(path, 1, budget=1000)
+
+
 def test_a_window_run_is_bounded_as_ctx_load_bounds_the_file(gl_ctx, tmp_path):
     # The shown framebuffer becomes the window: it still counts against the memory limit.
     path = scene_file(gl_ctx, tmp_path / "s.hgb")
