@@ -29,9 +29,15 @@ import hypergl
 mode, kind = sys.argv[1], sys.argv[2]
 if kind == "hidden":
     os.environ["HYPERGL_EGL_LIBRARY"] = "/nonexistent/libEGL.so.1"
-    ctx = hypergl.context()
-else:
-    ctx = hypergl.context(window=(32, 32), visible=False)
+
+
+def make_context():
+    if kind == "hidden":
+        return hypergl.context()
+    return hypergl.context(window=(32, 32), visible=False)
+
+
+ctx = make_context()
 assert ctx.info["platform"] == {"hidden": "glfw-hidden-window", "window": "glfw-window"}[kind]
 fb = ctx.framebuffer((8, 8))
 data = ctx.buffer(size=64)
@@ -72,6 +78,14 @@ if app is not None:
           address(glfw.get_current_context()) == address(app))
 ctx.close()
 print("closed")
+if mode == "terminate + init":  # GLFW again: a new context works, and is watched too
+    again = make_context()
+    print("a new context reads", again.framebuffer((4, 4)).read().shape)
+    glfw.terminate()
+    try:
+        again.finish()
+    except hypergl.ContextError:
+        print("and is closed by the next terminate")
 """
 
 MODES = ["terminate", "terminate + init", "init + a window"]
@@ -94,4 +108,7 @@ def test_a_context_whose_window_glfw_destroyed_raises_context_error(mode, kind):
         assert f"the screen: {said}" in lines
     if mode == "init + a window":
         assert "the application's window is current: True" in lines
-    assert lines[-1] == "closed"
+    assert "closed" in lines
+    if mode == "terminate + init":
+        assert lines[-2:] == ["a new context reads (4, 4, 4)",
+                              "and is closed by the next terminate"]  # fmt: skip
