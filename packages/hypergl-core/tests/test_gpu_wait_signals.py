@@ -19,6 +19,7 @@ import sys
 import textwrap
 import time
 
+import numpy as np
 import pytest
 
 import hypergl
@@ -27,9 +28,10 @@ pytestmark = pytest.mark.gl
 
 HEAVY_FRAGMENT = """#version 430
 layout(location = 0) uniform int n;
+layout(binding = 0) uniform sampler2D seed;
 out vec4 color;
 void main() {
-    float x = gl_FragCoord.x;
+    float x = texture(seed, gl_FragCoord.xy / 1024.0).r;
     for (int i = 0; i < n; ++i) x = fract(x * 1.0001 + 0.1);
     color = vec4(x, 0.0, 0.0, 1.0);
 }
@@ -47,6 +49,7 @@ def record_heavy_frame(ctx, cmd, fb):
     llvmpipe about 65535: it caps loops)."""
     cmd.bind_framebuffer(fb)
     cmd.bind_pipeline(ctx.pipeline(vertex_shader=FULL_SCREEN, fragment_shader=HEAVY_FRAGMENT))
+    cmd.bind_texture(ctx.texture(np.zeros((4, 4, 4), np.uint8), name="seed"), 0)
     cmd.uniform_const(0, 2**31 - 1, "int")
     cmd.draw(3, instances=LAYERS)
 
@@ -69,10 +72,12 @@ WAITS = {
     "capture and read of a readback ring": "capture.submit(); readback.read(lag=0)",
     "the VM's fence wait": "signal_and_wait.submit()",
     "the VM's memory barrier": "barrier.submit()",
+    "a write of a texture the frame samples": "scene.objects['seed'].write(pixels)",
 }
 
 CHILD = """
 import os, sys
+import numpy as np
 import hypergl
 
 def program(*ops):
@@ -92,6 +97,7 @@ with hypergl.context() as ctx:
     capture = program(("read_framebuffer", readback, scene.objects["screen"]))
     signal_and_wait = program(("fence_signal", fence), ("fence_wait", fence, 4_000_000_000))
     barrier = program(("barrier",))
+    pixels = np.ones((4, 4, 4), np.uint8)
     scene.submit()
     print("waiting", flush=True)
     try:

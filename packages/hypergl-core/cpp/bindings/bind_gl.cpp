@@ -167,7 +167,18 @@ void register_gl(nb::module_ &m) {
             [](Context &c, GLTexture &texture, Bytes pixels) {
                 const uint8_t *bytes = pixels.data();
                 const uint64_t count = pixels.size();
-                locked_with(c, [&] { texture.write(bytes, count); }, texture);
+                SignalCheck stop;
+                try {
+                    locked_with(
+                        c,
+                        [&] {
+                            gl_device(c).before_driver_wait(stop.get());
+                            texture.write(bytes, count);
+                        },
+                        texture);
+                } catch (const Interrupted &) {
+                    stop.rethrow();
+                }
             },
             nb::arg("texture"), nb::arg("pixels"))
         .def(

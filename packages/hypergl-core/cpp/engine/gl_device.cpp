@@ -62,6 +62,10 @@ void GLDevice::finish(const std::function<bool()> *stop) {
 
 void GLDevice::flush() { shared_->api.glFlush(); }
 
+void GLDevice::before_driver_wait(const std::function<bool()> *stop) {
+    if (features_.waits_in_driver) wait_idle(shared_->api, stop);
+}
+
 // --- the device calls ---------------------------------------------------------------------
 
 void GLDevice::begin_run() {
@@ -478,7 +482,7 @@ void GLDevice::dispatch_indirect(uint32_t offset) {
 }
 
 void GLDevice::barrier(uint32_t bits) {
-    if (features_.waits_in_driver) wait_idle(shared_->api, stop_check());
+    before_driver_wait(stop_check());
     shared_->api.glMemoryBarrier(bits);
     poll_stop();
 }
@@ -487,6 +491,7 @@ void GLDevice::copy_buffer(Buffer &source, Buffer &destination, uint32_t source_
                            uint32_t destination_offset, uint32_t size) {
     gpu_wrote_ = true;
     gpu_written_.insert(&destination);
+    before_driver_wait(stop_check());
     shared_->api.glCopyNamedBufferSubData(gl_buffer_name(source), gl_buffer_name(destination),
                                           source_offset, destination_offset, size);
     poll_stop();
@@ -506,7 +511,7 @@ void GLDevice::read_framebuffer(uint32_t attachment, Resource &readback, Resourc
         throw std::runtime_error("readback '" + ring.name() + "' was made for attachment " +
                                  std::to_string(ring.attachment()) + ", not " +
                                  std::to_string(attachment));
-    if (features_.waits_in_driver) wait_idle(shared_->api, stop_check());
+    before_driver_wait(stop_check());
     ring.capture(static_cast<GLFramebuffer &>(framebuffer), stop_check());
     if (framebuffer_) shared_->api.glBindFramebuffer(gl::FRAMEBUFFER, framebuffer_->fbo());
 }
