@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import os
+import random
+import re
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -102,3 +106,137 @@ def test_a_window_without_a_display_is_one_clear_error(gl_ctx, tmp_path):
         "hypergl: error: GLFW could not initialise (X11: The DISPLAY environment variable is "
         "missing): no display? (set DISPLAY, or run under xvfb-run)"
     ]
+
+
+def looping_file(ctx, path):
+    """A file whose frame never halts: `goto` itself."""
+    cmd = ctx.command_buffer()
+    cmd.bind_framebuffer(ctx.framebuffer((8, 8), name="screen"))
+    cmd.label("top")
+    cmd.goto("top")
+    cmd.end()
+    hypergl.save(cmd, path)
+    return path
+
+
+def depth_only_file(ctx, path):
+    cmd = ctx.command_buffer()
+    cmd.bind_framebuffer(ctx.framebuffer((8, 8), color=(), name="depth"))
+    cmd.clear(depth=1.0)
+    cmd.end()
+    hypergl.save(cmd, path)
+    return path
+
+
+def play_cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "hypergl", "play", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+
+
+def test_a_frame_that_never_halts_is_stopped_by_the_default_budget(gl_ctx, tmp_path):
+    looping_file(gl_ctx, tmp_path / "loop.hgb")
+    played = play_cli("loop.hgb", "--frames", "2", "--out", "out", cwd=tmp_path)
+    assert played.returncode == 1
+    assert played.stderr.splitlines() == [
+        "hypergl: error: instruction 1 (goto): instruction budget of 10000000 exhausted "
+        "(instructions per frame): --budget N raises it"
+    ]
+    raised = play_cli("loop.hgb", "--frames", "2", "--out", "out", "--budget", "20000000",
+                      cwd=tmp_path)  # fmt: skip
+    assert "instruction budget of 20000000 exhausted" in raised.stderr
+
+
+def test_the_window_path_has_the_same_budget(gl_ctx, tmp_path):
+    from hypergl.play import play_window
+
+    path = looping_file(gl_ctx, tmp_path / "loop.hgb")
+    with pytest.raises(PlayError, match=r"budget of 1000 exhausted .*--budget N raises it"):
+        play(path, 1, tmp_path / "out", budget=1000)
+    with pytest.raises(PlayError, match=re.escape("--budget must be an int in 1..2**64-1")):
+        play_window(path, 1, budget=0)
+
+
+# Every bad command line ends with one line on stderr and a non-zero status.
+BAD_INVOCATIONS = {
+    "a missing file": (["missing.hgb", "--frames", "1", "--out", "out"], "No such file"),
+    "a directory": ([".", "--frames", "1", "--out", "out"], "Is a directory"),
+    "not a .hgb": (["junk.hgb", "--frames", "1", "--out", "out"], "hypergl: error:"),
+    "--frames 0": (["s.hgb", "--frames", "0", "--out", "out"], "--frames must be a positive"),
+    "--frames -3": (["s.hgb", "--frames", "-3", "--out", "out"], "got -3"),
+    "--frames x": (["s.hgb", "--frames", "x", "--out", "out"], "invalid int value: 'x'"),
+    "--fps 0": (["s.hgb", "--frames", "1", "--out", "out", "--fps", "0"], "--fps must be"),
+    "--seed -1": (["s.hgb", "--frames", "1", "--out", "out", "--seed", "-1"],
+                  "--seed: seed must be an int in 0..2**64-1, got -1"),
+    "--seed 2**64": (["s.hgb", "--frames", "1", "--out", "out", "--seed", str(2**64)],
+                     f"got {2**64}"),
+    "--memory-limit 0": (["s.hgb", "--frames", "1", "--out", "out", "--memory-limit", "0"],
+                         "--memory-limit: memory_limit must be a positive int of bytes, got 0"),
+    "--memory-limit -5": (["s.hgb", "--frames", "1", "--out", "out", "--memory-limit", "-5"],
+                          "got -5"),
+    "--memory-limit 64": (["s.hgb", "--frames", "1", "--out", "out", "--memory-limit", "64"],
+                          "over the memory limit of 64 bytes"),
+    "--budget 0": (["s.hgb", "--frames", "1", "--out", "out", "--budget", "0"],
+                   "--budget must be an int in 1..2**64-1"),
+    "--budget 2**64": (["s.hgb", "--frames", "1", "--out", "out", "--budget", str(2**64)],
+                       "--budget must be"),
+    "a depth-only framebuffer": (["depth.hgb", "--frames", "1", "--out", "out"],
+                                 "framebuffer 'depth' has no colour attachment to show"),
+    "an unknown --framebuffer": (["s.hgb", "--frames", "1", "--out", "out", "--framebuffer",
+                                  "nope"], "--framebuffer 'nope'"),
+    "two framebuffers, none named": (["two.hgb", "--frames", "1", "--out", "out"],
+                                     "name one with --framebuffer"),
+    "--out is a file": (["s.hgb", "--frames", "1", "--out", "s.hgb"], "hypergl: error:"),
+    "no --out": (["s.hgb", "--frames", "1"], "headless play needs --frames N and --out DIR"),
+    "--window --out": (["s.hgb", "--window", "--out", "out"], "--out is for headless play"),
+    "an unknown option": (["s.hgb", "--colour", "red"], "unrecognized arguments"),
+    "a window with --seed -1": (["s.hgb", "--window", "--seed", "-1"], "--seed: seed must"),
+}  # fmt: skip
+
+
+@pytest.fixture
+def files(gl_ctx, tmp_path):
+    scene_file(gl_ctx, tmp_path / "s.hgb")
+    scene_file(gl_ctx, tmp_path / "two.hgb", framebuffers=2)
+    depth_only_file(gl_ctx, tmp_path / "depth.hgb")
+    (tmp_path / "junk.hgb").write_bytes(b"HGB\x00 not really")
+    return tmp_path
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INVOCATIONS))
+def test_a_bad_invocation_is_one_line_and_a_failure_status(files, case, monkeypatch, capsys):
+    from hypergl.__main__ import main
+
+    args, message = BAD_INVOCATIONS[case]
+    monkeypatch.chdir(files)
+    try:
+        status = main(["play", *args])  # any other exception fails the test: a traceback
+    except SystemExit as exit_:  # argparse
+        status = exit_.code
+    assert status != 0
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1, lines
+    assert message in lines[0]
+
+
+@pytest.mark.parametrize("sigint", [signal.SIG_DFL, signal.SIG_IGN], ids=["default", "ignored"])
+def test_ctrl_c_stops_headless_play_with_one_line_wherever_it_lands(gl_ctx, tmp_path, sigint):
+    """As in a window: 8 moments at random in a long run (a submit, a read, the video)."""
+    scene_file(gl_ctx, tmp_path / "s.hgb")
+    moments = random.Random(4)
+    for _ in range(8):
+        player = subprocess.Popen(
+            [sys.executable, "-m", "hypergl", "play", "s.hgb", "--frames", "1000000", "--out",
+             "out"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, sigint),
+        )  # fmt: skip
+        try:
+            assert player.stdout.readline().startswith("playing s.hgb")
+            time.sleep(moments.uniform(0.0, 0.3))
+            player.send_signal(signal.SIGINT)
+            out, err = player.communicate(timeout=60)
+        finally:
+            player.kill()
+            player.wait()
+        assert player.returncode == 130, err
+        assert out.splitlines() == ["stopped (Ctrl+C)"]
+        assert "Traceback" not in err

@@ -51,11 +51,13 @@ std::shared_ptr<T> adopted(Context &context, std::shared_ptr<T> resource) {
 // current.
 std::shared_ptr<Context> make_gl_context(nb::object load, bool indirect_count,
                                          bool indirect_count_arb, bool bindless,
-                                         std::shared_ptr<EngineGLContext> engine) {
+                                         std::shared_ptr<EngineGLContext> engine,
+                                         bool software) {
     GLFeatures features;
     features.indirect_count = indirect_count;
     features.indirect_count_arb = indirect_count_arb;
     features.bindless_textures = bindless;
+    features.waits_in_driver = software;
     if (!engine) {
         const hypergl::GLLoader loader = python_loader(nb::cast<nb::callable>(load));
         return std::make_shared<Context>(std::make_unique<GLDevice>(loader, features));
@@ -124,9 +126,10 @@ void register_gl(nb::module_ &m) {
     context
         .def_static("gl", &make_gl_context, nb::arg("load").none(), nb::arg("indirect_count"),
                     nb::arg("indirect_count_arb"), nb::arg("bindless"),
-                    nb::arg("engine").none() = nb::none(),
+                    nb::arg("engine").none() = nb::none(), nb::arg("software") = false,
                     "A context on an EGLContext or ForeignGLContext (`engine`), or on the "
-                    "current GL context with `load(name) -> int` resolving entry points.")
+                    "current GL context with `load(name) -> int` resolving entry points; "
+                    "`software`: the renderer draws on the CPU (llvmpipe).")
         .def_prop_ro("bindless_textures",
                      [](Context &c) { return gl_device(c).features().bindless_textures; })
         .def_prop_ro("gl_live_mappings",
@@ -164,7 +167,18 @@ void register_gl(nb::module_ &m) {
             [](Context &c, GLTexture &texture, Bytes pixels) {
                 const uint8_t *bytes = pixels.data();
                 const uint64_t count = pixels.size();
-                locked_with(c, [&] { texture.write(bytes, count); }, texture);
+                SignalCheck stop;
+                try {
+                    locked_with(
+                        c,
+                        [&] {
+                            gl_device(c).before_driver_wait(stop.get());
+                            texture.write(bytes, count);
+                        },
+                        texture);
+                } catch (const Interrupted &) {
+                    stop.rethrow();
+                }
             },
             nb::arg("texture"), nb::arg("pixels"))
         .def(
@@ -302,15 +316,22 @@ void register_gl(nb::module_ &m) {
                bool float_pixels, std::tuple<int, int, int, int> rect, Output out) {
                 uint8_t *data = out.data();
                 const uint64_t size = out.nbytes();
-                locked_with(
-                    c,
-                    [&] {
-                        const auto [x, y, w, h] = rect;
-                        read_pixels(gl_device(c).api(), framebuffer, attachment, components,
-                                    float_pixels, PixelRect{x, y, w, h}, data, size);
-                        gl_device(c).check_errors("reading pixels");
-                    },
-                    framebuffer);
+                SignalCheck stop;
+                try {
+                    locked_with(
+                        c,
+                        [&] {
+                            const auto [x, y, w, h] = rect;
+                            // glReadPixels would wait for the frame inside the driver.
+                            wait_idle(gl_device(c).api(), stop.get());
+                            read_pixels(gl_device(c).api(), framebuffer, attachment, components,
+                                        float_pixels, PixelRect{x, y, w, h}, data, size);
+                            gl_device(c).check_errors("reading pixels");
+                        },
+                        framebuffer);
+                } catch (const Interrupted &) {
+                    stop.rethrow();
+                }
             },
             nb::arg("framebuffer"), nb::arg("attachment"), nb::arg("components"),
             nb::arg("float_pixels"), nb::arg("rect"), nb::arg("out"))

@@ -57,22 +57,14 @@ GLDevice::~GLDevice() {
 }
 
 void GLDevice::finish(const std::function<bool()> *stop) {
-    // A fence rather than glFinish: the wait runs in slices that `stop` may end.
-    const GLApi &api = shared_->api;
-    api.glMemoryBarrier(gl::CLIENT_MAPPED_BUFFER_BARRIER_BIT);
-    GLsync sync = api.glFenceSync(gl::SYNC_GPU_COMMANDS_COMPLETE, 0);
-    try {
-        client_wait(api, sync, UINT64_MAX, stop);
-    } catch (...) {
-        api.glDeleteSync(sync);
-        throw;
-    }
-    api.glDeleteSync(sync);
-    gpu_wrote_ = false;
-    forget_gpu_writes();
+    sync_cpu(stop);
 }
 
 void GLDevice::flush() { shared_->api.glFlush(); }
+
+void GLDevice::before_driver_wait(const std::function<bool()> *stop) {
+    if (features_.waits_in_driver) wait_idle(shared_->api, stop);
+}
 
 // --- the device calls ---------------------------------------------------------------------
 
@@ -490,6 +482,7 @@ void GLDevice::dispatch_indirect(uint32_t offset) {
 }
 
 void GLDevice::barrier(uint32_t bits) {
+    before_driver_wait(stop_check());
     shared_->api.glMemoryBarrier(bits);
     poll_stop();
 }
@@ -498,6 +491,7 @@ void GLDevice::copy_buffer(Buffer &source, Buffer &destination, uint32_t source_
                            uint32_t destination_offset, uint32_t size) {
     gpu_wrote_ = true;
     gpu_written_.insert(&destination);
+    before_driver_wait(stop_check());
     shared_->api.glCopyNamedBufferSubData(gl_buffer_name(source), gl_buffer_name(destination),
                                           source_offset, destination_offset, size);
     poll_stop();
@@ -517,6 +511,7 @@ void GLDevice::read_framebuffer(uint32_t attachment, Resource &readback, Resourc
         throw std::runtime_error("readback '" + ring.name() + "' was made for attachment " +
                                  std::to_string(ring.attachment()) + ", not " +
                                  std::to_string(attachment));
+    before_driver_wait(stop_check());
     ring.capture(static_cast<GLFramebuffer &>(framebuffer), stop_check());
     if (framebuffer_) shared_->api.glBindFramebuffer(gl::FRAMEBUFFER, framebuffer_->fbo());
 }
@@ -536,20 +531,17 @@ std::optional<IndirectOverrun> GLDevice::indirect_overrun() {
     return indirect_check_.take_overrun();
 }
 
-void GLDevice::sync_cpu() {
+void GLDevice::sync_cpu() { sync_cpu(stop_check()); }
+
+void GLDevice::sync_cpu(const std::function<bool()> *stop) {
     // GL 4.4 spec 7.12/6.2: shader writes to a persistently mapped buffer become
     // visible to the CPU after CLIENT_MAPPED_BUFFER_BARRIER_BIT and a completed fence.
+    // The GPU is waited for in slices first: the barrier may wait in the driver
+    // (llvmpipe's is a glFinish), which Ctrl+C could not end; once idle it is quick.
     const GLApi &api = shared_->api;
+    wait_idle(api, stop);
     api.glMemoryBarrier(gl::CLIENT_MAPPED_BUFFER_BARRIER_BIT);
-    poll_stop();  // a driver may finish all work inside the barrier (llvmpipe does)
-    GLsync sync = api.glFenceSync(gl::SYNC_GPU_COMMANDS_COMPLETE, 0);
-    try {
-        client_wait(api, sync, UINT64_MAX, stop_check());  // sliced: Ctrl+C is honoured
-    } catch (...) {
-        api.glDeleteSync(sync);
-        throw;
-    }
-    api.glDeleteSync(sync);
+    wait_idle(api, stop);
     gpu_wrote_ = false;
     forget_gpu_writes();
 }

@@ -32,6 +32,17 @@ GLenum client_wait(const GLApi &api, GLsync sync, uint64_t timeout_ns,
     }
 }
 
+void wait_idle(const GLApi &api, const std::function<bool()> *stop) {
+    GLsync sync = api.glFenceSync(gl::SYNC_GPU_COMMANDS_COMPLETE, 0);
+    try {
+        client_wait(api, sync, UINT64_MAX, stop);
+    } catch (...) {
+        api.glDeleteSync(sync);
+        throw;
+    }
+    api.glDeleteSync(sync);
+}
+
 void GLFence::release() {
     if (released()) return;
     Resource::release();

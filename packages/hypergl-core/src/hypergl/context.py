@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from hypergl_compiler.isa import ResourceKind
 
-from . import _core, gpu_situation, resource_checks, texture_set
+from . import _core, glfw_lifetime, gpu_situation, resource_checks, texture_set
 from ._native import NATIVE_ERRORS, translate, translated_errors
 from .capabilities import Capabilities
 from .checks import check_size
@@ -94,7 +94,11 @@ class Context(WindowControls):
                     indirect_arb,
                     self.capabilities.bindless_textures,
                     engine,
+                    software=gpu_situation.is_software(self.capabilities.renderer),
                 )
+        glfw = getattr(host, "glfw", None)  # the window is GLFW's: closed before it goes
+        if glfw is not None:
+            glfw_lifetime.watch(glfw, self._window_destroyed)
 
     # --- what the context is -------------------------------------------------
     @property
@@ -430,7 +434,7 @@ class Context(WindowControls):
         # A CPU copy into persistently mapped memory: no GL call, so no make-current, and
         # no context manager: this runs every frame and its cold cost is the bridge's.
         if self._closed:
-            raise ContextError("this context has been closed")
+            raise ContextError(self._link.closed_reason)
         try:
             self._native.upload(source._native, buffer._native)
         except NATIVE_ERRORS as exc:
@@ -511,6 +515,16 @@ class Context(WindowControls):
         self._link.host = None
         if host is not None and self._native.gl_live_mappings == 0:
             host.close()
+
+    def _window_destroyed(self, reason: str) -> None:
+        """The window's library is about to destroy the window and its GL context (see
+        glfw_lifetime): close now, while they exist, and raise ContextError(`reason`)
+        from then on."""
+        host = self._host
+        self._link.closed_reason = reason
+        self.close()
+        if host is not None:
+            host.close()  # even where arrays still map buffers: the library frees it all
 
     def __enter__(self) -> Context:
         return self

@@ -21,12 +21,13 @@ if TYPE_CHECKING:
 class ContextLink:
     """The engine's context object, the GL host (None off GL) and "make current"."""
 
-    __slots__ = ("closed", "context", "device", "host", "native", "vm")
+    __slots__ = ("closed", "closed_reason", "context", "device", "host", "native", "vm")
     context: Context
     device: str
     host: Any  # the GL host (window or headless), None off GL
     native: Any
     closed: bool
+    closed_reason: str  # what a call on the closed context raises
     vm: VMState
 
     def __init__(self, context: Context, device: str, host: Any) -> None:
@@ -35,6 +36,7 @@ class ContextLink:
         self.host = host
         self.native: Any = None  # the engine's context, set once it exists
         self.closed = False
+        self.closed_reason = "this context has been closed"
         self.vm = VMState(wall_clock=host is not None)  # the clock and generator of get_time...
 
     @property
@@ -51,11 +53,13 @@ class ContextLink:
         inside each call, on the calling thread, under the context's lock.
         """
         if self.closed:
-            raise ContextError("this context has been closed")
+            raise ContextError(self.closed_reason)
         if self.host is not None:
             self.host.make_current()
 
     def need_gl(self, what: str) -> None:
+        if self.closed:
+            raise ContextError(self.closed_reason)
         if self.host is None:
             raise ContextError(f"{what} needs the gl device, this context is '{self.device}'")
 

@@ -60,6 +60,11 @@ class HiddenWindowHost:
             self._window = None
             raise
 
+    @property
+    def glfw(self) -> Any:
+        """The glfw module that made the window (its context closes before glfw.terminate)."""
+        return self._glfw
+
     def make_current(self) -> None:
         """Nothing to do: every engine call makes the context current on its own thread."""
 

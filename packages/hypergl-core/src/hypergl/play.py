@@ -11,23 +11,33 @@ imageio-ffmpeg is installed (``pip install imageio imageio-ffmpeg``), ``DIR/play
 In a window (``--window``, GLFW) the clock is the wall clock: the scene draws straight
 into the window until it is closed, Escape is pressed, ``--frames`` have been shown or
 Ctrl+C is pressed.
+
+A frame may run ``--budget`` instructions (default 10 million): a program that never
+halts fails with one line instead of running forever. From the command line, Ctrl+C ends
+play the same way on both paths (one line, exit status 130; see :mod:`.stop`).
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from hypergl_compiler import hgb
 from hypergl_compiler.isa import ResourceKind
 
 from .checks import check_size
-from .errors import PlayError, ResourceError
+from .errors import PlayError, ResourceError, VMError
 from .limits import PORTABLE_LIMITS, check_framebuffer
 from .png import encode_png
 from .scene_memory import check_scene_memory
 from .video import mp4_writer
+from .vm_state import check_seed
+
+# Instructions one frame may run: far above what drawing a frame takes (thousands), and
+# a few tenths of a second of a program that never halts.
+DEFAULT_BUDGET = 10_000_000
+U64_MAX = (1 << 64) - 1
 
 
 def shown_framebuffer(resources: Any, name: str | None) -> Any:
@@ -39,10 +49,45 @@ def shown_framebuffer(resources: Any, name: str | None) -> Any:
             raise PlayError(f"--framebuffer {name!r}: the scene's framebuffers are "
                             f"{sorted(framebuffers)}")  # fmt: skip
         return framebuffers[name]
-    if len(framebuffers) != 1:
+    elif len(framebuffers) != 1:
         raise PlayError(f"the scene has {len(framebuffers)} framebuffers "
                         f"({sorted(framebuffers)}): name one with --framebuffer")  # fmt: skip
-    return next(iter(framebuffers.values()))
+    else:
+        name = next(iter(framebuffers))
+    shown = framebuffers[name]
+    if not shown.desc.get("color"):
+        raise PlayError(f"framebuffer {name!r} has no colour attachment to show (depth only)")
+    return shown
+
+
+def check_options(frames: Any, seed: Any, budget: Any, memory_limit: Any) -> int | None:
+    """PlayError naming the option unless each is one play takes; returns the memory limit
+    (None: the default). `frames` None: no bound (a window)."""
+    if frames is not None:
+        _check_frames(frames)
+    try:
+        check_seed(seed)
+    except ValueError as exc:
+        raise PlayError(f"--seed: {exc}") from None
+    if isinstance(budget, bool) or not isinstance(budget, int) or not 1 <= budget <= U64_MAX:
+        raise PlayError(f"--budget must be an int in 1..2**64-1 (instructions per frame), "
+                        f"got {budget!r}")  # fmt: skip
+    if memory_limit is None:
+        return None
+    try:
+        return hgb.check_memory_limit(memory_limit)
+    except TypeError as exc:
+        raise PlayError(f"--memory-limit: {exc}") from None
+
+
+def submit_frame(scene: Any, budget: int, **frame: Any) -> None:
+    """One frame: `scene.submit(budget=budget, **frame)`; a spent budget says how to raise it."""
+    try:
+        scene.submit(budget=budget, keep_registers=True, **frame)
+    except VMError as exc:
+        if not exc.reason.startswith("instruction budget"):
+            raise
+        raise PlayError(f"{exc} (instructions per frame): --budget N raises it") from None
 
 
 def play(
@@ -55,11 +100,15 @@ def play(
     framebuffer: str | None = None,
     device: str = "gl",
     memory_limit: int | None = None,
+    budget: int = DEFAULT_BUDGET,
+    on_open: Any = None,
 ) -> list[Path]:
-    """Play `frames` frames of the .hgb file `source` into `out`; returns the files written."""
+    """Play `frames` frames of the .hgb file `source` into `out`; returns the files written.
+
+    `on_open()` is called once the scene is loaded, before the first frame."""
     from .context import context
 
-    _check_frames(frames)
+    memory_limit = check_options(frames, seed, budget, memory_limit)
     if isinstance(fps, bool) or not isinstance(fps, int) or not 1 <= fps <= 1000:
         raise PlayError(f"--fps must be an int in 1..1000, got {fps!r}")
     out = Path(out)
@@ -68,12 +117,14 @@ def play(
     with context(device=device) as ctx:
         scene = ctx.load(source, memory_limit=memory_limit)
         target = scene.objects[shown_framebuffer(scene.program.resources, framebuffer).name]
+        if on_open is not None:
+            on_open()
         video = mp4_writer(out / "play.mp4", fps) if device == "gl" else None
         frame = None
         try:
             for index in range(frames):
-                scene.submit(clock=index / fps, seed=seed if index == 0 else None,
-                             keep_registers=True)  # fmt: skip
+                submit_frame(scene, budget, clock=index / fps,
+                             seed=seed if index == 0 else None)  # fmt: skip
                 if device == "gl":
                     frame = target.read()
                     if video is not None:
@@ -119,6 +170,7 @@ def play_window(
     seed: int = 0,
     framebuffer: str | None = None,
     memory_limit: int | None = None,
+    budget: int = DEFAULT_BUDGET,
     on_open: Any = None,
 ) -> int:
     """Play the .hgb file `source` in a GLFW window on the wall clock; returns the frames shown.
@@ -130,8 +182,7 @@ def play_window(
     """
     from .context import context
 
-    if frames is not None:
-        _check_frames(frames)
+    memory_limit = check_options(frames, seed, budget, memory_limit)
     shown, size = _window_for(source, framebuffer, memory_limit)
     with context(window=size, title=f"hypergl play {Path(source).name}") as ctx:
         scene = ctx.load(source, bindings={shown.name: ctx.screen}, memory_limit=memory_limit)
@@ -140,15 +191,30 @@ def play_window(
             on_open()
         shown_frames = 0
         while not ctx.should_close and (frames is None or shown_frames < frames):
-            scene.submit(seed=seed if shown_frames == 0 else None, keep_registers=True)
+            submit_frame(scene, budget, seed=seed if shown_frames == 0 else None)
             ctx.swap()
             ctx.poll()
             shown_frames += 1
     return shown_frames
 
 
+class _Parser(argparse.ArgumentParser):
+    """A bad command line is one line (with the hint to --help) and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="hypergl play", description=__doc__.splitlines()[0])
+    """`hypergl play`: Ctrl+C ends it with one line and status 130 (see stop.py)."""
+    from .stop import ctrl_c_exits
+
+    with ctrl_c_exits():
+        return _main(argv)
+
+
+def _main(argv: list[str]) -> int:
+    parser = _Parser(prog="hypergl play", description=__doc__.splitlines()[0])
     parser.add_argument("file", help="a self-contained .hgb file")
     parser.add_argument("--window", action="store_true",
                         help="play in a window on the wall clock (Escape or close to stop)")
@@ -160,29 +226,29 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=0, help="the random generator's seed")
     parser.add_argument("--framebuffer", help="the framebuffer to show (default: the only one)")
     parser.add_argument("--memory-limit", type=int, help="bytes the file's resources may take")
+    parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET,
+                        help=f"instructions a frame may run (default {DEFAULT_BUDGET})")
     args = parser.parse_args(argv)
     if args.window:
         for option, value in (("--out", args.out), ("--fps", args.fps)):
             if value is not None:
                 parser.error(f"{option} is for headless play; --window plays on the wall clock "
                              "and writes no files")  # fmt: skip
-        try:
-            shown = play_window(
-                args.file, args.frames, seed=args.seed, framebuffer=args.framebuffer,
-                memory_limit=args.memory_limit,
-                on_open=lambda: print(f"playing {args.file}: Escape or close the window to stop",
-                                      flush=True),
-            )  # fmt: skip
-        except KeyboardInterrupt:  # Ctrl+C: the context is closed on the way out
-            print("stopped (Ctrl+C)")
-            return 130
+        shown = play_window(
+            args.file, args.frames, seed=args.seed, framebuffer=args.framebuffer,
+            memory_limit=args.memory_limit, budget=args.budget,
+            on_open=lambda: print(f"playing {args.file}: Escape or close the window to stop",
+                                  flush=True),
+        )  # fmt: skip
         print(f"played {shown} frames")
         return 0
     if args.frames is None or args.out is None:
         parser.error("headless play needs --frames N and --out DIR (or play in a --window)")
     written = play(args.file, args.frames, args.out, fps=30 if args.fps is None else args.fps,
                    seed=args.seed, framebuffer=args.framebuffer,
-                   memory_limit=args.memory_limit)  # fmt: skip
+                   memory_limit=args.memory_limit, budget=args.budget,
+                   on_open=lambda: print(f"playing {args.file}: {args.frames} frames into "
+                                         f"{args.out}", flush=True))  # fmt: skip
     for path in written:
         print(path)
     if not any(path.suffix == ".mp4" for path in written):

@@ -16,7 +16,7 @@ from hypergl_compiler.isa import ResourceKind
 
 from . import reading
 from ._native import translated_errors
-from .errors import ResourceError
+from .errors import ContextError, ResourceError
 from .formats import DEPTH_FORMATS, check_pixels
 
 if TYPE_CHECKING:
@@ -56,6 +56,8 @@ class GPUResource:
         self._link.context.release(self)
 
     def _check_live(self) -> None:
+        if self._link.closed:  # the context's own reason (closed, or its window destroyed)
+            raise ContextError(self._link.closed_reason)
         if self._native.released:
             raise ResourceError(f"{self.kind.name.lower()} '{self.name}' has been released")
 

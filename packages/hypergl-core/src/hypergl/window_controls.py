@@ -18,6 +18,7 @@ class WindowControls:
     @property
     def screen(self) -> Framebuffer:
         """The window's own framebuffer (window contexts only)."""
+        self._link.enter()  # closed (or its window destroyed): says so
         if not hasattr(self._host, "framebuffer_size"):
             raise ContextError("ctx.screen needs a window: hypergl.context(window=(w, h))")
         if self._screen is None or self._screen.released:
@@ -31,14 +32,20 @@ class WindowControls:
         return self._screen
 
     def _window(self) -> Any:
+        if self._closed:
+            raise ContextError(self._link.closed_reason)
         if not hasattr(self._host, "swap"):
             raise ContextError("this context has no window: hypergl.context(window=(w, h))")
         return self._host
 
     def swap(self) -> None:
-        """Show the frame rendered into ``ctx.screen``."""
-        self._enter()
-        self._window().swap()
+        """Show the frame rendered into ``ctx.screen``.
+
+        The GPU's work on the frame is waited for first, in slices that Ctrl+C ends: the
+        swap itself would wait for it inside the driver, where no signal can stop it."""
+        window = self._window()
+        self._link.finish()
+        window.swap()
 
     def poll(self) -> None:
         """Process window events (resizes update ``ctx.screen``)."""

@@ -71,6 +71,11 @@ class GLFWWindow:
         self._glfw, self._window = open_glfw_window(size, title, visible=visible)
         self._glfw.swap_interval(1 if vsync else 0)
 
+    @property
+    def glfw(self) -> Any:
+        """The glfw module that made the window (its context closes before glfw.terminate)."""
+        return self._glfw
+
     def make_current(self) -> None:
         self._glfw.make_context_current(self._window)
 

@@ -22,6 +22,10 @@ struct GLFeatures {
     bool indirect_count = false;       // GL 4.6 or ARB_indirect_parameters
     bool indirect_count_arb = false;   // use the ARB entry points
     bool bindless_textures = false;    // ARB_bindless_texture
+    // A software renderer (llvmpipe): the GPU is the CPU, and a texture write, a copy, a
+    // read into a pixel-pack buffer or a memory barrier waits for all drawing inside the
+    // driver, where Ctrl+C cannot end it (see before_driver_wait).
+    bool waits_in_driver = false;
 };
 
 class GLDevice final : public Device {
@@ -40,6 +44,10 @@ class GLDevice final : public Device {
     void finish(const std::function<bool()> *stop = nullptr);
     // Start the GPU on everything submitted, without waiting (glFlush).
     void flush();
+    // Before a call that a software renderer runs only once all drawing is done (a
+    // texture write, a copy, a barrier, a read into a pixel-pack buffer): there, waits
+    // for the GPU in slices first (`stop`: Ctrl+C); a hardware GPU needs no wait.
+    void before_driver_wait(const std::function<bool()> *stop);
     // Deletes buffers whose last NumPy view died after their release.
     void collect() { shared_->collect(); }
     // Throws std::runtime_error naming every pending GL error.
@@ -59,8 +67,10 @@ class GLDevice final : public Device {
     std::optional<IndirectOverrun> indirect_overrun() override;
 
   private:
-    // Makes GPU writes visible to mapped memory and waits for them (sliced: Ctrl+C).
+    // Makes GPU writes visible to mapped memory and waits for them (sliced: Ctrl+C,
+    // through the run's stop check, or `stop`).
     void sync_cpu();
+    void sync_cpu(const std::function<bool()> *stop);
     // Where an indirect call reads its commands (and count): the program's own
     // buffers, or the GPU-checked copy (GLIndirect) bound at `target` when they
     // may have been written on the GPU; the program's state is restored after

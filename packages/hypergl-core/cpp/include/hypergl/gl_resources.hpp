@@ -223,6 +223,12 @@ class GLFramebuffer final : public Resource {
 GLenum client_wait(const GLApi &api, GLsync sync, uint64_t timeout_ns,
                    const std::function<bool()> *stop);
 
+// Waits for everything submitted so far, through a fence in slices (`stop` as for
+// client_wait). Every CPU wait of ours goes through it before a GL call that would
+// wait inside the driver, where no slice can end it: a synchronous glReadPixels, a
+// glMemoryBarrier (llvmpipe's is a glFinish), a swap.
+void wait_idle(const GLApi &api, const std::function<bool()> *stop);
+
 class GLFence final : public Resource {
   public:
     GLFence(std::string name, std::shared_ptr<GLShared> shared)
