@@ -292,6 +292,8 @@ class BatchRenderer:
                 renderer.record_clear(cmd, background=(0.0, 0.0, 0.0))
                 renderer.record(cmd)
                 cmd.end()
+                if kind == "batch":  # a Batch fills a field bound just now from its next call
+                    data.forward()
             except BaseException:
                 records.feed(previous)
                 raise
@@ -299,8 +301,6 @@ class BatchRenderer:
             for part in made:
                 _release(part)
             raise
-        if kind == "batch":  # a Batch fills a field bound just now from its next call on
-            data.forward()
         old = self._fed
         items = tuple(data) if kind == "sequence" else ()
         self._fed = _Fed(kind, data, items, arrays, cmd)
