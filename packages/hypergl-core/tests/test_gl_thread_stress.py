@@ -6,6 +6,8 @@ run); ``hypergl.testing.race_close`` makes the threads overlap with a barrier.""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from hypergl.testing import run_isolated
@@ -141,7 +143,23 @@ def context_close(ctx):
     return [make, make, texture], ctx.close, (ContextError, ResourceError), after
 
 
-CASES = {"body_renderer": body_renderer, "instance_records": instance_records,
+def py_gpu_backend(ctx):
+    from py_gpu.errors import BackendClosedError
+    from py_gpu.geometry import RasterBatch
+    from hypergl.py_gpu_backend import HyperGLBackend
+
+    backend = HyperGLBackend(ctx)
+    rng = np.random.default_rng(0)
+    batches = [RasterBatch.from_arrays(rng.uniform(0, 32, (n, 3, 3)) + [0, 0, 1],
+                                       rng.integers(0, 256, (n, 3))) for n in (50, 400)]
+    uses = [lambda: backend.render(batches[0], 32, 32),
+            lambda: backend.render(batches[1], 32, 32),
+            lambda: backend.render_async(batches[0], 32, 32).result()]
+    return uses, backend.close, BackendClosedError, uses[0]
+
+
+CASES = {"py_gpu_backend": py_gpu_backend, "body_renderer": body_renderer,
+         "instance_records": instance_records,
          "draw_list": draw_list, "rl_batch_renderer": rl_renderer,
          "attribute_source": attribute_source, "readback": readback,
          "framebuffer": framebuffer, "context": context_close}
@@ -166,7 +184,21 @@ for _ in range(rounds):
 print(sorted(seen))
 '''
 
-CASES = ["body_renderer", "instance_records", "draw_list", "rl_batch_renderer",
+def interleaved(threads) -> None:
+    """Run `threads` to their end, switching between them every few bytecodes (with the
+    GIL; without it they run side by side anyway)."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+
+
+CASES = ["py_gpu_backend", "body_renderer", "instance_records", "draw_list", "rl_batch_renderer",
          "attribute_source", "readback", "framebuffer", "context"]  # fmt: skip
 
 
@@ -201,12 +233,44 @@ def test_two_threads_adding_to_a_draw_list_add_every_object_once(gl_ctx):
             indices[thread].append(draws.add("quad", texture=0, pipeline=pipe, tag=thread))
 
     threads = [threading.Thread(target=add, args=(k,)) for k in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    interleaved(threads)
     assert len(draws) == 3000
     assert sorted(indices[0] + indices[1]) == list(range(3000))
     for thread in range(2):  # each object's record is the one its thread wrote
         assert (draws.records["tag"][indices[thread]] == thread).all()
     draws.release()
+
+
+def test_two_threads_rendering_on_one_py_gpu_backend_each_get_their_own_picture(gl_ctx):
+    # The backend packs a batch into its shared vertex buffer, then draws it: two threads
+    # interleaving those steps drew each other's triangles.
+    import threading
+
+    import numpy as np
+
+    from hypergl.py_gpu_backend import HyperGLBackend
+    from py_gpu.geometry import RasterBatch
+
+    backend = HyperGLBackend(gl_ctx)
+    rng = np.random.default_rng(1)
+    batches = []
+    for n in (60, 300):
+        points = rng.uniform(0, 32, (n, 3, 3))
+        points[..., 2] += 1  # depth 1..33
+        batches.append(RasterBatch.from_arrays(points, rng.integers(0, 256, (n, 3))))
+    expected = [backend.render(batch, 32, 32).to_numpy().copy() for batch in batches]
+    start = threading.Barrier(2)
+    wrong: list[int] = []
+
+    def render(k: int) -> None:
+        start.wait()
+        for _ in range(60):
+            if not np.array_equal(backend.render(batches[k], 32, 32).to_numpy(), expected[k]):
+                wrong.append(k)
+
+    threads = [threading.Thread(target=render, args=(k,)) for k in range(2)]
+    interleaved(threads)
+    assert wrong == []
+    backend._programs.clear()  # the context is the fixture's: it checks nothing is left
+    for resource in gl_ctx.live_objects():
+        resource.release()
