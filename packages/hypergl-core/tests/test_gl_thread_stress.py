@@ -135,12 +135,17 @@ def context_close(ctx):
         buffer.map(np.uint8)[:] = 7
     texture = lambda: ctx.texture(size=(8, 8))
 
+    def look():  # beside the creations: a resource in the engine with no handle yet
+        ctx.live_objects()
+        if ctx.closed:
+            raise ContextError("closed")  # live_objects of a closed context is [] (no error)
+
     def after():
         # (before the fix, a buffer made while the context closed outlived it)
         assert ctx.live_objects() == [], "resources outlived the close"
         make()
 
-    return [make, make, texture], ctx.close, (ContextError, ResourceError), after
+    return [make, make, texture, look], ctx.close, (ContextError, ResourceError), after
 
 
 def py_gpu_backend(ctx):

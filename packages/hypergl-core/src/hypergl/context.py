@@ -492,7 +492,10 @@ class Context(WindowControls):
 
     def live_objects(self) -> list[GPUResource]:
         """Every resource created on this context and not yet released, oldest first."""
-        return [self._handles[id(native)] for native in self._native.live_objects()]
+        # One another thread is creating right now is in the engine before it has a handle.
+        handles = self._handles
+        found = (handles.get(id(native)) for native in self._native.live_objects())
+        return [handle for handle in found if handle is not None]
 
     @property
     def closed(self) -> bool:
