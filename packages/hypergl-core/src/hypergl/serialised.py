@@ -43,11 +43,6 @@ class Guard:
     def __exit__(self, *exc: object) -> None:
         self._lock.release()
 
-    def check(self) -> None:
-        """Raise the closed error if the object is closed (the caller holds the lock)."""
-        if self.closed:
-            raise self._error(self._message)
-
 
 def serialised(method: F) -> F:
     """`method` runs under ``self._guard``: one thread at a time, refused once closed."""
