@@ -209,15 +209,21 @@ field = {"source": 0, "type": "f64", "stride": 32, "components": 3, "to": "f32",
 source = ctx.attribute_source(owners=[FreshArrays()] * 16, names=["positions"],
                               fields=[field], record_size=16, lock=lock, keep_views=True)
 buffer = ctx.buffer(size=16 * 64 * 16)
-stop, done, drops = threading.Event(), [0], [0]
+stop, uploaded, done, drops = threading.Event(), threading.Event(), [0], [0]
 
 def uploads():
     while not stop.is_set():
         ctx.upload(source, buffer)
         done[0] += 1
+        uploaded.set()
 
 def stepping():
-    while done[0] < 5000:  # the engine before this fix deadlocked well within this
+    # Each drop comes after an upload and beside the next one, whatever the scheduler
+    # does (a busy machine once ran 14768 uploads before this thread's first turn).
+    for _ in range(2000):  # the engine before this fix deadlocked well within this
+        if not uploaded.wait(timeout=60):
+            raise SystemExit("the uploading thread stopped")
+        uploaded.clear()
         with lock:
             source.drop_views()
         drops[0] += 1
@@ -240,7 +246,7 @@ def test_drop_views_under_the_held_lock_while_another_thread_uploads(ctx):
     except subprocess.TimeoutExpired:
         pytest.fail("upload and drop_views deadlocked")
     assert done.returncode == 0, done.stderr
-    assert "uploads" in done.stdout and " drops 0" not in done.stdout
+    assert done.stdout.split()[-2:] == ["drops", "2000"], done.stdout
 
 
 @pytest.mark.parametrize(

@@ -108,3 +108,39 @@ def test_sync_inside_stepping_on_the_same_thread_does_not_deadlock(make_world):
             assert bridge.sync() == 4
     finally:
         ctx.close()
+
+
+CLOSE_RACE = """
+import sys
+import culverin
+import hypergl
+from hypergl.testing import draw_bodies, race_close
+from hypergl_culverin import BodyRenderer
+
+seen = set()
+for _ in range(int(sys.argv[1])):
+    ctx = hypergl.context()
+    world = culverin.PhysicsWorld(settings={"max_bodies": 64})
+    for i in range(32):
+        world.create_body(pos=(2.0 * i, 5.0, 0.0), size=0.5, shape=i % 2, user_data=i + 1)
+    bridge = ctx.bridge("culverin", world, capacity=64)
+    renderer = BodyRenderer(bridge)
+    fb = renderer.framebuffer((16, 16))
+    # The renderer first (it draws the bridge's records), then the bridge.
+    for uses, close in (([lambda: draw_bodies(renderer, fb), renderer.update], renderer.release),
+                        ([bridge.sync, bridge.sync], bridge.release)):
+        ended = race_close(uses, close)
+        foreign = [repr(e) for e in ended if not isinstance(e, hypergl.HyperGLError)]
+        assert not foreign, foreign
+        seen.update(type(e).__name__ for e in ended)
+    ctx.close()
+print(sorted(seen))
+"""
+
+
+@pytest.mark.gl
+def test_a_release_racing_syncs_and_frames_ends_them_with_our_error():
+    from hypergl.testing import run_isolated
+
+    out = run_isolated(CLOSE_RACE, "10")
+    assert "BridgeReleasedError" in out and "ResourceError" in out

@@ -123,6 +123,7 @@ void register_context(nb::module_ &m) {
     register_instruction_error<VMFailure>(m, "VMFailure");
     register_message_error<BindingError>(m, "BindingError", PyExc_ValueError);
     register_context_error<ReentryError>();
+    register_context_error<ClosedError>();
 
     nb::class_<Resource>(m, "Resource", "A GPU resource owned by a context.")
         .def_prop_ro("kind", [](const Resource &r) { return static_cast<int>(r.kind()); })
@@ -179,6 +180,8 @@ void register_context(nb::module_ &m) {
             "release", [](Context &c, Resource &r) { locked(c, [&] { c.release(r); }); },
             nb::arg("resource"))
         .def("release_all", [](Context &c) { locked(c, [&] { c.release_all(); }); })
+        .def("close", [](Context &c) { locked(c, [&] { c.close(); }); },
+             "Release every resource and refuse new ones (ContextError).")
         .def("buffer_view", &buffer_view, nb::arg("buffer"),
              "A writable uint8 NumPy array over the buffer's memory (no copy).")
         .def("live_objects", [](Context &c) { return locked(c, [&] { return c.live_objects(); }); })

@@ -175,20 +175,28 @@ class AttributeSource final : public ConversionSource {
 
     ~AttributeSource() override {
         nb::gil_scoped_acquire gil;
-        forget();
+        drop_buffers();
+        owners_.clear();
+        lock_acquire_.reset();
+        lock_release_.reset();
     }
 
+    // Called with the context's lock held and the GIL released (as every release is):
+    // a copy cannot be running, but a drop_views() on another thread may (it holds
+    // `copying_`, not the context's lock), so the exports are let go under `copying_`,
+    // once. The lock's methods stay until destruction: drop_views() reads them unlocked.
     void release() override {
         Resource::release();
+        std::lock_guard<std::mutex> copying(copying_);
         nb::gil_scoped_acquire gil;
-        forget();
+        drop_buffers();
+        owners_.clear();
     }
 
     // Releases the held exports, never under a running copy: it takes the
     // lock, then waits for `copying_` without the GIL (the order acquire()
     // takes them in, so that a thread holding the lock, e.g. Culverin's
-    // stepping(), may call it). Local references: a release on another thread
-    // while this waits resets the members, and the lock must still be given back.
+    // stepping(), may call it).
     void drop_views() {
         const nb::object acquire = lock_acquire_, release = lock_release_;
         if (acquire.is_valid()) acquire();
@@ -297,13 +305,6 @@ class AttributeSource final : public ConversionSource {
         buffers_.clear();
         views_.clear();
         held_counts_.clear();
-    }
-
-    void forget() noexcept {
-        drop_buffers();
-        owners_.clear();
-        lock_acquire_.reset();
-        lock_release_.reset();
     }
 
     std::vector<nb::object> owners_;

@@ -337,10 +337,13 @@ void register_gl(nb::module_ &m) {
             nb::arg("float_pixels"), nb::arg("rect"), nb::arg("out"))
         .def(
             "readback_frame",
-            [](Context &c, GLReadback &readback, uint64_t frame, uint64_t timeout_ns,
+            [](Context &c, GLReadback &readback, uint64_t lag, uint64_t timeout_ns,
                Output out) {
                 // frame_bytes is fixed at creation; the ring itself is looked at
-                // only under the lock, after the check that it is live.
+                // only under the lock, after the check that it is live. The frame
+                // `lag` captures before the newest is found under it too: a submit on
+                // another thread between a count read outside and this read would
+                // move the ring on.
                 if (out.nbytes() != readback.frame_bytes())
                     throw nb::value_error(("the output holds " + std::to_string(out.nbytes()) +
                                            " bytes, a frame of readback '" + readback.name() +
@@ -352,7 +355,15 @@ void register_gl(nb::module_ &m) {
                     locked_with(
                         c,
                         [&] {
-                            const uint8_t *bytes = readback.frame(frame, timeout_ns, stop.get());
+                            const uint64_t written = readback.frames_written();
+                            if (lag >= written)
+                                throw BindingError("readback '" + readback.name() + "' has "
+                                                   "captured " + std::to_string(written) +
+                                                   " frame(s); lag " + std::to_string(lag) +
+                                                   " needs at least " +
+                                                   std::to_string(lag + 1));
+                            const uint8_t *bytes =
+                                readback.frame(written - 1 - lag, timeout_ns, stop.get());
                             std::memcpy(data, bytes, readback.frame_bytes());
                         },
                         readback);
@@ -360,5 +371,5 @@ void register_gl(nb::module_ &m) {
                     stop.rethrow();
                 }
             },
-            nb::arg("readback"), nb::arg("frame"), nb::arg("timeout_ns"), nb::arg("out"));
+            nb::arg("readback"), nb::arg("lag"), nb::arg("timeout_ns"), nb::arg("out"));
 }

@@ -23,6 +23,7 @@ Context::Lock::~Lock() {
 }
 
 void Context::adopt(const std::shared_ptr<Resource> &resource) {
+    if (closed_) throw ClosedError("this context has been closed");
     resource->set_owner(this);
     resources_.push_back(resource);
 }
@@ -59,6 +60,11 @@ void Context::release_all() {
     // Newest first: framebuffers before the textures they render into.
     for (auto it = resources_.rbegin(); it != resources_.rend(); ++it) (*it)->release();
     resources_.clear();
+}
+
+void Context::close() {
+    closed_ = true;
+    release_all();
 }
 
 std::vector<std::shared_ptr<Resource>> Context::live_objects() const { return resources_; }

@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import itertools
+import threading
 import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -70,6 +71,7 @@ class Context(WindowControls):
         self._device = device
         self._host = host
         self._closed = False
+        self._closing = threading.Lock()
         self._link = ContextLink(self, device, host)
         self._handles: dict[int, GPUResource] = {}
         self._counter = itertools.count()
@@ -494,7 +496,10 @@ class Context(WindowControls):
 
     def live_objects(self) -> list[GPUResource]:
         """Every resource created on this context and not yet released, oldest first."""
-        return [self._handles[id(native)] for native in self._native.live_objects()]
+        # One another thread is creating right now is in the engine before it has a handle.
+        handles = self._handles
+        found = (handles.get(id(native)) for native in self._native.live_objects())
+        return [handle for handle in found if handle is not None]
 
     @property
     def closed(self) -> bool:
@@ -506,15 +511,20 @@ class Context(WindowControls):
         NumPy arrays that still map a buffer keep their memory: the GL context is
         then destroyed when the last of them is gone.
         """
-        if self._closed:
-            return
-        self.release("all")
-        self._closed = self._link.closed = True
-        _open_contexts.discard(self)
-        host, self._host = self._host, None
-        self._link.host = None
-        if host is not None and self._native.gl_live_mappings == 0:
-            host.close()
+        with self._closing:  # two threads closing at once: the second waits, then returns
+            if self._closed:
+                return
+            # The engine refuses new resources from here on, under the lock it creates
+            # them with: one made by a racing thread would outlive the GL context.
+            self._enter()
+            self._native.close()
+            self._handles.clear()
+            self._closed = self._link.closed = True
+            _open_contexts.discard(self)
+            host, self._host = self._host, None
+            self._link.host = None
+            if host is not None and self._native.gl_live_mappings == 0:
+                host.close()
 
     def _window_destroyed(self, reason: str) -> None:
         """The window's library is about to destroy the window and its GL context (see

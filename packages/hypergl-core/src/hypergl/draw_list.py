@@ -59,6 +59,7 @@ import numpy as np
 
 from .errors import ResourceError
 from .resources import Buffer, Pipeline, TextureSet
+from .serialised import Guard, closing, serialised
 
 if TYPE_CHECKING:
     from .context import Context
@@ -168,6 +169,7 @@ class DrawList:
 
         if not isinstance(ctx, Context):
             raise TypeError(f"DrawList needs a hypergl context, got {ctx!r}")
+        self._guard = Guard(ResourceError, f"draw list {name!r} has been released")
         if not isinstance(name, str) or not _IDENTIFIER.match(name):
             raise ValueError(f"draw list name {name!r} is not an identifier")
         self._ctx = ctx
@@ -345,6 +347,7 @@ class DrawList:
         lines = source[:cut].count("\n") + 1
         return f"{source[:cut]}#line 1 2\n{self.glsl(stage)}#line {lines} 0\n{source[cut:]}"
 
+    @serialised
     def pipeline(self, *, vertex_shader: str, fragment_shader: str, **state: Any) -> Pipeline:
         """A pipeline for this list: its shaders get the include, its layout the meshes'.
 
@@ -369,6 +372,7 @@ class DrawList:
         self._own_pipelines.append(pipeline)
         return pipeline
 
+    @serialised
     def add(self, mesh: str, *, texture: int, pipeline: Pipeline, **values: Any) -> int:
         """Append one object; returns its index into ``records``. Fields left out are zero."""
         if self._recorded:
@@ -459,6 +463,7 @@ class DrawList:
         self.counts = self.count_buffer.map(np.uint32, len(counts))
         self._recorded = True
 
+    @serialised
     def record(self, cmd: Any) -> None:
         """Record the whole list into `cmd` (a CommandBuffer of this context)."""
         from .command_buffer import CommandBuffer
@@ -481,8 +486,15 @@ class DrawList:
             else:
                 cmd.multi_draw_indirect(count, offset=start * size)
 
+    @property
+    def released(self) -> bool:
+        return self._guard.closed
+
+    @closing
     def release(self) -> None:
-        """Release the buffers (and the texture set, when the list made it)."""
+        """Release the buffers (and the texture set, when the list made it); safe to call
+        twice, and from another thread than an add's or a record's (it waits for it; later
+        ones raise ResourceError)."""
         for buffer in (self.vertex_buffer, self.draw_id_buffer, self.record_buffer,
                        self.command_buffer, self.count_buffer):  # fmt: skip
             if buffer is not None and not buffer.released:

@@ -36,6 +36,8 @@ from py_gpu.errors import BackendUnavailableError
 from py_gpu.geometry import RasterBatch
 from py_gpu.readback import PendingFrame, Ring
 
+from .errors import HyperGLError
+
 VERTEX_SHADER = """#version 430
 // 2 / viewport width, 2 / viewport height, guard band in pixels
 layout(location = 0) uniform vec3 u_scale;
@@ -285,7 +287,11 @@ class HyperGLBackend(Backend):
         def finish() -> FrameBuffer:
             self.check_open()
             frame = frame_for(target, width, height)
-            framebuffers[slot].read(frame.to_numpy(), components=3, origin="bottom")
+            try:
+                framebuffers[slot].read(frame.to_numpy(), components=3, origin="bottom")
+            except HyperGLError:
+                self.check_open()  # closed by another thread meanwhile: say so
+                raise
             return frame
 
         return ring.attach(slot, PendingFrame(finish))

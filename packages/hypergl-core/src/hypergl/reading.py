@@ -116,8 +116,10 @@ def read_readback(
         raise ValueError(f"origin must be 'top' or 'bottom', got {origin!r}")
     out = check_output(into, shape, dtype, f"readback '{readback.name}'")
     with translated_errors():
+        # The frame is found under the engine's lock: a submit on another thread since
+        # `written` was read has moved the ring on.
         link.native.readback_frame(
-            readback._native, written - 1 - lag, 10_000_000_000, out.reshape(-1).view(np.uint8)
+            readback._native, lag, 10_000_000_000, out.reshape(-1).view(np.uint8)
         )
     if origin == "top":
         out[:] = out[::-1]

@@ -18,6 +18,7 @@ from typing import Any
 
 from hypergl.bodies import renderer as core
 from hypergl.bodies.renderer import DEFAULT_MAX_IDS, PALETTE, PART_DTYPE  # noqa: F401
+from hypergl.serialised import serialised
 
 from .bridge import CulverinBridge
 from .errors import ShapeError
@@ -55,6 +56,7 @@ class BodyRenderer(core.BodyRenderer):
     def _source_glsl(self) -> str:
         return self._bridge.glsl() + ACCESSORS
 
+    @serialised
     def set_look(
         self,
         body_id: int,
@@ -82,6 +84,7 @@ class BodyRenderer(core.BodyRenderer):
                              f"got {shape!r}")  # fmt: skip
         self.set_parts(body_id, shape.parts(), shape.meshes(), color)
 
+    @serialised
     def update(self) -> None:
         """Take in the bridge's new looks and soft bodies; write characters' and wheels'
         transforms (one Culverin call each). Call once per frame, before ``submit``."""

@@ -11,8 +11,9 @@ while the drawing runs (:class:`hypergl.PhysicsPipeline`).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import mujoco
 import mujoco.batch
@@ -23,6 +24,7 @@ from hypergl.bodies import BodyRenderer
 from hypergl.bodies.shaders import VIEW_SHIFT
 from hypergl.bodies.views import VIEW_DTYPE
 from hypergl.rl.process_safety import new_context
+from hypergl.serialised import Guard, closing, serialised
 
 from . import scene
 from .cameras import Cameras
@@ -34,7 +36,7 @@ from .errors import (
     SizeError,
     WorldCountError,
 )
-from .sync import RECORD, GeomRecords, WorldArrays
+from .sync import RECORD, GeomRecords, WorldArrays, geom_source
 
 OUTPUTS = ("rgb", "depth", "segmentation")
 BODY_OUTPUT = {"rgb": "color", "depth": "depth", "segmentation": "id"}
@@ -77,6 +79,25 @@ def _positive_int(value: Any, what: str, error: type[Exception]) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise error(f"{what} must be a positive int, got {value!r}")
     return int(value)
+
+
+class _Fed(NamedTuple):
+    """What the recorded program syncs: the data (its kind: 'data', 'sequence' or
+    'batch'; a sequence's MjData objects), the camera arrays read from it, the drawing
+    program and the snapshot's (the geom sync, :meth:`BatchRenderer.snapshot`)."""
+
+    kind: str
+    data: Any
+    items: tuple[Any, ...]
+    arrays: WorldArrays
+    cmd: hypergl.CommandBuffer
+    sync: hypergl.CommandBuffer
+
+
+def _release(part: Any) -> None:
+    """Release a renderer, records, arrays, a source or a framebuffer (None: nothing)."""
+    if part is not None and not getattr(part, "released", False):
+        part.release()
 
 
 class BatchRenderer:
@@ -122,18 +143,19 @@ class BatchRenderer:
             raise WorldCountError(f"{self.num_worlds} worlds x {len(self._cameras)} cameras "
                                   f"= {views} views, more than the {MAX_VIEWS} one "
                                   "renderer tiles")  # fmt: skip
+        # close() (in the except below, or the caller's) goes through the guard.
+        self._guard = Guard(RendererClosedError, "this BatchRenderer has been closed")
         self._own_context = context is None
         # new_context: refuses a forked child's context (it would hang) and, on llvmpipe,
         # loads triton (torch's own LLVM) deep-bound instead of crashing the process
         self.context: hypergl.Context = (
             new_context() if context is None else self._checked_context(context)
         )
-        self._closed = False
-        self._renderer: BodyRenderer | None = None
-        # (kind, the data object the program syncs, a sequence's items)
-        self._bound: tuple[str, Any, tuple[Any, ...]] | None = None
-        self._arrays: WorldArrays | None = None  # what the cameras need of each world
+        # Made by the first render: the geom records, the body renderer drawing them.
         self._records: GeomRecords | None = None
+        self._renderer: BodyRenderer | None = None
+        self._framebuffer: hypergl.Framebuffer | None = None
+        self._fed: _Fed | None = None  # the data the program syncs, and its sources
         self._snapshot_taken = False  # draw() shows a snapshot of the data bound now
         try:
             self._check_size()
@@ -185,12 +207,6 @@ class BatchRenderer:
         square = int(np.ceil(np.sqrt(views)))
         self._columns = square if square * self.width <= limit else columns
 
-    def _check_live(self) -> None:
-        if self._closed:
-            raise RendererClosedError("this BatchRenderer has been closed")
-        if self.context.closed:
-            raise hypergl.ContextError("the renderer's context has been closed")
-
     def _kind(self, data: Any) -> str:
         """'data', 'sequence' or 'batch', with the data checked against the model."""
         if isinstance(data, mujoco.MjData):
@@ -235,60 +251,103 @@ class BatchRenderer:
                                          "differs from the renderer's model")  # fmt: skip
 
     # --- building --------------------------------------------------------------------------
+    def _is_bound(self, data: Any) -> bool:
+        """Whether the program syncs `data` already: the same MjData or Batch, or a
+        sequence of the same MjData objects, in order (a list is a container: an env that
+        makes a fresh MjData on reset puts it in the list the renderer was given)."""
+        fed = self._fed
+        if fed is None:
+            return False
+        if fed.kind != "sequence":
+            return data is fed.data
+        items = fed.items
+        return (
+            isinstance(data, Sequence)
+            and len(data) == len(items)
+            and all(map(operator.is_, data, items))
+        )
+
     def _bind(self, data: Any) -> None:
-        """(Re)build the syncs and the recorded program for this data (the first render,
-        or other MjData objects than the last). The same object as last time is taken as
-        it is: nothing per world is checked again."""
-        if self._bound is not None and self._bound[1] is data:
+        """Sync `data` from the next submit on: the first render builds the body renderer
+        (its meshes, looks and pipelines depend on the model alone); other data than last
+        time get sources and a program of their own, swapped in only once they are made (a
+        failure leaves the renderer as it was)."""
+        if self._is_bound(data):
             return
         kind = self._kind(data)
-        if self._bound is not None and kind == "sequence" == self._bound[0] and all(
-            a is b for a, b in zip(self._bound[2], data, strict=True)
-        ):  # another sequence of the same MjData
-            self._bound = (kind, data, tuple(data))
-            return
-        self._release_program()
+        if self._renderer is None:
+            self._build()
         ctx, model = self.context, self.model
-        worlds, ncam = self.num_worlds, len(self._cameras)
-        self._records = GeomRecords(ctx, model.ngeom, worlds, data, kind)
+        records, renderer = self._records, self._renderer
+        assert records is not None and renderer is not None
         needed = {}
         if model.ncam:
             needed.update(cam_xpos=(model.ncam, 3), cam_xmat=(model.ncam, 9))
         needed["subtree_com"] = (model.nbody, 3)  # tracking MjvCameras look at it
-        self._arrays = WorldArrays(ctx, data, kind, needed)
-        if kind == "batch":  # a Batch fills a field bound just now from its next call on
-            data.forward()
+        made: list[Any] = []
+        try:
+            source = geom_source(ctx, data, kind) if model.ngeom else None
+            made.append(source)
+            arrays = WorldArrays(ctx, data, kind, needed)
+            made.append(arrays)
+            previous = records.feed(source)
+            try:
+                cmd = ctx.command_buffer()
+                cmd.bind_framebuffer(self._framebuffer)
+                renderer.record_clear(cmd, background=(0.0, 0.0, 0.0))
+                renderer.record(cmd, sync=False)
+                cmd.end()
+                sync = ctx.command_buffer()  # the snapshot: every world's geom poses
+                renderer.record_sync(sync)
+                sync.end()
+                if kind == "batch":  # a Batch fills a field bound just now from its next call
+                    data.forward()
+            except BaseException:
+                records.feed(previous)
+                raise
+        except BaseException:
+            for part in made:
+                _release(part)
+            raise
+        old = self._fed
+        items = tuple(data) if kind == "sequence" else ()
+        self._fed = _Fed(kind, data, items, arrays, cmd, sync)
+        self._snapshot_taken = False
+        _release(previous)
+        if old is not None:
+            _release(old.arrays)
+
+    def _build(self) -> None:
+        """The records of every world's geoms, the body renderer and its framebuffer."""
+        ctx, model = self.context, self.model
+        worlds, ncam = self.num_worlds, len(self._cameras)
         body_outputs = ["color", *(BODY_OUTPUT[o] for o in self.outputs if o != "rgb")]
         meshes, rows = scene.library_size(self._looks)
-        renderer = BodyRenderer(self._records, max_ids=max(model.ngeom, 1),
-                                max_parts=max(len(self._looks), 1),
-                                max_meshes=BUILT_IN_MESHES + meshes,
-                                max_vertices=BUILT_IN_ROWS + rows,
-                                # views >= 2: the tiled (multi-view) variant even for one
-                                views=max(2, worlds * ncam),
-                                outputs=body_outputs, max_extras=1,
-                                primitives=self.primitives)  # fmt: skip
-        self._renderer = renderer
-        for look in self._looks:
-            renderer.set_parts(look.geom, look.parts, look.new_meshes, color=look.color)
-        ngeom = model.ngeom
-        ranges = [(w * ngeom, ngeom) for w in range(worlds) for _ in range(ncam)]
-        identity = [np.eye(4)] * (worlds * ncam)
-        renderer.set_views(identity, (self.width, self.height), ranges=ranges,
-                           columns=self._columns)  # fmt: skip
-        renderer.set_camera(np.eye(4), light=LIGHT)
-        self._framebuffer = renderer.framebuffer(name="mujoco_views")
-        cmd = ctx.command_buffer()
-        cmd.bind_framebuffer(self._framebuffer)
-        renderer.record_clear(cmd, background=(0.0, 0.0, 0.0))
-        renderer.record(cmd, sync=False)
-        cmd.end()
-        self._cmd = cmd
-        self._sync = ctx.command_buffer()  # the snapshot: every world's geom poses
-        renderer.record_sync(self._sync)
-        self._sync.end()
-        self._snapshot_taken = False
-        self._bound = (kind, data, tuple(data) if kind == "sequence" else ())
+        records = GeomRecords(ctx, model.ngeom, worlds)
+        renderer: BodyRenderer | None = None
+        try:
+            renderer = BodyRenderer(records, max_ids=max(model.ngeom, 1),
+                                    max_parts=max(len(self._looks), 1),
+                                    max_meshes=BUILT_IN_MESHES + meshes,
+                                    max_vertices=BUILT_IN_ROWS + rows,
+                                    # views >= 2: the tiled (multi-view) variant even for one
+                                    views=max(2, worlds * ncam),
+                                    outputs=body_outputs, max_extras=1,
+                                    primitives=self.primitives)  # fmt: skip
+            for look in self._looks:
+                renderer.set_parts(look.geom, look.parts, look.new_meshes, color=look.color)
+            ngeom = model.ngeom
+            ranges = [(w * ngeom, ngeom) for w in range(worlds) for _ in range(ncam)]
+            identity = [np.eye(4)] * (worlds * ncam)
+            renderer.set_views(identity, (self.width, self.height), ranges=ranges,
+                               columns=self._columns)  # fmt: skip
+            renderer.set_camera(np.eye(4), light=LIGHT)
+            framebuffer = renderer.framebuffer(name="mujoco_views")
+        except BaseException:
+            for part in (renderer, records):
+                _release(part)
+            raise
+        self._records, self._renderer, self._framebuffer = records, renderer, framebuffer
 
     @property
     def memory_per_world(self) -> int:
@@ -304,43 +363,50 @@ class BatchRenderer:
         return records + views + instances + arrays + ncam * self.width * self.height * pixel
 
     # --- rendering -------------------------------------------------------------------------
-    def _view_matrices(self) -> np.ndarray:
+    def _view_matrices(self, world_arrays: WorldArrays) -> np.ndarray:
         """(worlds * ncam, 4, 4) view-projections of every view, in one NumPy pass."""
-        arrays = self._arrays.pull()  # type: ignore[union-attr]
+        arrays = world_arrays.pull()
         matrices = self._cameras.view_projections(self.width / self.height, **arrays)
         return matrices.reshape(-1, 4, 4)
 
+    @serialised
     def render(self, data: Any) -> RenderResult:
         """Every world of `data` (an MjData, a sequence of `num_worlds` of them, or a
-        ``mujoco.batch.Batch``) from every camera, in one drawing submit; see :class:`RenderResult`.
-        Pass the same sequence object each time: other MjData objects re-record. The first
+        ``mujoco.batch.Batch``) from every camera, in one drawing submit; see
+        :class:`RenderResult`. Other MjData objects than last time (in a sequence: any of
+        them) get new sources and a new program (the meshes and pipelines stay). The first
         render of a Batch runs its ``forward()`` once (it copies out the fields bound for
-        the renderer only from its next call on). The same as :meth:`snapshot` then
-        :meth:`draw`."""
+        the renderer only from its next call on). Threads take turns: one render at a
+        time, and a :meth:`close` waits for the render in progress. The same as
+        :meth:`snapshot` then :meth:`draw`, under one turn."""
         self.snapshot(data)
         return self.draw()
 
+    @serialised
     def snapshot(self, data: Any) -> None:
         """Copy what the next :meth:`draw` shows of `data` (every world's geom and camera
         poses, in C++) into the renderer's records: after it `data` may be stepped while
         the draw runs (:class:`hypergl.PhysicsPipeline`). Data as for :meth:`render`."""
-        self._check_live()
+        if self.context.closed:
+            raise hypergl.ContextError("the renderer's context has been closed")
         self._bind(data)
-        renderer = self._renderer
-        assert renderer is not None
-        renderer.set_view_matrices(self._view_matrices())
+        renderer, fed = self._renderer, self._fed
+        assert renderer is not None and fed is not None
+        renderer.set_view_matrices(self._view_matrices(fed.arrays))
         renderer.update()
-        self._sync.submit()
+        fed.sync.submit()
         self._snapshot_taken = True
 
+    @serialised
     def draw(self) -> RenderResult:
         """Render the last :meth:`snapshot`, in one submit; see :class:`RenderResult`."""
-        self._check_live()
-        renderer = self._renderer
-        if renderer is None or not self._snapshot_taken:
+        if self.context.closed:
+            raise hypergl.ContextError("the renderer's context has been closed")
+        renderer, fed = self._renderer, self._fed
+        if renderer is None or fed is None or not self._snapshot_taken:
             raise DataError("draw() shows the last snapshot(data): take one first (or call "
                             "render(data), which does both)")  # fmt: skip
-        self._cmd.submit()
+        fed.cmd.submit()
         images = renderer.read(self._framebuffer)
         shape = (self.num_worlds, len(self._cameras), self.height, self.width)
         out: dict[str, np.ndarray] = {}
@@ -353,28 +419,21 @@ class BatchRenderer:
         return RenderResult(out)
 
     # --- closing ---------------------------------------------------------------------------
-    def _release_program(self) -> None:
-        if self.context.closed:
-            return
-        if self._renderer is not None:
-            self._framebuffer.release()
-            self._renderer.release()
-        for part in (self._records, self._arrays):
-            if part is not None:
-                part.release()
-        self._renderer, self._records, self._arrays, self._bound = None, None, None, None
-        self._snapshot_taken = False
-
+    @closing
     def close(self) -> None:
-        """Free the renderer's GPU resources (and its own context); safe to call twice."""
-        if self._closed:
+        """Free the renderer's GPU resources (and its own context); safe to call twice, and
+        from another thread than a render's (it waits for that render to end; later
+        renders raise RendererClosedError)."""
+        context = getattr(self, "context", None)
+        if context is None or context.closed:
             return
-        self._closed = True
-        if getattr(self, "context", None) is None:
-            return
-        self._release_program()
-        if self._own_context and not self.context.closed:
-            self.context.close()
+        fed, self._fed = self._fed, None
+        parts = (fed.arrays if fed else None, self._framebuffer, self._renderer, self._records)
+        self._renderer = self._records = self._framebuffer = None
+        for part in parts:
+            _release(part)
+        if self._own_context:
+            context.close()
 
     def __enter__(self) -> BatchRenderer:
         return self

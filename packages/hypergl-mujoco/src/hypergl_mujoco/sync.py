@@ -22,6 +22,7 @@ import numpy as np
 
 import hypergl
 from hypergl.bodies import MATRIX_RECORD_DTYPE, InstanceRecords
+from hypergl.serialised import closing, serialised
 
 RECORD = MATRIX_RECORD_DTYPE.itemsize  # 64 bytes: position, id, row-major 3x3
 
@@ -62,28 +63,37 @@ def geom_source(ctx: hypergl.Context, data: Any, kind: str) -> hypergl.ExternalS
 
 
 class GeomRecords(InstanceRecords):
-    """The records of `worlds` copies of a model's geoms, filled from `data` each submit
-    (already checked against the model by the caller)."""
+    """The records of `worlds` copies of a model's geoms, filled each submit from the data
+    whose source :meth:`feed` gave (None: nothing uploads, as for a model without geoms,
+    whose source would have no rows to read)."""
 
-    def __init__(self, ctx: hypergl.Context, ngeom: int, worlds: int, data: Any,
-                 kind: str) -> None:  # fmt: skip
+    def __init__(self, ctx: hypergl.Context, ngeom: int, worlds: int) -> None:
         super().__init__(ctx, max(worlds * ngeom, 1), rotation="matrix")  # a row at least
         self.records["id"][: worlds * ngeom] = np.tile(np.arange(ngeom, dtype=np.uint32), worlds)
         self.count = worlds * ngeom
-        # A model without geoms draws nothing: no source (it would have no rows to read).
-        self.source: hypergl.ExternalSource | None = (
-            geom_source(ctx, data, kind) if ngeom else None
-        )
+        self.source: hypergl.ExternalSource | None = None
 
+    @serialised
+    def feed(self, source: hypergl.ExternalSource | None) -> hypergl.ExternalSource | None:
+        """Upload from `source` in the programs recorded from now on; the previous one."""
+        previous, self.source = self.source, source
+        return previous
+
+    @serialised
     def record(self, cmd: hypergl.CommandBuffer) -> None:
         """The upload of every world's geom poses (the ids stay: no field writes them)."""
         if self.source is not None:
             cmd.upload(self.source, self.buffer)
 
+    @closing
     def release(self) -> None:
-        if self.source is not None and not self.source.released:
-            self.source.release()
+        release_source(self.feed(None))
         super().release()
+
+
+def release_source(source: hypergl.ExternalSource | None) -> None:
+    if source is not None and not source.released:
+        source.release()
 
 
 class WorldArrays:

@@ -43,6 +43,12 @@ class CurrentContext {
     virtual void leave() noexcept = 0;
 };
 
+// A resource asked of a context that has been closed (by another thread, while this
+// one was on its way in): it would outlive its GL context, so it is not made.
+class ClosedError : public std::logic_error {
+    using std::logic_error::logic_error;
+};
+
 class Context {
   public:
     explicit Context(std::unique_ptr<Device> device,
@@ -89,7 +95,8 @@ class Context {
         int unwinding_;
     };
 
-    // Registers a resource created by a device-specific factory.
+    // Registers a resource created by a device-specific factory; throws ClosedError
+    // (the resource is then freed with the lock held) once the context is closed.
     void adopt(const std::shared_ptr<Resource> &resource);
     std::shared_ptr<Buffer> create_host_buffer(const std::string &name, uint64_t size);
     std::shared_ptr<Resource> create_plain(isa::ResourceKind kind, const std::string &name);
@@ -100,6 +107,10 @@ class Context {
     // Releases one resource (idempotent) or every live one.
     void release(Resource &resource);
     void release_all();
+    // release_all(), and every later adopt() refused: checked under the lock that
+    // creates, so no resource made by a racing thread survives the close.
+    void close();
+    bool closed() const { return closed_; }
     std::vector<std::shared_ptr<Resource>> live_objects() const;
     bool owns(const Resource &resource) const;
     // Throws BindingError ("<where>: <kind> '<name>' has been released", or
@@ -122,6 +133,7 @@ class Context {
     std::unique_ptr<Device> device_;
     std::shared_ptr<CurrentContext> current_;
     std::vector<std::shared_ptr<Resource>> resources_;
+    bool closed_ = false;  // read and written under mutex_
     std::mutex mutex_;
     std::atomic<std::thread::id> holder_{};  // the thread holding mutex_, if any
 };

@@ -33,8 +33,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..command_buffer import CommandBuffer
-from ..errors import BodyError
+from ..errors import BodyError, ResourceError
 from ..resources import Buffer
+from ..serialised import Guard, closing, serialised
 
 if TYPE_CHECKING:
     from ..context import Context
@@ -92,6 +93,7 @@ class InstanceRecords:
 
     def __init__(self, ctx: Context, capacity: int, *, binding: int = 0,
                  rotation: str = "quaternion") -> None:  # fmt: skip
+        self._guard = Guard(ResourceError, "these body records have been released")
         if rotation not in DTYPES:
             raise BodyError(f"rotation must be 'quaternion' or 'matrix', got {rotation!r}")
         self.rotation: str = rotation
@@ -120,6 +122,7 @@ class InstanceRecords:
         return int(self._count[0])
 
     @count.setter
+    @serialised
     def count(self, rows: int) -> None:
         if isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or not (
             0 <= rows <= self.capacity
@@ -127,6 +130,7 @@ class InstanceRecords:
             raise BodyError(f"count must be an int in 0..{self.capacity}, got {rows!r}")
         self._count[0] = rows
 
+    @serialised
     def write(self, positions: Any, rotations: Any, ids: Any, first: int = 0) -> None:
         """Rows ``first ...``: positions (n, 3), rotations (n, 4) quaternions x, y, z, w or
         (n, 3, 3) row-major matrices, as the layout is; ids (n,). The count grows to cover
@@ -156,14 +160,23 @@ class InstanceRecords:
         accessor = MATRIX_ACCESSOR if matrix else QUATERNION_ACCESSOR
         return struct + GLSL.format(binding=self.binding, count=self.binding + 1) + accessor
 
+    @serialised
     def bind(self, cmd: CommandBuffer) -> None:
         cmd.bind_storage_buffer(self.buffer, self.binding)
         cmd.bind_storage_buffer(self.count_buffer, self.binding + 1)
 
+    @serialised
     def record(self, cmd: CommandBuffer) -> None:
         """Nothing to sync: the rows are written straight into mapped memory."""
 
+    @property
+    def released(self) -> bool:
+        return self._guard.closed
+
+    @closing
     def release(self) -> None:
+        """Free the buffers; safe to call twice, and while another thread writes rows (it
+        waits for that write; later ones raise ResourceError)."""
         for buffer in (self.buffer, self.count_buffer):
             if not buffer.released:
                 buffer.release()

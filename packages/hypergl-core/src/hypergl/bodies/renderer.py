@@ -30,6 +30,7 @@ import numpy as np
 from .. import errors
 from ..command_buffer import CommandBuffer
 from ..resources import Buffer, Fence, Framebuffer, Pipeline, Texture
+from ..serialised import Guard, closing, serialised
 from . import meshes
 from .parts import MODE_SOFT, RAYCAST, Part, check_color, named_parts
 from .shaders import (
@@ -132,6 +133,8 @@ class BodyRenderer:
         copies: int = 1,
         primitives: str = "mesh",
     ) -> None:
+        # One thread at a time changes the library, looks, views and recordings.
+        self._guard = Guard(errors.ResourceError, "this body renderer has been released")
         max_ids = _positive_int(max_ids, "max_ids")
         max_parts = _positive_int(max_ids if max_parts is None else max_parts, "max_parts")
         self._max_meshes = _positive_int(max_meshes, "max_meshes")
@@ -346,6 +349,7 @@ class BodyRenderer:
         return str(self._source.body_glsl())
 
     # --- meshes and looks ------------------------------------------------------------------
+    @serialised
     def add_mesh(self, key: str, rows: np.ndarray) -> int:
         """Put a mesh (``(N, 6)`` float32 rows: position, normal; non-indexed triangles,
         counter-clockwise seen from outside) in the library under `key`; its index. A key
@@ -394,6 +398,7 @@ class BodyRenderer:
     def mesh_count(self) -> int:
         return len(self._mesh_index)
 
+    @serialised
     def set_look(
         self,
         body_id: int,
@@ -414,6 +419,7 @@ class BodyRenderer:
             raise self.shape_error(f"shape {shape!r} needs a size")
         self.set_parts(body_id, named_parts(shape, size), color=color)
 
+    @serialised
     def set_parts(
         self,
         body_id: int,
@@ -485,6 +491,7 @@ class BodyRenderer:
         raise self.shape_error(f"body {body_id} has no soft-body vertices: add them with "
                                "add_soft_vertices first")  # fmt: skip
 
+    @serialised
     def add_soft_vertices(self, body_id: int, count: int, source: Any, staging: Buffer) -> None:
         """Room for `count` world-space vertices of soft body `body_id`, copied each frame
         from `staging` after the engine's ``upload(source, staging)``."""
@@ -521,12 +528,14 @@ class BodyRenderer:
 
     _recorded_soft: int | None = None  # soft bodies the last record() uploads
 
+    @serialised
     def update(self) -> None:
         """Lay out the instance lists after looks changed. Bridges extend it with their
         own per-frame bookkeeping; call once per frame, before ``submit``."""
         if self._regions_dirty:
             self._layout_regions()
 
+    @serialised
     def write_extras(self, rows: Sequence[tuple[Any, int, Any]]) -> None:
         """Extra bodies drawn beside the source's records this frame: (position, id,
         rotation) each (characters, wheels: things a bridge reports only per object). With
@@ -550,6 +559,7 @@ class BodyRenderer:
             raise ValueError(f"{what} must be a finite 4x4 matrix, got shape {matrix.shape}")
         return matrix
 
+    @serialised
     def set_camera(self, view_proj: Any, light: Sequence[float] = (0.3, 1.0, 0.5)) -> None:
         """The view-projection matrix (row-major, column vectors) and a light direction."""
         matrix = self._checked_matrix(view_proj)
@@ -566,6 +576,7 @@ class BodyRenderer:
         if self._regions_dirty:
             self._layout_regions()
 
+    @serialised
     def set_views(
         self,
         cameras: Sequence[Any],
@@ -617,6 +628,7 @@ class BodyRenderer:
 
     _recorded_views: tuple[int, int] | None = None  # (views, rows) the recording dispatches
 
+    @serialised
     def set_view_matrices(self, view_proj: Any) -> None:
         """New cameras for the views :meth:`set_views` laid out, keeping their tiles and
         ranges: `view_proj` (views, 4, 4), row-major, written in one NumPy call (a
@@ -639,6 +651,7 @@ class BodyRenderer:
         columns, rows = self._grid
         return (columns * self._view_tile[0], rows * self._view_tile[1])
 
+    @serialised
     def framebuffer(self, size: tuple[int, int] | None = None, *, name: str | None = None
                     ) -> Framebuffer:  # fmt: skip
         """A framebuffer with this renderer's outputs as colour attachments and depth24;
@@ -647,6 +660,7 @@ class BodyRenderer:
         color = tuple(OUTPUT_FORMATS[o] for o in self.outputs)
         return self._ctx.framebuffer(size, color=color, depth="depth24", name=name)
 
+    @serialised
     def record_clear(self, cmd: CommandBuffer, background: Sequence[float] = (0, 0, 0)) -> None:
         """Clear the bound framebuffer: colour `background`, depth +inf, id -1."""
         rgb = check_color(background)
@@ -659,6 +673,7 @@ class BodyRenderer:
             cmd.uniform_const(0, (*rgb, 1.0), "vec4")
             cmd.draw(3)
 
+    @serialised
     def read(self, framebuffer: Framebuffer) -> dict[str, np.ndarray]:
         """The outputs, top row first: ``color`` (H, W, 3) uint8, ``depth`` (H, W)
         float32 metres (+inf where nothing was hit), ``id`` (H, W) int32 (-1: none)."""
@@ -681,6 +696,7 @@ class BodyRenderer:
                     out[name] = ids
         return out
 
+    @serialised
     def split_views(self, image: np.ndarray) -> np.ndarray:
         """(views, tile height, tile width, ...) of a read of the tiled framebuffer."""
         if self._view_tile is None:
@@ -699,6 +715,7 @@ class BodyRenderer:
             cmd.upload(source, staging)
             cmd.copy_buffer(staging, self.soft_vertices, count * 16, dst_offset=first * 16)
 
+    @serialised
     def record_sync(self, cmd: CommandBuffer) -> None:
         """Record the frame's sync alone: a wait for the previous frame's draws (so no
         record is overwritten while the GPU reads it), then the source's sync and the soft
@@ -708,6 +725,7 @@ class BodyRenderer:
         self._record_sync(cmd)
         self._recorded_soft = len(self._soft)
 
+    @serialised
     def record(
         self,
         cmd: CommandBuffer,
@@ -832,13 +850,21 @@ class BodyRenderer:
         cmd.bind_index_buffer(self.indices)
         cmd.bind_indirect_buffer(self.indirect)
 
+    @serialised
     def instance_counts(self) -> dict[str, int]:
         """Instances each mesh drew in the last frame (reads the GPU's commands back)."""
         counts = self.indirect.read(np.uint32).reshape(2, -1, 5)[:, :, 1].sum(axis=0)
         return {key: int(counts[index]) for key, index in self._mesh_index.items()}
 
+    @property
+    def released(self) -> bool:
+        return self._guard.closed
+
+    @closing
     def release(self) -> None:
-        """Free the renderer's own buffers and pipelines (not the source's)."""
+        """Free the renderer's own buffers and pipelines (not the source's); safe to call
+        twice, and from another thread than a frame's (it waits for the call in progress;
+        later calls raise ResourceError)."""
         optional = (self.depth_tiles, self.views, self.background_pipeline,
                     *[pipeline for pipeline, _ in self._ray_draws])  # fmt: skip
         own = (self.fence, self.pipeline, self.expand, self.tiles_pipeline, self.camera,

@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ResourceError
+from ..serialised import Guard, closing, serialised
 from .errors import ObservationArrayError, ObservationDtypeError, RLConfigError, positive_int
 from .shaders import (
     BACKGROUND_VERTEX,
@@ -110,6 +112,7 @@ class BatchRenderer:
         cache_background: bool = True,
         context: Any = None,
     ) -> None:
+        self._guard = Guard(ResourceError, "this BatchRenderer has been closed")
         num_envs = positive_int(num_envs, "num_envs")
         width = positive_int(width, "width")
         height = positive_int(height, "height")
@@ -251,6 +254,7 @@ class BatchRenderer:
         self.position, self.radius = objects[:, :, 0, :3], objects[:, :, 0, 3]
         self.color = objects[:, :, 1, :3]
 
+    @serialised
     def look_at(self, eye: Any, target: Any, fov: Any = 60.0, envs: Any = slice(None)) -> None:
         """Point the cameras of `envs` from `eye` at `target`, vertical field of view in degrees.
 
@@ -390,6 +394,7 @@ class BatchRenderer:
             raise ObservationArrayError("out must be a writable C-contiguous array")
         return out
 
+    @serialised
     def render(self, out: np.ndarray | None = None) -> np.ndarray:
         """Render every environment and return the (E, H, W, C) uint8 frame.
 
@@ -425,8 +430,13 @@ class BatchRenderer:
             raise
         return out
 
+    @closing
     def close(self) -> None:
-        """Release the GPU objects (and the context, if this renderer created it)."""
+        """Release the GPU objects (and the context, if this renderer created it); safe
+        to call twice, and from another thread than a render's (it waits for that render;
+        later ones raise ResourceError)."""
+        if self.context.closed:
+            return
         if self._owns_context:
             self.context.close()
         else:

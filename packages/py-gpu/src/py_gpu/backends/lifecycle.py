@@ -5,11 +5,18 @@ that every call of the protocol (:data:`GUARDED`), and every frame still pending
 :class:`~py_gpu.errors.BackendClosedError` naming the backend, never the error of a GPU
 library whose context is gone.  ``select_backend(name)`` sees ``closed`` and starts a new
 instance instead of handing out the closed one.
+
+Threads: the protocol's calls on one backend take turns (one lock per backend, taken by
+every :data:`GUARDED` call and by ``close()``), so two threads never interleave their
+uploads into a backend's shared buffers, and a ``close()`` from another thread waits for the
+call in progress. A pending frame's read does not take it (a ``render_async`` holding it may
+wait for that very frame to free its ring slot).
 """
 
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -19,11 +26,25 @@ from ..errors import BackendClosedError
 GUARDED = ("render", "render_async", "rasterize_ids", "upload")
 
 
+_making_locks = threading.Lock()
+
+
+def _lock_of(backend: Backend) -> threading.RLock:
+    """The backend's own lock, made at its first use (subclasses need not call a base
+    ``__init__``)."""
+    lock = backend.__dict__.get("_lifecycle_lock")
+    if lock is None:
+        with _making_locks:
+            lock = backend.__dict__.setdefault("_lifecycle_lock", threading.RLock())
+    return lock
+
+
 def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(method)
     def call(self: Backend, *args: Any, **kwargs: Any) -> Any:
-        self.check_open()
-        return method(self, *args, **kwargs)
+        with _lock_of(self):
+            self.check_open()
+            return method(self, *args, **kwargs)
 
     return call
 
@@ -58,11 +79,13 @@ class Backend:
             )
 
     def close(self) -> None:
-        """Release the backend's resources; later calls raise BackendClosedError."""
-        if self._closed:
-            return
-        self._closed = True
-        self._release()
+        """Release the backend's resources; later calls raise BackendClosedError. From
+        another thread than a render's, it waits for that render."""
+        with _lock_of(self):
+            if self._closed:
+                return
+            self._closed = True
+            self._release()
 
     def _release(self) -> None:
         """Free what the backend holds (GPU context, buffers); nothing by default."""
