@@ -28,13 +28,11 @@ import numpy as np
 
 from . import shapes, values
 from .errors import BridgeError, UrdfError
-from .mesh_files import Budget, MeshPaths, checked_file, load_mesh
+from .mesh_files import Budget, MeshPaths, load_mesh
 from .shapes import Part, Shape, quat_mul, rotate
+from .urdf_xml import read_tree
 
 Y_TO_Z = (0.5**0.5, 0.0, 0.0, 0.5**0.5)  # URDF cylinders run along z, Culverin's along y
-# ElementTree keeps ~13 bytes per byte of a URDF (measured on a 3,000-link file): charged
-# before parsing. (Expat refuses entity-expansion bombs itself.)
-TREE_BYTES_PER_BYTE = 16
 JOINT_TYPES = ("fixed", "revolute", "continuous", "prismatic", "floating", "planar")
 
 
@@ -196,25 +194,6 @@ def _geometry(element: ET.Element, meshes: _Meshes,
     raise UrdfError(f"link {link!r}: unknown geometry <{node.tag}> (box, sphere, cylinder, mesh)")
 
 
-def _read(path: Path, budget: Budget) -> ET.Element:
-    try:
-        checked_file(path, budget, "URDF file", TREE_BYTES_PER_BYTE)
-    except UrdfError as exc:
-        if not path.exists():
-            raise UrdfError(f"URDF file {str(path)!r} does not exist") from None
-        raise exc
-    try:
-        root = ET.parse(path).getroot()
-    except ET.ParseError as exc:
-        raise UrdfError(f"URDF file {str(path)!r} does not parse: {exc}") from None
-    except OSError as exc:
-        raise UrdfError(f"cannot read URDF file {str(path)!r}: {exc}") from None
-    if root.tag != "robot":
-        raise UrdfError(f"{str(path)!r} is not a URDF file: its root is <{root.tag}>, "
-                        "not <robot>")  # fmt: skip
-    return root
-
-
 def plan(path: Any, pos: Any, *, fixed_base: bool, memory_limit: Any = None,
          mesh_roots: Any = (), packages: Any = None) -> tuple[list[LinkPlan], list[JointPlan]]:
     """Every link and joint of the URDF at `path`, checked; touches no world."""
@@ -224,7 +203,7 @@ def plan(path: Any, pos: Any, *, fixed_base: bool, memory_limit: Any = None,
     except BridgeError as exc:
         raise UrdfError(str(exc)) from None
     budget = Budget(memory_limit)
-    root = _read(path, budget)
+    root = read_tree(path, budget)
     meshes = _Meshes(MeshPaths(path.parent, mesh_roots, packages), budget)
     links: dict[str, ET.Element] = {}
     for link in root.findall("link"):
@@ -258,21 +237,25 @@ def plan(path: Any, pos: Any, *, fixed_base: bool, memory_limit: Any = None,
     roots = [name for name in links if name not in parent_of]
     if len(roots) != 1:
         raise UrdfError(f"{str(path)!r}: a URDF needs exactly one root link, found {roots}")
-    # Forward kinematics at the zero configuration.
+    # Forward kinematics at the zero configuration, parents before children: each joint
+    # is placed once, from its parent's pose (linear in the links, in whatever order the
+    # file lists its joints).
     world: dict[str, tuple[np.ndarray, tuple]] = {roots[0]: (np.asarray(pos), shapes.IDENTITY)}
-    pending = list(joints)
-    while pending:
-        progressed = False
-        for entry in list(pending):
-            name, _, parent, child, joint = entry
-            if parent in world:
-                origin, rotation = _origin(joint, f"joint {name!r}")
-                p_pos, p_rot = world[parent]
-                world[child] = (p_pos + rotate(p_rot, origin), quat_mul(p_rot, rotation))
-                pending.remove(entry)
-                progressed = True
-        if not progressed:
-            raise UrdfError(f"{str(path)!r}: the joints form a loop")
+    children: dict[str, list[tuple]] = {}
+    for entry in joints:
+        children.setdefault(entry[2], []).append(entry)
+    reached = [roots[0]]
+    while reached:
+        parent = reached.pop()
+        p_pos, p_rot = world[parent]
+        for name, _, _, child, joint in children.get(parent, ()):
+            origin, rotation = _origin(joint, f"joint {name!r}")
+            world[child] = (p_pos + rotate(p_rot, origin), quat_mul(p_rot, rotation))
+            reached.append(child)
+    if len(world) != len(links):  # one parent each and one root: the rest form loops
+        looped = [name for name in links if name not in world]
+        raise UrdfError(f"{str(path)!r}: the joints form a loop (links {looped[:5]} are not "
+                        f"reached from the root {roots[0]!r})")  # fmt: skip
     link_plans = [_link_plan(name, link, meshes, world[name], fixed_base and name == roots[0])
                   for name, link in links.items()]  # fmt: skip
     joint_plans = [j for j in (_joint_plan(*entry, world) for entry in joints) if j is not None]
