@@ -29,6 +29,7 @@ import numpy as np
 
 from .. import errors
 from ..command_buffer import CommandBuffer
+from ..finite import check_within
 from ..resources import Buffer, Fence, Framebuffer, Pipeline, Texture
 from . import meshes
 from .parts import MODE_SOFT, RAYCAST, Part, check_color, named_parts
@@ -545,10 +546,14 @@ class BodyRenderer:
     # --- cameras and views -----------------------------------------------------------------
     @staticmethod
     def _checked_matrix(view_proj: Any, what: str = "view_proj") -> np.ndarray:
-        matrix = np.asarray(view_proj, dtype=np.float32)
-        if matrix.shape != (4, 4) or not np.isfinite(matrix).all():
-            raise ValueError(f"{what} must be a finite 4x4 matrix, got shape {matrix.shape}")
-        return matrix
+        try:
+            matrix = np.asarray(view_proj, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise errors.BodyError(f"{what} must be a 4x4 matrix, got {view_proj!r}") from None
+        if matrix.shape != (4, 4):
+            raise errors.BodyError(f"{what} must be a 4x4 matrix, got shape {matrix.shape}")
+        check_within(matrix, lambda _: what, errors.BodyError, items=0)
+        return matrix.astype(np.float32)
 
     def set_camera(self, view_proj: Any, light: Sequence[float] = (0.3, 1.0, 0.5)) -> None:
         """The view-projection matrix (row-major, column vectors) and a light direction."""
@@ -623,10 +628,16 @@ class BodyRenderer:
         per-frame camera update of many views without a Python loop over them)."""
         if self._view_tile is None:
             raise errors.BodyError("set_view_matrices: call set_views first")
-        matrices = np.asarray(view_proj, dtype=np.float32)
-        if matrices.shape != (self._view_count, 4, 4) or not np.isfinite(matrices).all():
-            raise ValueError(f"view_proj must be {self._view_count} finite 4x4 matrices, "
-                             f"got shape {matrices.shape}")  # fmt: skip
+        try:
+            matrices = np.asarray(view_proj, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise errors.BodyError(f"view_proj must be {self._view_count} finite 4x4 "
+                                   f"matrices, got {view_proj!r}") from None  # fmt: skip
+        if matrices.shape != (self._view_count, 4, 4):
+            raise errors.BodyError(f"view_proj must be {self._view_count} finite 4x4 matrices, "
+                                   f"got shape {matrices.shape}")  # fmt: skip
+        matrices = check_within(matrices, lambda at: f"view_proj of view {at[0]}",
+                                  errors.BodyError).astype(np.float32)  # fmt: skip
         column_major = matrices.transpose(0, 2, 1).reshape(self._view_count, 16)
         self._views["view_proj"][: self._view_count] = column_major
         self._views["eye"][: self._view_count] = eye_of(matrices)  # ray-cast parts' origin
