@@ -136,3 +136,16 @@ def test_a_camera_not_finite_on_the_gpu_names_its_view(bodies, value):
     with pytest.raises(BodyError, match="view_proj of view 1 is not finite on the GPU"):
         renderer.set_view_matrices(np.stack([np.eye(4), bad]))
     assert GPU_LIMIT == 1e18
+
+
+# --- the body renderer's sizes, added up before its first buffer --------------------------------
+def test_a_body_renderer_over_its_memory_limit_makes_nothing(ctx):
+    records = InstanceRecords(ctx, 4)
+    before = len(ctx.live_objects())
+    with pytest.raises(BodyError, match=r"the mesh library \(max_vertices=134217728: 28 bytes "
+                       r"each\) brings the BodyRenderer to \d+ bytes, over the memory limit"):
+        BodyRenderer(records, max_vertices=1 << 27, memory_limit=1 << 30)
+    with pytest.raises(BodyError, match=r"the instance lists \(max_parts=65536 x views=4096"):
+        BodyRenderer(records, max_ids=4, max_parts=1 << 16, views=1 << 12, memory_limit=1 << 30)
+    assert len(ctx.live_objects()) == before
+    records.release()

@@ -30,6 +30,8 @@ import numpy as np
 from .. import errors
 from ..command_buffer import CommandBuffer
 from ..finite import check_within
+from ..memory_budget import check_memory
+from ..memory_budget import memory_limit as checked_memory_limit
 from ..resources import Buffer, Fence, Framebuffer, Pipeline, Texture
 from . import meshes
 from .parts import MODE_SOFT, RAYCAST, Part, check_color, named_parts
@@ -67,6 +69,27 @@ RAY_MODE = {key: mode for mode, key in RAYCAST.values()}  # proxy mesh -> the mo
 PRIMITIVES = ("mesh", "raycast")
 
 
+def renderer_memory(max_ids: int, max_parts: int, max_meshes: int, max_vertices: int,
+                    max_extras: int, max_soft: int, views: int, copies: int
+                    ) -> list[tuple[str, int]]:  # fmt: skip
+    """(what, bytes) of every buffer a BodyRenderer of these sizes makes, for
+    hypergl.memory_budget.check_memory (the depth tiles and framebuffers come later, sized
+    by the framebuffer drawn into, which the context's limits bound)."""
+    instances = 2 * (2 * max_parts * views * copies) * 8
+    return [
+        (f"the mesh library (max_vertices={max_vertices}: {VERTEX_BYTES + 4} bytes each)",
+         max_vertices * (VERTEX_BYTES + 4)),
+        (f"the instance lists (max_parts={max_parts} x views={views} x copies={copies})",
+         instances),
+        (f"the tables (max_ids={max_ids}, max_meshes={max_meshes}, max_extras={max_extras})",
+         max_meshes * 16 + 16 + max_extras * EXTRA_DTYPE.itemsize + max_ids * 8
+         + 4 * max_meshes * 20),
+        (f"the parts (max_parts={max_parts})", max_parts * (PART_DTYPE.itemsize + 4)),
+        (f"the soft vertices (max_soft_vertices={max_soft})", max_soft * 16),
+        (f"the views (views={views})", views * VIEW_DTYPE.itemsize),
+    ]
+
+
 def _positive_int(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"{what} must be a positive int, got {value!r}")
@@ -100,6 +123,9 @@ class BodyRenderer:
     its own view's tile by the rasterizer (``gl_ClipDistance``, pipelines made with
     ``clip_distances=4``): a large mesh, a ground plane's quad above all, costs only the
     pixels of its own view.
+    ``memory_limit``: the bytes its buffers may take together, added up from the sizes above
+    before the first is made (None: ``hypergl.memory_budget.default_memory_limit()``); more
+    is a BodyError naming the buffer that passes it.
     """
 
     shape_error: type[Exception] = errors.BodyError  # bridges raise their own kind
@@ -132,6 +158,7 @@ class BodyRenderer:
         outputs: Sequence[str] = ("color",),
         copies: int = 1,
         primitives: str = "mesh",
+        memory_limit: int | None = None,
     ) -> None:
         max_ids = _positive_int(max_ids, "max_ids")
         max_parts = _positive_int(max_ids if max_parts is None else max_parts, "max_parts")
@@ -151,6 +178,15 @@ class BodyRenderer:
         stacks, slices = self._checked_detail(sphere_detail)
         if not isinstance(lod_threshold, (int, float)) or not 0 <= lod_threshold < 1:
             raise ValueError(f"lod_threshold must be in [0, 1), got {lod_threshold!r}")
+        try:  # every buffer's size added up before the first is made
+            limit = checked_memory_limit(memory_limit)
+        except TypeError as exc:
+            raise errors.BodyError(str(exc)) from None
+        check_memory(renderer_memory(max_ids, max_parts, self._max_meshes, max_vertices,
+                                     max_extras, max_soft, self._max_views, self._copies),
+                     limit, whole="the BodyRenderer", error=errors.BodyError,
+                     hint="pass BodyRenderer(..., memory_limit=...) to allow more, or "
+                          "smaller max_* sizes")  # fmt: skip
         ctx = source.context
         self._ctx, self._source = ctx, source
         base = source.binding
