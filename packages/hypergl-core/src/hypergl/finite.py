@@ -26,7 +26,9 @@ def first_beyond(values: Any, items: int = 1, limit: float = GPU_LIMIT) -> tuple
     array = np.asarray(values)
     if array.dtype.kind != "f":
         array = array.astype(np.float64)
-    bad = ~(np.abs(array) <= limit)  # NaN compares false: bad too
+    if array.size == 0 or np.abs(array).max() <= limit:  # the common case: one reduction
+        return None
+    bad = ~(np.abs(array) <= limit)  # NaN compares false (and max() is NaN): bad too
     if array.ndim > items:
         bad = bad.any(axis=tuple(range(items, array.ndim)))
     if not bad.any():
