@@ -199,7 +199,7 @@ class BatchRenderer:
         """What the model, the worlds and the image size ask for, added up against
         `memory_limit` (hypergl.memory_budget's one check) before any of it is made."""
         try:
-            limit = checked_memory_limit(memory_limit)
+            self._memory_limit = limit = checked_memory_limit(memory_limit)
         except TypeError as exc:
             raise SizeError(str(exc)) from None
         worlds, ncam = self.num_worlds, len(self._cameras)
@@ -298,7 +298,8 @@ class BatchRenderer:
                                 # views >= 2: the tiled (multi-view) variant even for one
                                 views=max(2, worlds * ncam),
                                 outputs=body_outputs, max_extras=1,
-                                primitives=self.primitives)  # fmt: skip
+                                primitives=self.primitives,
+                                memory_limit=self._memory_limit)  # fmt: skip
         self._renderer = renderer
         for look in self._looks:
             renderer.set_parts(look.geom, look.parts, look.new_meshes, color=look.color)
