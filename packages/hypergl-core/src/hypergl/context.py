@@ -448,10 +448,8 @@ class Context(WindowControls):
             raise ContextError("this context has been closed")
         try:
             self._native.upload(source._native, buffer._native)
-        except NATIVE_ERRORS as exc:
+        except NATIVE_ERRORS as exc:  # a failed conversion too (the engine's RuntimeError)
             raise translate(exc) from None
-        except RuntimeError as exc:
-            raise HyperGLError(str(exc)) from None
 
     # --- reading back ----------------------------------------------------------------------
     # --- the VM's clock and random generator (see vm_state) --------------------
