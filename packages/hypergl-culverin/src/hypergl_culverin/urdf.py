@@ -17,6 +17,7 @@ removes what it added if Culverin still fails. A failure creates nothing.
 
 from __future__ import annotations
 
+import functools
 import math
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
@@ -92,10 +93,31 @@ def _number(node: ET.Element, name: str, default: str | None, what: str, **bound
 
 def rpy_quat(roll: float, pitch: float, yaw: float) -> tuple[float, ...]:
     """URDF's fixed-axis roll, pitch, yaw (x, then y, then z) as a quaternion."""
-    qx = (np.sin(roll / 2), 0.0, 0.0, np.cos(roll / 2))
-    qy = (0.0, np.sin(pitch / 2), 0.0, np.cos(pitch / 2))
-    qz = (0.0, 0.0, np.sin(yaw / 2), np.cos(yaw / 2))
+    qx = (math.sin(roll / 2), 0.0, 0.0, math.cos(roll / 2))
+    qy = (0.0, math.sin(pitch / 2), 0.0, math.cos(pitch / 2))
+    qz = (0.0, 0.0, math.sin(yaw / 2), math.cos(yaw / 2))
     return quat_mul(qz, quat_mul(qy, qx))
+
+
+def _turn(q: tuple[float, ...], v: Any) -> tuple[float, float, float]:
+    """`v` rotated by the unit quaternion `q` (x, y, z, w), in plain floats: the forward
+    kinematics does this once a joint, where NumPy's per-call cost was most of a plan."""
+    x, y, z, w = q
+    vx, vy, vz = float(v[0]), float(v[1]), float(v[2])
+    # t = u x v + w v, then v + 2 u x t
+    tx, ty, tz = y * vz - z * vy + w * vx, z * vx - x * vz + w * vy, x * vy - y * vx + w * vz
+    return (vx + 2.0 * (y * tz - z * ty), vy + 2.0 * (z * tx - x * tz),
+            vz + 2.0 * (x * ty - y * tx))  # fmt: skip
+
+
+@functools.cache
+def _bare_link() -> tuple[list[tuple[Any, ...]], shapes.Compound, shapes.Compound]:
+    """(parts, compound, look) of every link without geometry: a small body that is not
+    drawn (shapes are immutable: one set serves every such link)."""
+    parts = [((0.0, 0.0, 0.0), shapes.IDENTITY, culverin.SHAPE_SPHERE, 0.02)]
+    compound = shapes.Compound([(o, r, shapes.from_culverin(k, s)) for o, r, k, s in parts])
+    look = shapes.Compound([((0.0, 0.0, 0.0), shapes.IDENTITY, shapes.Sphere(1e-3))])
+    return parts, compound, look
 
 
 def _origin(node: ET.Element | None, what: str) -> tuple[np.ndarray, tuple[float, ...]]:
@@ -240,7 +262,7 @@ def plan(path: Any, pos: Any, *, fixed_base: bool, memory_limit: Any = None,
     # Forward kinematics at the zero configuration, parents before children: each joint
     # is placed once, from its parent's pose (linear in the links, in whatever order the
     # file lists its joints).
-    world: dict[str, tuple[np.ndarray, tuple]] = {roots[0]: (np.asarray(pos), shapes.IDENTITY)}
+    world: dict[str, tuple[tuple, tuple]] = {roots[0]: (tuple(pos), shapes.IDENTITY)}
     children: dict[str, list[tuple]] = {}
     for entry in joints:
         children.setdefault(entry[2], []).append(entry)
@@ -250,7 +272,9 @@ def plan(path: Any, pos: Any, *, fixed_base: bool, memory_limit: Any = None,
         p_pos, p_rot = world[parent]
         for name, _, _, child, joint in children.get(parent, ()):
             origin, rotation = _origin(joint, f"joint {name!r}")
-            world[child] = (p_pos + rotate(p_rot, origin), quat_mul(p_rot, rotation))
+            turned = _turn(p_rot, origin)
+            world[child] = ((p_pos[0] + turned[0], p_pos[1] + turned[1], p_pos[2] + turned[2]),
+                            quat_mul(p_rot, rotation))  # fmt: skip
             reached.append(child)
     if len(world) != len(links):  # one parent each and one root: the rest form loops
         looped = [name for name in links if name not in world]
@@ -276,18 +300,20 @@ def _link_plan(name: str, link: ET.Element, meshes: _Meshes, placed: tuple,
         _, extra, kind, size, centre = _geometry(collision, meshes, name)
         at = tuple(float(x) for x in offset + rotate(rotation, centre))
         parts.append((at, quat_mul(rotation, extra), kind, size))
-    if not parts:  # a link with no geometry: a small body that is not drawn
-        parts = [((0.0, 0.0, 0.0), shapes.IDENTITY, culverin.SHAPE_SPHERE, 0.02)]
     try:
-        compound = shapes.Compound([(o, r, shapes.from_culverin(k, s)) for o, r, k, s in parts])
+        if parts:
+            compound = shapes.Compound([(o, r, shapes.from_culverin(k, s))
+                                        for o, r, k, s in parts])  # fmt: skip
+        else:  # a link with no geometry: a small body that is not drawn
+            parts, compound, _ = _bare_link()
         position = values.vector(placed[0], f"link {name!r} position")
     except BridgeError as exc:
         raise UrdfError(f"link {name!r}: {exc}") from None
-    mass_node = link.find("inertial/mass")
+    inertial = link.find("inertial")  # a plain tag: ElementTree's fast find, not a path
+    mass_node = None if inertial is None else inertial.find("mass")
     mass = 1.0 if mass_node is None else _number(mass_node, "value", None, f"link {name!r} mass",
                                                  low=0.0, high=values.MAX_MASS)  # fmt: skip
-    look = _LinkLook(visuals, compound.centroid) if visuals else shapes.Compound(
-        [((0.0, 0.0, 0.0), shapes.IDENTITY, shapes.Sphere(1e-3))])  # fmt: skip
+    look = _LinkLook(visuals, compound.centroid) if visuals else _bare_link()[2]
     return LinkPlan(name, position, tuple(placed[1]), parts, look, fixed or mass <= 0,
                     max(mass, 1e-3))  # fmt: skip
 
