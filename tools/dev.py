@@ -13,7 +13,7 @@
     python3 tools/dev.py info    # what this machine's OpenGL can do
     python3 tools/dev.py examples  # PPO with SB3 and RLlib: own environment, with torch
     python3 tools/dev.py device-prepare   # fetch what the GPU check machine lacks (.device/)
-    python3 tools/dev.py fuzz --seconds N # fuzz .hgb files into the C++ engine (atheris)
+    python3 tools/dev.py fuzz --seconds N # fuzz .hgb, MJCF, URDF inputs (atheris; --target)
 
 Standard library only, so it runs on any Python 3 before anything is installed.
 It wraps Hatch, the environment manager: the development environment is `.venv`
@@ -355,19 +355,29 @@ def command_device_prepare(python: Path, args: list[str]) -> int:
     return run([str(python), str(ROOT / "tools" / "device_prepare.py"), *args], cwd=ROOT).returncode
 
 
+# name -> (target script, seed corpus): tools/fuzz/<script> fuzzes what its case checks.
+FUZZ_TARGETS = {
+    "hgb": ("hgb_target.py", "corpus"),  # .hgb files: loader, verifier, replay, play
+    "mjcf": ("mjcf_target.py", "corpus_mjcf"),  # MuJoCo models through BatchRenderer
+    "urdf": ("urdf_target.py", "corpus_urdf"),  # URDF robots through the Culverin bridge
+}
+
+
 def command_fuzz(python: Path, args: list[str]) -> int:
-    """Fuzz .hgb files through the loader, the verifier and replays on trace and gl, on
-    the engine built for fuzzing (tools/fuzz), for --seconds N (default 60)."""
-    seconds, rest = "60", list(args)
-    if "--seconds" in rest:
-        at = rest.index("--seconds")
-        seconds = rest[at + 1] if at + 1 < len(rest) else ""
-        del rest[at : at + 2]
+    """Fuzz each target of tools/fuzz (--target hgb|mjcf|urdf|all, default all) on the
+    engine built for fuzzing, for --seconds N in all (default 60, shared evenly)."""
+    seconds, target, rest = "60", "all", list(args)
+    for option in ("--seconds", "--target"):
+        if option in rest:
+            at = rest.index(option)
+            value = rest[at + 1] if at + 1 < len(rest) else ""
+            del rest[at : at + 2]
+            seconds, target = (value, target) if option == "--seconds" else (seconds, value)
     if not seconds.isdigit() or int(seconds) < 1:
         fail(f"fuzz --seconds needs a whole number of seconds, got {seconds!r}")
-    work = ROOT / "build" / "fuzz"
-    corpus = work / "corpus"
-    corpus.mkdir(parents=True, exist_ok=True)
+    if target != "all" and target not in FUZZ_TARGETS:
+        fail(f"fuzz --target must be one of {', '.join(FUZZ_TARGETS)} or all, got {target!r}")
+    names = list(FUZZ_TARGETS) if target == "all" else [target]
     sys.path.insert(0, str(ROOT / "tools" / "fuzz"))
     import engine  # tools/fuzz/engine.py: clang, libFuzzer's edge counters, ASan + UBSan
 
@@ -377,16 +387,25 @@ def command_fuzz(python: Path, args: list[str]) -> int:
         env = engine.environment(python)
     except engine.sanitize.SanitizeError as exc:
         fail(str(exc))
-    say(f"fuzzing for {seconds} s; new inputs in {corpus}, findings in {work}/")
-    # A case past -timeout (s) is a finding: a hang that the budgets did not stop. So is
-    # one allocation of more than 2 GiB. The process's RSS may grow further: under ASan it
-    # counts the shadow of llvmpipe's JIT mappings (4.7 GB of RSS over 51 MB of live heap
-    # after 4,500 cases on gl; the same cases without ASan stay at 120 MB).
-    target = [str(python), str(ROOT / "tools" / "fuzz" / "hgb_target.py"), str(corpus),
-              str(ROOT / "tools" / "fuzz" / "corpus"), f"-max_total_time={seconds}",
-              "-timeout=30", "-rss_limit_mb=12288", "-malloc_limit_mb=2048", "-max_len=65536",
-              f"-artifact_prefix={work}/", *rest]  # fmt: skip
-    return run(target, cwd=ROOT, env=env).returncode
+    share = max(1, int(seconds) // len(names))
+    for name in names:
+        script, seeds = FUZZ_TARGETS[name]
+        work = ROOT / "build" / "fuzz" / ("" if name == "hgb" else name)
+        corpus = work / "corpus"
+        corpus.mkdir(parents=True, exist_ok=True)
+        say(f"fuzzing {name} for {share} s; new inputs in {corpus}, findings in {work}/")
+        # A case past -timeout (s) is a finding: a hang that the budgets did not stop. So
+        # is one allocation of more than 2 GiB. The process's RSS may grow further: under
+        # ASan it counts the shadow of llvmpipe's JIT mappings (4.7 GB of RSS over 51 MB of
+        # live heap after 4,500 cases on gl; the same cases without ASan stay at 120 MB).
+        command = [str(python), str(ROOT / "tools" / "fuzz" / script), str(corpus),
+                   str(ROOT / "tools" / "fuzz" / seeds), f"-max_total_time={share}",
+                   "-timeout=30", "-rss_limit_mb=12288", "-malloc_limit_mb=2048",
+                   "-max_len=65536", f"-artifact_prefix={work}/", *rest]  # fmt: skip
+        code = run(command, cwd=ROOT, env=env).returncode
+        if code != 0:
+            return code
+    return 0
 
 
 COMMANDS = {

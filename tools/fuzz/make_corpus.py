@@ -5,8 +5,9 @@
 Each scene exercises a different part of the format: subroutines and GPU-side
 branches, a draw list (texture set, storage records, indirect count), compute with
 fences and readback, external uploads, indirect draws and dispatches with a uniform
-range and a texture, and a linked file. Small on purpose: the
-fuzzer mutates every byte.
+range and a texture, a file for ``hypergl play`` with the VM's newer ops (clock,
+generator, sin_cos, stats, assert, print and dump, a polled fence), and a linked file.
+Small on purpose: the fuzzer mutates every byte.
 """
 
 from __future__ import annotations
@@ -125,6 +126,37 @@ def indirect(ctx):
     return cmd
 
 
+def play(ctx):
+    """A file for ``hypergl play`` with the VM's newer ops: one framebuffer, a colour from
+    the clock and the generator, a uniform from registers, a fence polled, debug output."""
+    vs = "#version 430\nvoid main() { gl_Position = vec4(0.0, 0.0, 0.0, 1.0); }\n"
+    fs = ("#version 430\nlayout(location=0) uniform float t;\nout vec4 c;\n"
+          "void main() { c = vec4(t, 0.5, 0.2, 1.0); }\n")  # fmt: skip
+    pipe = ctx.pipeline(vertex_shader=vs, fragment_shader=fs)
+    state = ctx.buffer(np.arange(16, dtype=np.uint32), name="state")
+    fence = ctx.fence()
+    cmd = ctx.command_buffer()
+    cmd.bind_framebuffer(ctx.framebuffer((8, 8), name="frame"))
+    cmd.clear(color=(0, 0, 0, 1))
+    cmd.get_time(0)
+    cmd.get_delta(1)
+    cmd.gen_rand(2, 1)
+    cmd.sin_cos(3, 4, 0)
+    cmd.get_stat(5, 0)
+    cmd.li(6, 1)
+    cmd.assert_reg(6)
+    cmd.print(3)
+    cmd.li(7, 0)
+    cmd.dump(state, 7, 16)
+    cmd.bind_pipeline(pipe)
+    cmd.uniform_f(3, 0)
+    cmd.skip_if_not_ready(fence)
+    cmd.draw(3)
+    cmd.fence_signal(fence)
+    cmd.end()
+    return cmd
+
+
 def linked(ctx):
     cmd = ctx.command_buffer()
     frame = cmd.framebuffer("frame", linked=True)
@@ -138,7 +170,7 @@ def main() -> None:
     ctx = hypergl.context(device="trace")
     CORPUS.mkdir(exist_ok=True)
     for name, make in (("forest", forest), ("draw_list", draw_list), ("compute", compute),
-                       ("indirect", indirect)):  # fmt: skip
+                       ("indirect", indirect), ("play", play)):  # fmt: skip
         hypergl.save(make(ctx), CORPUS / f"{name}.hgb")
     cmd, names = linked(ctx)
     hypergl.save(cmd, CORPUS / "linked.hgb", linked=names)

@@ -1,6 +1,8 @@
 """One fuzz case: .hgb bytes through the loader, the C++ verifier, and a replay on the
-trace device and on real OpenGL (headless EGL). Used by the fuzz target
-(hgb_target.py) and by the tests that replay committed findings.
+trace device and on real OpenGL (headless EGL), then played as ``hypergl play`` plays a
+file (frames with the clock, the seed and the registers carried over, the shown
+framebuffer read). Used by the fuzz target (hgb_target.py) and by the tests that replay
+committed findings.
 
     .venv/bin/python tools/fuzz/replay.py FILE...   # replay inputs, e.g. a crash-* file
 
@@ -23,6 +25,7 @@ import zlib
 from pathlib import Path
 
 import hypergl
+from hypergl.play import shown_framebuffer
 from hypergl_compiler import hgb
 from hypergl_compiler.errors import CompileError, HGBError
 
@@ -59,6 +62,7 @@ def load(body: bytes) -> None:
         return
     for device in DEVICES:
         replay(device, body)
+        play(device, body)
 
 
 def replay(device: str, body: bytes) -> None:
@@ -81,6 +85,36 @@ def replay(device: str, body: bytes) -> None:
     # would otherwise fail a later case, and the finding would not replay on its own.
     ctx.framebuffer((1, 1), depth=None)
     ctx.release("all")
+
+
+def play(device: str, body: bytes, frames: int = 3) -> None:
+    """`frames` frames as ``hypergl play`` runs them: the VM's clock at 1/30 s a frame, the
+    seed at the first, the registers kept, the one framebuffer read after each (on gl)."""
+    ctx = _CONTEXTS[device]
+    try:
+        scene = ctx.load(body, memory_limit=MAX_BYTES)
+        target = scene.objects[shown_framebuffer(scene.program.resources, None).name]
+        for index in range(frames):
+            scene.submit(budget=BUDGET, vertex_budget=VERTEX_BUDGET, clock=index / 30,
+                         seed=0 if index == 0 else None, keep_registers=True,
+                         debug_sink=_discard)  # fmt: skip
+            if device == "gl":
+                target.read()
+    except EXPECTED:
+        pass
+    except (ValueError, TypeError) as exc:
+        if "incompatible function arguments" in str(exc) or "Invoked with" in str(exc):
+            raise
+    finally:
+        ctx.release("all")
+        if device == "trace":
+            ctx._native.clear_trace()
+    ctx.framebuffer((1, 1), depth=None)
+    ctx.release("all")
+
+
+def _discard(text: str) -> None:
+    """The debug sink of a played case: print and dump write, nothing keeps it."""
 
 
 if __name__ == "__main__":

@@ -114,7 +114,8 @@ def test_a_size_above_the_context_limit(model, ctx, what):
 
 def test_views_that_do_not_fit_one_framebuffer(model, ctx):
     with pytest.raises(errors.SizeError, match="do not fit one"):
-        renderer_of(model, ctx, num_worlds=64, width=4096, height=4096)
+        renderer_of(model, ctx, num_worlds=64, width=4096, height=4096,
+                    memory_limit=1 << 40)  # the tiling is refused, before any memory
 
 
 @pytest.mark.parametrize("size", [0, -3, 8.5, True])

@@ -80,12 +80,14 @@ class Interpreter {
   public:
     Interpreter(const ProgramImage &program, Resource *const *slots, Device &device,
                 uint32_t *registers, const RunOptions &options)
-        : p_(program), slots_(slots), dev_(device), r_(registers), options_(options) {}
+        : p_(program), slots_(slots), dev_(device), r_(registers), options_(options),
+          debug_sink_(options.debug_output) {}
 
     RunStats run();
 
   private:
-    // Appends to the debug output, cut (once, marked) at the limit.
+    // Appends to the debug output, cut (once, marked) at the limit; the cut drops the
+    // sink, so that no later print or dump of this submit formats anything.
     HGL_NOINLINE void debug_write(const std::string &text);
     // print and dump (out of line: the dispatch loop holds no std::string, which
     // clang's computed goto could not jump out of).
@@ -192,19 +194,19 @@ class Interpreter {
     bool blocks_checked_ = false;
     const std::vector<VertexInput> *inputs_ = nullptr;  // of the bound pipeline
     int64_t last_poll_ns_ = 0;
-    bool debug_cut_ = false;  // the debug output reached its limit
+    std::string *debug_sink_;  // where print and dump write; null: nowhere, or past the cut
 };
 
 void Interpreter::debug_write(const std::string &text) {
-    std::string *out = options_.debug_output;
-    if (!out || debug_cut_) return;
+    std::string *out = debug_sink_;
+    if (!out) return;
     if (out->size() + text.size() <= options_.debug_limit) {
         out->append(text);
         return;
     }
     out->append(text, 0, options_.debug_limit - std::min(out->size(), options_.debug_limit));
     out->append("...\n");  // marks the cut; nothing more is written in this submit
-    debug_cut_ = true;
+    debug_sink_ = nullptr;
 }
 
 void Interpreter::debug_print(uint32_t reg) {
@@ -221,7 +223,7 @@ void Interpreter::debug_dump(Buffer &b, uint32_t reg, uint32_t size) {
         fail("dump range r" + std::to_string(reg) + " (" + std::to_string(offset) + ") + " +
              std::to_string(size) + " is outside buffer '" + b.name() + "' of " +
              std::to_string(b.size()) + " bytes");
-    if (!options_.debug_output) return;
+    if (!debug_sink_) return;
     dev_.prepare_cpu_read(b);
     std::string text = "[" + std::to_string(pc_) + "] " + b.name() + "[" +
                        std::to_string(offset) + ".." + std::to_string(offset + size) + "]:";
@@ -861,7 +863,7 @@ RunStats Interpreter::run() {
                         fail("assertion failed: r" + std::to_string(ip->a) + " = 0");
                     HGL_NEXT();
                 HGL_OP(PRINT)
-                    if (options_.debug_output) debug_print(ip->a);
+                    if (debug_sink_) debug_print(ip->a);
                     HGL_NEXT();
                 HGL_OP(DUMP)
                     debug_dump(buffer(ip->b), ip->c, ip->d);

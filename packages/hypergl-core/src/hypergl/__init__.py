@@ -17,7 +17,14 @@ from .command_buffer import CommandBuffer, SubmitStats
 from .context import Context, context
 from .devices import Device, devices
 from .draw_list import DrawList
-from .errors import ContextError, HyperGLError, ResourceError, ShaderError, VMError
+from .errors import (
+    ContextError,
+    HyperGLError,
+    ResourceError,
+    ResourceTypeError,
+    ShaderError,
+    VMError,
+)
 from .pipelining import PhysicsPipeline, PipelineError
 from .plugins import PluginError, installed_bridges
 from .probe import probe
@@ -60,6 +67,7 @@ __all__ = [
     "Program",
     "Readback",
     "ResourceError",
+    "ResourceTypeError",
     "Scene",
     "SceneCompiler",
     "ShaderError",

@@ -11,26 +11,30 @@ from hypergl_compiler.isa import ResourceKind
 from . import _core
 from .errors import ResourceError, VMError
 
-# The extension's exception types, and what each becomes in the public API.
-NATIVE_ERRORS = (_core.VerifyFailure, _core.VMFailure, _core.BindingError)
+# The extension's exception types, and what each becomes in the public API. Any other
+# failure of the engine (std::runtime_error: a GL error such as GL_OUT_OF_MEMORY from a
+# texture or framebuffer the driver cannot allocate, a read the driver refuses) reaches
+# Python as RuntimeError: a ResourceError too, never a foreign error.
+NATIVE_ERRORS = (_core.VerifyFailure, _core.VMFailure, _core.BindingError, RuntimeError)
 
 
-def translate(exc: BaseException) -> Exception:
-    """The public exception for one of NATIVE_ERRORS."""
+def translate(exc: BaseException, doing: str = "") -> Exception:
+    """The public exception for one of NATIVE_ERRORS; `doing` ("making texture 't'")
+    says what failed where the engine's message does not."""
     if isinstance(exc, _core.VerifyFailure):
         return VerifyError(*exc.args)
     if isinstance(exc, _core.VMFailure):
         return VMError(*exc.args)
-    return ResourceError(str(exc))
+    return ResourceError(f"{doing}: {exc}" if doing else str(exc))
 
 
 @contextlib.contextmanager
-def translated_errors() -> Iterator[None]:
+def translated_errors(doing: str = "") -> Iterator[None]:
     """Turn the extension's exception types into the public ones."""
     try:
         yield
     except NATIVE_ERRORS as exc:
-        raise translate(exc) from None
+        raise translate(exc, doing) from None
 
 
 def native_program(program: Program) -> _core.Program:

@@ -30,6 +30,7 @@ from .formats import (
 )
 from .limits import device_limits
 from .platform_support import MINIMUM_GL, too_old_message
+from .reading import attachment_index
 from .resources import (
     Buffer,
     ExternalSource,
@@ -55,6 +56,18 @@ U64_MAX = (1 << 64) - 1
 # callback can reach its own context (a cycle through C++ that Python's
 # collector cannot see), and GL objects must go before their GL context.
 _open_contexts: weakref.WeakSet = weakref.WeakSet()
+
+
+def _sizes(desc: dict) -> str:
+    """What a resource's description asks for, for a message: bytes, pixels, formats."""
+    if "size" in desc:
+        return f"{desc['size']} bytes"
+    if "width" in desc:
+        formats = [*(desc.get("color") or ()), desc.get("depth"), desc.get("format")]
+        layers = f" x {desc['layers']} layers" if desc.get("layers") else ""
+        named = ", ".join(str(f) for f in formats if f)
+        return f"{desc['width']}x{desc['height']}{layers}" + (f" {named}" if named else "")
+    return "no storage"
 
 
 @atexit.register
@@ -155,7 +168,7 @@ class Context(WindowControls):
     ) -> Any:
         """Create the native object: through `gl_factory` on gl, a plain one elsewhere."""
         self._enter()
-        with translated_errors():
+        with translated_errors(f"making {cls.kind.name.lower()} '{name}' ({_sizes(desc)})"):
             try:
                 if self._gl:
                     native = gl_factory(name)
@@ -344,6 +357,8 @@ class Context(WindowControls):
         desc = resource_checks.readback_args(size, attachment, components, depth, limits)
         width, height, depth = desc["width"], desc["height"], desc["depth"]
         index = ATTACHMENTS[attachment]
+        if of_framebuffer:
+            attachment_index(framebuffer, attachment)  # one it has
         name = self._name(name, "readback")
         return self._make(
             Readback,
@@ -439,10 +454,8 @@ class Context(WindowControls):
             raise ContextError(self._link.closed_reason)
         try:
             self._native.upload(source._native, buffer._native)
-        except NATIVE_ERRORS as exc:
+        except NATIVE_ERRORS as exc:  # a failed conversion too (the engine's RuntimeError)
             raise translate(exc) from None
-        except RuntimeError as exc:
-            raise HyperGLError(str(exc)) from None
 
     # --- reading back ----------------------------------------------------------------------
     # --- the VM's clock and random generator (see vm_state) --------------------

@@ -22,6 +22,11 @@ class ResourceError(HyperGLError, ValueError):
     """A resource cannot be used as asked: released, foreign, wrong kind or too small."""
 
 
+class ResourceTypeError(HyperGLError, TypeError):
+    """A resource factory got an argument of the wrong type: data that is not bytes or an
+    array, a size that is not an int, formats that are not a sequence of names."""
+
+
 class VMError(HyperGLError):
     """A verified program failed while running.
 
@@ -54,5 +59,5 @@ class BodyError(HyperGLError, ValueError):
     asked: a library or buffer is full, a mesh is unknown, a view is out of range."""
 
 
-__all__ = ["BodyError", "ContextError", "HyperGLError", "ResourceError", "ShaderError", "VMError",
-           "VerifyError"]  # fmt: skip
+__all__ = ["BodyError", "ContextError", "HyperGLError", "ResourceError", "ResourceTypeError",
+           "ShaderError", "VMError", "VerifyError"]  # fmt: skip

@@ -37,6 +37,25 @@ class PixelReader:
         return self.out
 
 
+def attachment_index(framebuffer: Framebuffer, attachment: Any) -> int:
+    """The index (0..3 colour, 4 depth) of an attachment `framebuffer` has; ResourceError
+    naming what it has otherwise (a depth-only framebuffer has no colour to read)."""
+    if attachment not in ATTACHMENTS:
+        raise ResourceError(f"unknown attachment {attachment!r}; expected one of "
+                            f"{sorted(ATTACHMENTS)}")  # fmt: skip
+    index = ATTACHMENTS[attachment]
+    native, desc = framebuffer._native, framebuffer._desc
+    # gl's framebuffer says what it has; a window's own (no attachments of its own) and
+    # the other devices' have their description
+    colors = getattr(native, "color_count", 0) or len(desc.get("color") or ())
+    depth = native.has_depth if hasattr(native, "has_depth") else desc.get("depth") is not None
+    has = [f"color{k}" for k in range(colors)] + (["depth"] if depth else [])
+    if (index == 4 and not depth) or (index < 4 and index >= colors):
+        raise ResourceError(f"framebuffer '{framebuffer.name}' has no {attachment} attachment "
+                            f"(it has {', '.join(has) or 'none'})")  # fmt: skip
+    return index
+
+
 def pixel_reader(
     link: ContextLink,
     framebuffer: Framebuffer,
@@ -48,20 +67,13 @@ def pixel_reader(
 ) -> PixelReader:
     """Check a read once: attachment, rectangle, components and the output array."""
     link.need_gl("reading pixels")
-    if attachment not in ATTACHMENTS:
-        raise ValueError(f"unknown attachment {attachment!r}; expected one of "
-                         f"{sorted(ATTACHMENTS)}")  # fmt: skip
-    index = ATTACHMENTS[attachment]
+    index = attachment_index(framebuffer, attachment)
     full_width, full_height = framebuffer.size
     rect = check_rect(rect, full_width, full_height)
     width, height = rect[2], rect[3]
     if index == 4:
-        if not framebuffer._native.has_depth:
-            raise ValueError(f"framebuffer '{framebuffer.name}' has no depth attachment")
         shape, dtype = (height, width), np.dtype(np.float32)
     else:
-        if index >= max(framebuffer._native.color_count, 1):
-            raise ValueError(f"framebuffer '{framebuffer.name}' has no {attachment}")
         if components not in (1, 3, 4):
             raise ValueError(f"components must be 1, 3 or 4, got {components!r}")
         if np.dtype(dtype) not in (np.dtype(np.uint8), np.dtype(np.float32)):

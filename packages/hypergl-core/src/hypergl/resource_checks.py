@@ -1,21 +1,26 @@
 """The arguments of each resource factory of a context, checked before anything is made.
 
 One function per kind; each returns the description a self-contained .hgb stores
-(plus what the engine needs besides) or raises an error naming the bad value.
-``limits`` are the driver's (``ctx.capabilities.limits``), None off the gl device.
+(plus what the engine needs besides) or raises an error naming the bad value, always the
+project's own: :func:`argument_check` turns the ValueError / TypeError of a check (here
+or in the helpers it calls) into ResourceError / ResourceTypeError, so every factory of a
+context refuses bad input the same way. ``limits`` are the driver's
+(``ctx.capabilities.limits``), None off the gl device.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
+from hypergl_compiler.errors import ArgumentError
 from hypergl_compiler.isa import U32_MAX
 
 from .checks import check_count, check_size
-from .errors import ResourceError
+from .errors import HyperGLError, ResourceError, ResourceTypeError
 from .formats import (
     ATTACHMENTS,
     COLOR_FORMATS,
@@ -32,10 +37,35 @@ from .pipeline_state import PipelineState, PipelineStateError, pipeline_state
 from .resources import BUFFER_USAGES, Buffer, as_bytes
 
 Limits = Mapping[str, int] | None
+Check = TypeVar("Check", bound=Callable[..., Any])
 
 
+def argument_check(check: Check) -> Check:
+    """`check` raising only the project's errors: a plain ValueError becomes ResourceError,
+    a plain TypeError ResourceTypeError (both still the builtin they were); the compiler's
+    ArgumentError (a bad size, the same from ``ctx``, ``cmd`` and ``sc``) stays."""
+
+    @functools.wraps(check)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return check(*args, **kwargs)
+        except (HyperGLError, ArgumentError):
+            raise
+        except TypeError as exc:
+            raise ResourceTypeError(str(exc)) from None
+        except ValueError as exc:
+            raise ResourceError(str(exc)) from None
+
+    return checked  # type: ignore[return-value]
+
+
+
+@argument_check
 def buffer_args(data: Any, size: Any, usage: Any) -> tuple[dict[str, Any], np.ndarray | None]:
     """(description, the data as bytes or None)."""
+    if isinstance(data, (int, np.integer)) and not isinstance(data, bool):
+        raise TypeError(f"buffer data must be bytes or a NumPy array, got the int {data}: "
+                        f"ctx.buffer(size={data}) makes an empty buffer of that many bytes")
     if usage not in BUFFER_USAGES:
         raise ValueError(f"unknown buffer usage {usage!r}; expected one of {BUFFER_USAGES}")
     raw = None if data is None else as_bytes(data, "buffer")
@@ -63,6 +93,7 @@ def texture_size_within(limits: Limits, width: int, height: int, layers: int) ->
     check_texture(limits, width, height, layers)
 
 
+@argument_check
 def texture_args(
     data: Any, size: Any, format: Any, layers: Any, filter: Any, wrap: Any, limits: Limits
 ) -> tuple[dict[str, Any], np.ndarray | None]:
@@ -89,6 +120,7 @@ def texture_args(
     return desc, pixels
 
 
+@argument_check
 def texture_set_args(
     images: Any, filter: Any, wrap: Any, limits: Limits
 ) -> tuple[dict[str, Any], np.ndarray]:
@@ -106,6 +138,7 @@ def texture_set_args(
     return desc, pixels
 
 
+@argument_check
 def pipeline_args(
     vertex_shader: Any,
     fragment_shader: Any,
@@ -140,10 +173,17 @@ def pipeline_args(
     return desc, parsed
 
 
+@argument_check
 def framebuffer_args(size: Any, color: Any, depth: Any, limits: Limits) -> dict[str, Any]:
+    """`color` None or () is no colour attachment, as `depth` None is no depth."""
     width, height = check_size(size, "framebuffer size")
+    if color is None:
+        color = ()
     if isinstance(color, str):
         color = (color,)
+    if not isinstance(color, (list, tuple)):
+        raise TypeError(f"color must be a format name or a sequence of them (None: no colour "
+                        f"attachment), got {color!r}")  # fmt: skip
     color = list(color)
     if len(color) > 4:
         raise ValueError(f"at most 4 colour attachments, got {len(color)}")
@@ -158,6 +198,7 @@ def framebuffer_args(size: Any, color: Any, depth: Any, limits: Limits) -> dict[
     return {"width": width, "height": height, "color": color, "depth": depth}
 
 
+@argument_check
 def readback_args(
     size: Any, attachment: Any, components: Any, depth: Any, limits: Limits | None
 ) -> dict[str, Any]:
@@ -177,6 +218,7 @@ def readback_args(
             "attachment": attachment, "depth": depth}  # fmt: skip
 
 
+@argument_check
 def external_source_args(
     context: Any, acquire: Any, fields: Any, record_size: Any, release: Any, count: Any
 ) -> tuple[list[Any], int, Buffer | None, int]:
@@ -190,6 +232,7 @@ def external_source_args(
     return (parts, record_size, *count_target(context, count))
 
 
+@argument_check
 def attribute_source_args(
     context: Any, owner: Any, owners: Any, names: Any, fields: Any, record_size: Any,
     count_attribute: Any, lock: Any, keep_views: Any, count: Any,
@@ -224,6 +267,7 @@ def attribute_source_args(
     return (owners, many, names, parts, record_size, *count_target(context, count))
 
 
+@argument_check
 def count_target(context: Any, count: Any) -> tuple[Buffer | None, int]:
     """``count=(buffer, offset)`` checked: a live buffer of `context`, an aligned u32 in it."""
     if count is None:

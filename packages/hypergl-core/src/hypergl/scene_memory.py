@@ -3,7 +3,8 @@
 ``ctx.load`` adds up every resource the file asks for (buffers, textures,
 framebuffers, readback rings) and refuses the file when the total passes its
 memory limit, naming the resource that crosses it; only then is anything
-created. Sizes are what the engine allocates, or a bound on it.
+created (through :func:`hypergl.memory_budget.check_memory`, the check every renderer
+sized by untrusted input uses too). Sizes are what the engine allocates, or a bound on it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from hypergl_compiler import Program
 from hypergl_compiler import Resource as ResourceEntry
 from hypergl_compiler.isa import ResourceKind
 
-from .errors import ResourceError
+from .memory_budget import check_memory
 
 # Bytes per pixel of each texture and attachment format (depth24 is stored in 4).
 PIXEL_BYTES = {"rgba8": 4, "r32f": 4, "rgba32f": 16, "rgba16f": 8, "r32ui": 4,
@@ -49,15 +50,8 @@ def resource_bytes(entry: ResourceEntry) -> int:
 
 def check_scene_memory(program: Program, bindings: Mapping[str, Any], limit: int) -> None:
     """Refuse `program` when the resources it makes (those not bound) pass `limit` bytes."""
-    total = 0
-    for entry in program.resources:
-        if entry.name in bindings or entry.linked:
-            continue
-        size = resource_bytes(entry)
-        total += size
-        if total > limit:
-            raise ResourceError(
-                f"resource '{entry.name}' ({entry.kind.name.lower()}, {size} bytes) brings "
-                f"the scene to {total} bytes, over the memory limit of {limit} bytes; "
-                "pass ctx.load(..., memory_limit=...) to load it"
-            )
+    made = (entry for entry in program.resources
+            if entry.name not in bindings and not entry.linked)  # fmt: skip
+    check_memory(((f"resource '{e.name}' ({e.kind.name.lower()}, {resource_bytes(e)} bytes)",
+                   resource_bytes(e)) for e in made), limit, whole="the scene",
+                 hint="pass ctx.load(..., memory_limit=...) to load it")  # fmt: skip

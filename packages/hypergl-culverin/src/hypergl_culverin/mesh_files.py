@@ -95,17 +95,26 @@ class MeshPaths:
             path = Path(filename)
         if not path.is_absolute():
             path = self.roots[0] / path
+        # Symbolic links resolved as far as the path exists, then refused alike wherever it
+        # leads outside: the message names only what the file wrote, never the target a
+        # link points to, nor whether a file out there exists.
+        _inside(Path(os.path.realpath(path)), allowed, filename, what)
         try:
             real = path.resolve(strict=True)
         except (OSError, RuntimeError):
             raise UrdfError(f"{what} names mesh {filename!r}, which does not exist "
                             f"(looked for {str(path)!r})") from None  # fmt: skip
-        if not any(real.is_relative_to(root) for root in allowed):
-            raise UrdfError(f"{what} names mesh {filename!r} at {str(real)!r}, outside the "
-                            f"folders meshes are read from ({', '.join(map(str, allowed))}): "
-                            "pass load_urdf(..., mesh_roots=[folder]) or packages= "
-                            "to allow it")  # fmt: skip
-        return real
+        return _inside(real, allowed, filename, what)  # again: a link may have changed
+
+
+def _inside(real: Path, allowed: list[Path], filename: str, what: str) -> Path:
+    """`real` if it lies in one of the `allowed` folders; else the one refusal for every
+    path outside (a link out, a file out there or none), naming only `filename`."""
+    if not any(real.is_relative_to(root) for root in allowed):
+        raise UrdfError(f"{what} names mesh {filename!r}, outside the folders meshes are "
+                        f"read from ({', '.join(map(str, allowed))}): pass "
+                        "load_urdf(..., mesh_roots=[folder]) or packages= to allow one")
+    return real
 
 
 def checked_file(path: Path, budget: Budget, what: str, per_byte: int = 1) -> int:

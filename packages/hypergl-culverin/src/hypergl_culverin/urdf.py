@@ -17,6 +17,7 @@ removes what it added if Culverin still fails. A failure creates nothing.
 
 from __future__ import annotations
 
+import functools
 import math
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
@@ -28,13 +29,11 @@ import numpy as np
 
 from . import shapes, values
 from .errors import BridgeError, UrdfError
-from .mesh_files import Budget, MeshPaths, checked_file, load_mesh
+from .mesh_files import Budget, MeshPaths, load_mesh
 from .shapes import Part, Shape, quat_mul, rotate
+from .urdf_xml import read_tree
 
 Y_TO_Z = (0.5**0.5, 0.0, 0.0, 0.5**0.5)  # URDF cylinders run along z, Culverin's along y
-# ElementTree keeps ~13 bytes per byte of a URDF (measured on a 3,000-link file): charged
-# before parsing. (Expat refuses entity-expansion bombs itself.)
-TREE_BYTES_PER_BYTE = 16
 JOINT_TYPES = ("fixed", "revolute", "continuous", "prismatic", "floating", "planar")
 
 
@@ -94,10 +93,31 @@ def _number(node: ET.Element, name: str, default: str | None, what: str, **bound
 
 def rpy_quat(roll: float, pitch: float, yaw: float) -> tuple[float, ...]:
     """URDF's fixed-axis roll, pitch, yaw (x, then y, then z) as a quaternion."""
-    qx = (np.sin(roll / 2), 0.0, 0.0, np.cos(roll / 2))
-    qy = (0.0, np.sin(pitch / 2), 0.0, np.cos(pitch / 2))
-    qz = (0.0, 0.0, np.sin(yaw / 2), np.cos(yaw / 2))
+    qx = (math.sin(roll / 2), 0.0, 0.0, math.cos(roll / 2))
+    qy = (0.0, math.sin(pitch / 2), 0.0, math.cos(pitch / 2))
+    qz = (0.0, 0.0, math.sin(yaw / 2), math.cos(yaw / 2))
     return quat_mul(qz, quat_mul(qy, qx))
+
+
+def _turn(q: tuple[float, ...], v: Any) -> tuple[float, float, float]:
+    """`v` rotated by the unit quaternion `q` (x, y, z, w), in plain floats: the forward
+    kinematics does this once a joint, where NumPy's per-call cost was most of a plan."""
+    x, y, z, w = q
+    vx, vy, vz = float(v[0]), float(v[1]), float(v[2])
+    # t = u x v + w v, then v + 2 u x t
+    tx, ty, tz = y * vz - z * vy + w * vx, z * vx - x * vz + w * vy, x * vy - y * vx + w * vz
+    return (vx + 2.0 * (y * tz - z * ty), vy + 2.0 * (z * tx - x * tz),
+            vz + 2.0 * (x * ty - y * tx))  # fmt: skip
+
+
+@functools.cache
+def _bare_link() -> tuple[list[tuple[Any, ...]], shapes.Compound, shapes.Compound]:
+    """(parts, compound, look) of every link without geometry: a small body that is not
+    drawn (shapes are immutable: one set serves every such link)."""
+    parts = [((0.0, 0.0, 0.0), shapes.IDENTITY, culverin.SHAPE_SPHERE, 0.02)]
+    compound = shapes.Compound([(o, r, shapes.from_culverin(k, s)) for o, r, k, s in parts])
+    look = shapes.Compound([((0.0, 0.0, 0.0), shapes.IDENTITY, shapes.Sphere(1e-3))])
+    return parts, compound, look
 
 
 def _origin(node: ET.Element | None, what: str) -> tuple[np.ndarray, tuple[float, ...]]:
@@ -196,25 +216,6 @@ def _geometry(element: ET.Element, meshes: _Meshes,
     raise UrdfError(f"link {link!r}: unknown geometry <{node.tag}> (box, sphere, cylinder, mesh)")
 
 
-def _read(path: Path, budget: Budget) -> ET.Element:
-    try:
-        checked_file(path, budget, "URDF file", TREE_BYTES_PER_BYTE)
-    except UrdfError as exc:
-        if not path.exists():
-            raise UrdfError(f"URDF file {str(path)!r} does not exist") from None
-        raise exc
-    try:
-        root = ET.parse(path).getroot()
-    except ET.ParseError as exc:
-        raise UrdfError(f"URDF file {str(path)!r} does not parse: {exc}") from None
-    except OSError as exc:
-        raise UrdfError(f"cannot read URDF file {str(path)!r}: {exc}") from None
-    if root.tag != "robot":
-        raise UrdfError(f"{str(path)!r} is not a URDF file: its root is <{root.tag}>, "
-                        "not <robot>")  # fmt: skip
-    return root
-
-
 def plan(path: Any, pos: Any, *, fixed_base: bool, memory_limit: Any = None,
          mesh_roots: Any = (), packages: Any = None) -> tuple[list[LinkPlan], list[JointPlan]]:
     """Every link and joint of the URDF at `path`, checked; touches no world."""
@@ -224,7 +225,7 @@ def plan(path: Any, pos: Any, *, fixed_base: bool, memory_limit: Any = None,
     except BridgeError as exc:
         raise UrdfError(str(exc)) from None
     budget = Budget(memory_limit)
-    root = _read(path, budget)
+    root = read_tree(path, budget)
     meshes = _Meshes(MeshPaths(path.parent, mesh_roots, packages), budget)
     links: dict[str, ET.Element] = {}
     for link in root.findall("link"):
@@ -258,21 +259,27 @@ def plan(path: Any, pos: Any, *, fixed_base: bool, memory_limit: Any = None,
     roots = [name for name in links if name not in parent_of]
     if len(roots) != 1:
         raise UrdfError(f"{str(path)!r}: a URDF needs exactly one root link, found {roots}")
-    # Forward kinematics at the zero configuration.
-    world: dict[str, tuple[np.ndarray, tuple]] = {roots[0]: (np.asarray(pos), shapes.IDENTITY)}
-    pending = list(joints)
-    while pending:
-        progressed = False
-        for entry in list(pending):
-            name, _, parent, child, joint = entry
-            if parent in world:
-                origin, rotation = _origin(joint, f"joint {name!r}")
-                p_pos, p_rot = world[parent]
-                world[child] = (p_pos + rotate(p_rot, origin), quat_mul(p_rot, rotation))
-                pending.remove(entry)
-                progressed = True
-        if not progressed:
-            raise UrdfError(f"{str(path)!r}: the joints form a loop")
+    # Forward kinematics at the zero configuration, parents before children: each joint
+    # is placed once, from its parent's pose (linear in the links, in whatever order the
+    # file lists its joints).
+    world: dict[str, tuple[tuple, tuple]] = {roots[0]: (tuple(pos), shapes.IDENTITY)}
+    children: dict[str, list[tuple]] = {}
+    for entry in joints:
+        children.setdefault(entry[2], []).append(entry)
+    reached = [roots[0]]
+    while reached:
+        parent = reached.pop()
+        p_pos, p_rot = world[parent]
+        for name, _, _, child, joint in children.get(parent, ()):
+            origin, rotation = _origin(joint, f"joint {name!r}")
+            turned = _turn(p_rot, origin)
+            world[child] = ((p_pos[0] + turned[0], p_pos[1] + turned[1], p_pos[2] + turned[2]),
+                            quat_mul(p_rot, rotation))  # fmt: skip
+            reached.append(child)
+    if len(world) != len(links):  # one parent each and one root: the rest form loops
+        looped = [name for name in links if name not in world]
+        raise UrdfError(f"{str(path)!r}: the joints form a loop (links {looped[:5]} are not "
+                        f"reached from the root {roots[0]!r})")  # fmt: skip
     link_plans = [_link_plan(name, link, meshes, world[name], fixed_base and name == roots[0])
                   for name, link in links.items()]  # fmt: skip
     joint_plans = [j for j in (_joint_plan(*entry, world) for entry in joints) if j is not None]
@@ -293,18 +300,20 @@ def _link_plan(name: str, link: ET.Element, meshes: _Meshes, placed: tuple,
         _, extra, kind, size, centre = _geometry(collision, meshes, name)
         at = tuple(float(x) for x in offset + rotate(rotation, centre))
         parts.append((at, quat_mul(rotation, extra), kind, size))
-    if not parts:  # a link with no geometry: a small body that is not drawn
-        parts = [((0.0, 0.0, 0.0), shapes.IDENTITY, culverin.SHAPE_SPHERE, 0.02)]
     try:
-        compound = shapes.Compound([(o, r, shapes.from_culverin(k, s)) for o, r, k, s in parts])
+        if parts:
+            compound = shapes.Compound([(o, r, shapes.from_culverin(k, s))
+                                        for o, r, k, s in parts])  # fmt: skip
+        else:  # a link with no geometry: a small body that is not drawn
+            parts, compound, _ = _bare_link()
         position = values.vector(placed[0], f"link {name!r} position")
     except BridgeError as exc:
         raise UrdfError(f"link {name!r}: {exc}") from None
-    mass_node = link.find("inertial/mass")
+    inertial = link.find("inertial")  # a plain tag: ElementTree's fast find, not a path
+    mass_node = None if inertial is None else inertial.find("mass")
     mass = 1.0 if mass_node is None else _number(mass_node, "value", None, f"link {name!r} mass",
                                                  low=0.0, high=values.MAX_MASS)  # fmt: skip
-    look = _LinkLook(visuals, compound.centroid) if visuals else shapes.Compound(
-        [((0.0, 0.0, 0.0), shapes.IDENTITY, shapes.Sphere(1e-3))])  # fmt: skip
+    look = _LinkLook(visuals, compound.centroid) if visuals else _bare_link()[2]
     return LinkPlan(name, position, tuple(placed[1]), parts, look, fixed or mass <= 0,
                     max(mass, 1e-3))  # fmt: skip
 

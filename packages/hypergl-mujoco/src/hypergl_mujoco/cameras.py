@@ -29,6 +29,8 @@ from typing import Any, NamedTuple
 import mujoco
 import numpy as np
 
+from hypergl.finite import check_within
+
 from .errors import CameraError
 
 FREE = int(mujoco.mjtCamera.mjCAMERA_FREE)
@@ -255,36 +257,61 @@ class Cameras:
             raise CameraError(f"aspect must be a finite width/height > 0, got {aspect!r}")
         model, items = self._model, self._resolved()
         extent = model.stat.extent
-        # float32 as MuJoCo stores them (its frustum is float)
-        near = np.float32(model.vis.map.znear * extent)
-        far = np.float32(model.vis.map.zfar * extent)
+        # float32 as MuJoCo stores them (its frustum is float); past float32: refused below
+        with np.errstate(over="ignore"):
+            near = np.float32(model.vis.map.znear * extent)
+            far = np.float32(model.vis.map.zfar * extent)
         out = np.empty((len(items), 6))
         ortho = np.zeros(len(items), bool)
         for k, item in enumerate(items):
-            sensor = None
-            if isinstance(item, int):
-                ortho[k] = model.cam_projection[item] == ORTHOGRAPHIC
-                fovy = float(model.cam_fovy[item])
-                if model.cam_sensorsize[item][1]:
-                    sensor = (model.cam_sensorsize[item], model.cam_intrinsic[item])
-            else:
-                ortho[k] = bool(item.orthographic)
-                fovy = float(model.vis.global_.fovy)
-            if ortho[k]:
-                top = bottom = np.float32(fovy / 2)
-            elif sensor is not None:
-                (sx, sy), (fx, fy, cx, cy) = sensor
-                top, bottom = near / fy * (sy / 2 - cy), near / fy * (sy / 2 + cy)
-                hor = (near / fx * (sx / 2 - cx), near / fx * (sx / 2 + cx))
-            else:
-                top = bottom = np.float32(near * np.tan(fovy * np.pi / 360.0))
-            if sensor is not None and not ortho[k]:
-                left, right = -hor[0], hor[1]  # MuJoCo: center -/+ width from zhor
-            else:
-                half = 0.5 * aspect * (top + bottom)
-                left, right = -half, half
-            out[k] = (left, right, -bottom, top, near, far)
+            with np.errstate(all="ignore"):  # a zero fx, fovy or extent: refused just below
+                fovy, sensor = self._frustum(k, item, aspect, near, far, out, ortho)
+            left, right, bottom, top = out[k, :4]
+            if not (np.isfinite(out[k]).all() and left < right and bottom < top
+                    and 0 < near < far):  # fmt: skip
+                lens = f"fovy {fovy:g}" if sensor is None else (
+                    f"sensorsize {sensor[0].tolist()}, intrinsic {sensor[1].tolist()}")  # fmt: skip
+                raise CameraError(
+                    f"camera {k} ({self._name(item)}) sees nothing: {lens}, near {near:g} and "
+                    f"far {far:g} (vis.map.znear {model.vis.map.znear:g} and zfar "
+                    f"{model.vis.map.zfar:g} x stat.extent {extent:g}) give the frustum left "
+                    f"{left:g}, right {right:g}, bottom {bottom:g}, top {top:g}")
         return out, ortho
+
+    def _name(self, item: Any) -> str:
+        if not isinstance(item, int):
+            return "an MjvCamera"
+        name = mujoco.mj_id2name(self._model, mujoco.mjtObj.mjOBJ_CAMERA, item)
+        return f"model camera {item}" + (f" {name!r}" if name else "")
+
+    def _frustum(self, k: int, item: Any, aspect: float, near: Any, far: Any, out: np.ndarray,
+                 ortho: np.ndarray) -> tuple[float, Any]:  # fmt: skip
+        """Camera k's frustum into ``out[k]``, ``ortho[k]``; (its fovy, its sensor or None)."""
+        model = self._model
+        sensor = None
+        if isinstance(item, int):
+            ortho[k] = model.cam_projection[item] == ORTHOGRAPHIC
+            fovy = float(model.cam_fovy[item])
+            if model.cam_sensorsize[item][1]:
+                sensor = (model.cam_sensorsize[item], model.cam_intrinsic[item])
+        else:
+            ortho[k] = bool(item.orthographic)
+            fovy = float(model.vis.global_.fovy)
+        if ortho[k]:
+            top = bottom = np.float32(fovy / 2)
+        elif sensor is not None:
+            (sx, sy), (fx, fy, cx, cy) = sensor
+            top, bottom = near / fy * (sy / 2 - cy), near / fy * (sy / 2 + cy)
+            hor = (near / fx * (sx / 2 - cx), near / fx * (sx / 2 + cx))
+        else:
+            top = bottom = np.float32(near * np.tan(fovy * np.pi / 360.0))
+        if sensor is not None and not ortho[k]:
+            left, right = -hor[0], hor[1]  # MuJoCo: center -/+ width from zhor
+        else:
+            half = 0.5 * aspect * (top + bottom)
+            left, right = -half, half
+        out[k] = (left, right, -bottom, top, near, far)
+        return fovy, sensor
 
     def view_projections(self, aspect: float, cam_xpos: Any = None, cam_xmat: Any = None,
                          subtree_com: Any = None) -> np.ndarray:  # fmt: skip
@@ -292,7 +319,17 @@ class Cameras:
         the arrays) for images of width/height ``aspect``."""
         frames = self.frames(cam_xpos, cam_xmat, subtree_com)
         frustum, ortho = self.frustums(aspect)
-        return projection(frustum, ortho)[None] @ look_at(*frames)
+        with np.errstate(all="ignore"):  # what overflows is refused just below
+            matrices = projection(frustum, ortho)[None] @ look_at(*frames)
+
+        def camera(at: tuple[int, ...]) -> str:
+            world, k = at
+            return (f"the view-projection of camera {k} ({self._name(self._resolved()[k])}) of "
+                    f"world {world}, at {frames.position[world, k].tolist()}, looking "
+                    f"{frames.forward[world, k].tolist()},")
+
+        # the float32 the views store: a camera 1e300 away, a 1e38 pose, would overflow there
+        return check_within(matrices, camera, CameraError, items=2, show=False)
 
 
 def world_arrays(data: Any) -> dict[str, np.ndarray]:

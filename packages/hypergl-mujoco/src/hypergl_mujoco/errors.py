@@ -28,8 +28,15 @@ class CameraError(MujocoBridgeError, ValueError):
     arrays of the wrong shape."""
 
 
+class PoseError(MujocoBridgeError, ValueError):
+    """A world's geom pose that is not finite on the GPU (NaN, or beyond
+    ``hypergl.finite.GPU_LIMIT``): a simulation that diverged. Names the world, the geom
+    and its body."""
+
+
 class SizeError(MujocoBridgeError, ValueError):
-    """An image size that is not a positive int or exceeds the context's limits."""
+    """An image size that is not a positive int or exceeds the context's limits, or a
+    renderer whose worlds, images and model meshes together pass its memory limit."""
 
 
 class OutputError(MujocoBridgeError, ValueError):

@@ -23,6 +23,9 @@ import hypergl
 from hypergl.bodies import BodyRenderer
 from hypergl.bodies.shaders import VIEW_SHIFT
 from hypergl.bodies.views import VIEW_DTYPE
+from hypergl.finite import check_within
+from hypergl.memory_budget import check_memory
+from hypergl.memory_budget import memory_limit as checked_memory_limit
 from hypergl.rl.process_safety import new_context
 from hypergl.serialised import Guard, closing, serialised
 
@@ -32,6 +35,7 @@ from .errors import (
     DataError,
     ModelMismatchError,
     OutputError,
+    PoseError,
     RendererClosedError,
     SizeError,
     WorldCountError,
@@ -45,6 +49,9 @@ MAX_VIEWS = 1 << (32 - VIEW_SHIFT)  # a view sits above the part index in an ins
 # model's meshes and height fields.
 BUILT_IN_MESHES, BUILT_IN_ROWS = 32, 1 << 14
 LIGHT = (0.3, -0.5, 1.0)  # a light from above and in front (MuJoCo's z is up)
+# A triangle row of the mesh library: 24 bytes of vertex and 4 of index on the GPU, and
+# about 96 while it is built (float64 corners, normals and rows, the float32 copy).
+MESH_ROW_BYTES = 24 + 4 + 96
 
 
 class RenderResult(Mapping[str, np.ndarray]):
@@ -111,7 +118,10 @@ class BatchRenderer:
     `primitives`: ``"raycast"`` draws spheres, ellipsoids, capsules, cylinders and planes
     as a few triangles intersected exactly per fragment (exact silhouettes; on llvmpipe
     the faster: few triangles per world), ``"mesh"`` as tessellated meshes
-    (``hypergl.bodies.BodyRenderer``'s ``primitives``).
+    (``hypergl.bodies.BodyRenderer``'s ``primitives``). `memory_limit`: the bytes the
+    renderer may allocate, every world's records and pixels, the images it returns and the
+    model's meshes and height fields added up before anything is made (None:
+    ``hypergl.memory_budget.default_memory_limit()``); more raises :class:`SizeError`.
     """
 
     def __init__(
@@ -126,6 +136,7 @@ class BatchRenderer:
         *,
         groups: Sequence[int] = scene.DEFAULT_GROUPS,
         primitives: str = "raycast",
+        memory_limit: int | None = None,
     ) -> None:
         if not isinstance(model, mujoco.MjModel):
             raise DataError(f"model must be a mujoco.MjModel, got {type(model).__name__}")
@@ -145,6 +156,8 @@ class BatchRenderer:
                                   "renderer tiles")  # fmt: skip
         # close() (in the except below, or the caller's) goes through the guard.
         self._guard = Guard(RendererClosedError, "this BatchRenderer has been closed")
+        self._groups = tuple(groups)
+        self._check_memory(memory_limit)  # before the context, the looks or any buffer
         self._own_context = context is None
         # new_context: refuses a forked child's context (it would hang) and, on llvmpipe,
         # loads triton (torch's own LLVM) deep-bound instead of crashing the process
@@ -159,7 +172,7 @@ class BatchRenderer:
         self._snapshot_taken = False  # draw() shows a snapshot of the data bound now
         try:
             self._check_size()
-            self._looks = scene.model_looks(model, tuple(groups))
+            self._looks = scene.model_looks(model, self._groups)
             self._far = scene.far_distance(model)
         except BaseException:
             self.close()
@@ -206,6 +219,27 @@ class BatchRenderer:
                             "fewer worlds or cameras, or smaller images")  # fmt: skip
         square = int(np.ceil(np.sqrt(views)))
         self._columns = square if square * self.width <= limit else columns
+
+    def _check_memory(self, memory_limit: Any) -> None:
+        """What the model, the worlds and the image size ask for, added up against
+        `memory_limit` (hypergl.memory_budget's one check) before any of it is made."""
+        try:
+            self._memory_limit = limit = checked_memory_limit(memory_limit)
+        except TypeError as exc:
+            raise SizeError(str(exc)) from None
+        worlds, ncam = self.num_worlds, len(self._cameras)
+        pixels = worlds * ncam * self.width * self.height
+        others = len([o for o in self.outputs if o != "rgb"])
+        parts = [(f"{worlds} worlds x memory_per_world {self.memory_per_world} bytes "
+                  f"({ncam} cameras of {self.width}x{self.height} pixels, outputs "
+                  f"{', '.join(self.outputs)})", worlds * self.memory_per_world),
+                 (f"the images render() reads and returns ({pixels} pixels)",
+                  pixels * (4 + 3 + 8 * others))]  # fmt: skip
+        parts += [(f"the model's {what} ({rows} triangle rows)", rows * MESH_ROW_BYTES)
+                  for what, rows in scene.library_rows_needed(self.model, self._groups)]
+        check_memory(parts, limit, whole="the BatchRenderer", error=SizeError,
+                     hint="pass BatchRenderer(..., memory_limit=...) to allow more, or "
+                          "render fewer worlds or smaller images")  # fmt: skip
 
     def _kind(self, data: Any) -> str:
         """'data', 'sequence' or 'batch', with the data checked against the model."""
@@ -333,7 +367,8 @@ class BatchRenderer:
                                     # views >= 2: the tiled (multi-view) variant even for one
                                     views=max(2, worlds * ncam),
                                     outputs=body_outputs, max_extras=1,
-                                    primitives=self.primitives)  # fmt: skip
+                                    primitives=self.primitives,
+                                    memory_limit=self._memory_limit)  # fmt: skip
             for look in self._looks:
                 renderer.set_parts(look.geom, look.parts, look.new_meshes, color=look.color)
             ngeom = model.ngeom
@@ -357,7 +392,8 @@ class BatchRenderer:
         ncam, model = len(self._cameras), self.model
         records = model.ngeom * RECORD
         views = ncam * VIEW_DTYPE.itemsize
-        instances = ncam * 2 * 2 * max(len(self._looks), 1) * 8  # 2 lists x 2 command sets
+        looks = len(self._looks) if hasattr(self, "_looks") else model.ngeom  # at most
+        instances = ncam * 2 * 2 * max(looks, 1) * 8  # 2 lists x 2 command sets
         arrays = (model.ncam * 12 + model.nbody * 3) * 8  # cam_xpos, cam_xmat, subtree_com
         pixel = 4 + 4 * (1 + len([o for o in self.outputs if o != "rgb"]))  # + depth24
         return records + views + instances + arrays + ncam * self.width * self.height * pixel
@@ -395,6 +431,7 @@ class BatchRenderer:
         renderer.set_view_matrices(self._view_matrices(fed.arrays))
         renderer.update()
         fed.sync.submit()
+        self._check_poses()
         self._snapshot_taken = True
 
     @serialised
@@ -417,6 +454,23 @@ class BatchRenderer:
                 value[np.isinf(value)] = self._far  # nothing hit: the far plane, as MuJoCo
             out[name] = value
         return RenderResult(out)
+
+    def _check_poses(self) -> None:
+        """The geom poses this submit synced (the records' mapped rows, all worlds in one
+        NumPy pass) finite on the GPU: a world whose simulation diverged is named rather
+        than drawn as garbage (hypergl.finite, as the cameras are)."""
+        records = self._records.records[: self._records.count]  # type: ignore[union-attr]
+        ngeom, model = max(self.model.ngeom, 1), self.model
+
+        def geom(at: tuple[int, ...]) -> str:
+            world, index = divmod(at[0], ngeom)
+            body = int(model.geom_bodyid[index])
+            name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, body)
+            return (f"the pose of {scene.geom_name(model, index)} of body {body}"
+                    f"{f' ({name!r})' if name else ''} in world {world}")
+
+        for field in ("position", "rotation"):
+            check_within(records[field], geom, PoseError)
 
     # --- closing ---------------------------------------------------------------------------
     @closing

@@ -127,6 +127,40 @@ def library_size(looks: list[GeomLook]) -> tuple[int, int]:
     return len(sizes), sum(sizes.values())
 
 
+def hfield_row_count(model: mujoco.MjModel, hfield: int) -> int:
+    """The triangle rows :func:`hfield_rows` makes, from the model's sizes alone."""
+    nrow, ncol = int(model.hfield_nrow[hfield]), int(model.hfield_ncol[hfield])
+    surface = 2 * max(nrow - 1, 0) * max(ncol - 1, 0)
+    sides = 2 * (2 * max(ncol - 1, 0) + 2 * max(nrow - 1, 0))
+    return 3 * (surface + sides + 2)
+
+
+def library_rows_needed(model: mujoco.MjModel, groups: tuple[int, ...] = DEFAULT_GROUPS
+                        ) -> list[tuple[str, int]]:  # fmt: skip
+    """(what, triangle rows) of every mesh and height field a geom of the visible `groups`
+    draws, counted from the model's sizes before any is built: what the memory check of a
+    renderer adds up."""
+    needed: dict[tuple[int, int], tuple[str, int]] = {}
+    for geom in range(model.ngeom):
+        kind, data = int(model.geom_type[geom]), int(model.geom_dataid[geom])
+        if int(model.geom_group[geom]) not in groups or data < 0 or (kind, data) in needed:
+            continue
+        if kind == GEOM.mjGEOM_HFIELD:
+            size = f"{int(model.hfield_nrow[data])}x{int(model.hfield_ncol[data])}"
+            needed[kind, data] = (f"height field {_name(model, mujoco.mjtObj.mjOBJ_HFIELD, data)}"
+                                  f" of {size} points", hfield_row_count(model, data))  # fmt: skip
+        elif kind in (GEOM.mjGEOM_MESH, GEOM.mjGEOM_SDF):
+            needed[kind, data] = (f"mesh {_name(model, mujoco.mjtObj.mjOBJ_MESH, data)} of "
+                                  f"{int(model.mesh_facenum[data])} faces",
+                                  3 * int(model.mesh_facenum[data]))  # fmt: skip
+    return list(needed.values())
+
+
+def _name(model: mujoco.MjModel, kind: mujoco.mjtObj, index: int) -> str:
+    name = mujoco.mj_id2name(model, kind, index)
+    return f"{index}" + (f" ({name!r})" if name else "")
+
+
 def geom_name(model: mujoco.MjModel, geom: int) -> str:
     name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, geom)
     return f"geom {geom}" + (f" ({name!r})" if name else "")

@@ -28,12 +28,14 @@ made a quaternion in the shaders::
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..command_buffer import CommandBuffer
 from ..errors import BodyError, ResourceError
+from ..finite import check_within
 from ..resources import Buffer
 from ..serialised import Guard, closing, serialised
 
@@ -135,9 +137,9 @@ class InstanceRecords:
         """Rows ``first ...``: positions (n, 3), rotations (n, 4) quaternions x, y, z, w or
         (n, 3, 3) row-major matrices, as the layout is; ids (n,). The count grows to cover
         them."""
-        pos = np.asarray(positions, np.float32)
+        pos = np.asarray(positions, np.float64)  # checked as float32 below, then cast
         n = len(pos) if pos.ndim == 2 else -1
-        rot = np.asarray(rotations, np.float32)
+        rot = np.asarray(rotations, np.float64)
         idx = np.asarray(ids)
         shape = self.dtype["rotation"].shape
         if pos.shape != (n, 3) or rot.shape != (n, *shape) or idx.shape != (n,):
@@ -146,8 +148,11 @@ class InstanceRecords:
                             f"(n,), got {pos.shape}, {rot.shape}, {idx.shape}")  # fmt: skip
         if first < 0 or first + n > self.capacity:
             raise BodyError(f"rows {first}..{first + n - 1} do not fit capacity {self.capacity}")
-        if not (np.isfinite(pos).all() and np.isfinite(rot).all()):
-            raise BodyError("positions and rotations must be finite")
+        def body(what: str) -> Callable[[tuple[int, ...]], str]:
+            return lambda at: f"the {what} of row {first + at[0]} (body id {int(idx[at[0]])})"
+
+        check_within(pos, body("position"), BodyError)
+        check_within(rot, body("rotation"), BodyError)
         if idx.size and (idx.min() < 0 or idx.max() >= 2**31):
             raise BodyError(f"ids must be in 0..2**31 - 1, got {idx.min()}..{idx.max()}")
         rows = self.records[first : first + n]

@@ -29,6 +29,9 @@ import numpy as np
 
 from .. import errors
 from ..command_buffer import CommandBuffer
+from ..finite import check_within
+from ..memory_budget import check_memory
+from ..memory_budget import memory_limit as checked_memory_limit
 from ..resources import Buffer, Fence, Framebuffer, Pipeline, Texture
 from ..serialised import Guard, closing, serialised
 from . import meshes
@@ -67,6 +70,27 @@ RAY_MODE = {key: mode for mode, key in RAYCAST.values()}  # proxy mesh -> the mo
 PRIMITIVES = ("mesh", "raycast")
 
 
+def renderer_memory(max_ids: int, max_parts: int, max_meshes: int, max_vertices: int,
+                    max_extras: int, max_soft: int, views: int, copies: int
+                    ) -> list[tuple[str, int]]:  # fmt: skip
+    """(what, bytes) of every buffer a BodyRenderer of these sizes makes, for
+    hypergl.memory_budget.check_memory (the depth tiles and framebuffers come later, sized
+    by the framebuffer drawn into, which the context's limits bound)."""
+    instances = 2 * (2 * max_parts * views * copies) * 8
+    return [
+        (f"the mesh library (max_vertices={max_vertices}: {VERTEX_BYTES + 4} bytes each)",
+         max_vertices * (VERTEX_BYTES + 4)),
+        (f"the instance lists (max_parts={max_parts} x views={views} x copies={copies})",
+         instances),
+        (f"the tables (max_ids={max_ids}, max_meshes={max_meshes}, max_extras={max_extras})",
+         max_meshes * 16 + 16 + max_extras * EXTRA_DTYPE.itemsize + max_ids * 8
+         + 4 * max_meshes * 20),
+        (f"the parts (max_parts={max_parts})", max_parts * (PART_DTYPE.itemsize + 4)),
+        (f"the soft vertices (max_soft_vertices={max_soft})", max_soft * 16),
+        (f"the views (views={views})", views * VIEW_DTYPE.itemsize),
+    ]
+
+
 def _positive_int(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"{what} must be a positive int, got {value!r}")
@@ -100,6 +124,9 @@ class BodyRenderer:
     its own view's tile by the rasterizer (``gl_ClipDistance``, pipelines made with
     ``clip_distances=4``): a large mesh, a ground plane's quad above all, costs only the
     pixels of its own view.
+    ``memory_limit``: the bytes its buffers may take together, added up from the sizes above
+    before the first is made (None: ``hypergl.memory_budget.default_memory_limit()``); more
+    is a BodyError naming the buffer that passes it.
     """
 
     shape_error: type[Exception] = errors.BodyError  # bridges raise their own kind
@@ -132,6 +159,7 @@ class BodyRenderer:
         outputs: Sequence[str] = ("color",),
         copies: int = 1,
         primitives: str = "mesh",
+        memory_limit: int | None = None,
     ) -> None:
         # One thread at a time changes the library, looks, views and recordings.
         self._guard = Guard(errors.ResourceError, "this body renderer has been released")
@@ -153,6 +181,15 @@ class BodyRenderer:
         stacks, slices = self._checked_detail(sphere_detail)
         if not isinstance(lod_threshold, (int, float)) or not 0 <= lod_threshold < 1:
             raise ValueError(f"lod_threshold must be in [0, 1), got {lod_threshold!r}")
+        try:  # every buffer's size added up before the first is made
+            limit = checked_memory_limit(memory_limit)
+        except TypeError as exc:
+            raise errors.BodyError(str(exc)) from None
+        check_memory(renderer_memory(max_ids, max_parts, self._max_meshes, max_vertices,
+                                     max_extras, max_soft, self._max_views, self._copies),
+                     limit, whole="the BodyRenderer", error=errors.BodyError,
+                     hint="pass BodyRenderer(..., memory_limit=...) to allow more, or "
+                          "smaller max_* sizes")  # fmt: skip
         ctx = source.context
         self._ctx, self._source = ctx, source
         base = source.binding
@@ -554,10 +591,14 @@ class BodyRenderer:
     # --- cameras and views -----------------------------------------------------------------
     @staticmethod
     def _checked_matrix(view_proj: Any, what: str = "view_proj") -> np.ndarray:
-        matrix = np.asarray(view_proj, dtype=np.float32)
-        if matrix.shape != (4, 4) or not np.isfinite(matrix).all():
-            raise ValueError(f"{what} must be a finite 4x4 matrix, got shape {matrix.shape}")
-        return matrix
+        try:
+            matrix = np.asarray(view_proj, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise errors.BodyError(f"{what} must be a 4x4 matrix, got {view_proj!r}") from None
+        if matrix.shape != (4, 4):
+            raise errors.BodyError(f"{what} must be a 4x4 matrix, got shape {matrix.shape}")
+        check_within(matrix, lambda _: what, errors.BodyError, items=0)
+        return matrix.astype(np.float32)
 
     @serialised
     def set_camera(self, view_proj: Any, light: Sequence[float] = (0.3, 1.0, 0.5)) -> None:
@@ -635,10 +676,16 @@ class BodyRenderer:
         per-frame camera update of many views without a Python loop over them)."""
         if self._view_tile is None:
             raise errors.BodyError("set_view_matrices: call set_views first")
-        matrices = np.asarray(view_proj, dtype=np.float32)
-        if matrices.shape != (self._view_count, 4, 4) or not np.isfinite(matrices).all():
-            raise ValueError(f"view_proj must be {self._view_count} finite 4x4 matrices, "
-                             f"got shape {matrices.shape}")  # fmt: skip
+        try:
+            matrices = np.asarray(view_proj, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise errors.BodyError(f"view_proj must be {self._view_count} finite 4x4 "
+                                   f"matrices, got {view_proj!r}") from None  # fmt: skip
+        if matrices.shape != (self._view_count, 4, 4):
+            raise errors.BodyError(f"view_proj must be {self._view_count} finite 4x4 matrices, "
+                                   f"got shape {matrices.shape}")  # fmt: skip
+        matrices = check_within(matrices, lambda at: f"view_proj of view {at[0]}",
+                                  errors.BodyError).astype(np.float32)  # fmt: skip
         column_major = matrices.transpose(0, 2, 1).reshape(self._view_count, 16)
         self._views["view_proj"][: self._view_count] = column_major
         self._views["eye"][: self._view_count] = eye_of(matrices)  # ray-cast parts' origin

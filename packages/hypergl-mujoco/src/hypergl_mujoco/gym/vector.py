@@ -64,6 +64,10 @@ class VectorPixelObservations(VectorWrapper):
         obs_key: str = "state",
         context: hypergl.Context | None = None,
     ) -> None:
+        if not isinstance(env, gym.vector.VectorEnv):
+            raise EnvError(f"VectorPixelObservations wraps a vector env (gym.make_vec(..., "
+                           f"vectorization_mode='sync')), got {type(env).__name__}: for one "
+                           "env, use PixelObservations")  # fmt: skip
         super().__init__(env)
         base = env.unwrapped
         if not isinstance(base, SyncVectorEnv):

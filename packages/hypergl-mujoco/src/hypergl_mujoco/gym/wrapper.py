@@ -9,6 +9,7 @@ import gymnasium as gym
 
 import hypergl
 
+from ..errors import EnvError
 from ..renderer import BatchRenderer
 from .pixels import PixelLayout, image_spaces, mujoco_parts, render_camera
 
@@ -37,6 +38,11 @@ class PixelObservations(gym.ObservationWrapper, gym.utils.RecordConstructorArgs)
         obs_key: str = "state",
         context: hypergl.Context | None = None,
     ) -> None:
+        if not isinstance(env, gym.Env):
+            vector = isinstance(env, gym.vector.VectorEnv)
+            raise EnvError(f"PixelObservations wraps one gymnasium env, got "
+                           f"{type(env).__name__}" + (": for a vector env, use "
+                           "VectorPixelObservations" if vector else ""))  # fmt: skip
         # the spec's wrapper arguments (an MjvCamera is not one: it does not serialise)
         named = camera if camera is None or isinstance(camera, (str, int)) else None
         gym.utils.RecordConstructorArgs.__init__(
