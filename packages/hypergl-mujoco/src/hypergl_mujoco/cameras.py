@@ -11,7 +11,8 @@ eyes, which cancels ``ipd``):
   asymmetric frustum whose width does not follow the image's aspect);
 - a free camera (``mujoco.MjvCamera``, ``mjCAMERA_FREE``): forward from azimuth and elevation,
   the eye ``distance`` behind ``lookat``, the field of view ``model.vis.global_.fovy``,
-  orthographic when the camera's ``orthographic`` is set; ``mjCAMERA_TRACKING`` is the same
+  orthographic when the camera's ``orthographic`` is set (MuJoCo 3: when the model's
+  ``vis.global_.orthographic`` is); ``mjCAMERA_TRACKING`` is the same
   looking at ``data.subtree_com[trackbodyid]`` of each world;
 - near and far ``model.vis.map.znear`` / ``zfar`` times ``model.stat.extent``.
 
@@ -30,6 +31,14 @@ import mujoco
 import numpy as np
 
 from .errors import CameraError
+from .versions import parse
+
+# A free camera is orthographic by its own ``orthographic`` from MuJoCo 4 on; before,
+# mjv_updateScene took the model's ``vis.global_.orthographic`` (and ignored the camera's).
+FREE_CAMERA_PROJECTION = parse(mujoco.__version__) >= (4, 0, 0)
+# A sensor camera's principal point cy counts down from the image's top from MuJoCo 4 on
+# (mjv_cameraFrustum); MuJoCo 3 counted it up: its frustum's top and bottom are swapped.
+PRINCIPAL_FROM_TOP = FREE_CAMERA_PROJECTION
 
 FREE = int(mujoco.mjtCamera.mjCAMERA_FREE)
 TRACKING = int(mujoco.mjtCamera.mjCAMERA_TRACKING)
@@ -268,13 +277,16 @@ class Cameras:
                 if model.cam_sensorsize[item][1]:
                     sensor = (model.cam_sensorsize[item], model.cam_intrinsic[item])
             else:
-                ortho[k] = bool(item.orthographic)
+                ortho[k] = bool(item.orthographic if FREE_CAMERA_PROJECTION
+                                else model.vis.global_.orthographic)  # fmt: skip
                 fovy = float(model.vis.global_.fovy)
             if ortho[k]:
                 top = bottom = np.float32(fovy / 2)
             elif sensor is not None:
                 (sx, sy), (fx, fy, cx, cy) = sensor
                 top, bottom = near / fy * (sy / 2 - cy), near / fy * (sy / 2 + cy)
+                if not PRINCIPAL_FROM_TOP:
+                    top, bottom = bottom, top
                 hor = (near / fx * (sx / 2 - cx), near / fx * (sx / 2 + cx))
             else:
                 top = bottom = np.float32(near * np.tan(fovy * np.pi / 360.0))

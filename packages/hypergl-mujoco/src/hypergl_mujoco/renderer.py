@@ -13,7 +13,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import mujoco
-import mujoco.batch
 import numpy as np
 
 import hypergl
@@ -33,9 +32,13 @@ from .errors import (
     WorldCountError,
 )
 from .sync import RECORD, GeomRecords, WorldArrays
+from .versions import batch_type
+
+BATCH = batch_type()  # mujoco.batch.Batch; None before MuJoCo 3.17
 
 OUTPUTS = ("rgb", "depth", "segmentation")
 BODY_OUTPUT = {"rgb": "color", "depth": "depth", "segmentation": "id"}
+GEOM, SITE = int(mujoco.mjtObj.mjOBJ_GEOM), int(mujoco.mjtObj.mjOBJ_SITE)
 MAX_VIEWS = 1 << (32 - VIEW_SHIFT)  # a view sits above the part index in an instance
 # Room for the body renderer's own meshes (unit primitives, ray-cast proxies) beside the
 # model's meshes and height fields.
@@ -84,7 +87,10 @@ class BatchRenderer:
     fixed with ``fixedcamid``); None: camera 0, or MuJoCo's default free camera when the
     model has none. `outputs`: any of ``"rgb"``, ``"depth"``, ``"segmentation"``.
     `context`: a ``hypergl.Context`` to draw in (None: a headless one of its own, closed
-    by :meth:`close`). `groups`: the geom groups drawn (MuJoCo's default 0, 1, 2).
+    by :meth:`close`). `groups`: the geom groups drawn (MuJoCo's default 0, 1, 2);
+    `site_groups`: the site groups drawn (MuJoCo's default 0, 1, 2; ``()``: no sites). A
+    site's pixels have segmentation id ``ngeom + site id`` (:meth:`object_ids` gives MuJoCo's
+    (id, type) pairs).
     `primitives`: ``"raycast"`` draws spheres, ellipsoids, capsules, cylinders and planes
     as a few triangles intersected exactly per fragment (exact silhouettes; on llvmpipe
     the faster: few triangles per world), ``"mesh"`` as tessellated meshes
@@ -102,6 +108,7 @@ class BatchRenderer:
         context: hypergl.Context | None = None,
         *,
         groups: Sequence[int] = scene.DEFAULT_GROUPS,
+        site_groups: Sequence[int] = scene.DEFAULT_GROUPS,
         primitives: str = "raycast",
     ) -> None:
         if not isinstance(model, mujoco.MjModel):
@@ -132,9 +139,12 @@ class BatchRenderer:
         self._bound: tuple[str, Any, tuple[Any, ...]] | None = None
         self._arrays: WorldArrays | None = None  # what the cameras need of each world
         self._records: GeomRecords | None = None
+        # (records, body renderer) per element kind drawn: geoms, then sites if any
+        self._layers: list[tuple[GeomRecords, BodyRenderer]] = []
         try:
             self._check_size()
             self._looks = scene.model_looks(model, tuple(groups))
+            self._site_looks = scene.site_looks(model, tuple(site_groups))
             self._far = scene.far_distance(model)
         except BaseException:
             self.close()
@@ -196,7 +206,7 @@ class BatchRenderer:
                                       "sequence of them or a mujoco.batch.Batch")  # fmt: skip
             self._check_model(data.model, "the data")
             return "data"
-        if isinstance(data, mujoco.batch.Batch):
+        if BATCH is not None and isinstance(data, BATCH):
             if data.nsim != self.num_worlds:
                 raise WorldCountError(f"a Batch of {data.nsim} simulations for "
                                       f"{self.num_worlds} worlds")  # fmt: skip
@@ -245,9 +255,20 @@ class BatchRenderer:
             self._bound = (kind, data, tuple(data))
             return
         self._release_program()
-        ctx, model = self.context, self.model
-        worlds, ncam = self.num_worlds, len(self._cameras)
-        self._records = GeomRecords(ctx, model.ngeom, worlds, data, kind)
+        ctx, model, worlds = self.context, self.model, self.num_worlds
+        # One body renderer per element kind (geoms, then sites), each with its own records
+        # synced in C++, drawing into one framebuffer: the second's fragments are
+        # depth-tested against the first's.
+        layers = [("geom", model.ngeom, 0, self._looks), ("site", model.nsite, model.ngeom,
+                                                         self._site_looks)]  # fmt: skip
+        self._layers = []
+        for element, count, first_id, looks in layers:
+            if not looks and element != "geom":
+                continue
+            records = GeomRecords(ctx, count, worlds, data, kind, element, first_id)
+            self._layers.append((records, self._body_renderer(records, count, looks,
+                                                              first_id + count)))  # fmt: skip
+        self._records, self._renderer = self._layers[0]
         needed = {}
         if model.ncam:
             needed.update(cam_xpos=(model.ncam, 3), cam_xmat=(model.ncam, 9))
@@ -255,33 +276,39 @@ class BatchRenderer:
         self._arrays = WorldArrays(ctx, data, kind, needed)
         if kind == "batch":  # a Batch fills a field bound just now from its next call on
             data.forward()
+        self._framebuffer = self._renderer.framebuffer(name="mujoco_views")
+        cmd = ctx.command_buffer()
+        cmd.bind_framebuffer(self._framebuffer)
+        self._renderer.record_clear(cmd, background=(0.0, 0.0, 0.0))
+        for _, renderer in self._layers:
+            renderer.record(cmd)
+        cmd.end()
+        self._cmd = cmd
+        self._bound = (kind, data, tuple(data) if kind == "sequence" else ())
+
+    def _body_renderer(self, records: GeomRecords, count: int, looks: list[scene.GeomLook],
+                       ids: int) -> BodyRenderer:  # fmt: skip
+        """The body renderer of one element kind's `records` (`count` a world), its looks
+        set, its views laid out as every layer's."""
+        worlds, ncam = self.num_worlds, len(self._cameras)
         body_outputs = ["color", *(BODY_OUTPUT[o] for o in self.outputs if o != "rgb")]
-        meshes, rows = scene.library_size(self._looks)
-        renderer = BodyRenderer(self._records, max_ids=max(model.ngeom, 1),
-                                max_parts=max(len(self._looks), 1),
+        meshes, rows = scene.library_size(looks)
+        renderer = BodyRenderer(records, max_ids=max(ids, 1),
+                                max_parts=scene.part_count(looks),
                                 max_meshes=BUILT_IN_MESHES + meshes,
                                 max_vertices=BUILT_IN_ROWS + rows,
                                 # views >= 2: the tiled (multi-view) variant even for one
                                 views=max(2, worlds * ncam),
                                 outputs=body_outputs, max_extras=1,
                                 primitives=self.primitives)  # fmt: skip
-        self._renderer = renderer
-        for look in self._looks:
+        for look in looks:
             renderer.set_parts(look.geom, look.parts, look.new_meshes, color=look.color)
-        ngeom = model.ngeom
-        ranges = [(w * ngeom, ngeom) for w in range(worlds) for _ in range(ncam)]
+        ranges = [(w * count, count) for w in range(worlds) for _ in range(ncam)]
         identity = [np.eye(4)] * (worlds * ncam)
         renderer.set_views(identity, (self.width, self.height), ranges=ranges,
                            columns=self._columns)  # fmt: skip
         renderer.set_camera(np.eye(4), light=LIGHT)
-        self._framebuffer = renderer.framebuffer(name="mujoco_views")
-        cmd = ctx.command_buffer()
-        cmd.bind_framebuffer(self._framebuffer)
-        renderer.record_clear(cmd, background=(0.0, 0.0, 0.0))
-        renderer.record(cmd)
-        cmd.end()
-        self._cmd = cmd
-        self._bound = (kind, data, tuple(data) if kind == "sequence" else ())
+        return renderer
 
     @property
     def memory_per_world(self) -> int:
@@ -289,9 +316,11 @@ class BatchRenderer:
         instance lists, its camera arrays and its pixels (the meshes, looks and programs
         are shared by every world)."""
         ncam, model = len(self._cameras), self.model
-        records = model.ngeom * RECORD
+        records = (model.ngeom + (model.nsite if self._site_looks else 0)) * RECORD
         views = ncam * VIEW_DTYPE.itemsize
-        instances = ncam * 2 * 2 * max(len(self._looks), 1) * 8  # 2 lists x 2 command sets
+        parts = scene.part_count(self._looks) + (scene.part_count(self._site_looks)
+                                                 if self._site_looks else 0)  # fmt: skip
+        instances = ncam * 2 * 2 * parts * 8  # 2 lists x 2 command sets
         arrays = (model.ncam * 12 + model.nbody * 3) * 8  # cam_xpos, cam_xmat, subtree_com
         pixel = 4 + 4 * (1 + len([o for o in self.outputs if o != "rgb"]))  # + depth24
         return records + views + instances + arrays + ncam * self.width * self.height * pixel
@@ -313,8 +342,10 @@ class BatchRenderer:
         self._bind(data)
         renderer = self._renderer
         assert renderer is not None
-        renderer.set_view_matrices(self._view_matrices())
-        renderer.update()
+        matrices = self._view_matrices()
+        for _, layer in self._layers:
+            layer.set_view_matrices(matrices)
+            layer.update()
         self._cmd.submit()
         images = renderer.read(self._framebuffer)
         shape = (self.num_worlds, len(self._cameras), self.height, self.width)
@@ -327,16 +358,28 @@ class BatchRenderer:
             out[name] = value
         return RenderResult(out)
 
+    def object_ids(self, segmentation: np.ndarray) -> np.ndarray:
+        """`segmentation` (of :meth:`render`) as MuJoCo's segmentation gives it: (..., 2)
+        int32 object id and ``mjtObj`` type (``mjOBJ_GEOM``, ``mjOBJ_SITE``), -1 and -1
+        where nothing is."""
+        ids = np.asarray(segmentation, np.int32)
+        ngeom = self.model.ngeom
+        site = ids >= ngeom
+        kind = np.where(ids < 0, -1, np.where(site, SITE, GEOM)).astype(np.int32)
+        return np.stack([np.where(site, ids - ngeom, ids), kind], axis=-1)
+
     # --- closing ---------------------------------------------------------------------------
     def _release_program(self) -> None:
         if self.context.closed:
             return
         if self._renderer is not None:
             self._framebuffer.release()
-            self._renderer.release()
-        for part in (self._records, self._arrays):
-            if part is not None:
-                part.release()
+        for records, renderer in self._layers:
+            renderer.release()
+            records.release()
+        if self._arrays is not None:
+            self._arrays.release()
+        self._layers = []
         self._renderer, self._records, self._arrays, self._bound = None, None, None, None
 
     def close(self) -> None:
