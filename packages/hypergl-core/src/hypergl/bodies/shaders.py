@@ -445,11 +445,16 @@ void main() {{
 RAYCAST = """
 vec3 rotate(vec4 q, vec3 v) {{ return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q.w * v); }}
 // Each keeps the nearer of its entry and (t, n) so far.
+// Solved from the ray's point nearest the centre, q: 1 - |q|^2 has no large terms to
+// cancel, where b^2 - a (|o|^2 - 1) does (a thin ellipsoid seen from afar: its unit
+// sphere's o is thousands of radii long, and float lost the 1: pixels lost with distance).
 void enter_sphere(vec3 p, vec3 d, vec3 c, inout float t, inout vec3 n) {{
     vec3 o = p - c;
-    float a = dot(d, d), b = dot(o, d), disc = b * b - a * (dot(o, o) - 1.0);
-    float root = (-b - sqrt(max(disc, 0.0))) / a;
-    if (disc >= 0.0 && root < t) {{ t = root; n = o + root * d; }}
+    float a = dot(d, d), mid = -dot(o, d) / a;
+    vec3 q = o + mid * d;
+    float disc = 1.0 - dot(q, q);
+    float root = mid - sqrt(max(disc, 0.0) / a);
+    if (disc >= 0.0 && root < t) {{ t = root; n = q + (root - mid) * d; }}
 }}
 vec4 ray_hit() {{  // (local normal, t); t 1e30: a miss
     vec3 d = v_local * v_eye.w - v_eye.xyz;
@@ -465,11 +470,14 @@ vec4 ray_hit() {{  // (local normal, t); t 1e30: a miss
     vec3 scale = RAY_KIND == 4 ? vec3(r) : v_size;
     float h = RAY_KIND == 4 ? v_size.y / r : 1.0;
     vec3 p = v_local / scale, u = d / scale;
-    float a = dot(u.xz, u.xz), b = dot(p.xz, u.xz), disc = b * b - a * (dot(p.xz, p.xz) - 1.0);
+    // from the ray's point nearest the axis, as enter_sphere (a thin one seen from afar)
+    float a = dot(u.xz, u.xz), mid = -dot(p.xz, u.xz) / max(a, 1e-30);
+    vec2 q = p.xz + mid * u.xz;
+    float disc = 1.0 - dot(q, q);
     float side = -sign(u.y);  // the end met first along the axis
     if (a > 1e-12) {{
         if (disc < 0.0) return vec4(n, t);  // outside the infinite cylinder: a miss
-        float root = (-b - sqrt(disc)) / a;
+        float root = mid - sqrt(disc / a);
         float y = p.y + root * u.y;
         if (abs(y) <= h) return vec4(vec3(p.x + root * u.x, 0.0, p.z + root * u.z) / scale, root);
         side = sign(y);  // beyond an end: through that end, or not at all
