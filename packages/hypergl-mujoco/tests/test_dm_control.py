@@ -105,6 +105,7 @@ def test_depth_and_segmentation_match_physics_render(domain, task, gl_ctx):
     assert set(np.unique(pairs[..., 1])) <= {-1, GEOM, SITE}
     ours_ids = np.where(undrawn, theirs_ids, ours_ids)
     stats = parity.compare(ours_ids, ours_depth, theirs_ids, theirs_depth)
+    print(f"{domain}-{task}: {stats}, tendon pixels left out {int(undrawn.sum())}")  # -s
     if stats["agree"] < 0.99:
         path = parity.write_picture(f"dm_{domain}_{task}", ours_ids, theirs_ids)
         raise AssertionError(f"{domain}-{task}: {stats} (picture: {path})")
