@@ -164,3 +164,41 @@ def test_thin_ray_cast_shapes_are_exact_at_any_distance(distance, gl_ctx):
         counts = (geom, distance, int(got.sum()), int(want.sum()))
         assert (got & inside).sum() == inside.sum(), counts
         assert abs(int(got.sum()) - int(want.sum())) <= max(0.2 * want.sum(), 2), counts
+
+
+ORTHO = """<mujoco><worldbody>
+  <geom name="floor" type="plane" size="3 3 0.1"/>
+  <geom name="ball" type="sphere" size="0.3" pos="0 0 0.4"/>
+  <geom name="egg" type="ellipsoid" size="0.3 0.15 0.2" pos="0.8 0.3 0.3" euler="20 30 0"/>
+  <geom name="pill" type="capsule" size="0.1 0.3" pos="-0.8 0 0.3" euler="0 70 0"/>
+  <geom name="can" type="cylinder" size="0.15 0.2" pos="0 0.9 0.2"/>
+  <geom name="box" type="box" size="0.2 0.2 0.2" pos="0 -0.9 0.2" euler="0 0 30"/>
+  <camera name="ortho" pos="0.5 -4 3" xyaxes="1 0 0 0 0.6 0.8" projection="orthographic"
+          fovy="3"/>
+</worldbody></mujoco>"""
+
+
+@pytest.mark.skipif(tuple(int(v) for v in mujoco.__version__.split(".")[:2]) < (4, 0),
+                    reason="mujoco.Renderer before 4.0 converts an orthographic camera's "
+                           "depth as a perspective one's: no reference")  # fmt: skip
+def test_orthographic_depth_is_metres(gl_ctx):
+    """An orthographic camera's depth is the distance from its plane, as MuJoCo's (it was
+    clip w: 1.0 everywhere); ray-cast, meshed and the plane's quad alike."""
+    model = mujoco.MjModel.from_xml_string(ORTHO)
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    ortho_free = free(model, 60, -35, 5.0)
+    ortho_free.orthographic = 1
+    cameras = ["ortho", ortho_free]
+    for primitives in ("raycast", "mesh"):
+        with hypergl_mujoco.BatchRenderer(model, cameras=cameras, context=gl_ctx,
+                                          primitives=primitives) as renderer:  # fmt: skip
+            result = renderer.render(data)
+        for k, camera in enumerate(cameras):
+            theirs, depth = mujoco_ids(model, data, camera, 84)
+            ours = result.segmentation[0, k]
+            stats = parity.compare(ours, result.depth[0, k], theirs, depth)
+            if stats["agree"] < 0.99 or stats["depth_median"] >= 1e-3:
+                path = parity.write_picture(f"ortho_{primitives}_{k}", ours, theirs)
+                raise AssertionError(f"{primitives}, camera {k}: {stats} (picture: {path})")
+            assert stats["objects"] >= 4  # the floor and what the view holds

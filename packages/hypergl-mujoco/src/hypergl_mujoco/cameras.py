@@ -302,9 +302,20 @@ class Cameras:
                          subtree_com: Any = None) -> np.ndarray:  # fmt: skip
         """(worlds, cameras, 4, 4) float64 view-projection matrices (see :meth:`frames` for
         the arrays) for images of width/height ``aspect``."""
+        return self.views(aspect, cam_xpos, cam_xmat, subtree_com)[0]
+
+    def views(self, aspect: float, cam_xpos: Any = None, cam_xmat: Any = None,
+              subtree_com: Any = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """The view-projection matrices of :meth:`view_projections` and (worlds, cameras,
+        4) depth rows: a point's distance along the view axis (what MuJoCo's depth is, for
+        perspective and orthographic cameras alike) is the row's dot product with (x, y,
+        z, 1)."""
         frames = self.frames(cam_xpos, cam_xmat, subtree_com)
         frustum, ortho = self.frustums(aspect)
-        return projection(frustum, ortho)[None] @ look_at(*frames)
+        matrices = projection(frustum, ortho)[None] @ look_at(*frames)
+        forward = frames.forward / np.linalg.norm(frames.forward, axis=-1, keepdims=True)
+        offset = -np.einsum("...i,...i", forward, frames.position)[..., None]
+        return matrices, np.concatenate([forward, offset], axis=-1)
 
 
 def world_arrays(data: Any) -> dict[str, np.ndarray]:

@@ -326,11 +326,13 @@ class BatchRenderer:
         return records + views + instances + arrays + ncam * self.width * self.height * pixel
 
     # --- rendering -------------------------------------------------------------------------
-    def _view_matrices(self) -> np.ndarray:
-        """(worlds * ncam, 4, 4) view-projections of every view, in one NumPy pass."""
+    def _view_matrices(self) -> tuple[np.ndarray, np.ndarray]:
+        """(worlds * ncam, 4, 4) view-projections of every view and (worlds * ncam, 4)
+        depth rows (metres along the view axis, orthographic cameras too), in one NumPy
+        pass."""
         arrays = self._arrays.pull()  # type: ignore[union-attr]
-        matrices = self._cameras.view_projections(self.width / self.height, **arrays)
-        return matrices.reshape(-1, 4, 4)
+        matrices, depth = self._cameras.views(self.width / self.height, **arrays)
+        return matrices.reshape(-1, 4, 4), depth.reshape(-1, 4)
 
     def render(self, data: Any) -> RenderResult:
         """Every world of `data` (an MjData, a sequence of `num_worlds` of them, or a
@@ -342,9 +344,9 @@ class BatchRenderer:
         self._bind(data)
         renderer = self._renderer
         assert renderer is not None
-        matrices = self._view_matrices()
+        matrices, depth = self._view_matrices()
         for _, layer in self._layers:
-            layer.set_view_matrices(matrices)
+            layer.set_view_matrices(matrices, depth)
             layer.update()
         self._cmd.submit()
         images = renderer.read(self._framebuffer)
