@@ -11,8 +11,9 @@ pictures)::
     python examples/mujoco_humanoids.py --worlds 64 --frames 150 --out out/humanoids
 
 Writes ``OUT/humanoids.mp4`` (with imageio-ffmpeg; else ``humanoids.gif`` through Pillow)
-and ``OUT/final.png`` (the last frame), with a progress line on stderr. Needs mujoco-core,
-gymnasium (for the model file) and hypergl-mujoco; OpenGL 4.5 (headless EGL works).
+and ``OUT/final.png`` (the last frame), with a progress line on stderr. Needs MuJoCo
+(``mujoco`` >= 3.5 or ``mujoco-core`` 4), gymnasium (for the model file) and hypergl-mujoco;
+OpenGL 4.5 (headless EGL works).
 """
 
 from __future__ import annotations

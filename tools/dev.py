@@ -4,6 +4,7 @@
     python3 tools/dev.py demo    # the main job: hypergl demo (options after it, e.g. --window)
     python3 tools/dev.py test    # the whole test suite (--sanitize: on an ASan+UBSan engine)
     python3 tools/dev.py test --free-threaded  # compiler/core/py_gpu suites on CPython 3.13t
+    python3 tools/dev.py mujoco-matrix  # hypergl-mujoco's suite on the oldest and newest MuJoCo
     python3 tools/dev.py bench   # every benchmark, one table and a chart
     python3 tools/dev.py lint    # ruff
     python3 tools/dev.py dist    # build every wheel and sdist, test them installed
@@ -421,6 +422,7 @@ COMMANDS = {
     "examples": command_examples,
     "device-prepare": command_device_prepare,
     "fuzz": command_fuzz,
+    "mujoco-matrix": None,  # its own environments (tools/mujoco_matrix.py): not .venv
 }
 
 
@@ -437,6 +439,12 @@ def main() -> int:
 
         ensure_system_packages()
         return free_threaded_tests([a for a in args if a != "--free-threaded"])
+    if name == "mujoco-matrix":  # CPython 3.12 environments of its own, one per MuJoCo
+        sys.path.insert(0, str(ROOT / "tools"))
+        from mujoco_matrix import main as mujoco_matrix
+
+        ensure_system_packages()
+        return mujoco_matrix(args)
     python = ensure_environment()
     if name == "setup":
         return 0

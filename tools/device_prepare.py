@@ -46,7 +46,7 @@ ROOTS = {
     "py-gpu": {"test", "numeric", "opengl"},
     "hypergl-core": {"test", "bench", "rl", "py-gpu", "window"},
     "hypergl-culverin": {"test", "demo"},
-    "hypergl-mujoco": {"test", "gym"},
+    "hypergl-mujoco": {"test", "gym", "core"},
 }
 OURS = {"hypergl-compiler", "py-gpu", "hypergl-core", "hypergl-culverin", "hypergl-mujoco"}
 # Build backends, carried even where the image has them, so that the extension and the

@@ -49,7 +49,7 @@ DISTRIBUTIONS = {
     "py-gpu": ["test"],
     "hypergl-core": ["test", "rl"],
     "hypergl-culverin": ["test", "demo"],
-    "hypergl-mujoco": ["test", "gym"],
+    "hypergl-mujoco": ["test", "gym", "core"],
 }
 
 

@@ -109,6 +109,16 @@ print("hypergl_mujoco", hypergl_mujoco.__version__, type(renderer).__name__,
 }
 
 
+#: What a user installs: hypergl-mujoco depends on no MuJoCo (a user's own is kept), so a
+#: user starting from nothing names one through an extra.
+REQUIREMENT = {"hypergl-mujoco": "hypergl-mujoco[core]"}
+
+
+def extras(dist: str) -> str:
+    """The '[...]' of what a user installs of `dist` ('' for none)."""
+    return REQUIREMENT.get(dist, dist).removeprefix(dist)
+
+
 _report = Reporter("rehearsal")
 say, fail, run = _report.say, _report.fail, _report.run
 
@@ -141,11 +151,14 @@ def wait_until_serving(url: str, server: subprocess.Popen, seconds: float = 30) 
 
 
 def download_third_party(wheels: list[Path]) -> None:
-    """Every third-party wheel our wheels need (with all extras off), cached between runs."""
+    """Every third-party wheel our wheels need (with the extras of REQUIREMENT), cached
+    between runs."""
     THIRD_PARTY.mkdir(parents=True, exist_ok=True)
     say(f"third-party wheels into {THIRD_PARTY} (cached)")
+    # each wheel with the extras a user names (pip takes "path.whl[extra]")
+    named = [str(w) + extras(w.name.split("-")[0].replace("_", "-")) for w in wheels]
     run([sys.executable, "-m", "pip", "download", "-q", "--only-binary", ":all:",
-         "--find-links", wheels[0].parent, "-d", THIRD_PARTY, *wheels])  # fmt: skip
+         "--find-links", wheels[0].parent, "-d", THIRD_PARTY, *named])  # fmt: skip
     for ours in wheels:  # pip download copies the wheels it was given: ours are uploaded
         (THIRD_PARTY / ours.name).unlink(missing_ok=True)
 
@@ -156,7 +169,8 @@ def install_alone(dist: str, index: str, work: Path) -> Path:
     python = env / "bin" / "python"
     report = work / f"{dist}-install.json"
     run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-         "--index-url", index, "--only-binary", ":all:", "--report", report, dist])  # fmt: skip
+         "--index-url", index, "--only-binary", ":all:", "--report", report,
+         REQUIREMENT.get(dist, dist)])  # fmt: skip
     installed = json.loads(report.read_text())["install"]
     ours = {item["metadata"]["name"]: item["download_info"]["url"] for item in installed
             if item["metadata"]["name"] in FIRST_PROGRAMS}  # fmt: skip

@@ -24,7 +24,7 @@ DISTRIBUTIONS = {
     "py-gpu": (">=3.10", set()),
     "hypergl-core": (">=3.12", {"hypergl-compiler", "numpy"}),
     "hypergl-culverin": (">=3.12", {"hypergl-core", "culverin", "numpy"}),
-    "hypergl-mujoco": (">=3.12", {"hypergl-core", "mujoco-core", "numpy"}),
+    "hypergl-mujoco": (">=3.12", {"hypergl-core", "numpy"}),  # MuJoCo: an extra
 }
 
 

@@ -67,6 +67,11 @@ def test_bad_view_matrices(gl_ctx):
     bad[1, 0, 0] = np.nan
     with pytest.raises(ValueError, match="finite"):
         renderer.set_view_matrices(bad)
+    eyes = np.stack([np.eye(4)] * 2)
+    with pytest.raises(ValueError, match=r"depth must be 2 finite rows of 4, got shape \(2, 3\)"):
+        renderer.set_view_matrices(eyes, np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="depth must be 2 finite rows"):
+        renderer.set_view_matrices(eyes, np.full((2, 4), np.inf))
     renderer.release()
     records.release()
 

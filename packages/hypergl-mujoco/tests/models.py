@@ -6,6 +6,15 @@ from pathlib import Path
 
 import mujoco
 import numpy as np
+import pytest
+
+try:
+    from mujoco.batch import Batch
+except ImportError:  # MuJoCo before 3.17: the renderer takes MjData alone
+    Batch = None
+
+needs_batch = pytest.mark.skipif(Batch is None, reason=f"MuJoCo {mujoco.__version__} has no "
+                                 "mujoco.batch (3.17 and later)")  # fmt: skip
 
 # A tetrahedron-ish mesh off its centre (MuJoCo re-centres it) and a 5 x 7 height field.
 ALL_GEOMS = """

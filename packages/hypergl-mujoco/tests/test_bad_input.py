@@ -4,7 +4,6 @@ with a message naming the bad value: one test per rejection."""
 from __future__ import annotations
 
 import mujoco
-import mujoco.batch
 import pytest
 
 import hypergl
@@ -62,8 +61,9 @@ def test_one_world_of_a_sequence_of_another_model(model, ctx):
         renderer.render(worlds)
 
 
+@models.needs_batch
 def test_a_batch_of_another_model(model, ctx):
-    batch = mujoco.batch.Batch(mujoco.MjModel.from_xml_string(OTHER), 2, nthread=1)
+    batch = models.Batch(mujoco.MjModel.from_xml_string(OTHER), 2, nthread=1)
     with renderer_of(model, ctx, num_worlds=2) as renderer, pytest.raises(
         errors.ModelMismatchError, match="the Batch belongs to a model of 1 geoms"
     ):
@@ -144,8 +144,9 @@ def test_one_data_for_many_worlds(model, ctx):
         renderer.render(mujoco.MjData(model))
 
 
+@models.needs_batch
 def test_a_batch_of_another_size(model, ctx):
-    batch = mujoco.batch.Batch(model, 3, nthread=1)
+    batch = models.Batch(model, 3, nthread=1)
     with renderer_of(model, ctx, num_worlds=2) as renderer, pytest.raises(
         errors.WorldCountError, match="Batch of 3 simulations for 2 worlds"
     ):

@@ -9,7 +9,6 @@ import os
 from pathlib import Path
 
 import mujoco
-import mujoco.batch
 import numpy as np
 import pytest
 
@@ -21,7 +20,9 @@ from hypergl_mujoco.cameras import (
     world_arrays,
 )
 
-from . import parity
+from . import models, parity
+
+GL_CAMERA = hasattr(mujoco, "mjv_camera2GLCamera")  # MuJoCo 4
 
 gymnasium = pytest.importorskip("gymnasium")
 ASSETS = Path(gymnasium.__file__).parent / "envs" / "mujoco" / "assets"
@@ -111,8 +112,9 @@ def test_every_camera_matches_mjv_update_scene(name, aspect):
     frustums, ortho = ours.frustums(aspect)
     for k, camera in enumerate(cameras):
         gl = mujoco_camera(model, data, camera)
-        direct = mujoco.mjv_camera2GLCamera(model, data, camera)
-        for theirs in (gl, direct):
+        # and MuJoCo 4's one-call form of the same (3.x lacks it)
+        direct = [mujoco.mjv_camera2GLCamera(model, data, camera)] if GL_CAMERA else []
+        for theirs in (gl, *direct):
             np.testing.assert_allclose(frames.position[0, k], theirs.pos, atol=2e-6, rtol=1e-6)
             np.testing.assert_allclose(frames.forward[0, k], theirs.forward, atol=1e-6)
             np.testing.assert_allclose(frames.up[0, k], theirs.up, atol=1e-6)
@@ -131,12 +133,14 @@ def test_tracking_cameras_follow_each_world():
     assert frames.position.shape == (3, 2, 3)
     for w, data in enumerate(worlds):
         for k, camera in enumerate((fixed_camera(0), tracking)):
-            gl = mujoco.mjv_camera2GLCamera(model, data, camera)
+            gl = mujoco_camera(model, data, camera)
             np.testing.assert_allclose(frames.position[w, k], gl.pos, atol=2e-6, rtol=1e-6)
             np.testing.assert_allclose(frames.forward[w, k], gl.forward, atol=1e-6)
     assert not np.allclose(frames.position[0], frames.position[2])  # the worlds differ
 
-    batch = mujoco.batch.Batch(model, nsim=3, nthread=1, persistent=True)
+    if models.Batch is None:
+        pytest.skip(f"MuJoCo {mujoco.__version__} has no mujoco.batch (3.17 and later)")
+    batch = models.Batch(model, nsim=3, nthread=1, persistent=True)
     batch.bind("qvel")[:] = np.random.default_rng(1).normal(0.0, 0.5, (3, model.nv))
     batch.step(nstep=25)
     from_batch = ours.view_projections(1.0, **world_arrays(batch))
@@ -214,7 +218,7 @@ def test_a_free_camera_is_read_when_used():
     camera.azimuth += 30.0
     after = ours.view_projections(1.0)
     assert before.shape == (1, 1, 4, 4) and not np.allclose(before, after)
-    gl = mujoco.mjv_camera2GLCamera(model, mujoco.MjData(model), camera)
+    gl = mujoco_camera(model, mujoco.MjData(model), camera)
     np.testing.assert_allclose(ours.frames().position[0, 0], gl.pos, atol=2e-6)
 
 

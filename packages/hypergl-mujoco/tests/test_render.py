@@ -5,7 +5,6 @@ from __future__ import annotations
 import warnings
 
 import mujoco
-import mujoco.batch
 import numpy as np
 import pytest
 
@@ -66,8 +65,9 @@ def test_colours_groups_and_alpha_as_mujoco_draws_them(model, gl_ctx):
     assert sphere.size and (sphere[:, 0] > sphere[:, 2] + 40).all()
 
 
+@models.needs_batch
 def test_a_batch_is_synced_live(model, gl_ctx):
-    batch = mujoco.batch.Batch(model, 3, nthread=1)
+    batch = models.Batch(model, 3, nthread=1)
     batch.reset()
     with hypergl_mujoco.BatchRenderer(model, 3, cameras=["fixed"], context=gl_ctx) as renderer:
         first = renderer.render(batch).segmentation.copy()
@@ -159,7 +159,7 @@ def test_an_sdf_without_a_mesh_is_skipped_with_one_warning(gl_ctx):
 
 
 def test_infinite_plane_reaches_the_horizon(gl_ctx):
-    xml = """<mujoco><worldbody><geom type="plane" size="0 0 1"/>
+    xml = """<mujoco><statistic extent="0.4"/><worldbody><geom type="plane" size="0 0 1"/>
       <camera name="low" pos="0 0 1" xyaxes="1 0 0 0 0.05 1"/></worldbody></mujoco>"""
     model = mujoco.MjModel.from_xml_string(xml)
     data = mujoco.MjData(model)

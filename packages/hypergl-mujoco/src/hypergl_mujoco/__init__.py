@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+# first: MuJoCo checked (a clear error for a missing, broken or old one) before any module
+# of this package imports it
+from . import versions  # noqa: F401
 from .cameras import Cameras, camera_id, camera_matrices
 from .errors import (
     CameraError,
@@ -16,6 +19,7 @@ from .errors import (
     EnvError,
     ModelMismatchError,
     MujocoBridgeError,
+    MujocoVersionError,
     OutputError,
     PoseError,
     RendererClosedError,
@@ -47,6 +51,7 @@ __all__ = [
     "EnvError",
     "ModelMismatchError",
     "MujocoBridgeError",
+    "MujocoVersionError",
     "OutputError",
     "PixelObservations",
     "PoseError",

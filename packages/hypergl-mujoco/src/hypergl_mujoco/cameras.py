@@ -11,7 +11,8 @@ eyes, which cancels ``ipd``):
   asymmetric frustum whose width does not follow the image's aspect);
 - a free camera (``mujoco.MjvCamera``, ``mjCAMERA_FREE``): forward from azimuth and elevation,
   the eye ``distance`` behind ``lookat``, the field of view ``model.vis.global_.fovy``,
-  orthographic when the camera's ``orthographic`` is set; ``mjCAMERA_TRACKING`` is the same
+  orthographic when the camera's ``orthographic`` is set (MuJoCo 3: when the model's
+  ``vis.global_.orthographic`` is); ``mjCAMERA_TRACKING`` is the same
   looking at ``data.subtree_com[trackbodyid]`` of each world;
 - near and far ``model.vis.map.znear`` / ``zfar`` times ``model.stat.extent``.
 
@@ -32,6 +33,14 @@ import numpy as np
 from hypergl.finite import check_within
 
 from .errors import CameraError
+from .versions import parse
+
+# A free camera is orthographic by its own ``orthographic`` from MuJoCo 4 on; before,
+# mjv_updateScene took the model's ``vis.global_.orthographic`` (and ignored the camera's).
+FREE_CAMERA_PROJECTION = parse(mujoco.__version__) >= (4, 0, 0)
+# A sensor camera's principal point cy counts down from the image's top from MuJoCo 4 on
+# (mjv_cameraFrustum); MuJoCo 3 counted it up: its frustum's top and bottom are swapped.
+PRINCIPAL_FROM_TOP = FREE_CAMERA_PROJECTION
 
 FREE = int(mujoco.mjtCamera.mjCAMERA_FREE)
 TRACKING = int(mujoco.mjtCamera.mjCAMERA_TRACKING)
@@ -295,13 +304,16 @@ class Cameras:
             if model.cam_sensorsize[item][1]:
                 sensor = (model.cam_sensorsize[item], model.cam_intrinsic[item])
         else:
-            ortho[k] = bool(item.orthographic)
+            ortho[k] = bool(item.orthographic if FREE_CAMERA_PROJECTION
+                            else model.vis.global_.orthographic)  # fmt: skip
             fovy = float(model.vis.global_.fovy)
         if ortho[k]:
             top = bottom = np.float32(fovy / 2)
         elif sensor is not None:
             (sx, sy), (fx, fy, cx, cy) = sensor
             top, bottom = near / fy * (sy / 2 - cy), near / fy * (sy / 2 + cy)
+            if not PRINCIPAL_FROM_TOP:
+                top, bottom = bottom, top
             hor = (near / fx * (sx / 2 - cx), near / fx * (sx / 2 + cx))
         else:
             top = bottom = np.float32(near * np.tan(fovy * np.pi / 360.0))
@@ -317,10 +329,20 @@ class Cameras:
                          subtree_com: Any = None) -> np.ndarray:  # fmt: skip
         """(worlds, cameras, 4, 4) float64 view-projection matrices (see :meth:`frames` for
         the arrays) for images of width/height ``aspect``."""
+        return self.views(aspect, cam_xpos, cam_xmat, subtree_com)[0]
+
+    def views(self, aspect: float, cam_xpos: Any = None, cam_xmat: Any = None,
+              subtree_com: Any = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """The view-projection matrices of :meth:`view_projections` and (worlds, cameras,
+        4) depth rows: a point's distance along the view axis (what MuJoCo's depth is, for
+        perspective and orthographic cameras alike) is the row's dot product with (x, y,
+        z, 1)."""
         frames = self.frames(cam_xpos, cam_xmat, subtree_com)
         frustum, ortho = self.frustums(aspect)
         with np.errstate(all="ignore"):  # what overflows is refused just below
             matrices = projection(frustum, ortho)[None] @ look_at(*frames)
+            forward = frames.forward / np.linalg.norm(frames.forward, axis=-1, keepdims=True)
+            offset = -np.einsum("...i,...i", forward, frames.position)[..., None]
 
         def camera(at: tuple[int, ...]) -> str:
             world, k = at
@@ -329,7 +351,8 @@ class Cameras:
                     f"{frames.forward[world, k].tolist()},")
 
         # the float32 the views store: a camera 1e300 away, a 1e38 pose, would overflow there
-        return check_within(matrices, camera, CameraError, items=2, show=False)
+        matrices = check_within(matrices, camera, CameraError, items=2, show=False)
+        return matrices, np.concatenate([forward, offset], axis=-1)
 
 
 def world_arrays(data: Any) -> dict[str, np.ndarray]:

@@ -10,6 +10,11 @@ class MujocoBridgeError(HyperGLError):
     """Base class of the errors hypergl-mujoco raises on purpose."""
 
 
+class MujocoVersionError(MujocoBridgeError, ImportError):
+    """MuJoCo is missing, broken, or of a version hypergl-mujoco does not support (the
+    message names the version found, the range needed and how to install it)."""
+
+
 class ModelMismatchError(MujocoBridgeError, ValueError):
     """Data that does not belong to the renderer's model (another model, other sizes)."""
 

@@ -16,7 +16,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import mujoco
-import mujoco.batch
 import numpy as np
 
 import hypergl
@@ -41,9 +40,13 @@ from .errors import (
     WorldCountError,
 )
 from .sync import RECORD, GeomRecords, WorldArrays, geom_source
+from .versions import batch_type
+
+BATCH = batch_type()  # mujoco.batch.Batch; None before MuJoCo 3.17
 
 OUTPUTS = ("rgb", "depth", "segmentation")
 BODY_OUTPUT = {"rgb": "color", "depth": "depth", "segmentation": "id"}
+GEOM, SITE = int(mujoco.mjtObj.mjOBJ_GEOM), int(mujoco.mjtObj.mjOBJ_SITE)
 MAX_VIEWS = 1 << (32 - VIEW_SHIFT)  # a view sits above the part index in an instance
 # Room for the body renderer's own meshes (unit primitives, ray-cast proxies) beside the
 # model's meshes and height fields.
@@ -114,7 +117,10 @@ class BatchRenderer:
     fixed with ``fixedcamid``); None: camera 0, or MuJoCo's default free camera when the
     model has none. `outputs`: any of ``"rgb"``, ``"depth"``, ``"segmentation"``.
     `context`: a ``hypergl.Context`` to draw in (None: a headless one of its own, closed
-    by :meth:`close`). `groups`: the geom groups drawn (MuJoCo's default 0, 1, 2).
+    by :meth:`close`). `groups`: the geom groups drawn (MuJoCo's default 0, 1, 2);
+    `site_groups`: the site groups drawn (MuJoCo's default 0, 1, 2; ``()``: no sites). A
+    site's pixels have segmentation id ``ngeom + site id`` (:meth:`object_ids` gives MuJoCo's
+    (id, type) pairs).
     `primitives`: ``"raycast"`` draws spheres, ellipsoids, capsules, cylinders and planes
     as a few triangles intersected exactly per fragment (exact silhouettes; on llvmpipe
     the faster: few triangles per world), ``"mesh"`` as tessellated meshes
@@ -135,6 +141,7 @@ class BatchRenderer:
         context: hypergl.Context | None = None,
         *,
         groups: Sequence[int] = scene.DEFAULT_GROUPS,
+        site_groups: Sequence[int] = scene.DEFAULT_GROUPS,
         primitives: str = "raycast",
         memory_limit: int | None = None,
     ) -> None:
@@ -167,12 +174,15 @@ class BatchRenderer:
         # Made by the first render: the geom records, the body renderer drawing them.
         self._records: GeomRecords | None = None
         self._renderer: BodyRenderer | None = None
+        # (element, records, body renderer) per element kind drawn: geoms, then sites if any
+        self._layers: list[tuple[str, GeomRecords, BodyRenderer]] = []
         self._framebuffer: hypergl.Framebuffer | None = None
         self._fed: _Fed | None = None  # the data the program syncs, and its sources
         self._snapshot_taken = False  # draw() shows a snapshot of the data bound now
         try:
             self._check_size()
             self._looks = scene.model_looks(model, self._groups)
+            self._site_looks = scene.site_looks(model, tuple(site_groups))
             self._far = scene.far_distance(model)
         except BaseException:
             self.close()
@@ -249,7 +259,7 @@ class BatchRenderer:
                                       "sequence of them or a mujoco.batch.Batch")  # fmt: skip
             self._check_model(data.model, "the data")
             return "data"
-        if isinstance(data, mujoco.batch.Batch):
+        if BATCH is not None and isinstance(data, BATCH):
             if data.nsim != self.num_worlds:
                 raise WorldCountError(f"a Batch of {data.nsim} simulations for "
                                       f"{self.num_worlds} worlds")  # fmt: skip
@@ -312,34 +322,36 @@ class BatchRenderer:
         if self._renderer is None:
             self._build()
         ctx, model = self.context, self.model
-        records, renderer = self._records, self._renderer
-        assert records is not None and renderer is not None
+        renderer = self._renderer
+        assert renderer is not None
         needed = {}
         if model.ncam:
             needed.update(cam_xpos=(model.ncam, 3), cam_xmat=(model.ncam, 9))
         needed["subtree_com"] = (model.nbody, 3)  # tracking MjvCameras look at it
         made: list[Any] = []
+        previous: list[tuple[GeomRecords, Any]] = []  # each layer's source before
         try:
-            source = geom_source(ctx, data, kind) if model.ngeom else None
-            made.append(source)
+            for element, records, _ in self._layers:
+                count = model.ngeom if element == "geom" else model.nsite
+                source = geom_source(ctx, data, kind, element) if count else None
+                made.append(source)
+                previous.append((records, records.feed(source)))
             arrays = WorldArrays(ctx, data, kind, needed)
             made.append(arrays)
-            previous = records.feed(source)
-            try:
-                cmd = ctx.command_buffer()
-                cmd.bind_framebuffer(self._framebuffer)
-                renderer.record_clear(cmd, background=(0.0, 0.0, 0.0))
-                renderer.record(cmd, sync=False)
-                cmd.end()
-                sync = ctx.command_buffer()  # the snapshot: every world's geom poses
-                renderer.record_sync(sync)
-                sync.end()
-                if kind == "batch":  # a Batch fills a field bound just now from its next call
-                    data.forward()
-            except BaseException:
-                records.feed(previous)
-                raise
+            cmd = ctx.command_buffer()
+            cmd.bind_framebuffer(self._framebuffer)
+            renderer.record_clear(cmd, background=(0.0, 0.0, 0.0))
+            sync = ctx.command_buffer()  # the snapshot: every world's geom and site poses
+            for _, _, layer in self._layers:
+                layer.record(cmd, sync=False)  # the sites' depth-tested against the geoms'
+                layer.record_sync(sync)
+            cmd.end()
+            sync.end()
+            if kind == "batch":  # a Batch fills a field bound just now from its next call
+                data.forward()
         except BaseException:
+            for records, source in previous:
+                records.feed(source)
             for part in made:
                 _release(part)
             raise
@@ -347,42 +359,64 @@ class BatchRenderer:
         items = tuple(data) if kind == "sequence" else ()
         self._fed = _Fed(kind, data, items, arrays, cmd, sync)
         self._snapshot_taken = False
-        _release(previous)
+        for _, source in previous:
+            _release(source)
         if old is not None:
             _release(old.arrays)
 
     def _build(self) -> None:
-        """The records of every world's geoms, the body renderer and its framebuffer."""
-        ctx, model = self.context, self.model
+        """One body renderer per element kind (geoms, then sites), each with the records of
+        every world's elements, drawing into one framebuffer."""
+        model = self.model
+        layers = [("geom", model.ngeom, 0, self._looks),
+                  ("site", model.nsite, model.ngeom, self._site_looks)]  # fmt: skip
+        made: list[Any] = []
+        try:
+            for element, count, first_id, looks in layers:
+                if not looks and element != "geom":
+                    continue
+                records = GeomRecords(self.context, count, self.num_worlds, element, first_id)
+                made.append(records)
+                renderer = self._body_renderer(records, count, looks, first_id + count)
+                made.append(renderer)
+                self._layers.append((element, records, renderer))
+            framebuffer = self._layers[0][2].framebuffer(name="mujoco_views")
+        except BaseException:
+            self._layers = []
+            for part in reversed(made):
+                _release(part)
+            raise
+        _, self._records, self._renderer = self._layers[0]
+        self._framebuffer = framebuffer
+
+    def _body_renderer(self, records: GeomRecords, count: int, looks: list[scene.GeomLook],
+                       ids: int) -> BodyRenderer:  # fmt: skip
+        """The body renderer of one element kind's `records` (`count` a world), its looks
+        set, its views laid out as every layer's."""
         worlds, ncam = self.num_worlds, len(self._cameras)
         body_outputs = ["color", *(BODY_OUTPUT[o] for o in self.outputs if o != "rgb")]
-        meshes, rows = scene.library_size(self._looks)
-        records = GeomRecords(ctx, model.ngeom, worlds)
-        renderer: BodyRenderer | None = None
+        meshes, rows = scene.library_size(looks)
+        renderer = BodyRenderer(records, max_ids=max(ids, 1),
+                                max_parts=scene.part_count(looks),
+                                max_meshes=BUILT_IN_MESHES + meshes,
+                                max_vertices=BUILT_IN_ROWS + rows,
+                                # views >= 2: the tiled (multi-view) variant even for one
+                                views=max(2, worlds * ncam),
+                                outputs=body_outputs, max_extras=1,
+                                primitives=self.primitives,
+                                memory_limit=self._memory_limit)  # fmt: skip
         try:
-            renderer = BodyRenderer(records, max_ids=max(model.ngeom, 1),
-                                    max_parts=max(len(self._looks), 1),
-                                    max_meshes=BUILT_IN_MESHES + meshes,
-                                    max_vertices=BUILT_IN_ROWS + rows,
-                                    # views >= 2: the tiled (multi-view) variant even for one
-                                    views=max(2, worlds * ncam),
-                                    outputs=body_outputs, max_extras=1,
-                                    primitives=self.primitives,
-                                    memory_limit=self._memory_limit)  # fmt: skip
-            for look in self._looks:
+            for look in looks:
                 renderer.set_parts(look.geom, look.parts, look.new_meshes, color=look.color)
-            ngeom = model.ngeom
-            ranges = [(w * ngeom, ngeom) for w in range(worlds) for _ in range(ncam)]
+            ranges = [(w * count, count) for w in range(worlds) for _ in range(ncam)]
             identity = [np.eye(4)] * (worlds * ncam)
             renderer.set_views(identity, (self.width, self.height), ranges=ranges,
                                columns=self._columns)  # fmt: skip
             renderer.set_camera(np.eye(4), light=LIGHT)
-            framebuffer = renderer.framebuffer(name="mujoco_views")
         except BaseException:
-            for part in (renderer, records):
-                _release(part)
+            renderer.release()
             raise
-        self._records, self._renderer, self._framebuffer = records, renderer, framebuffer
+        return renderer
 
     @property
     def memory_per_world(self) -> int:
@@ -390,20 +424,26 @@ class BatchRenderer:
         instance lists, its camera arrays and its pixels (the meshes, looks and programs
         are shared by every world)."""
         ncam, model = len(self._cameras), self.model
-        records = model.ngeom * RECORD
+        sites = getattr(self, "_site_looks", True)  # before the looks: at most
+        records = (model.ngeom + (model.nsite if sites else 0)) * RECORD
         views = ncam * VIEW_DTYPE.itemsize
-        looks = len(self._looks) if hasattr(self, "_looks") else model.ngeom  # at most
-        instances = ncam * 2 * 2 * max(looks, 1) * 8  # 2 lists x 2 command sets
+        looks = getattr(self, "_looks", None)
+        parts = scene.part_count(looks) if looks is not None else 2 * max(model.ngeom, 1)
+        if sites:
+            parts += scene.part_count(sites) if sites is not True else max(model.nsite, 1)
+        instances = ncam * 2 * 2 * parts * 8  # 2 lists x 2 command sets
         arrays = (model.ncam * 12 + model.nbody * 3) * 8  # cam_xpos, cam_xmat, subtree_com
         pixel = 4 + 4 * (1 + len([o for o in self.outputs if o != "rgb"]))  # + depth24
         return records + views + instances + arrays + ncam * self.width * self.height * pixel
 
     # --- rendering -------------------------------------------------------------------------
-    def _view_matrices(self, world_arrays: WorldArrays) -> np.ndarray:
-        """(worlds * ncam, 4, 4) view-projections of every view, in one NumPy pass."""
+    def _view_matrices(self, world_arrays: WorldArrays) -> tuple[np.ndarray, np.ndarray]:
+        """(worlds * ncam, 4, 4) view-projections of every view and (worlds * ncam, 4)
+        depth rows (metres along the view axis, orthographic cameras too), in one NumPy
+        pass."""
         arrays = world_arrays.pull()
-        matrices = self._cameras.view_projections(self.width / self.height, **arrays)
-        return matrices.reshape(-1, 4, 4)
+        matrices, depth = self._cameras.views(self.width / self.height, **arrays)
+        return matrices.reshape(-1, 4, 4), depth.reshape(-1, 4)
 
     @serialised
     def render(self, data: Any) -> RenderResult:
@@ -428,8 +468,10 @@ class BatchRenderer:
         self._bind(data)
         renderer, fed = self._renderer, self._fed
         assert renderer is not None and fed is not None
-        renderer.set_view_matrices(self._view_matrices(fed.arrays))
-        renderer.update()
+        matrices, depth = self._view_matrices(fed.arrays)
+        for _, _, layer in self._layers:
+            layer.set_view_matrices(matrices, depth)
+            layer.update()
         fed.sync.submit()
         self._check_poses()
         self._snapshot_taken = True
@@ -454,6 +496,16 @@ class BatchRenderer:
                 value[np.isinf(value)] = self._far  # nothing hit: the far plane, as MuJoCo
             out[name] = value
         return RenderResult(out)
+
+    def object_ids(self, segmentation: np.ndarray) -> np.ndarray:
+        """`segmentation` (of :meth:`render`) as MuJoCo's segmentation gives it: (..., 2)
+        int32 object id and ``mjtObj`` type (``mjOBJ_GEOM``, ``mjOBJ_SITE``), -1 and -1
+        where nothing is."""
+        ids = np.asarray(segmentation, np.int32)
+        ngeom = self.model.ngeom
+        site = ids >= ngeom
+        kind = np.where(ids < 0, -1, np.where(site, SITE, GEOM)).astype(np.int32)
+        return np.stack([np.where(site, ids - ngeom, ids), kind], axis=-1)
 
     def _check_poses(self) -> None:
         """The geom poses this submit synced (the records' mapped rows, all worlds in one
@@ -482,7 +534,10 @@ class BatchRenderer:
         if context is None or context.closed:
             return
         fed, self._fed = self._fed, None
-        parts = (fed.arrays if fed else None, self._framebuffer, self._renderer, self._records)
+        parts = [fed.arrays if fed else None, self._framebuffer]
+        for _, records, renderer in self._layers:
+            parts += [renderer, records]
+        self._layers = []
         self._renderer = self._records = self._framebuffer = None
         for part in parts:
             _release(part)

@@ -4,21 +4,25 @@ Each geom is one look (id = geom id, shared by every world): a part of the rende
 library placed in the geom's frame, sized as MuJoCo sizes it, coloured as MuJoCo colours it
 (the material's rgba unless the geom's own differs from the default 0.5, 0.5, 0.5, 1).
 MuJoCo's capsules and cylinders run along their local z, the unit meshes along y: the part
-turns y onto z. Planes of size 0 are infinite: drawn out to the far plane.
+turns y onto z. Planes of size 0 are infinite: drawn out to the far plane; a plane is
+two-sided (its back is a second quad facing the other way), as in MuJoCo's picture.
 """
 
 from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import mujoco
 import numpy as np
 
 from hypergl.bodies import MODE_CAPSULE, Part, meshes
 
-# The quaternion (x, y, z, w) of +90 degrees about x: the unit meshes' y axis onto z.
+# The quaternion (x, y, z, w) of +90 degrees about x: the unit meshes' y axis onto z; and
+# of -90 degrees: onto -z (a plane's back, which MuJoCo draws too).
 Y_TO_Z = (float(np.sqrt(0.5)), 0.0, 0.0, float(np.sqrt(0.5)))
+Y_TO_MINUS_Z = (-float(np.sqrt(0.5)), 0.0, 0.0, float(np.sqrt(0.5)))
 DEFAULT_RGBA = np.array([0.5, 0.5, 0.5, 1.0], np.float32)
 DEFAULT_GROUPS = (0, 1, 2)  # mjvOption.geomgroup's default
 GEOM = mujoco.mjtGeom
@@ -39,10 +43,10 @@ def far_distance(model: mujoco.MjModel) -> float:
     return float(model.vis.map.zfar * model.stat.extent)
 
 
-def geom_color(model: mujoco.MjModel, geom: int) -> np.ndarray:
-    """The rgba MuJoCo draws `geom` with."""
-    rgba = np.asarray(model.geom_rgba[geom], np.float32)
-    material = int(model.geom_matid[geom])
+def geom_color(model: mujoco.MjModel, geom: int, element: str = "geom") -> np.ndarray:
+    """The rgba MuJoCo draws `geom` with (`element` "site": that site)."""
+    rgba = np.asarray(getattr(model, f"{element}_rgba")[geom], np.float32)
+    material = int(getattr(model, f"{element}_matid")[geom])
     if material >= 0 and np.array_equal(rgba, DEFAULT_RGBA):
         return np.asarray(model.mat_rgba[material], np.float32)
     return rgba
@@ -92,13 +96,21 @@ def hfield_rows(model: mujoco.MjModel, hfield: int) -> np.ndarray:
 
 def geom_parts(model: mujoco.MjModel, geom: int) -> tuple[list[Part], dict[str, np.ndarray]]:
     """The parts of one geom (empty: MuJoCo draws nothing for it), and new meshes."""
-    kind = int(model.geom_type[geom])
-    size = [float(v) for v in model.geom_size[geom]]
-    data = int(model.geom_dataid[geom])
+    return shape_parts(model, int(model.geom_type[geom]), model.geom_size[geom],
+                       int(model.geom_dataid[geom]))  # fmt: skip
+
+
+def shape_parts(model: mujoco.MjModel, kind: int, sizes: Any, data: int = -1
+                ) -> tuple[list[Part], dict[str, np.ndarray]]:  # fmt: skip
+    """The parts of a shape of mjtGeom `kind` and `sizes` (a geom's or a site's; `data`
+    its mesh or height field), and new meshes."""
+    size = [float(v) for v in sizes]
     if kind == GEOM.mjGEOM_PLANE:
         far = far_distance(model)
         x, y = (s if s > 0 else far for s in size[:2])  # size 0: infinite
-        return [Part("quad", rotation=Y_TO_Z, scale=(x, 1.0, y))], {}
+        # two-sided, as MuJoCo draws it: a wall or a floor seen from behind is there
+        return [Part("quad", rotation=Y_TO_Z, scale=(x, 1.0, y)),
+                Part("quad", rotation=Y_TO_MINUS_Z, scale=(x, 1.0, y))], {}  # fmt: skip
     if kind in (GEOM.mjGEOM_SPHERE, GEOM.mjGEOM_ELLIPSOID):
         radii = (size[0],) * 3 if kind == GEOM.mjGEOM_SPHERE else tuple(size)
         return [Part("sphere", scale=radii)], {}  # type: ignore[arg-type]
@@ -161,9 +173,31 @@ def _name(model: mujoco.MjModel, kind: mujoco.mjtObj, index: int) -> str:
     return f"{index}" + (f" ({name!r})" if name else "")
 
 
+def part_count(looks: list[GeomLook]) -> int:
+    """The parts the looks place (a plane has two: its front and its back), at least 1."""
+    return max(sum(len(look.parts) for look in looks), 1)
+
+
 def geom_name(model: mujoco.MjModel, geom: int) -> str:
     name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, geom)
     return f"geom {geom}" + (f" ({name!r})" if name else "")
+
+
+def site_looks(model: mujoco.MjModel, groups: tuple[int, ...] = DEFAULT_GROUPS
+               ) -> list[GeomLook]:  # fmt: skip
+    """The look of every site MuJoCo draws with the visible site `groups` (its
+    ``mjvOption.sitegroup`` default: 0, 1, 2), with id ``ngeom + site``: a site is drawn as
+    the shape of its type (sphere, capsule, ellipsoid, cylinder or box) and size."""
+    looks = []
+    for site in range(model.nsite):
+        rgba = geom_color(model, site, "site")
+        if int(model.site_group[site]) not in groups or rgba[3] == 0:
+            continue
+        parts, _ = shape_parts(model, int(model.site_type[site]), model.site_size[site])
+        if parts:
+            color = (float(rgba[0]), float(rgba[1]), float(rgba[2]))
+            looks.append(GeomLook(model.ngeom + site, parts, {}, color))
+    return looks
 
 
 def model_looks(model: mujoco.MjModel, groups: tuple[int, ...] = DEFAULT_GROUPS

@@ -48,10 +48,12 @@ def _rows(array: np.ndarray, width: int) -> np.ndarray:
     return view
 
 
-def geom_source(ctx: hypergl.Context, data: Any, kind: str) -> hypergl.ExternalSource:
-    """The source of every world's geom_xpos / geom_xmat as matrix records: `data` one
-    MjData ('data'), a sequence of them ('sequence') or a Batch ('batch')."""
-    names, fields, record_size = ["geom_xpos", "geom_xmat"], GEOM_FIELDS, RECORD
+def geom_source(ctx: hypergl.Context, data: Any, kind: str, element: str = "geom"
+                ) -> hypergl.ExternalSource:  # fmt: skip
+    """The source of every world's geom_xpos / geom_xmat (`element` "site": site_xpos /
+    site_xmat) as matrix records: `data` one MjData ('data'), a sequence of them
+    ('sequence') or a Batch ('batch')."""
+    names, fields, record_size = [f"{element}_xpos", f"{element}_xmat"], GEOM_FIELDS, RECORD
     if kind == "batch":
         owner = _Arrays(**{names[0]: _rows(data.bind(names[0]), 3),
                            names[1]: _rows(data.bind(names[1]), 9)})  # fmt: skip
@@ -63,13 +65,17 @@ def geom_source(ctx: hypergl.Context, data: Any, kind: str) -> hypergl.ExternalS
 
 
 class GeomRecords(InstanceRecords):
-    """The records of `worlds` copies of a model's geoms, filled each submit from the data
-    whose source :meth:`feed` gave (None: nothing uploads, as for a model without geoms,
-    whose source would have no rows to read)."""
+    """The records of `worlds` copies of a model's geoms (`element` "site": its sites, ids
+    from `first_id` on), filled each submit from the data whose source :meth:`feed` gave
+    (None: nothing uploads, as for a model without geoms, whose source would have no rows
+    to read)."""
 
-    def __init__(self, ctx: hypergl.Context, ngeom: int, worlds: int) -> None:
+    def __init__(self, ctx: hypergl.Context, ngeom: int, worlds: int, element: str = "geom",
+                 first_id: int = 0) -> None:  # fmt: skip
+        self.element = element
         super().__init__(ctx, max(worlds * ngeom, 1), rotation="matrix")  # a row at least
-        self.records["id"][: worlds * ngeom] = np.tile(np.arange(ngeom, dtype=np.uint32), worlds)
+        ids = np.arange(first_id, first_id + ngeom, dtype=np.uint32)
+        self.records["id"][: worlds * ngeom] = np.tile(ids, worlds)
         self.count = worlds * ngeom
         self.source: hypergl.ExternalSource | None = None
 

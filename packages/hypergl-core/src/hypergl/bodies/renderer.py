@@ -670,10 +670,16 @@ class BodyRenderer:
     _recorded_views: tuple[int, int] | None = None  # (views, rows) the recording dispatches
 
     @serialised
-    def set_view_matrices(self, view_proj: Any) -> None:
+    def set_view_matrices(self, view_proj: Any, depth: Any = None) -> None:
         """New cameras for the views :meth:`set_views` laid out, keeping their tiles and
         ranges: `view_proj` (views, 4, 4), row-major, written in one NumPy call (a
-        per-frame camera update of many views without a Python loop over them)."""
+        per-frame camera update of many views without a Python loop over them).
+
+        `depth` (views, 4): per view, the row whose dot product with a world point (x, y,
+        z, 1) is the depth output, metres along the view axis: (forward, -forward .
+        camera position). None: each matrix's last row (clip w), which is that for a
+        perspective camera; an orthographic camera's clip w is 1, and its matrix does not
+        say where the camera is, so its depth in metres needs the row."""
         if self._view_tile is None:
             raise errors.BodyError("set_view_matrices: call set_views first")
         try:
@@ -686,9 +692,23 @@ class BodyRenderer:
                                    f"got shape {matrices.shape}")  # fmt: skip
         matrices = check_within(matrices, lambda at: f"view_proj of view {at[0]}",
                                   errors.BodyError).astype(np.float32)  # fmt: skip
+        if depth is None:
+            rows = matrices[:, 3]
+        else:
+            try:
+                rows = np.asarray(depth, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise errors.BodyError(f"depth must be {self._view_count} finite rows of 4, "
+                                       f"got {depth!r}") from None  # fmt: skip
+            if rows.shape != (self._view_count, 4):
+                raise errors.BodyError(f"depth must be {self._view_count} finite rows of 4, "
+                                       f"got shape {rows.shape}")  # fmt: skip
+            rows = check_within(rows, lambda at: f"depth row of view {at[0]}",
+                                errors.BodyError).astype(np.float32)  # fmt: skip
         column_major = matrices.transpose(0, 2, 1).reshape(self._view_count, 16)
         self._views["view_proj"][: self._view_count] = column_major
         self._views["eye"][: self._view_count] = eye_of(matrices)  # ray-cast parts' origin
+        self._views["depth"][: self._view_count] = rows
 
     @property
     def framebuffer_size(self) -> tuple[int, int]:

@@ -48,13 +48,16 @@ layout(std140, binding = {camera}) uniform BodyCamera {{ mat4 view_proj; vec4 li
 #if MULTI_VIEW
 // tile: xy scale and zw offset of the view's clip space into the framebuffer's; range: its
 // first record row, its row count, and 1 (0: no view here).
-struct View {{ mat4 view_proj; vec4 tile; uvec4 range; vec4 eye; }};
+// depth: the row giving a point's depth output (metres along the view axis; views.py)
+struct View {{ mat4 view_proj; vec4 tile; uvec4 range; vec4 eye; vec4 depth; }};
 layout(std430, binding = {views}) readonly buffer BodyViews {{ View views[]; }};
 mat4 view_matrix(uint view) {{ return views[view].view_proj; }}
 vec4 view_eye(uint view) {{ return views[view].eye; }}
+float view_distance(uint view, vec4 p) {{ return dot(views[view].depth, p); }}
 #else
 mat4 view_matrix(uint view) {{ return view_proj; }}
 vec4 view_eye(uint view) {{ return eye; }}
+float view_distance(uint view, vec4 p) {{ return (view_proj * p).w; }}  // perspective
 #endif
 vec3 rotate(vec4 q, vec3 v) {{ return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q.w * v); }}
 vec4 qmul(vec4 a, vec4 b) {{
@@ -264,7 +267,7 @@ layout(location = 2) in uvec2 a_instance;  // (row | source << 31, part)
 out vec3 v_surface;
 flat out vec4 v_color;
 #if OUTPUT_DEPTH
-out float v_depth;  // clip w: the distance along the view axis (perspective projections)
+out float v_depth;  // the distance along the view axis (view_distance: clip w, perspective)
 #endif
 #if OUTPUT_ID
 flat out float v_id;  // the record's id (exact as a float below 2^24)
@@ -278,6 +281,9 @@ out vec2 v_clip_zw;      // its clip z, w (affine in the point: the hit's are fo
 flat out vec4 v_eye;     // the eye in the part's frame, homogeneous
 flat out vec2 v_eye_zw;  // the eye's clip z, w
 flat out vec3 v_size;    // the part's scale
+#if OUTPUT_DEPTH
+flat out float v_eye_depth;  // view_distance of the eye (homogeneous): the hit's from it
+#endif
 flat out vec4 v_rotation;  // the part's frame: its normals to world space
 
 // The proxy's corner a_position.xz (of a unit quad) on the screen quad that bounds the part
@@ -406,7 +412,7 @@ void main() {{
 #endif
     vec4 clip = view_matrix(view) * vec4(world, 1.0);
 #if OUTPUT_DEPTH
-    v_depth = clip.w;
+    v_depth = view_distance(view, vec4(world, 1.0));
 #endif
 #if OUTPUT_ID
     v_id = float(id);
@@ -417,6 +423,9 @@ void main() {{
     v_clip_zw = clip.zw;  // before the tiling, which moves x, y only
     v_eye = vec4(rotate(vec4(-q.xyz, q.w), eye.xyz - centre * eye.w), eye.w);
     v_eye_zw = (view_matrix(view) * eye).zw;
+#if OUTPUT_DEPTH
+    v_eye_depth = view_distance(view, eye);
+#endif
     v_size = s;
     v_rotation = q;
 #endif
@@ -445,11 +454,16 @@ void main() {{
 RAYCAST = """
 vec3 rotate(vec4 q, vec3 v) {{ return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q.w * v); }}
 // Each keeps the nearer of its entry and (t, n) so far.
+// Solved from the ray's point nearest the centre, q: 1 - |q|^2 has no large terms to
+// cancel, where b^2 - a (|o|^2 - 1) does (a thin ellipsoid seen from afar: its unit
+// sphere's o is thousands of radii long, and float lost the 1: pixels lost with distance).
 void enter_sphere(vec3 p, vec3 d, vec3 c, inout float t, inout vec3 n) {{
     vec3 o = p - c;
-    float a = dot(d, d), b = dot(o, d), disc = b * b - a * (dot(o, o) - 1.0);
-    float root = (-b - sqrt(max(disc, 0.0))) / a;
-    if (disc >= 0.0 && root < t) {{ t = root; n = o + root * d; }}
+    float a = dot(d, d), mid = -dot(o, d) / a;
+    vec3 q = o + mid * d;
+    float disc = 1.0 - dot(q, q);
+    float root = mid - sqrt(max(disc, 0.0) / a);
+    if (disc >= 0.0 && root < t) {{ t = root; n = q + (root - mid) * d; }}
 }}
 vec4 ray_hit() {{  // (local normal, t); t 1e30: a miss
     vec3 d = v_local * v_eye.w - v_eye.xyz;
@@ -465,11 +479,14 @@ vec4 ray_hit() {{  // (local normal, t); t 1e30: a miss
     vec3 scale = RAY_KIND == 4 ? vec3(r) : v_size;
     float h = RAY_KIND == 4 ? v_size.y / r : 1.0;
     vec3 p = v_local / scale, u = d / scale;
-    float a = dot(u.xz, u.xz), b = dot(p.xz, u.xz), disc = b * b - a * (dot(p.xz, p.xz) - 1.0);
+    // from the ray's point nearest the axis, as enter_sphere (a thin one seen from afar)
+    float a = dot(u.xz, u.xz), mid = -dot(p.xz, u.xz) / max(a, 1e-30);
+    vec2 q = p.xz + mid * u.xz;
+    float disc = 1.0 - dot(q, q);
     float side = -sign(u.y);  // the end met first along the axis
     if (a > 1e-12) {{
         if (disc < 0.0) return vec4(n, t);  // outside the infinite cylinder: a miss
-        float root = (-b - sqrt(disc)) / a;
+        float root = mid - sqrt(disc / a);
         float y = p.y + root * u.y;
         if (abs(y) <= h) return vec4(vec3(p.x + root * u.x, 0.0, p.z + root * u.z) / scale, root);
         side = sign(y);  // beyond an end: through that end, or not at all
@@ -510,6 +527,9 @@ flat in vec4 v_eye;
 flat in vec2 v_eye_zw;
 flat in vec3 v_size;
 flat in vec4 v_rotation;
+#if OUTPUT_DEPTH
+flat in float v_eye_depth;
+#endif
 #if RAY_KIND != 6
 """
     + RAYCAST
@@ -520,7 +540,7 @@ void main() {{
     // The plane (RAY_KIND 6, 'ray_plane'): its quad rasterized, lit in the vertex stage.
     color = vec4(v_color.rgb, 1.0);
 #if OUTPUT_DEPTH
-    depth_out = 1.0 / v_clip_zw.y;  // clip w, interpolated: exact on a flat surface
+    depth_out = 1.0 / v_depth;  // affine in the point, interpolated: exact on a flat surface
 #endif
 #else
 #if RAY_KIND
@@ -534,7 +554,8 @@ void main() {{
     gl_FragDepth = 0.5 * zw.x / zw.y + 0.5;
     vec3 n = rotate(v_rotation, hit.xyz);
 #if OUTPUT_DEPTH
-    depth_out = 1.0 / zw.y;  // stored as 1 / metres: 0 (a clear) is nothing hit
+    // the hit's distance, along the ray as zw (clip w for a perspective view)
+    depth_out = 1.0 / (v_depth + hit.w * (v_eye.w * v_depth - v_eye_depth));  // 1 / metres
 #endif
 #else
     bool soft = v_color.a > 1.5;  // mode 2

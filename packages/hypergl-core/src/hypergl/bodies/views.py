@@ -16,9 +16,13 @@ from ..errors import BodyError
 # std430 View: mat4 view_proj (column-major); tile: clip xy scale, offset (the vertex
 # stage clips to the view's frustum sides, so its tile needs no pixel rectangle); range:
 # first record row, row count, 1 (a live view); eye: the camera's centre, homogeneous
-# (:func:`eye_of`).
+# (:func:`eye_of`); depth: the row whose dot product with a homogeneous world point is its
+# depth output (metres along the view axis): view_proj's last row (clip w) by default,
+# which is that for a perspective camera; an orthographic one's clip w is 1, so its
+# caller gives the row (forward, -forward . position): see set_view_matrices.
 VIEW_DTYPE = np.dtype([("view_proj", np.float32, 16), ("tile", np.float32, 4),
-                       ("range", np.uint32, 4), ("eye", np.float32, 4)])  # fmt: skip
+                       ("range", np.uint32, 4), ("eye", np.float32, 4),
+                       ("depth", np.float32, 4)])  # fmt: skip
 
 
 def eye_of(view_proj: Any) -> np.ndarray:
@@ -70,4 +74,5 @@ def tile_views(
         out[k]["tile"] = (*scale, *offset)
         out[k]["range"] = (first, count, 1, 0)  # z: a live view
         out[k]["eye"] = eye_of(matrix)
+        out[k]["depth"] = np.asarray(matrix, np.float32)[3]  # clip w
     return out

@@ -77,10 +77,12 @@ class VectorPixelObservations(VectorWrapper):
         parts = [mujoco_parts(sub) for sub in base.envs]
         model = parts[0][0]
         self._datas = [data for _, data in parts]  # one list: the renderer syncs it as bound
-        self.camera = render_camera(base.envs[0], camera)
+        # a camera name, id or mujoco.MjvCamera, as BatchRenderer takes it
+        self.camera: Any = render_camera(base.envs[0], camera)
         self._options: dict[str, Any] = {"cameras": [self.camera], "width": width,
                                          "height": height, "outputs": outputs}  # fmt: skip
-        self.renderer = BatchRenderer(model, len(self._datas), context=context, **self._options)
+        self.renderer: BatchRenderer = BatchRenderer(model, len(self._datas), context=context,
+                                                     **self._options)  # fmt: skip
         try:
             images = image_spaces(model, width, height, self.renderer.outputs)
             self._layout = PixelLayout(env.single_observation_space, images, render_only,

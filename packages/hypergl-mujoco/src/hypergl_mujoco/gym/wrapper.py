@@ -51,8 +51,9 @@ class PixelObservations(gym.ObservationWrapper, gym.utils.RecordConstructorArgs)
         )  # fmt: skip
         gym.ObservationWrapper.__init__(self, env)
         model, self._data = mujoco_parts(env)
-        self.camera = render_camera(env, camera)
-        self.renderer = BatchRenderer(model, 1, cameras=[self.camera], width=width,
+        # a camera name, id or mujoco.MjvCamera, as BatchRenderer takes it
+        self.camera: Any = render_camera(env, camera)
+        self.renderer: BatchRenderer = BatchRenderer(model, 1, cameras=[self.camera], width=width,
                                       height=height, outputs=outputs, context=context)  # fmt: skip
         try:
             images = image_spaces(model, width, height, self.renderer.outputs)

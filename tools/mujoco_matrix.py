@@ -1,0 +1,156 @@
+"""`python3 tools/dev.py mujoco-matrix`: the hypergl-mujoco suite on the oldest and the newest
+MuJoCo it supports, on CPython 3.12 (where dm_control installs: labmaze has no cp313 wheel).
+
+Standard library only. One environment per leg, ``.venv-mujoco-<leg>`` (binary wheels, the
+leg's MuJoCo and what the suite needs, then hypergl-compiler, hypergl-core and
+hypergl-mujoco from the checkout, editable; the engine built in a folder of its own,
+build/mujoco-matrix: another interpreter in the development environment's folder would
+reconfigure it), made once and kept while its requirements are the same; then ``pytest
+packages/hypergl-mujoco/tests`` in it. The legs:
+
+- ``floor``: ``mujoco`` 3.5.0 (hypergl_mujoco.versions.MINIMUM) with dm_control 1.0.37,
+  the dm_control release made for it;
+- ``newest``: ``mujoco-core`` 4.0.1 (no dm_control: 1.0.50 fails on MuJoCo 4, its
+  ``MjModel`` has no ``flex_vertedge``);
+- ``below``: ``mujoco`` 3.4.0, one release under the floor: only tests/test_versions.py,
+  which checks that ``import hypergl_mujoco`` refuses it with the version and the range.
+
+    python3 tools/dev.py mujoco-matrix                # every leg
+    python3 tools/dev.py mujoco-matrix --leg floor -x # one leg; the rest goes to pytest
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SUITE = "packages/hypergl-mujoco/tests"
+PYTHON = "3.12"
+#: leg -> its MuJoCo (and dm_control where one installs with it)
+LEGS = {
+    "below": ["mujoco==3.4.0"],
+    "floor": ["mujoco==3.5.0", "dm_control==1.0.37"],
+    "newest": ["mujoco-core==4.0.1"],
+}
+#: leg -> what it runs when no test path is given: below the floor only the import check
+#: (every other test module imports hypergl_mujoco, which refuses that MuJoCo)
+SUITES = {"below": [f"{SUITE}/test_versions.py"]}
+#: What the suite imports besides MuJoCo and the members, and what builds the engine.
+REQUIREMENTS = ["numpy>=1.26", "pytest>=8", "pytest-timeout>=2.3", "hypothesis>=6",
+                "pillow>=10", "gymnasium>=1.0,<2", "PyOpenGL>=3.1",
+                # gymnasium.envs.mujoco imports these even headless (its viewer's)
+                "glfw>=2.7", "imageio>=2.31", "packaging",
+                "scikit-build-core>=0.10", "nanobind>=3.1,<4", "cmake>=3.26", "ninja",
+                "hatchling>=1.26", "editables>=0.5"]  # fmt: skip
+CORE = "packages/hypergl-core"  # built by scikit-build-core; the others are pure Python
+MEMBERS = ["packages/hypergl-compiler", "packages/hypergl-mujoco"]
+
+
+def say(message: str) -> None:
+    print(f"[mujoco-matrix] {message}", flush=True)
+
+
+def run(command: list[str], **kwargs) -> None:
+    result = subprocess.run(command, check=False, **kwargs)
+    if result.returncode != 0:
+        raise SystemExit(f"[mujoco-matrix] error: {' '.join(map(str, command))} failed "
+                         f"(exit {result.returncode})")  # fmt: skip
+
+
+def find_python() -> str:
+    """A CPython 3.12: $HYPERGL_MUJOCO_PYTHON, PATH, then ~/.pyenv/versions."""
+    given = os.environ.get("HYPERGL_MUJOCO_PYTHON")
+    candidates = [given] if given else []
+    candidates += [found for found in [shutil.which(f"python{PYTHON}")] if found]
+    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    candidates += sorted(glob.glob(str(pyenv / "versions" / f"{PYTHON}.*" / "bin" / "python3")),
+                         reverse=True)  # fmt: skip
+    probe = "import sys; print('%d.%d' % sys.version_info[:2])"
+    for candidate in candidates:
+        out = subprocess.run([candidate, "-c", probe], capture_output=True, text=True)
+        if out.returncode == 0 and out.stdout.strip() == PYTHON:
+            return candidate
+    raise SystemExit(f"[mujoco-matrix] error: no CPython {PYTHON} on PATH or under "
+                     f"{pyenv}/versions (pyenv install {PYTHON}, or set "
+                     "HYPERGL_MUJOCO_PYTHON)")  # fmt: skip
+
+
+def core_digest() -> str:
+    """The engine's sources: a change rebuilds it in the leg's environment."""
+    digest = hashlib.sha256()
+    core = ROOT / CORE
+    for path in sorted([*core.joinpath("cpp").rglob("*"), core / "CMakeLists.txt",
+                        core / "pyproject.toml"]):  # fmt: skip
+        if path.is_file():
+            digest.update(str(path.relative_to(core)).encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def environment(leg: str) -> Path:
+    """The leg's venv, made or brought up to date."""
+    venv = ROOT / f".venv-mujoco-{leg}"
+    python = venv / "bin" / "python"
+    wanted = "\n".join([*LEGS[leg], *REQUIREMENTS])
+    stamp = venv / ".requirements"
+    if not (python.exists() and stamp.exists() and stamp.read_text() == wanted):
+        shutil.rmtree(venv, ignore_errors=True)
+        say(f"creating {venv.name} on {find_python()}: {' '.join(LEGS[leg])}")
+        run([find_python(), "-m", "venv", str(venv)])
+        run([str(python), "-m", "pip", "install", "-q", "--only-binary", ":all:",
+             *LEGS[leg], *REQUIREMENTS])  # fmt: skip
+        stamp.write_text(wanted)
+    members = venv / ".members"
+    digest = core_digest()
+    if not members.exists() or members.read_text() != digest:
+        say(f"installing hypergl-compiler, hypergl-core, hypergl-mujoco into {venv.name} "
+            "(editable; the engine built into build/mujoco-matrix)")  # fmt: skip
+        pip = [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation"]
+        run([*pip, f"--config-settings=build-dir={ROOT / 'build' / 'mujoco-matrix'}",
+             "-e", str(ROOT / CORE)], cwd=ROOT)  # fmt: skip
+        run([*pip, *(arg for member in MEMBERS for arg in ("-e", str(ROOT / member)))], cwd=ROOT)
+        members.write_text(digest)
+    return python
+
+
+def test_leg(leg: str, pytest_args: list[str]) -> int:
+    started = time.monotonic()
+    python = environment(leg)
+    probe = "import mujoco, sys; print(mujoco.__version__, sys.version.split()[0])"
+    versions = subprocess.run([str(python), "-c", probe], capture_output=True, text=True)
+    say(f"{leg}: MuJoCo {versions.stdout.strip() or versions.stderr.strip()} (Python second)")
+    paths = [a for a in pytest_args if (ROOT / a.split("::")[0]).exists()]
+    command = [str(python), "-m", "pytest", "-p", "no:cacheprovider", *pytest_args,
+               *([] if paths else SUITES.get(leg, [SUITE]))]  # fmt: skip
+    sys.path.insert(0, str(ROOT / "tools"))
+    from dev import virtual_display_command
+
+    env = dict(os.environ, MUJOCO_GL="egl")
+    code = subprocess.run(virtual_display_command(command), cwd=ROOT, env=env).returncode
+    say(f"{leg}: exit {code} in {time.monotonic() - started:.0f} s")
+    return code
+
+
+def main(args: list[str]) -> int:
+    legs = list(LEGS)
+    if "--leg" in args:
+        at = args.index("--leg")
+        chosen = args[at + 1] if at + 1 < len(args) else ""
+        if chosen not in LEGS:
+            raise SystemExit(f"[mujoco-matrix] error: --leg takes one of {', '.join(LEGS)}, "
+                             f"got {chosen!r}")  # fmt: skip
+        legs = [chosen]
+        args = args[:at] + args[at + 2 :]
+    failed = [leg for leg in legs if test_leg(leg, args) not in (0,)]
+    say("every leg passed" if not failed else f"failed: {', '.join(failed)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
