@@ -70,7 +70,7 @@ def test_bad_view_matrices(gl_ctx):
     eyes = np.stack([np.eye(4)] * 2)
     with pytest.raises(ValueError, match=r"depth must be 2 finite rows of 4, got shape \(2, 3\)"):
         renderer.set_view_matrices(eyes, np.zeros((2, 3)))
-    with pytest.raises(ValueError, match="depth must be 2 finite rows"):
+    with pytest.raises(ValueError, match="depth row of view 0 is not finite"):
         renderer.set_view_matrices(eyes, np.full((2, 4), np.inf))
     renderer.release()
     records.release()
