@@ -8,6 +8,7 @@
     python3 tools/dev.py lint    # ruff
     python3 tools/dev.py dist    # build every wheel and sdist, test them installed
     python3 tools/dev.py release-rehearsal  # publish them to a local index, install each alone
+    python3 tools/dev.py lowest  # each distribution's tests at its declared floors (oldest Python)
     python3 tools/dev.py old-glibc  # the wheels' tests on Debian 11 (glibc 2.31), in a chroot
     python3 tools/dev.py docs    # the documentation site, strict (site/; --serve to browse)
     python3 tools/dev.py info    # what this machine's OpenGL can do
@@ -276,6 +277,11 @@ def command_release_rehearsal(python: Path, args: list[str]) -> int:
     return run(virtual_display_command([str(python), str(script), *args]), cwd=ROOT).returncode
 
 
+def command_lowest(python: Path, args: list[str]) -> int:
+    script = ROOT / "tools" / "lowest.py"
+    return run(virtual_display_command([str(python), str(script), *args]), cwd=ROOT).returncode
+
+
 def command_old_glibc(python: Path, args: list[str]) -> int:
     ensure_system_packages(["debootstrap"])  # a fresh machine (CI's first run) lacks it
     script = ROOT / "tools" / "old_glibc.py"
@@ -397,6 +403,7 @@ COMMANDS = {
     "info": command_info,
     "dist": command_dist,
     "release-rehearsal": command_release_rehearsal,
+    "lowest": command_lowest,
     "old-glibc": command_old_glibc,
     "docs": command_docs,
     "examples": command_examples,
