@@ -163,7 +163,7 @@ def hatch_env() -> dict[str, str]:
 
 def core_sources_digest() -> str:
     digest = hashlib.sha256()
-    files = [CORE / "CMakeLists.txt", CORE / "pyproject.toml"]
+    files = [CORE / "CMakeLists.txt", CORE / "pyproject.toml", CORE / "src/hypergl/__init__.py"]
     files += sorted(p for p in (CORE / "cpp").rglob("*") if p.is_file())
     for path in files:
         digest.update(str(path.relative_to(CORE)).encode())
@@ -181,7 +181,10 @@ def reinstall_changed_members() -> None:
         if member == CORE:  # rebuilt below when its sources (pyproject included) change
             continue
         stamp = VENV / f".{member.name}-pyproject.sha256"
-        digest = hashlib.sha256(pyproject.read_bytes()).hexdigest()
+        # its version too: the installed metadata carries it (a sibling's range checks it)
+        inits = sorted(member.glob("src/*/__init__.py"))
+        digest = hashlib.sha256(pyproject.read_bytes() + b"".join(p.read_bytes() for p in inits))
+        digest = digest.hexdigest()
         if stamp.exists() and stamp.read_text() == digest:
             continue
         reinstall = [str(VENV / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps",

@@ -73,7 +73,8 @@ def read(folder: Path) -> Distribution:
         raise ValueError(f"no __version__ = \"...\" line in {folder.name}'s {module}/__init__.py")
     extras = {name: tuple(map(Requirement, reqs))
               for name, reqs in project.get("optional-dependencies", {}).items()}  # fmt: skip
-    test_extras = tuple(config.get("tool", {}).get("hypergl", {}).get("test-extras", ["test"]))
+    default = ["test"] if "test" in extras else []
+    test_extras = tuple(config.get("tool", {}).get("hypergl", {}).get("test-extras", default))
     if unknown := sorted(set(test_extras) - set(extras)):
         raise ValueError(f"{folder.name}: [tool.hypergl] test-extras names {unknown[0]!r}, "
                          f"which is not one of its extras {sorted(extras)}")  # fmt: skip
