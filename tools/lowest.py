@@ -103,12 +103,23 @@ def sibling_wheels(dist: distributions.Distribution, out: Path) -> dict[str, Pat
             continue
         version, tag = needed[sibling.name]
         if tag is None:
-            wheels[sibling.name] = build(sibling.folder, out)
+            wheels[sibling.name] = checkout_wheel(sibling, out)
             say(f"  {sibling.name} {version} (its floor) built from this checkout")
         else:
             wheels[sibling.name] = tagged_wheel(sibling, tag)
             say(f"  {sibling.name} {version} (its floor) built from the tag {tag}")
     return wheels
+
+
+def checkout_wheel(dist: distributions.Distribution, out: Path) -> Path:
+    """This checkout's wheel of ``dist``: the one tools/dist.py left in $HYPERGL_DIST_OUT
+    (CI's suite builds them from this very checkout), else built now."""
+    given = os.environ.get("HYPERGL_DIST_OUT")
+    if given:
+        prefix = f"{dist.name.replace('-', '_')}-{dist.version}-"
+        for wheel in sorted(Path(given).glob(f"{prefix}*.whl")):
+            return wheel
+    return build(dist.folder, out)
 
 
 def build(folder: Path, out: Path) -> Path:
@@ -204,7 +215,7 @@ def test(dist: distributions.Distribution, out: Path, pytest_args: list[str]) ->
     python = interpreter(distributions.oldest_python(dist))
     say(f"{dist.name} {dist.version}: Python {distributions.oldest_python(dist)} ({python})")
     wheels = sibling_wheels(dist, out)
-    own = build(dist.folder, out)
+    own = checkout_wheel(dist, out)
     target = environment(dist, python, wheels)
     run([uv(), "pip", "install", "-q", "--python", target, "--no-deps", "--reinstall",
          *wheels.values(), own])  # fmt: skip
@@ -212,12 +223,11 @@ def test(dist: distributions.Distribution, out: Path, pytest_args: list[str]) ->
     if wrong:
         say(f"  {dist.name}: floors that are not the oldest installable version: "
             + "; ".join(wrong) + " (raise each to the version installed)")
-        return False
     command = [target, ROOT / "tools" / "test_installed.py", dist.name, "--from", dist.folder,
                *(pytest_args or DEFAULT_PYTEST)]  # fmt: skip
     code = subprocess.run([str(c) for c in command], cwd=out).returncode
     say(f"  {dist.name}: tests {'passed' if code == 0 else f'failed (exit {code})'} at the floors")
-    return code == 0
+    return code == 0 and not wrong
 
 
 def main(argv: list[str]) -> int:

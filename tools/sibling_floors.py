@@ -139,6 +139,8 @@ def problems(root: Path = distributions.ROOT) -> list[str]:
             for file, line, module, imported in imports_of(sibling.module, files):
                 at = f"{file.relative_to(root)}:{line}"
                 if source.module_file(module) is None:
+                    if found and found[-1].startswith(f"{at}: ") and module in found[-1]:
+                        continue  # one line for `from missing import a, b`
                     found.append(f"{at}: {dist.name} imports {module}, which {where}, the floor "
                                  f"of {name}{specifier}, does not have")  # fmt: skip
                 elif imported is not None and not source.provides(module, imported):
