@@ -335,7 +335,7 @@ def ensure_examples_environment() -> Path:
     pip = [str(python), "-m", "pip", "install", "-q"]
     # The members' own dependencies, named here so pip resolves them for this Python.
     # glfw, imageio, packaging: gymnasium.envs.mujoco imports them even headless
-    needs = ["numpy>=1.26", "glcontext>=3.0", "gymnasium>=1.0", "glfw>=2.7", "imageio>=2.31",
+    needs = ["numpy>=1.26", "glcontext>=3.0", "gymnasium>=1.1", "glfw>=2.7", "imageio>=2.31",
              "packaging", *EXAMPLES_REQUIREMENTS]  # fmt: skip
     if run([*pip, *needs]).returncode != 0:
         fail("installing " + " ".join(needs) + " failed (see above)")
