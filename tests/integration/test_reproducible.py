@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import subprocess
 import sys
 import tarfile
@@ -97,11 +98,13 @@ def digests(folder: Path) -> dict[str, str]:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="auditwheel is Linux-only")
 def test_two_builds_of_one_commit_are_byte_identical(tmp_path):
     built = []
+    # the commit's time, read once: a commit made while this runs must not change the date
+    env = dict(os.environ, SOURCE_DATE_EPOCH=str(reproducible.source_date_epoch()))
     for run in ("first", "second"):
         out = tmp_path / run
         result = subprocess.run([sys.executable, str(ROOT / "tools" / "dist.py"), "--out",
-                                 str(out), "--build-only"], cwd=ROOT, capture_output=True,
-                                text=True, timeout=1800)  # fmt: skip
+                                 str(out), "--build-only"], cwd=ROOT, env=env,
+                                capture_output=True, text=True, timeout=2400)  # fmt: skip
         assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
         built.append(digests(out))
     assert len(built[0]) == 2 * len(list((ROOT / "packages").glob("*/pyproject.toml")))
