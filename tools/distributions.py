@@ -142,7 +142,7 @@ def floor(name: str, specifier: SpecifierSet, root: Path = ROOT) -> tuple[Versio
     from (None: this checkout). Candidates are the released versions and the checkout's own
     (not yet released: it will be the next release)."""
     checkout = by_name(name, root).version
-    candidates = {**released(name, root), checkout: None}
+    candidates = {checkout: None, **released(name, root)}  # a release of that version wins
     allowed = sorted(v for v in candidates if specifier.contains(v, prereleases=True))
     if not allowed:
         raise LookupError(f"no release of {name} and not this checkout's {checkout} satisfies "

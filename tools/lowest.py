@@ -123,18 +123,21 @@ def checkout_wheel(dist: distributions.Distribution, out: Path) -> Path:
 
 
 def build(folder: Path, out: Path) -> Path:
-    """A wheel of the distribution in ``folder`` (packages/DIST, or a tag's copy of it)."""
-    before = set(out.glob("*.whl"))
+    """A wheel of the distribution in ``folder`` (packages/DIST, or a tag's copy of it), in a
+    folder of its own under ``out`` (a second build of it replaces the first)."""
+    target = out / folder.name
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
     run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-         "-w", out, folder], cwd=folder, env=dist_tool.build_environment())  # fmt: skip
-    (wheel,) = set(out.glob("*.whl")) - before
+         "-w", target, folder], cwd=folder, env=dist_tool.build_environment())  # fmt: skip
+    (wheel,) = target.glob("*.whl")
     return wheel
 
 
 def tagged_wheel(sibling: distributions.Distribution, tag: str) -> Path:
     """The wheel of ``sibling`` as released at ``tag``, built once from ``git archive``."""
     cached = CACHE / "released" / tag
-    wheels = list(cached.glob("*.whl"))
+    wheels = list(cached.rglob("*.whl"))
     if wheels:
         return wheels[0]
     source = Path(tempfile.mkdtemp(prefix=f"hypergl-{tag}-"))
