@@ -9,6 +9,7 @@
     python3 tools/dev.py lint    # ruff
     python3 tools/dev.py dist    # build every wheel and sdist, test them installed
     python3 tools/dev.py release-rehearsal  # publish them to a local index, install each alone
+    python3 tools/dev.py lowest  # each distribution's tests at its declared floors (oldest Python)
     python3 tools/dev.py old-glibc  # the wheels' tests on Debian 11 (glibc 2.31), in a chroot
     python3 tools/dev.py docs    # the documentation site, strict (site/; --serve to browse)
     python3 tools/dev.py info    # what this machine's OpenGL can do
@@ -163,7 +164,7 @@ def hatch_env() -> dict[str, str]:
 
 def core_sources_digest() -> str:
     digest = hashlib.sha256()
-    files = [CORE / "CMakeLists.txt", CORE / "pyproject.toml"]
+    files = [CORE / "CMakeLists.txt", CORE / "pyproject.toml", CORE / "src/hypergl/__init__.py"]
     files += sorted(p for p in (CORE / "cpp").rglob("*") if p.is_file())
     for path in files:
         digest.update(str(path.relative_to(CORE)).encode())
@@ -181,7 +182,10 @@ def reinstall_changed_members() -> None:
         if member == CORE:  # rebuilt below when its sources (pyproject included) change
             continue
         stamp = VENV / f".{member.name}-pyproject.sha256"
-        digest = hashlib.sha256(pyproject.read_bytes()).hexdigest()
+        # its version too: the installed metadata carries it (a sibling's range checks it)
+        inits = sorted(member.glob("src/*/__init__.py"))
+        digest = hashlib.sha256(pyproject.read_bytes() + b"".join(p.read_bytes() for p in inits))
+        digest = digest.hexdigest()
         if stamp.exists() and stamp.read_text() == digest:
             continue
         reinstall = [str(VENV / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps",
@@ -277,6 +281,11 @@ def command_release_rehearsal(python: Path, args: list[str]) -> int:
     return run(virtual_display_command([str(python), str(script), *args]), cwd=ROOT).returncode
 
 
+def command_lowest(python: Path, args: list[str]) -> int:
+    script = ROOT / "tools" / "lowest.py"
+    return run(virtual_display_command([str(python), str(script), *args]), cwd=ROOT).returncode
+
+
 def command_old_glibc(python: Path, args: list[str]) -> int:
     ensure_system_packages(["debootstrap"])  # a fresh machine (CI's first run) lacks it
     script = ROOT / "tools" / "old_glibc.py"
@@ -327,7 +336,7 @@ def ensure_examples_environment() -> Path:
     pip = [str(python), "-m", "pip", "install", "-q"]
     # The members' own dependencies, named here so pip resolves them for this Python.
     # glfw, imageio, packaging: gymnasium.envs.mujoco imports them even headless
-    needs = ["numpy>=1.26", "glcontext>=3.0", "gymnasium>=1.0", "glfw>=2.7", "imageio>=2.31",
+    needs = ["numpy>=1.26", "glcontext>=3.0", "gymnasium>=1.1", "glfw>=2.7", "imageio>=2.31",
              "packaging", *EXAMPLES_REQUIREMENTS]  # fmt: skip
     if run([*pip, *needs]).returncode != 0:
         fail("installing " + " ".join(needs) + " failed (see above)")
@@ -417,6 +426,7 @@ COMMANDS = {
     "info": command_info,
     "dist": command_dist,
     "release-rehearsal": command_release_rehearsal,
+    "lowest": command_lowest,
     "old-glibc": command_old_glibc,
     "docs": command_docs,
     "examples": command_examples,

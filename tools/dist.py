@@ -9,7 +9,9 @@
    ``ziglang`` is installed, else by this machine's compiler (reusing
    ``packages/hypergl-core/build``).
 2. Repairs the hypergl-core wheel with auditwheel: to ``manylinux_2_28`` with zig, else to
-   the oldest manylinux that this machine's libstdc++ and glibc allow.
+   the oldest manylinux that this machine's libstdc++ and glibc allow. Every file is
+   byte-reproducible (tools/reproducible.py): dated by the last commit
+   (``SOURCE_DATE_EPOCH``), its archive entries sorted and normalised.
 3. Checks each wheel against its source: every file under ``src/`` (shaders, data,
    ``py.typed``) is in it, and the core wheel has its extension and ``_core.pyi``.
 4. Installs all of them, with their test extras, into a new virtual environment in a
@@ -37,20 +39,17 @@ from pathlib import Path
 import tomllib
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import zig_toolchain  # tools/ is not a package
+import distributions  # tools/ is not a package
+import reproducible
+import zig_toolchain
 from reporting import Reporter
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ROOT / "packages"
 CORE = "hypergl-core"
-#: Build order (a distribution after those it depends on) and the extras its tests need.
-DISTRIBUTIONS = {
-    "hypergl-compiler": ["test"],
-    "py-gpu": ["test"],
-    "hypergl-core": ["test", "rl"],
-    "hypergl-culverin": ["test", "demo"],
-    "hypergl-mujoco": ["test", "gym", "core"],
-}
+#: Build order (a distribution after those it depends on) and the extras its tests need
+#: (``[tool.hypergl] test-extras``): every folder of packages/ (tools/distributions.py).
+DISTRIBUTIONS = {d.name: list(d.test_extras) for d in distributions.distributions()}
 
 
 _report = Reporter("dist")
@@ -73,11 +72,16 @@ def build_sdist(dist: str, out: Path) -> Path:
     return out / result.stdout.strip().splitlines()[-1]
 
 
-def build_wheel(dist: str, out: Path, toolchain: str = "native") -> Path:
-    before = set(out.glob("*.whl"))
+def build_environment() -> dict[str, str]:
     env = dict(os.environ)
     if env.get("CI"):  # as tools/dev.py builds the editable install: same CMake cache, no rebuild
         env.setdefault("HYPERGL_WERROR", "ON")
+    return env
+
+
+def build_wheel(dist: str, out: Path, toolchain: str = "native") -> Path:
+    before = set(out.glob("*.whl"))
+    env = build_environment()
     settings = []
     if toolchain == "zig":
         # glibc 2.28 and a static libc++ (tools/zig_toolchain.py), in a build folder of its
@@ -203,6 +207,9 @@ def main(argv: list[str]) -> int:
         fail("--toolchain zig needs ziglang in this environment (pip install ziglang) on "
              "Linux x86-64 or aarch64")  # fmt: skip
     say(f"core wheel toolchain: {toolchain}")
+    epoch = reproducible.source_date_epoch()
+    os.environ["SOURCE_DATE_EPOCH"] = str(epoch)  # the backends date their files by it too
+    say(f"SOURCE_DATE_EPOCH={epoch} (the last commit's time)")
     sdists, wheels = {}, {}
     for dist in DISTRIBUTIONS:
         sdists[dist] = build_sdist(dist, out)
@@ -213,6 +220,8 @@ def main(argv: list[str]) -> int:
         else:
             wheels[dist] = build_wheel(dist, out)
         check_wheel(dist, wheels[dist])
+        for built in (sdists[dist], wheels[dist]):
+            reproducible.normalise(built, epoch)
         say(f"built {sdists[dist].name} and {wheels[dist].name}")
     tag = wheels[CORE].name.removesuffix(".whl").split("-")[-1]
     say(f"hypergl-core platform tag: {tag}")

@@ -30,7 +30,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import free_threaded  # tools/ is not a package: the CPython source comes from there
+import distributions  # tools/ is not a package
+import free_threaded  # the CPython source comes from there
 from reporting import Reporter
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,10 +45,8 @@ PACKAGES = ["ca-certificates", "libegl1", "libgl1", "libgl1-mesa-dri", "libegl-m
             "liblzma-dev", "libsqlite3-dev", "xz-utils"]  # fmt: skip
 PYTHON = f"/opt/python{free_threaded.VERSION}"
 VENV = "/opt/wheels-venv"  # outside /work, where the tests' copies are (test_installed.py)
-#: What each distribution's tests need besides its own test extra (as tools/dist.py).
-EXTRAS = {"hypergl-compiler": ["test"], "py-gpu": ["test"], "hypergl-core": ["test", "rl"],
-          "hypergl-culverin": ["test", "demo"],
-          "hypergl-mujoco": ["test", "gym", "core"]}  # fmt: skip
+#: The extras each distribution's tests need (as tools/dist.py: tools/distributions.py).
+EXTRAS = {d.name: list(d.test_extras) for d in distributions.distributions()}
 MOUNTS = ["proc", "sys", "dev"]
 HOST_CERTIFICATES = os.environ.get("SSL_CERT_FILE", "/etc/ssl/certs/ca-certificates.crt")
 HOST_CA = "/etc/ssl/certs/hypergl-host-ca.crt"  # where the host's bundle goes inside

@@ -16,6 +16,7 @@ release workflow. Standard library only.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -35,12 +36,13 @@ ADDOPTS = "-ra --strict-markers --import-mode=importlib -p no:cacheprovider"
 
 def markers() -> list[str]:
     """The markers the workspace declares (root pyproject.toml), for --strict-markers."""
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     try:
         import tomllib
-    except ImportError:  # Python 3.10: the markers are only warnings then
-        return []
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    return config["tool"]["pytest"]["ini_options"]["markers"]
+    except ImportError:  # Python 3.10: the list's quoted strings, one a line
+        block = re.search(r"^markers = \[\n(.*?)^\]", text, re.S | re.M)
+        return re.findall(r'^\s*"(.*)",?$', block.group(1), re.M) if block else []
+    return tomllib.loads(text)["tool"]["pytest"]["ini_options"]["markers"]
 
 
 def installed_location(module: str, cwd: Path) -> Path:

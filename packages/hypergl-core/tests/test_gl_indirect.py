@@ -27,7 +27,7 @@ def centre(i, size=32):
     return (i // GRID) * cell + cell // 2, (i % GRID) * cell + cell // 2
 
 
-def setup(ctx):
+def indirect_scene(ctx):  # not "setup": pytest < 8.1 calls a module-level setup(module)
     fb = ctx.framebuffer((32, 32))
     pipe = ctx.pipeline(vertex_shader=VS_2D, fragment_shader=FS_2D, vertex_layout=LAYOUT_2D)
     cmd = ctx.command_buffer()
@@ -50,7 +50,7 @@ def draw_commands(count):
 
 
 def test_multi_draw_indirect_draws_every_object(gl_ctx):
-    fb, cmd = setup(gl_ctx)
+    fb, cmd = indirect_scene(gl_ctx)
     commands = gl_ctx.buffer(draw_commands(GRID * GRID), usage="indirect")
     cmd.bind_indirect_buffer(commands)
     cmd.multi_draw_indirect(GRID * GRID)
@@ -61,7 +61,7 @@ def test_multi_draw_indirect_draws_every_object(gl_ctx):
 
 
 def test_indirect_count_reads_the_count_from_gpu_memory(gl_ctx):
-    fb, cmd = setup(gl_ctx)
+    fb, cmd = indirect_scene(gl_ctx)
     commands = gl_ctx.buffer(draw_commands(GRID * GRID), usage="indirect")
     count = gl_ctx.buffer(np.array([5], dtype=np.uint32), usage="parameter")
     cmd.bind_indirect_buffer(commands)
@@ -88,7 +88,7 @@ void main() {
 
 def test_compute_written_flags_drive_conditions(gl_ctx):
     """A compute shader culls; `condition` on its output draws only the survivors."""
-    fb, cmd = setup(gl_ctx)
+    fb, cmd = indirect_scene(gl_ctx)
     cull = gl_ctx.pipeline(compute_shader=CULL_CS)
     draw = gl_ctx.pipeline(vertex_shader=VS_2D, fragment_shader=FS_2D, vertex_layout=LAYOUT_2D)
     visible = gl_ctx.buffer(size=4 * GRID * GRID, name="visible")

@@ -32,7 +32,7 @@ from .program import Constant, Program, Resource, Subroutine
 from .resource_table import ResourceHandle, ResourceResolver, ResourceTable
 from .verify import verify, verify_parts
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "REGISTERS",

@@ -42,7 +42,7 @@ from .resources import (
 from .scene import Scene, save
 from .trace_log import TraceLog
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "DEFAULT_GROUP_BUDGET",

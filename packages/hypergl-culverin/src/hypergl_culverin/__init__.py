@@ -23,7 +23,7 @@ from .errors import (
 from .layout import RecordLayout
 from .renderer import BodyRenderer
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "BadValueError",

@@ -33,7 +33,7 @@ from .errors import (
 )
 from .geometry import RasterBatch, ScreenTriangle, ScreenVertex
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 compat.install_legacy_modules()
 
