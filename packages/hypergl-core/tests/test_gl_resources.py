@@ -314,3 +314,15 @@ def test_a_context_released_by_the_garbage_collector_leaves_the_current_one_boun
         second._native.gl_pipeline("p", vs, fs, "", 4, False, True, 0x201, False, 0, 0x901, [], [])
     finally:
         second.close()
+
+
+def test_a_resource_of_a_closed_context_is_still_a_resource_error():
+    """Closing a context releases its resources: using one raises the context's reason as
+    a ContextError that is still the ResourceError it raised before (issue 33: every
+    exception stays an instance of what it was)."""
+    ctx = hypergl.context()
+    data = ctx.buffer(size=16, name="data")
+    ctx.close()
+    with pytest.raises(ResourceError) as caught:
+        data.read()
+    assert isinstance(caught.value, hypergl.ContextError)

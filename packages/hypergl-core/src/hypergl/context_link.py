@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .errors import ContextError
+from .errors import ContextError, ContextGoneError
 from .vm_state import VMState
 
 U64_MAX = (1 << 64) - 1
@@ -53,13 +53,13 @@ class ContextLink:
         inside each call, on the calling thread, under the context's lock.
         """
         if self.closed:
-            raise ContextError(self.closed_reason)
+            raise ContextGoneError(self.closed_reason)
         if self.host is not None:
             self.host.make_current()
 
     def need_gl(self, what: str) -> None:
         if self.closed:
-            raise ContextError(self.closed_reason)
+            raise ContextGoneError(self.closed_reason)
         if self.host is None:
             raise ContextError(f"{what} needs the gl device, this context is '{self.device}'")
 

@@ -22,6 +22,12 @@ class ResourceError(HyperGLError, ValueError):
     """A resource cannot be used as asked: released, foreign, wrong kind or too small."""
 
 
+class ContextGoneError(ContextError, ResourceError):
+    """A resource of a context that is gone (closed, or its window destroyed with GLFW):
+    the context's reason, and still the ResourceError a released resource raises (closing
+    a context releases its resources)."""
+
+
 class ResourceTypeError(HyperGLError, TypeError):
     """A resource factory got an argument of the wrong type: data that is not bytes or an
     array, a size that is not an int, formats that are not a sequence of names."""

@@ -16,7 +16,7 @@ from hypergl_compiler.isa import ResourceKind
 
 from . import reading
 from ._native import translated_errors
-from .errors import ContextError, ResourceError
+from .errors import ContextGoneError, ResourceError
 from .formats import DEPTH_FORMATS, check_pixels
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ class GPUResource:
 
     def _check_live(self) -> None:
         if self._link.closed:  # the context's own reason (closed, or its window destroyed)
-            raise ContextError(self._link.closed_reason)
+            raise ContextGoneError(self._link.closed_reason)
         if self._native.released:
             raise ResourceError(f"{self.kind.name.lower()} '{self.name}' has been released")
 
