@@ -1,11 +1,13 @@
 """`python3 tools/dev.py mujoco-matrix`: the hypergl-mujoco suite on the oldest and the newest
 MuJoCo it supports, on CPython 3.12 (where dm_control installs: labmaze has no cp313 wheel).
 
-Standard library only. One environment per leg, ``.venv-mujoco-<leg>`` (binary wheels, the
-leg's MuJoCo and what the suite needs, then hypergl-compiler, hypergl-core and
-hypergl-mujoco from the checkout, editable; the engine built in a folder of its own,
-build/mujoco-matrix: another interpreter in the development environment's folder would
-reconfigure it), made once and kept while its requirements are the same; then ``pytest
+Standard library only. One environment per leg, ``~/.cache/hypergl/mujoco-matrix/<leg>``
+(binary wheels: the leg's MuJoCo and what the suite needs), made once per machine and kept
+while its requirements are the same, so a fresh clone (CI) only reinstalls our three
+distributions into it: hypergl-compiler, hypergl-core and hypergl-mujoco as wheels, those
+the suite's dist test left in ``$HYPERGL_DIST_OUT`` (CI) or else built from the checkout
+(the engine in a folder of its own, build/mujoco-matrix: another interpreter in the
+development environment's folder would reconfigure it); then ``pytest
 packages/hypergl-mujoco/tests`` in it. The legs:
 
 - ``floor``: ``mujoco`` 3.5.0 (hypergl_mujoco.versions.MINIMUM) with dm_control 1.0.37,
@@ -49,8 +51,11 @@ REQUIREMENTS = ["numpy>=1.26", "pytest>=8", "pytest-timeout>=2.3", "hypothesis>=
                 "glfw>=2.7", "imageio>=2.31", "packaging",
                 "scikit-build-core>=0.10", "nanobind>=3.1,<4", "cmake>=3.26", "ninja",
                 "hatchling>=1.26", "editables>=0.5"]  # fmt: skip
+CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "hypergl" / "mujoco-matrix"
 CORE = "packages/hypergl-core"  # built by scikit-build-core; the others are pure Python
-MEMBERS = ["packages/hypergl-compiler", "packages/hypergl-mujoco"]
+MEMBERS = ["packages/hypergl-compiler", CORE, "packages/hypergl-mujoco"]
+WHEELS = {"packages/hypergl-compiler": "hypergl_compiler-*.whl", CORE: "hypergl_core-*.whl",
+          "packages/hypergl-mujoco": "hypergl_mujoco-*.whl"}  # fmt: skip
 
 
 def say(message: str) -> None:
@@ -82,39 +87,59 @@ def find_python() -> str:
                      "HYPERGL_MUJOCO_PYTHON)")  # fmt: skip
 
 
-def core_digest() -> str:
-    """The engine's sources: a change rebuilds it in the leg's environment."""
+def members_digest(wheels: list[Path]) -> str:
+    """What our distributions are: the wheels given, or the checkout's sources."""
     digest = hashlib.sha256()
-    core = ROOT / CORE
-    for path in sorted([*core.joinpath("cpp").rglob("*"), core / "CMakeLists.txt",
-                        core / "pyproject.toml"]):  # fmt: skip
-        if path.is_file():
-            digest.update(str(path.relative_to(core)).encode() + path.read_bytes())
+    if wheels:
+        for wheel in wheels:
+            digest.update(wheel.name.encode() + wheel.read_bytes())
+        return digest.hexdigest()
+    for member in MEMBERS:
+        folder = ROOT / member
+        paths = [*folder.joinpath("src").rglob("*"), *folder.joinpath("cpp").rglob("*"),
+                 folder / "CMakeLists.txt", folder / "pyproject.toml"]  # fmt: skip
+        for path in sorted(paths):
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(str(path.relative_to(ROOT)).encode() + path.read_bytes())
     return digest.hexdigest()
+
+
+def given_wheels() -> list[Path]:
+    """Our three wheels from $HYPERGL_DIST_OUT (the suite's dist test), or none."""
+    folder = os.environ.get("HYPERGL_DIST_OUT")
+    if not folder:
+        return []
+    found = [sorted(Path(folder).glob(pattern)) for pattern in WHEELS.values()]
+    return [matches[-1] for matches in found] if all(found) else []
 
 
 def environment(leg: str) -> Path:
     """The leg's venv, made or brought up to date."""
-    venv = ROOT / f".venv-mujoco-{leg}"
+    venv = CACHE / leg
     python = venv / "bin" / "python"
     wanted = "\n".join([*LEGS[leg], *REQUIREMENTS])
     stamp = venv / ".requirements"
     if not (python.exists() and stamp.exists() and stamp.read_text() == wanted):
         shutil.rmtree(venv, ignore_errors=True)
-        say(f"creating {venv.name} on {find_python()}: {' '.join(LEGS[leg])}")
+        say(f"creating {venv} on {find_python()}: {' '.join(LEGS[leg])}")
         run([find_python(), "-m", "venv", str(venv)])
         run([str(python), "-m", "pip", "install", "-q", "--only-binary", ":all:",
              *LEGS[leg], *REQUIREMENTS])  # fmt: skip
         stamp.write_text(wanted)
     members = venv / ".members"
-    digest = core_digest()
+    wheels = given_wheels()
+    digest = members_digest(wheels)
     if not members.exists() or members.read_text() != digest:
-        say(f"installing hypergl-compiler, hypergl-core, hypergl-mujoco into {venv.name} "
-            "(editable; the engine built into build/mujoco-matrix)")  # fmt: skip
-        pip = [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation"]
-        run([*pip, f"--config-settings=build-dir={ROOT / 'build' / 'mujoco-matrix'}",
-             "-e", str(ROOT / CORE)], cwd=ROOT)  # fmt: skip
-        run([*pip, *(arg for member in MEMBERS for arg in ("-e", str(ROOT / member)))], cwd=ROOT)
+        pip = [str(python), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall"]
+        if wheels:
+            say(f"installing {', '.join(w.name for w in wheels)} into {venv}")
+            run([*pip, *map(str, wheels)], cwd=ROOT)
+        else:
+            say(f"installing hypergl-compiler, hypergl-core, hypergl-mujoco into {venv} "
+                "(the engine built into build/mujoco-matrix)")  # fmt: skip
+            build = f"--config-settings=build-dir={ROOT / 'build' / 'mujoco-matrix'}"
+            run([*pip, "--no-build-isolation", build, *(str(ROOT / m) for m in MEMBERS)],
+                cwd=ROOT)  # fmt: skip
         members.write_text(digest)
     return python
 
