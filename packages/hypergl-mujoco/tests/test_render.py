@@ -60,10 +60,14 @@ def test_colours_groups_and_alpha_as_mujoco_draws_them(model, gl_ctx):
     seen = set(np.unique(ids).tolist())
     assert geom(model, "hidden") not in seen  # alpha 0
     assert geom(model, "group3") not in seen  # group 3: hidden by default
+    # Lit as MuJoCo lights them (its headlight and the model's light): the side away from
+    # the lights is dark, but every pixel keeps its hue.
     capsule = rgb[ids == geom(model, "capsule")]  # default rgba: the material's blue
-    assert capsule.size and (capsule[:, 2] > capsule[:, 0] + 40).all()
+    assert capsule.size and (capsule[:, 2] > capsule[:, 0]).all()
+    assert np.median(capsule[:, 2] - capsule[:, 0]) > 40
     sphere = rgb[ids == geom(model, "sphere")]  # its own rgba: red
-    assert sphere.size and (sphere[:, 0] > sphere[:, 2] + 40).all()
+    assert sphere.size and (sphere[:, 0] > sphere[:, 2]).all()
+    assert np.median(sphere[:, 0] - sphere[:, 2]) > 40
 
 
 def test_a_batch_is_synced_live(model, gl_ctx):

@@ -22,7 +22,7 @@ from hypergl.bodies.shaders import VIEW_SHIFT
 from hypergl.bodies.views import VIEW_DTYPE
 from hypergl.rl.process_safety import new_context
 
-from . import scene
+from . import lights, scene, textures
 from .cameras import Cameras
 from .errors import (
     DataError,
@@ -136,6 +136,8 @@ class BatchRenderer:
             self._check_size()
             self._looks = scene.model_looks(model, tuple(groups))
             self._far = scene.far_distance(model)
+            self._textures = textures.ModelTextures(model, [look.geom for look in self._looks],
+                                                    self._far)  # fmt: skip
         except BaseException:
             self.close()
             raise
@@ -252,6 +254,8 @@ class BatchRenderer:
         if model.ncam:
             needed.update(cam_xpos=(model.ncam, 3), cam_xmat=(model.ncam, 9))
         needed["subtree_com"] = (model.nbody, 3)  # tracking MjvCameras look at it
+        if model.nlight:
+            needed.update(light_xpos=(model.nlight, 3), light_xdir=(model.nlight, 3))
         self._arrays = WorldArrays(ctx, data, kind, needed)
         if kind == "batch":  # a Batch fills a field bound just now from its next call on
             data.forward()
@@ -264,15 +268,23 @@ class BatchRenderer:
                                 # views >= 2: the tiled (multi-view) variant even for one
                                 views=max(2, worlds * ncam),
                                 outputs=body_outputs, max_extras=1,
-                                primitives=self.primitives)  # fmt: skip
+                                primitives=self.primitives,
+                                max_lights=lights.light_count(model),
+                                light_groups=worlds)  # fmt: skip
         self._renderer = renderer
+        renderer.set_lights(np.broadcast_to(lights.model_lights(model),
+                                            renderer.lights.shape).copy())  # fmt: skip
+        renderer.set_textures(self._textures.atlas)
         for look in self._looks:
-            renderer.set_parts(look.geom, look.parts, look.new_meshes, color=look.color)
+            material = self._textures.material(look.geom, look.material)
+            renderer.set_parts(look.geom, look.parts, look.new_meshes, color=look.color,
+                               material=material)  # fmt: skip
         ngeom = model.ngeom
         ranges = [(w * ngeom, ngeom) for w in range(worlds) for _ in range(ncam)]
         identity = [np.eye(4)] * (worlds * ncam)
+        groups = [w for w in range(worlds) for _ in range(ncam)]  # each world's lights
         renderer.set_views(identity, (self.width, self.height), ranges=ranges,
-                           columns=self._columns)  # fmt: skip
+                           columns=self._columns, light_groups=groups)  # fmt: skip
         renderer.set_camera(np.eye(4), light=LIGHT)
         self._framebuffer = renderer.framebuffer(name="mujoco_views")
         cmd = ctx.command_buffer()
@@ -292,14 +304,19 @@ class BatchRenderer:
         records = model.ngeom * RECORD
         views = ncam * VIEW_DTYPE.itemsize
         instances = ncam * 2 * 2 * max(len(self._looks), 1) * 8  # 2 lists x 2 command sets
-        arrays = (model.ncam * 12 + model.nbody * 3) * 8  # cam_xpos, cam_xmat, subtree_com
+        arrays = (model.ncam * 12 + model.nbody * 3 + model.nlight * 6) * 8  # + light poses
+        light_rows = lights.light_count(model) * 96  # the world's light group
         pixel = 4 + 4 * (1 + len([o for o in self.outputs if o != "rgb"]))  # + depth24
-        return records + views + instances + arrays + ncam * self.width * self.height * pixel
+        return (records + views + instances + arrays + light_rows
+                + ncam * self.width * self.height * pixel)  # fmt: skip
 
     # --- rendering -------------------------------------------------------------------------
     def _view_matrices(self) -> np.ndarray:
         """(worlds * ncam, 4, 4) view-projections of every view, in one NumPy pass."""
         arrays = self._arrays.pull()  # type: ignore[union-attr]
+        light_xpos, light_xdir = arrays.pop("light_xpos", None), arrays.pop("light_xdir", None)
+        if light_xpos is not None and self._renderer is not None:  # every world's lights
+            lights.write_poses(self._renderer.lights, self.model, light_xpos, light_xdir)
         matrices = self._cameras.view_projections(self.width / self.height, **arrays)
         return matrices.reshape(-1, 4, 4)
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from hypergl.bodies import MODE_CAPSULE, Part, meshes
+from hypergl.bodies import MODE_CAPSULE, Material, Part, meshes
+from hypergl.bodies.shading import DEFAULT_MATERIAL
 
 # The quaternion (x, y, z, w) of +90 degrees about x: the unit meshes' y axis onto z.
 Y_TO_Z = (float(np.sqrt(0.5)), 0.0, 0.0, float(np.sqrt(0.5)))
@@ -26,12 +27,13 @@ GEOM = mujoco.mjtGeom
 
 @dataclass(frozen=True)
 class GeomLook:
-    """What one geom draws: its parts, the meshes they need, its colour."""
+    """What one geom draws: its parts, the meshes they need, its colour and material."""
 
     geom: int
     parts: list[Part]
     new_meshes: dict[str, np.ndarray]
     color: tuple[float, float, float]
+    material: Material = DEFAULT_MATERIAL
 
 
 def far_distance(model: mujoco.MjModel) -> float:
@@ -46,6 +48,19 @@ def geom_color(model: mujoco.MjModel, geom: int) -> np.ndarray:
     if material >= 0 and np.array_equal(rgba, DEFAULT_RGBA):
         return np.asarray(model.mat_rgba[material], np.float32)
     return rgba
+
+
+def geom_material(model: mujoco.MjModel, geom: int, rgba: np.ndarray) -> Material:
+    """The geom's specular, shininess, emission and reflectance as ``mjv_updateScene``
+    gives them (its material's, else MuJoCo's defaults 0.5, 0.5, 0, 0), and its alpha."""
+    material = int(model.geom_matid[geom])
+    if material < 0:
+        return Material(specular=0.5, shininess=0.5, alpha=float(rgba[3]))
+    return Material(specular=float(model.mat_specular[material]),
+                    shininess=float(model.mat_shininess[material]),
+                    emission=float(model.mat_emission[material]),
+                    reflectance=float(model.mat_reflectance[material]),
+                    alpha=float(rgba[3]))  # fmt: skip
 
 
 def mesh_rows(model: mujoco.MjModel, mesh: int) -> np.ndarray:
@@ -146,7 +161,7 @@ def model_looks(model: mujoco.MjModel, groups: tuple[int, ...] = DEFAULT_GROUPS
             skipped.append(geom_name(model, geom))
             continue
         color = (float(rgba[0]), float(rgba[1]), float(rgba[2]))
-        looks.append(GeomLook(geom, parts, new_meshes, color))
+        looks.append(GeomLook(geom, parts, new_meshes, color, geom_material(model, geom, rgba)))
     if skipped:
         warnings.warn(f"hypergl-mujoco draws no SDF geom without a mesh (neither does "
                       f"MuJoCo's renderer): skipped {', '.join(skipped)}",

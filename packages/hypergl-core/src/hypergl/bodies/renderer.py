@@ -41,14 +41,27 @@ from .shaders import (
     VERTEX,
     VIEW_SHIFT,
 )
+from .shading import (
+    DEFAULT_MATERIAL,
+    LIGHT_DTYPE,
+    MAX_TEXTURES,
+    Material,
+    TextureAtlas,
+    default_lights,
+    lights,
+)
 from .views import VIEW_DTYPE, eye_of, grid_shape, tile_views
 
 PART_DTYPE = np.dtype([("offset_mode", np.float32, 4), ("rotation", np.float32, 4),
-                       ("scale_mesh", np.float32, 4), ("color", np.float32, 4)])  # fmt: skip
+                       ("scale_mesh", np.float32, 4), ("color", np.float32, 4),
+                       ("material", np.float32, 4), ("texture", np.float32, 4),
+                       ("uv_map", np.float32, 4)])  # fmt: skip
 EXTRA_DTYPE = np.dtype([("position", np.float32, 3), ("id", np.uint32),
                         ("rotation", np.float32, 4)])  # fmt: skip
 DEFAULT_MAX_IDS = 65536
 DEPTH_UNIT = 0  # the texture unit occlusion culling reads the depth attachment from
+ATLAS_UNIT = 1  # the texture unit the fragment stage reads the texture atlas from
+SHADING_HEADER = 16 + MAX_TEXTURES * 16  # BodyShading: info, texture rectangles, lights
 VERTEX_BYTES = 24
 OUTPUTS = ("color", "depth", "id")
 OUTPUT_FORMATS = {"color": "rgba8", "depth": "r32f", "id": "r32f"}
@@ -131,6 +144,8 @@ class BodyRenderer:
         outputs: Sequence[str] = ("color",),
         copies: int = 1,
         primitives: str = "mesh",
+        max_lights: int = 8,
+        light_groups: int = 1,
     ) -> None:
         max_ids = _positive_int(max_ids, "max_ids")
         max_parts = _positive_int(max_ids if max_parts is None else max_parts, "max_parts")
@@ -140,6 +155,8 @@ class BodyRenderer:
         max_soft = _positive_int(max_soft_vertices, "max_soft_vertices")
         self._max_views = _positive_int(views, "views")
         self._copies = _positive_int(copies, "copies")
+        self._max_lights = _positive_int(max_lights, "max_lights")
+        self._light_groups = _positive_int(light_groups, "light_groups")
         if self._max_views > 1 and max_parts > 1 << VIEW_SHIFT:
             raise ValueError(f"max_parts must be at most {1 << VIEW_SHIFT} with views > 1 "
                              f"(a view sits above the part index), got {max_parts}")  # fmt: skip
@@ -153,7 +170,8 @@ class BodyRenderer:
         ctx = source.context
         self._ctx, self._source = ctx, source
         base = source.binding
-        self._bindings = {"tables": base + 2, "parts": base + 3, "commands": base + 5,
+        self._bindings = {"tables": base + 2, "parts": base + 3, "shading": base + 4,
+                          "commands": base + 5,
                           "instances": base + 6, "soft": base + 8, "visibility": base + 9,
                           "tiles": base + 10, "views": base + 11}  # fmt: skip
         self._camera_binding = camera_binding
@@ -245,12 +263,29 @@ class BodyRenderer:
             self._mesh_info[index, 0] = radius
             self._mesh_info[index, 1] = -1.0 if coarse is None else self._mesh_index[coarse]
 
+        # Lights and the atlas's rectangles (shaders.SHADING); the atlas itself.
+        light_rows = self._max_lights * self._light_groups
+        self.shading: Buffer = ctx.buffer(size=SHADING_HEADER + light_rows * LIGHT_DTYPE.itemsize,
+                                          name="body_shading")  # fmt: skip
+        shading = np.frombuffer(self.shading.map(np.uint8), np.uint8)
+        self._shading_info = shading[:16].view(np.uint32)
+        self._shading_info[:] = (self._max_lights, 0, 0, 0)
+        self._texture_rects = shading[16:SHADING_HEADER].view(np.uint32).reshape(MAX_TEXTURES, 4)
+        self._texture_rects[:] = 0
+        self._lights = shading[SHADING_HEADER:].view(LIGHT_DTYPE).reshape(
+            self._light_groups, self._max_lights)
+        self._lights[:] = lights(1)[0]
+        self._own_lights = False  # set_lights called: set_camera's light no longer applies
+        self.atlas: Texture = ctx.texture(np.zeros((1, 1, 4), np.uint8), filter="nearest",
+                                          name="body_atlas")  # fmt: skip
+        self._textures = 0
         self.camera: Buffer = ctx.buffer(size=112, usage="uniform", name="body_camera")
         self.set_camera(np.eye(4))
         self.fence: Fence = ctx.fence()
         defines = self._defines()
         fill = {"bodies": self._source_glsl(), "camera": camera_binding, **self._bindings,
                 "max_meshes": self._max_meshes, "max_extras": max_extras,
+                "atlas_unit": ATLAS_UNIT, "max_textures": MAX_TEXTURES,
                 "defines": defines + "\n#define RAY_KIND 0"}  # fmt: skip
         # The GLSL of each pipeline's stages (tests count the storage blocks each declares).
         self.shader_sources: dict[str, dict[str, str]] = {
@@ -420,12 +455,20 @@ class BodyRenderer:
         parts: Sequence[Part],
         new_meshes: dict[str, np.ndarray] | None = None,
         color: Sequence[float] | None = None,
+        material: Material | None = None,
     ) -> None:
         """Appearance of `body_id` as `parts`, adding `new_meshes` (key -> rows) first;
-        `color` None: a colour of the palette by id."""
+        `color` None: a colour of the palette by id; `material` (:class:`~hypergl.bodies.
+        shading.Material`) None: matte, opaque, untextured."""
         self._check_id(body_id)
         rgb = check_color(PALETTE[int(body_id) % len(PALETTE)] if color is None else color)
-        self._set_parts(int(body_id), list(parts), new_meshes or {}, rgb)
+        material = DEFAULT_MATERIAL if material is None else material
+        if not isinstance(material, Material):
+            raise self.shape_error(f"material must be a hypergl.bodies.Material, got {material!r}")
+        if material.texture >= self._textures:
+            raise self.shape_error(f"material texture {material.texture} is not in the "
+                                   f"renderer's atlas ({self._textures} images: set_textures)")
+        self._set_parts(int(body_id), list(parts), new_meshes or {}, rgb, material.checked())
 
     def _check_id(self, body_id: Any) -> None:
         if isinstance(body_id, bool) or not isinstance(body_id, (int, np.integer)):
@@ -434,7 +477,8 @@ class BodyRenderer:
             raise ValueError(f"body id {body_id} is outside 0..{len(self._looks) - 1} "
                              f"(raise max_ids)")  # fmt: skip
 
-    def _set_parts(self, body_id: int, parts: list[Part], new_meshes: dict, rgb) -> None:
+    def _set_parts(self, body_id: int, parts: list[Part], new_meshes: dict, rgb,
+                   material: Material = DEFAULT_MATERIAL) -> None:  # fmt: skip
         old = self._look_parts.get(body_id)
         reuse = old is not None and old[1] == len(parts)  # a new look in the same slots
         if not reuse and self._parts_used + len(parts) > len(self._parts):
@@ -465,8 +509,12 @@ class BodyRenderer:
             self._parts_used += len(parts)
         for k, (part, mesh, mode) in enumerate(zip(parts, meshes_of, modes, strict=True)):
             scale = (float(soft_first), 0.0, 0.0) if part.mode == MODE_SOFT else part.scale
-            self._parts[first + k] = ((*part.offset, mode), part.rotation,
-                                      (*scale, mesh), (*rgb, part.shade))  # fmt: skip
+            self._parts[first + k] = (
+                (*part.offset, mode), part.rotation, (*scale, mesh),
+                (*(rgb * part.shade), material.alpha),
+                (material.specular, material.shininess, material.emission, material.reflectance),
+                (material.texture, material.mapping, 0.0, 0.0), material.uv_map,
+            )  # fmt: skip
             self._part_mesh[first + k] = mesh
         self._look_parts[body_id] = (first, len(parts))
         self._looks[body_id] = (first, len(parts))
@@ -542,6 +590,52 @@ class BodyRenderer:
     def soft_vertices_view(self) -> np.ndarray:
         return self.soft_vertices.map(np.float32, (self.soft_vertices.size // 16, 4))
 
+    # --- lights and textures ---------------------------------------------------------------
+    @property
+    def max_lights(self) -> int:
+        return self._max_lights
+
+    @property
+    def lights(self) -> np.ndarray:
+        """The light rows, (light_groups, max_lights) of :data:`~hypergl.bodies.shading.
+        LIGHT_DTYPE`, mapped: a per-frame pose update is one NumPy write into it (after
+        :meth:`set_lights` once, so that :meth:`set_camera` leaves them alone)."""
+        return self._lights
+
+    def set_lights(self, rows: Any) -> None:
+        """The lights: ``(max_lights,)`` rows of ``LIGHT_DTYPE`` for every group, or
+        ``(light_groups, max_lights)``, one group per (:meth:`set_views`' ``light_groups``)."""
+        table = np.asarray(rows)
+        if table.dtype != LIGHT_DTYPE:
+            raise self.shape_error(f"lights must be rows of hypergl.bodies.LIGHT_DTYPE, got "
+                                   f"{table.dtype}")  # fmt: skip
+        if table.shape not in ((self._max_lights,), (self._light_groups, self._max_lights)):
+            raise self.shape_error(f"lights must be shaped ({self._max_lights},) or "
+                                   f"({self._light_groups}, {self._max_lights}) (max_lights, "
+                                   f"light_groups), got {table.shape}")  # fmt: skip
+        values = table.view(np.float32).reshape(*table.shape, -1)
+        if not np.isfinite(values).all():
+            raise self.shape_error("light values must be finite")
+        self._lights[:] = table
+        self._own_lights = True
+
+    def set_textures(self, atlas: TextureAtlas) -> None:
+        """The images materials refer to (their indices in `atlas`); before :meth:`record`
+        (the program binds the atlas it had then)."""
+        if not isinstance(atlas, TextureAtlas):
+            raise self.shape_error(f"set_textures takes a TextureAtlas, got {atlas!r}")
+        if self._recorded_views is not None:
+            raise self.shape_error("set_textures after record(): record the frame again")
+        image = atlas.image()
+        limit = self._ctx.limits["max_texture_size"]
+        if max(image.shape[:2]) > limit:
+            raise self.shape_error(f"the texture atlas is {image.shape[1]}x{image.shape[0]}, "
+                                   f"above the context's max_texture_size {limit}")  # fmt: skip
+        self.atlas.release()
+        self.atlas = self._ctx.texture(image, filter="nearest", name="body_atlas")
+        self._texture_rects[:] = atlas.table()
+        self._textures = len(atlas)
+
     # --- cameras and views -----------------------------------------------------------------
     @staticmethod
     def _checked_matrix(view_proj: Any, what: str = "view_proj") -> np.ndarray:
@@ -560,6 +654,9 @@ class BodyRenderer:
         if not np.isfinite(length) or length == 0.0:
             raise ValueError(f"light must be a finite, non-zero (x, y, z), got {light!r}")
         block[16:19] = direction / length  # unit length: the fragment shader skips normalize
+        if not self._own_lights:  # the one light of a renderer nobody gave lights
+            self._lights[:] = lights(1)[0]
+            self._lights[:, 0] = default_lights(direction)[0]
         block[20] = self._lod
         block[24:28] = eye_of(matrix)  # ray-cast parts: the rays' origin
         self.camera.write(block)
@@ -573,6 +670,7 @@ class BodyRenderer:
         *,
         ranges: Sequence[tuple[int, int]] | None = None,
         columns: int | None = None,
+        light_groups: Sequence[int] | None = None,
     ) -> None:
         """Tile ``len(cameras)`` views of ``tile = (width, height)`` pixels into one
         framebuffer (:meth:`framebuffer_size`); view k draws record rows
@@ -608,7 +706,16 @@ class BodyRenderer:
         if recorded is not None and (count > recorded[0] or widest > recorded[1]):
             raise errors.BodyError("more views or rows than the recorded program "
                                    "dispatches: record the frame again")  # fmt: skip
+        groups = np.zeros(count, np.uint32)
+        if light_groups is not None:
+            groups = np.asarray(light_groups)
+            if groups.shape != (count,) or groups.dtype.kind not in "iu" or (
+                count and not (groups.min() >= 0 and groups.max() < self._light_groups)
+            ):
+                raise errors.BodyError(f"light_groups must be {count} ints in "
+                                       f"0..{self._light_groups - 1}, got {light_groups!r}")
         self._views[:count] = tile_views(matrices, checked, *grid)
+        self._views["range"][:count, 3] = groups
         self._views[count:] = np.zeros(1, VIEW_DTYPE)
         self._view_count, self._view_rows = count, widest
         self._view_tile, self._grid = (width, height), grid
@@ -819,6 +926,8 @@ class BodyRenderer:
         for name, buffer in (("parts", self.parts), ("tables", self.tables),
                              ("soft", self.soft_vertices)):  # fmt: skip
             cmd.bind_storage_buffer(buffer, self._bindings[name])
+        cmd.bind_storage_buffer(self.shading, self._bindings["shading"])
+        cmd.bind_texture(self.atlas, ATLAS_UNIT)
         cmd.bind_vertex_buffer(self.vertices, 0)
         cmd.bind_vertex_buffer(self.instances, 1)
         cmd.bind_index_buffer(self.indices)
@@ -834,6 +943,7 @@ class BodyRenderer:
         optional = (self.depth_tiles, self.views, self.background_pipeline,
                     *[pipeline for pipeline, _ in self._ray_draws])  # fmt: skip
         own = (self.fence, self.pipeline, self.expand, self.tiles_pipeline, self.camera,
+               self.shading, self.atlas,
                self.indirect, self.template, self.indices, self.draw_count, self.visibility,
                *[r for r in optional if r is not None],
                self.instances, self.tables, self.vertices, self.parts,

@@ -22,15 +22,23 @@ One std430 ``Part`` per drawn piece of a body::
         vec4 rotation;     // quaternion of the part in the body frame
         vec4 scale_mesh;   // xyz: scale (capsule: radius, half height, radius; soft: first
                            // vertex in x); w: mesh index
-        vec4 color;        // rgb, and a: the part's shade (a factor on rgb)
+        vec4 color;        // rgb (times the part's shade), a: alpha
+        vec4 material;     // specular, shininess (0..1), emission, reflectance
+        vec4 texture;      // x: texture of the atlas (-1: none), y: its mapping
+        vec4 uv_map;       // the mapping's numbers (see shading.TEXTURE_*)
     };
+
+The fragment stage shades with the lights and textures of ``SHADING`` (see
+:mod:`hypergl.bodies.shading`): the lights of the view's group (``View.range.w``, 0 with one
+view) and the texture atlas at texture unit ``{atlas_unit}``.
 """
 
 VIEW_SHIFT = 20  # multi-view instances: part index in bits 0..19, view above
 
 COMMON = """
 #define VIEW_SHIFT 20u
-struct Part {{ vec4 offset_mode; vec4 rotation; vec4 scale_mesh; vec4 color; }};
+struct Part {{ vec4 offset_mode; vec4 rotation; vec4 scale_mesh; vec4 color; vec4 material;
+               vec4 texture; vec4 uv_map; }};
 layout(std430, binding = {parts}) readonly buffer BodyParts {{ Part parts[]; }};
 struct ExtraBody {{ vec3 position; uint id; vec4 rotation; }};
 // The small read-only tables in one buffer of sections: GL 4.3 promises a compute shader 8
@@ -262,7 +270,16 @@ layout(location = 2) in uvec2 a_instance;  // (row | source << 31, part)
 // each per pixel. v_surface is the normal, or a soft body's world position (its normal comes
 // from the derivatives); v_color is flat: rgb times the part's shade, and a: the mode.
 out vec3 v_surface;
-flat out vec4 v_color;
+out vec3 v_world;  // the point in world space (a ray-cast part's: its proxy's)
+#if RAY_KIND == 0 || RAY_KIND == 6
+out vec3 v_object;  // the point in unit-shape coordinates (the part's frame / its scale)
+#endif
+flat out vec4 v_color;     // rgb, alpha
+flat out vec4 v_material;  // specular, shininess, emission, reflectance
+flat out vec4 v_uv_map;
+flat out ivec4 v_info;     // mode, texture (-1: none), mapping, light group
+flat out vec4 v_view_eye;  // the view's eye, homogeneous (world)
+flat out vec3 v_forward;   // the view's direction (the headlight's)
 #if OUTPUT_DEPTH
 out float v_depth;  // clip w: the distance along the view axis (perspective projections)
 #endif
@@ -399,12 +416,29 @@ void main() {{
         normal = rotate(q, normal);
     }}
     v_surface = mode == 2 ? world : normal;
-    v_color = vec4(part.color.rgb * part.color.a, float(mode));
-#if RAY_KIND == 6
-    float facing = dot(normalize(normal), light.xyz);  // the fragment stage's lighting
-    v_color.rgb *= 0.35 + 0.65 * max(facing, 0.0);
+    v_world = world;
+#if RAY_KIND == 0
+    v_object = a_position;
+#elif RAY_KIND == 6
+    v_object = vec3(a_position.x, 0.0, a_position.z);
 #endif
-    vec4 clip = view_matrix(view) * vec4(world, 1.0);
+    v_color = part.color;
+    v_material = part.material;
+    v_uv_map = part.uv_map;
+    mat4 vp = view_matrix(view);
+    vec4 eye_h = view_eye(view);
+#if MULTI_VIEW
+    int group = int(views[view].range.w);
+#else
+    int group = 0;
+#endif
+    v_info = ivec4(mode, int(part.texture.x), int(part.texture.y), group);
+    v_view_eye = eye_h;
+    // Clip w is the distance along the view (perspective); an orthographic eye is the
+    // direction back toward the camera.
+    vec3 ahead = vec3(vp[0][3], vp[1][3], vp[2][3]);
+    v_forward = eye_h.w == 0.0 ? -eye_h.xyz : normalize(ahead);
+    vec4 clip = vp * vec4(world, 1.0);
 #if OUTPUT_DEPTH
     v_depth = clip.w;
 #endif
@@ -487,13 +521,141 @@ vec4 ray_hit() {{  // (local normal, t); t 1e30: a miss
 }}
 """
 
+# The fixed-function lighting and the atlas's trilinear sampling (see shading.py): in the
+# fragment stage of every draw pipeline and of the sky.
+SHADING = """
+struct Light {{ vec4 position; vec4 direction; vec4 ambient; vec4 diffuse; vec4 specular;
+               vec4 attenuation; }};
+layout(std430, binding = {shading}) readonly buffer BodyShading {{
+    uvec4 shading_info;  // x: lights per group
+    uvec4 texture_rects[{max_textures}];  // level 0 of each image: x, y, width, height
+    Light lights[];
+}};
+layout(binding = {atlas_unit}) uniform sampler2D body_atlas;
+
+// Level `level` of an image, bilinear, wrapped (repeat) or clamped (a cube face).
+vec4 atlas_bilinear(uvec4 r, int level, vec2 uv, bool repeat) {{
+    ivec2 size = max(ivec2(r.zw) >> level, ivec2(1));
+    int top = int(r.y);
+    for (int k = 0; k < level; ++k) top += max(int(r.w) >> k, 1);  // the levels, stacked
+    ivec2 origin = ivec2(int(r.x), top);
+    vec2 p = uv * vec2(size) - 0.5;
+    vec2 f = fract(p);
+    ivec2 i0 = ivec2(floor(p)), i1 = i0 + 1;
+    if (repeat) {{
+        i0 = ((i0 % size) + size) % size;
+        i1 = ((i1 % size) + size) % size;
+    }} else {{
+        i0 = clamp(i0, ivec2(0), size - 1);
+        i1 = clamp(i1, ivec2(0), size - 1);
+    }}
+    vec4 a = texelFetch(body_atlas, origin + i0, 0);
+    vec4 b = texelFetch(body_atlas, origin + ivec2(i1.x, i0.y), 0);
+    vec4 c = texelFetch(body_atlas, origin + ivec2(i0.x, i1.y), 0);
+    vec4 d = texelFetch(body_atlas, origin + i1, 0);
+    return mix(mix(a, b, f.x), mix(c, d, f.x), f.y);
+}}
+
+// GL's LINEAR_MIPMAP_LINEAR: the level of detail from the derivatives of uv (in texels).
+vec4 atlas_sample(int index, vec2 uv, vec2 dx, vec2 dy, bool repeat) {{
+    uvec4 r = texture_rects[index];
+    vec2 size = vec2(r.zw);
+    float lambda = log2(max(max(length(dx * size), length(dy * size)), 1e-12));
+    if (lambda <= 0.0) return atlas_bilinear(r, 0, uv, repeat);
+    int last = int(floor(log2(float(max(r.z, r.w)))));
+    lambda = min(lambda, float(last));
+    int d1 = int(floor(lambda));
+    int d2 = min(d1 + 1, last);
+    return mix(atlas_bilinear(r, d1, uv, repeat), atlas_bilinear(r, d2, uv, repeat),
+               lambda - float(d1));
+}}
+
+// A cube map (six images from `first`, GL's face order) along d; dx, dy: d's derivatives.
+vec4 atlas_cube(int first, vec3 d, vec3 dx, vec3 dy) {{
+    vec3 a = abs(d);
+    int face;
+    vec3 s, t, m;  // d's components that give the face's sc, tc and major axis
+    if (a.x >= a.y && a.x >= a.z) {{
+        face = d.x > 0.0 ? 0 : 1;
+        s = d.x > 0.0 ? vec3(0, 0, -1) : vec3(0, 0, 1);
+        t = vec3(0, -1, 0);
+        m = vec3(sign(d.x), 0, 0);
+    }} else if (a.y >= a.z) {{
+        face = d.y > 0.0 ? 2 : 3;
+        s = vec3(1, 0, 0);
+        t = d.y > 0.0 ? vec3(0, 0, 1) : vec3(0, 0, -1);
+        m = vec3(0, sign(d.y), 0);
+    }} else {{
+        face = d.z > 0.0 ? 4 : 5;
+        s = d.z > 0.0 ? vec3(1, 0, 0) : vec3(-1, 0, 0);
+        t = vec3(0, -1, 0);
+        m = vec3(0, 0, sign(d.z));
+    }}
+    float ma = dot(m, d);
+    vec2 sc = vec2(dot(s, d), dot(t, d));
+    vec2 uv = 0.5 * (sc / ma + 1.0);
+    // The face coordinates' derivatives from d's: 0.5 (dsc ma - sc dma) / ma^2
+    vec2 du = 0.5 * (vec2(dot(s, dx), dot(t, dx)) * ma - sc * dot(m, dx)) / (ma * ma);
+    vec2 dv = 0.5 * (vec2(dot(s, dy), dot(t, dy)) * ma - sc * dot(m, dy)) / (ma * ma);
+    return atlas_sample(first + face, uv, du, dv, false);
+}}
+
+// The sum of the group's lights on a surface of colour rgb and material (specular,
+// shininess, emission): OpenGL's fixed-function model with a local viewer.
+vec3 light_surface(vec3 P, vec3 N, vec3 V, vec3 rgb, vec4 material, int group,
+                   vec3 forward, bool two_sided) {{
+    vec3 total = material.z * rgb;
+    uint count = shading_info.x;
+    uint first = uint(group) * count;
+    for (uint i = 0u; i < count; ++i) {{
+        Light light = lights[first + i];
+        float kind = light.diffuse.w;
+        if (kind < 0.5) continue;  // off
+        vec3 L;
+        float factor = 1.0;
+        if (kind > 1.5) {{
+            L = -forward;  // the headlight: along the view
+        }} else if (light.position.w == 0.0) {{
+            L = -light.direction.xyz;  // directional
+        }} else {{
+            vec3 to_light = light.position.xyz - P;
+            float distance = length(to_light);
+            L = to_light / max(distance, 1e-12);
+            vec3 k = light.attenuation.xyz;
+            factor = 1.0 / max(k.x + k.y * distance + k.z * distance * distance, 1e-12);
+            if (light.direction.w > -1.5) {{  // a spot: its cone, and its exponent
+                float c = dot(-L, light.direction.xyz);
+                factor *= c >= light.direction.w ? pow(max(c, 0.0), light.ambient.w) : 0.0;
+            }}
+        }}
+        float facing = dot(N, L);
+        if (two_sided) facing = abs(facing);
+        vec3 c = light.ambient.rgb * rgb + max(facing, 0.0) * light.diffuse.rgb * rgb;
+        if (facing > 0.0) {{
+            float exponent = material.y * 128.0;
+            float h = max(dot(N, normalize(L + V)), 0.0);
+            c += (exponent > 0.0 ? pow(h, exponent) : 1.0) * light.specular.rgb * material.x;
+        }}
+        total += factor * c;
+    }}
+    return total;
+}}
+"""
+
 FRAGMENT = (
     """#version 430
 {defines}
 in vec3 v_surface;
+in vec3 v_world;
+#if RAY_KIND == 0 || RAY_KIND == 6
+in vec3 v_object;
+#endif
 flat in vec4 v_color;
-layout(std140, binding = {camera}) uniform BodyCamera {{ mat4 view_proj; vec4 light;
-                                                         vec4 lod; vec4 eye; }};
+flat in vec4 v_material;
+flat in vec4 v_uv_map;
+flat in ivec4 v_info;
+flat in vec4 v_view_eye;
+flat in vec3 v_forward;
 layout(location = 0) out vec4 color;
 #if OUTPUT_DEPTH
 in float v_depth;
@@ -515,16 +677,42 @@ flat in vec4 v_rotation;
     + RAYCAST
     + """#endif
 #endif
+"""
+    + SHADING
+    + """
+// The texel at unit-shape coordinates X (the part's frame), as the part's mapping says.
+vec4 surface_texel(vec3 X) {{
+    int index = v_info.y, mapping = v_info.z;
+    if (index < 0) return vec4(1.0);
+    if (mapping >= 3) {{  // a cube map
+        vec3 d = X * v_uv_map.xyz;
+        if (mapping == 4) d = vec3(d.x, -d.z, d.y);  // the part's y is the cube's z
+        return atlas_cube(index, d, dFdx(d), dFdy(d));
+    }}
+    vec2 uv;
+    if (mapping == 1) {{
+        uv = vec2(X.x, X.z) * v_uv_map.xy + v_uv_map.zw;
+    }} else {{  // a box's faces: each 0..1 across
+        vec3 a = abs(X);
+        vec2 face = a.z >= a.x && a.z >= a.y ? vec2(X.x, -X.y)
+                  : a.x >= a.y ? vec2(X.y, -X.z) : vec2(X.x, -X.z);
+        uv = (face * 0.5 + 0.5) * v_uv_map.xy;
+    }}
+    return atlas_sample(index, uv, dFdx(uv), dFdy(uv), true);
+}}
+
 void main() {{
+    bool soft = false;
+    vec3 n, P, X;
 #if RAY_KIND == 6
-    // The plane (RAY_KIND 6, 'ray_plane'): its quad rasterized, lit in the vertex stage.
-    color = vec4(v_color.rgb, 1.0);
+    // The plane (RAY_KIND 6, 'ray_plane'): its quad rasterized, its depth exact.
+    n = v_surface;
+    P = v_world;
+    X = v_object;
 #if OUTPUT_DEPTH
     depth_out = 1.0 / v_clip_zw.y;  // clip w, interpolated: exact on a flat surface
 #endif
-#else
-#if RAY_KIND
-    bool soft = false;
+#elif RAY_KIND
     vec4 hit = ray_hit();  // xyz: the local normal, w: the step to the surface
     if (!(hit.w < 1e29)) discard;  // a miss (or NaN: never a depth)
     vec2 zw = v_clip_zw + hit.w * (v_eye.w * v_clip_zw - v_eye_zw);
@@ -532,21 +720,35 @@ void main() {{
     // clipped, as a mesh's surface there is.
     if (!(zw.y > 0.0 && abs(zw.x) <= zw.y)) discard;
     gl_FragDepth = 0.5 * zw.x / zw.y + 0.5;
-    vec3 n = rotate(v_rotation, hit.xyz);
+    n = rotate(v_rotation, hit.xyz);
+    P = v_world + hit.w * (v_world * v_view_eye.w - v_view_eye.xyz);
+    vec3 local = v_local + hit.w * (v_local * v_eye.w - v_eye.xyz);  // the hit, part frame
+#if RAY_KIND == 4
+    // A capsule's unit coordinates: its cylinder y in -1..1, its caps 1..2 beyond
+    float r = v_size.x, half_height = v_size.y;
+    float y = abs(local.y) <= half_height ? local.y / half_height
+            : sign(local.y) * (1.0 + (abs(local.y) - half_height) / r);
+    X = vec3(local.x / r, y, local.z / r);
+#else
+    X = local / v_size;
+#endif
 #if OUTPUT_DEPTH
     depth_out = 1.0 / zw.y;  // stored as 1 / metres: 0 (a clear) is nothing hit
 #endif
 #else
-    bool soft = v_color.a > 1.5;  // mode 2
-    vec3 n = soft ? cross(dFdx(v_surface), dFdy(v_surface)) : v_surface;
+    soft = v_info.x == 2;
+    n = soft ? cross(dFdx(v_surface), dFdy(v_surface)) : v_surface;
+    P = v_world;
+    X = v_object;
 #if OUTPUT_DEPTH
     depth_out = 1.0 / v_depth;  // stored as 1 / metres: 0 (a clear) is nothing hit
 #endif
 #endif
-    float facing = dot(normalize(n), light.xyz);  // light: unit length (set_camera)
-    float lit = 0.35 + 0.65 * (soft ? abs(facing) : max(facing, 0.0));
-    color = vec4(v_color.rgb * lit, 1.0);
-#endif
+    vec4 texel = surface_texel(X);
+    vec3 N = normalize(n);
+    vec3 V = normalize(v_view_eye.xyz - P * v_view_eye.w);
+    vec3 lit = light_surface(P, N, V, v_color.rgb, v_material, v_info.w, v_forward, soft);
+    color = vec4(clamp(lit, 0.0, 1.0) * texel.rgb, v_color.a * texel.a);
 #if OUTPUT_ID
     id_out = v_id + 1.0;  // stored as id + 1: 0 (a clear) is none
 #endif
