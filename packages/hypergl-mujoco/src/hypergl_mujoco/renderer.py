@@ -41,6 +41,8 @@ MAX_VIEWS = 1 << (32 - VIEW_SHIFT)  # a view sits above the part index in an ins
 # model's meshes and height fields.
 BUILT_IN_MESHES, BUILT_IN_ROWS = 32, 1 << 14
 LIGHT = (0.3, -0.5, 1.0)  # a light from above and in front (MuJoCo's z is up)
+SKY_DISTANCE = 0.7  # MuJoCo's skybox: a cylinder this share of the far plane about the eye
+SKY_AXES = ((1, 0, 0), (0, 0, 1), (0, -1, 0))  # its texture looked up along (x, z, -y)
 
 
 class RenderResult(Mapping[str, np.ndarray]):
@@ -275,6 +277,8 @@ class BatchRenderer:
         renderer.set_lights(np.broadcast_to(lights.model_lights(model),
                                             renderer.lights.shape).copy())  # fmt: skip
         renderer.set_textures(self._textures.atlas)
+        if self._textures.sky >= 0:  # mjr_render's skybox: a cylinder at 0.7 of the far plane
+            renderer.set_sky(self._textures.sky, SKY_DISTANCE * self._far, axes=SKY_AXES)
         for look in self._looks:
             material = self._textures.material(look.geom, look.material)
             renderer.set_parts(look.geom, look.parts, look.new_meshes, color=look.color,
@@ -305,7 +309,7 @@ class BatchRenderer:
         views = ncam * VIEW_DTYPE.itemsize
         instances = ncam * 2 * 2 * max(len(self._looks), 1) * 8  # 2 lists x 2 command sets
         arrays = (model.ncam * 12 + model.nbody * 3 + model.nlight * 6) * 8  # + light poses
-        light_rows = lights.light_count(model) * 96  # the world's light group
+        light_rows = lights.light_count(model) * 32  # the poses of the world's light group
         pixel = 4 + 4 * (1 + len([o for o in self.outputs if o != "rgb"]))  # + depth24
         return (records + views + instances + arrays + light_rows
                 + ncam * self.width * self.height * pixel)  # fmt: skip

@@ -38,6 +38,8 @@ from .shaders import (
     DEPTH_TILES,
     EXPAND,
     FRAGMENT,
+    SKY_FRAGMENT,
+    SKY_VERTEX,
     VERTEX,
     VIEW_SHIFT,
 )
@@ -61,7 +63,8 @@ EXTRA_DTYPE = np.dtype([("position", np.float32, 3), ("id", np.uint32),
 DEFAULT_MAX_IDS = 65536
 DEPTH_UNIT = 0  # the texture unit occlusion culling reads the depth attachment from
 ATLAS_UNIT = 1  # the texture unit the fragment stage reads the texture atlas from
-SHADING_HEADER = 16 + MAX_TEXTURES * 16  # BodyShading: info, texture rectangles, lights
+SHADING_HEADER = MAX_TEXTURES * 16  # BodyShading: the texture rectangles, then light poses
+POSE_BYTES = 32  # a light's position and direction in the shading buffer
 VERTEX_BYTES = 24
 OUTPUTS = ("color", "depth", "id")
 OUTPUT_FORMATS = {"color": "rgba8", "depth": "r32f", "id": "r32f"}
@@ -263,29 +266,35 @@ class BodyRenderer:
             self._mesh_info[index, 0] = radius
             self._mesh_info[index, 1] = -1.0 if coarse is None else self._mesh_index[coarse]
 
-        # Lights and the atlas's rectangles (shaders.SHADING); the atlas itself.
+        # The atlas's rectangles and every group's light poses (shaders.SHADING_BUFFER),
+        # the lights' looks (a uniform block: the same for every group), the atlas itself.
         light_rows = self._max_lights * self._light_groups
-        self.shading: Buffer = ctx.buffer(size=SHADING_HEADER + light_rows * LIGHT_DTYPE.itemsize,
+        self.shading: Buffer = ctx.buffer(size=SHADING_HEADER + light_rows * POSE_BYTES,
                                           name="body_shading")  # fmt: skip
         shading = np.frombuffer(self.shading.map(np.uint8), np.uint8)
-        self._shading_info = shading[:16].view(np.uint32)
-        self._shading_info[:] = (self._max_lights, 0, 0, 0)
-        self._texture_rects = shading[16:SHADING_HEADER].view(np.uint32).reshape(MAX_TEXTURES, 4)
+        self._texture_rects = shading[:SHADING_HEADER].view(np.uint32).reshape(MAX_TEXTURES, 4)
         self._texture_rects[:] = 0
-        self._lights = shading[SHADING_HEADER:].view(LIGHT_DTYPE).reshape(
-            self._light_groups, self._max_lights)
-        self._lights[:] = lights(1)[0]
+        self._poses = shading[SHADING_HEADER:].view(np.float32).reshape(
+            self._light_groups, self._max_lights, 8)
+        self.light_block: Buffer = ctx.buffer(size=self._max_lights * LIGHT_DTYPE.itemsize,
+                                              usage="uniform", name="body_lights")  # fmt: skip
+        self._light_looks = self.light_block.map(LIGHT_DTYPE, self._max_lights)
+        self._lights = np.broadcast_to(lights(1), (self._light_groups, self._max_lights)).copy()
         self._own_lights = False  # set_lights called: set_camera's light no longer applies
         self.atlas: Texture = ctx.texture(np.zeros((1, 1, 4), np.uint8), filter="nearest",
                                           name="body_atlas")  # fmt: skip
         self._textures = 0
+        self._sky: tuple[int, float, np.ndarray] | None = None  # set_sky's
+        self.sky_pipeline: Pipeline | None = None
         self.camera: Buffer = ctx.buffer(size=112, usage="uniform", name="body_camera")
         self.set_camera(np.eye(4))
         self.fence: Fence = ctx.fence()
         defines = self._defines()
-        fill = {"bodies": self._source_glsl(), "camera": camera_binding, **self._bindings,
+        self._fill = fill = {"bodies": self._source_glsl(), "camera": camera_binding,
+                             **self._bindings,
                 "max_meshes": self._max_meshes, "max_extras": max_extras,
                 "atlas_unit": ATLAS_UNIT, "max_textures": MAX_TEXTURES,
+                "lights_block": camera_binding + 1,
                 "defines": defines + "\n#define RAY_KIND 0"}  # fmt: skip
         # The GLSL of each pipeline's stages (tests count the storage blocks each declares).
         self.shader_sources: dict[str, dict[str, str]] = {
@@ -372,6 +381,7 @@ class BodyRenderer:
     def _defines(self) -> str:
         depth, ident = "depth" in self.outputs, "id" in self.outputs
         return (f"#define MULTI_VIEW {int(self._max_views > 1)}\n"
+                f"#define LIGHTS {self._max_lights}\n"
 
                 f"#define OUTPUT_DEPTH {int(depth)}\n#define OUTPUT_ID {int(ident)}\n"
                 f"#define ID_LOCATION {1 + int(depth)}")  # fmt: skip
@@ -574,6 +584,14 @@ class BodyRenderer:
         own per-frame bookkeeping; call once per frame, before ``submit``."""
         if self._regions_dirty:
             self._layout_regions()
+        self._write_lights()
+
+    def _write_lights(self) -> None:
+        """The lights' looks into their uniform block, every group's poses into the
+        shading buffer (position, direction: two NumPy copies)."""
+        self._light_looks[:] = self._lights[0]
+        self._poses[..., :4] = self._lights["position"]
+        self._poses[..., 4:] = self._lights["direction"]
 
     def write_extras(self, rows: Sequence[tuple[Any, int, Any]]) -> None:
         """Extra bodies drawn beside the source's records this frame: (position, id,
@@ -598,8 +616,10 @@ class BodyRenderer:
     @property
     def lights(self) -> np.ndarray:
         """The light rows, (light_groups, max_lights) of :data:`~hypergl.bodies.shading.
-        LIGHT_DTYPE`, mapped: a per-frame pose update is one NumPy write into it (after
-        :meth:`set_lights` once, so that :meth:`set_camera` leaves them alone)."""
+        LIGHT_DTYPE`: a per-frame pose update is one NumPy write into it (after
+        :meth:`set_lights` once, so that :meth:`set_camera` leaves them alone), applied by
+        :meth:`update`. Colours, cones and kinds are group 0's for every group (the poses
+        are each group's own)."""
         return self._lights
 
     def set_lights(self, rows: Any) -> None:
@@ -618,6 +638,7 @@ class BodyRenderer:
             raise self.shape_error("light values must be finite")
         self._lights[:] = table
         self._own_lights = True
+        self._write_lights()
 
     def set_textures(self, atlas: TextureAtlas) -> None:
         """The images materials refer to (their indices in `atlas`); before :meth:`record`
@@ -632,9 +653,52 @@ class BodyRenderer:
             raise self.shape_error(f"the texture atlas is {image.shape[1]}x{image.shape[0]}, "
                                    f"above the context's max_texture_size {limit}")  # fmt: skip
         self.atlas.release()
-        self.atlas = self._ctx.texture(image, filter="nearest", name="body_atlas")
+        self.atlas = self._ctx.texture(image, filter="linear", wrap="clamp", name="body_atlas")
         self._texture_rects[:] = atlas.table()
         self._textures = len(atlas)
+
+    def set_sky(self, texture: int, distance: float, axes: Any = None) -> None:
+        """Draw a sky behind the bodies: the cube map of the atlas at `texture` (its first
+        face) looked up along each view ray, at the depth of a cylinder of radius and half
+        height `distance` about the eye (along world z): what lies beyond it is hidden.
+        `axes` (3x3, None: identity) turns world directions into the cube's. Before
+        :meth:`record`."""
+        if self._recorded_views is not None:
+            raise self.shape_error("set_sky after record(): record the frame again")
+        if isinstance(texture, bool) or not isinstance(texture, (int, np.integer)) or not (
+            texture >= 0 and texture + 6 <= self._textures
+        ):
+            raise self.shape_error(f"sky texture {texture!r} is not a cube map of the atlas "
+                                   f"({self._textures} images: set_textures first)")
+        if not isinstance(distance, (int, float)) or not np.isfinite(distance) or distance <= 0:
+            raise self.shape_error(f"sky distance must be a positive number, got {distance!r}")
+        rotation = np.eye(3) if axes is None else np.asarray(axes, np.float64)
+        if rotation.shape != (3, 3) or not np.isfinite(rotation).all():
+            raise self.shape_error(f"sky axes must be a finite 3x3 matrix, got {axes!r}")
+        self._sky = (int(texture), float(distance), rotation)
+        if self.sky_pipeline is None:
+            fill = {**self._fill, "defines": self._defines() + "\n#define RAY_KIND 0"}
+            self.shader_sources["sky"] = {"vertex": SKY_VERTEX.format(**fill),
+                                          "fragment": SKY_FRAGMENT.format(**fill)}
+            self.sky_pipeline = self._ctx.pipeline(
+                vertex_shader=self.shader_sources["sky"]["vertex"],
+                fragment_shader=self.shader_sources["sky"]["fragment"],
+                depth_test=True, depth_func="less", depth_write=True, name="body_sky",
+            )  # fmt: skip
+
+    def _record_sky(self, cmd: CommandBuffer) -> None:
+        if self._sky is None or self.sky_pipeline is None:
+            return
+        texture, distance, rotation = self._sky
+        cmd.bind_pipeline(self.sky_pipeline)
+        cmd.bind_uniform_buffer(self.camera, self._camera_binding)
+        self._bind_views(cmd)
+        cmd.bind_storage_buffer(self.shading, self._bindings["shading"])
+        cmd.bind_texture(self.atlas, ATLAS_UNIT)
+        cmd.uniform_const(0, (float(texture), distance, 0.0, 0.0), "vec4")
+        for row in range(3):
+            cmd.uniform_const(1 + row, (*rotation[row], 0.0), "vec4")
+        cmd.draw(6, instances=self._view_count if self._max_views > 1 else 1)
 
     # --- cameras and views -----------------------------------------------------------------
     @staticmethod
@@ -657,6 +721,7 @@ class BodyRenderer:
         if not self._own_lights:  # the one light of a renderer nobody gave lights
             self._lights[:] = lights(1)[0]
             self._lights[:, 0] = default_lights(direction)[0]
+            self._write_lights()
         block[20] = self._lod
         block[24:28] = eye_of(matrix)  # ray-cast parts: the rays' origin
         self.camera.write(block)
@@ -851,6 +916,7 @@ class BodyRenderer:
             cmd.barrier()  # the tiles, before the second pass reads them
             self._record_expand(cmd, phase=2)
             self._record_draw(cmd, 1)
+        self._record_sky(cmd)
         cmd.fence_signal(self.fence)
         self._recorded_soft = len(self._soft)
         self._recorded_views = (self._view_count, self._view_rows)
@@ -927,6 +993,7 @@ class BodyRenderer:
                              ("soft", self.soft_vertices)):  # fmt: skip
             cmd.bind_storage_buffer(buffer, self._bindings[name])
         cmd.bind_storage_buffer(self.shading, self._bindings["shading"])
+        cmd.bind_uniform_buffer(self.light_block, self._camera_binding + 1)
         cmd.bind_texture(self.atlas, ATLAS_UNIT)
         cmd.bind_vertex_buffer(self.vertices, 0)
         cmd.bind_vertex_buffer(self.instances, 1)
@@ -940,10 +1007,10 @@ class BodyRenderer:
 
     def release(self) -> None:
         """Free the renderer's own buffers and pipelines (not the source's)."""
-        optional = (self.depth_tiles, self.views, self.background_pipeline,
+        optional = (self.depth_tiles, self.views, self.background_pipeline, self.sky_pipeline,
                     *[pipeline for pipeline, _ in self._ray_draws])  # fmt: skip
         own = (self.fence, self.pipeline, self.expand, self.tiles_pipeline, self.camera,
-               self.shading, self.atlas,
+               self.shading, self.light_block, self.atlas,
                self.indirect, self.template, self.indices, self.draw_count, self.visibility,
                *[r for r in optional if r is not None],
                self.instances, self.tables, self.vertices, self.parts,

@@ -70,6 +70,22 @@ vec4 qmul(vec4 a, vec4 b) {{
 }}
 """
 
+# The shading buffer: the atlas's rectangles and every group's light poses.
+SHADING_BUFFER = """
+struct LightPose {{ vec4 position; vec4 direction; }};
+layout(std430, binding = {shading}) readonly buffer BodyShading {{
+    uvec4 texture_rects[{max_textures}];  // each image: its column's x, y; width, height
+    LightPose light_poses[];              // LIGHTS per group
+}};
+"""
+
+# The lights' poses per view, from the vertex stage (flat: a view's group for every
+# fragment), read from the shading buffer's group of the view.
+LIGHT_POSES = """
+flat {direction} vec4 v_light_position[LIGHTS];
+flat {direction} vec4 v_light_direction[LIGHTS];
+"""
+
 # One invocation per body row (source 0) or extra row (source 1: characters, wheels): each
 # part that survives the frustum test is appended to its mesh's instance list, and the
 # mesh's indirect command counts it. Far spheres and capsules take their coarse mesh.
@@ -261,6 +277,8 @@ VERTEX = (
 {defines}
 {bodies}"""
     + COMMON
+    + SHADING_BUFFER
+    + LIGHT_POSES.replace("{direction}", "out")
     + """
 layout(std430, binding = {soft}) readonly buffer BodySoftVertices {{ vec4 soft_vertices[]; }};
 layout(location = 0) in vec3 a_position;
@@ -278,6 +296,7 @@ flat out vec4 v_color;     // rgb, alpha
 flat out vec4 v_material;  // specular, shininess, emission, reflectance
 flat out vec4 v_uv_map;
 flat out ivec4 v_info;     // mode, texture (-1: none), mapping, light group
+flat out uvec4 v_texture_rect;  // the texture's (a cube's first face's) rectangle
 flat out vec4 v_view_eye;  // the view's eye, homogeneous (world)
 flat out vec3 v_forward;   // the view's direction (the headlight's)
 #if OUTPUT_DEPTH
@@ -432,7 +451,14 @@ void main() {{
 #else
     int group = 0;
 #endif
-    v_info = ivec4(mode, int(part.texture.x), int(part.texture.y), group);
+    int texture_index = int(part.texture.x);
+    v_info = ivec4(mode, texture_index, int(part.texture.y), group);
+    v_texture_rect = texture_index >= 0 ? texture_rects[texture_index] : uvec4(0u);
+    for (int i = 0; i < LIGHTS; ++i) {{
+        LightPose pose = light_poses[group * LIGHTS + i];
+        v_light_position[i] = pose.position;
+        v_light_direction[i] = pose.direction;
+    }}
     v_view_eye = eye_h;
     // Clip w is the distance along the view (perspective); an orthographic eye is the
     // direction back toward the camera.
@@ -523,55 +549,37 @@ vec4 ray_hit() {{  // (local normal, t); t 1e30: a miss
 
 # The fixed-function lighting and the atlas's trilinear sampling (see shading.py): in the
 # fragment stage of every draw pipeline and of the sky.
-SHADING = """
-struct Light {{ vec4 position; vec4 direction; vec4 ambient; vec4 diffuse; vec4 specular;
-               vec4 attenuation; }};
-layout(std430, binding = {shading}) readonly buffer BodyShading {{
-    uvec4 shading_info;  // x: lights per group
-    uvec4 texture_rects[{max_textures}];  // level 0 of each image: x, y, width, height
-    Light lights[];
-}};
+ATLAS = """
 layout(binding = {atlas_unit}) uniform sampler2D body_atlas;
 
-// Level `level` of an image, bilinear, wrapped (repeat) or clamped (a cube face).
-vec4 atlas_bilinear(uvec4 r, int level, vec2 uv, bool repeat) {{
+// Level `level` of the image whose level 0 is r (column x, y; width, height) at uv in
+// 0..1, by the sampler's bilinear filter: each level has a one-texel border.
+vec4 atlas_level(uvec4 r, int level, vec2 uv) {{
     ivec2 size = max(ivec2(r.zw) >> level, ivec2(1));
-    int top = int(r.y);
-    for (int k = 0; k < level; ++k) top += max(int(r.w) >> k, 1);  // the levels, stacked
-    ivec2 origin = ivec2(int(r.x), top);
-    vec2 p = uv * vec2(size) - 0.5;
-    vec2 f = fract(p);
-    ivec2 i0 = ivec2(floor(p)), i1 = i0 + 1;
-    if (repeat) {{
-        i0 = ((i0 % size) + size) % size;
-        i1 = ((i1 % size) + size) % size;
-    }} else {{
-        i0 = clamp(i0, ivec2(0), size - 1);
-        i1 = clamp(i1, ivec2(0), size - 1);
-    }}
-    vec4 a = texelFetch(body_atlas, origin + i0, 0);
-    vec4 b = texelFetch(body_atlas, origin + ivec2(i1.x, i0.y), 0);
-    vec4 c = texelFetch(body_atlas, origin + ivec2(i0.x, i1.y), 0);
-    vec4 d = texelFetch(body_atlas, origin + i1, 0);
-    return mix(mix(a, b, f.x), mix(c, d, f.x), f.y);
+    // The rows of the levels above: sum of max(h >> j, 1) for j < level, and 2 borders each.
+    int h = int(r.w), bits = findMSB(h) + 1, k = min(level, bits);
+    int top = int(r.y) + 2 * h - bitCount(h) - 2 * (h >> k) + bitCount(h >> k)
+            + max(level - bits, 0) + 2 * level;
+    vec2 at = vec2(float(r.x), float(top)) + 1.0 + uv * vec2(size);
+    return textureLod(body_atlas, at / vec2(textureSize(body_atlas, 0)), 0.0);
 }}
 
 // GL's LINEAR_MIPMAP_LINEAR: the level of detail from the derivatives of uv (in texels).
-vec4 atlas_sample(int index, vec2 uv, vec2 dx, vec2 dy, bool repeat) {{
-    uvec4 r = texture_rects[index];
+vec4 atlas_sample(uvec4 r, vec2 uv, vec2 dx, vec2 dy, bool repeat) {{
     vec2 size = vec2(r.zw);
+    uv = repeat ? fract(uv) : clamp(uv, 0.0, 1.0);
     float lambda = log2(max(max(length(dx * size), length(dy * size)), 1e-12));
-    if (lambda <= 0.0) return atlas_bilinear(r, 0, uv, repeat);
-    int last = int(floor(log2(float(max(r.z, r.w)))));
+    if (lambda <= 0.0) return atlas_level(r, 0, uv);
+    int last = findMSB(int(max(r.z, r.w)));
     lambda = min(lambda, float(last));
-    int d1 = int(floor(lambda));
+    int d1 = int(lambda);
     int d2 = min(d1 + 1, last);
-    return mix(atlas_bilinear(r, d1, uv, repeat), atlas_bilinear(r, d2, uv, repeat),
-               lambda - float(d1));
+    return mix(atlas_level(r, d1, uv), atlas_level(r, d2, uv), lambda - float(d1));
 }}
 
-// A cube map (six images from `first`, GL's face order) along d; dx, dy: d's derivatives.
-vec4 atlas_cube(int first, vec3 d, vec3 dx, vec3 dy) {{
+// A cube map along d (r: its first face; the six side by side, GL's order); dx, dy: d's
+// derivatives.
+vec4 atlas_cube(uvec4 r, vec3 d, vec3 dx, vec3 dy) {{
     vec3 a = abs(d);
     int face;
     vec3 s, t, m;  // d's components that give the face's sc, tc and major axis
@@ -597,50 +605,67 @@ vec4 atlas_cube(int first, vec3 d, vec3 dx, vec3 dy) {{
     // The face coordinates' derivatives from d's: 0.5 (dsc ma - sc dma) / ma^2
     vec2 du = 0.5 * (vec2(dot(s, dx), dot(t, dx)) * ma - sc * dot(m, dx)) / (ma * ma);
     vec2 dv = 0.5 * (vec2(dot(s, dy), dot(t, dy)) * ma - sc * dot(m, dy)) / (ma * ma);
-    return atlas_sample(first + face, uv, du, dv, false);
+    r.x += uint(face) * (r.z + 2u);
+    return atlas_sample(r, uv, du, dv, false);
 }}
 
-// The sum of the group's lights on a surface of colour rgb and material (specular,
-// shininess, emission): OpenGL's fixed-function model with a local viewer.
-vec3 light_surface(vec3 P, vec3 N, vec3 V, vec3 rgb, vec4 material, int group,
-                   vec3 forward, bool two_sided) {{
+"""
+
+LIGHTING = """
+struct Light {{ vec4 position; vec4 direction; vec4 ambient; vec4 diffuse; vec4 specular;
+               vec4 attenuation; }};
+// The lights' colours, cones and kinds (every group alike: constant indices, a broadcast
+// on llvmpipe); their poses per group come from the vertex stage (LIGHT_POSES).
+layout(std140, binding = {lights_block}) uniform BodyLights {{ Light light_looks[LIGHTS]; }};
+
+// The sum of the lights on a surface of colour rgb and material (specular, shininess,
+// emission): OpenGL's fixed-function model with a local viewer, clamped as drawn. A light
+// that casts shadows (specular.w 1) is drawn as MuJoCo draws it, in a pass of its own
+// added to the others (its own clamp), where its shadow map's frustum, not its cutoff,
+// bounds a spot's light (the frustum is wider: Mesa lights past the cutoff there).
+vec3 light_surface(vec3 P, vec3 N, vec3 V, vec3 rgb, vec4 material, vec3 forward,
+                   bool two_sided) {{
     vec3 total = material.z * rgb;
-    uint count = shading_info.x;
-    uint first = uint(group) * count;
-    for (uint i = 0u; i < count; ++i) {{
-        Light light = lights[first + i];
+    vec3 passes = vec3(0.0);
+    float exponent = material.y * 128.0;
+    for (int i = 0; i < LIGHTS; ++i) {{
+        Light light = light_looks[i];
         float kind = light.diffuse.w;
-        if (kind < 0.5) continue;  // off
         vec3 L;
-        float factor = 1.0;
+        float factor = kind > 0.5 ? 1.0 : 0.0;  // 0: off
         if (kind > 1.5) {{
             L = -forward;  // the headlight: along the view
         }} else if (light.position.w == 0.0) {{
-            L = -light.direction.xyz;  // directional
+            L = -v_light_direction[i].xyz;  // directional
         }} else {{
-            vec3 to_light = light.position.xyz - P;
+            vec3 to_light = v_light_position[i].xyz - P;
             float distance = length(to_light);
             L = to_light / max(distance, 1e-12);
             vec3 k = light.attenuation.xyz;
-            factor = 1.0 / max(k.x + k.y * distance + k.z * distance * distance, 1e-12);
+            factor /= max(k.x + k.y * distance + k.z * distance * distance, 1e-12);
             if (light.direction.w > -1.5) {{  // a spot: its cone, and its exponent
-                float c = dot(-L, light.direction.xyz);
-                factor *= c >= light.direction.w ? pow(max(c, 0.0), light.ambient.w) : 0.0;
+                float c = dot(-L, v_light_direction[i].xyz);
+                bool inside = c >= light.direction.w || light.specular.w > 0.5;
+                factor *= inside ? pow(max(c, 1e-30), light.ambient.w) : 0.0;
             }}
         }}
         float facing = dot(N, L);
         if (two_sided) facing = abs(facing);
         vec3 c = light.ambient.rgb * rgb + max(facing, 0.0) * light.diffuse.rgb * rgb;
         if (facing > 0.0) {{
-            float exponent = material.y * 128.0;
-            float h = max(dot(N, normalize(L + V)), 0.0);
+            float h = max(dot(N, normalize(L + V)), 1e-30);
             c += (exponent > 0.0 ? pow(h, exponent) : 1.0) * light.specular.rgb * material.x;
         }}
-        total += factor * c;
+        if (light.specular.w > 0.5)
+            passes += clamp(factor * c, 0.0, 1.0);
+        else
+            total += factor * c;
     }}
-    return total;
+    return clamp(total, 0.0, 1.0) + passes;
 }}
 """
+SHADING = ATLAS + LIGHTING
+
 
 FRAGMENT = (
     """#version 430
@@ -654,6 +679,7 @@ flat in vec4 v_color;
 flat in vec4 v_material;
 flat in vec4 v_uv_map;
 flat in ivec4 v_info;
+flat in uvec4 v_texture_rect;
 flat in vec4 v_view_eye;
 flat in vec3 v_forward;
 layout(location = 0) out vec4 color;
@@ -678,6 +704,7 @@ flat in vec4 v_rotation;
     + """#endif
 #endif
 """
+    + LIGHT_POSES.replace("{direction}", "in")
     + SHADING
     + """
 // The texel at unit-shape coordinates X (the part's frame), as the part's mapping says.
@@ -687,7 +714,7 @@ vec4 surface_texel(vec3 X) {{
     if (mapping >= 3) {{  // a cube map
         vec3 d = X * v_uv_map.xyz;
         if (mapping == 4) d = vec3(d.x, -d.z, d.y);  // the part's y is the cube's z
-        return atlas_cube(index, d, dFdx(d), dFdy(d));
+        return atlas_cube(v_texture_rect, d, dFdx(d), dFdy(d));
     }}
     vec2 uv;
     if (mapping == 1) {{
@@ -698,7 +725,7 @@ vec4 surface_texel(vec3 X) {{
                   : a.x >= a.y ? vec2(X.y, -X.z) : vec2(X.x, -X.z);
         uv = (face * 0.5 + 0.5) * v_uv_map.xy;
     }}
-    return atlas_sample(index, uv, dFdx(uv), dFdy(uv), true);
+    return atlas_sample(v_texture_rect, uv, dFdx(uv), dFdy(uv), true);
 }}
 
 void main() {{
@@ -747,10 +774,84 @@ void main() {{
     vec4 texel = surface_texel(X);
     vec3 N = normalize(n);
     vec3 V = normalize(v_view_eye.xyz - P * v_view_eye.w);
-    vec3 lit = light_surface(P, N, V, v_color.rgb, v_material, v_info.w, v_forward, soft);
-    color = vec4(clamp(lit, 0.0, 1.0) * texel.rgb, v_color.a * texel.a);
+    vec3 lit = light_surface(P, N, V, v_color.rgb, v_material, v_forward, soft);
+    color = vec4(clamp(lit * texel.rgb, 0.0, 1.0), v_color.a * texel.a);
 #if OUTPUT_ID
     id_out = v_id + 1.0;  // stored as id + 1: 0 (a clear) is none
+#endif
+}}
+"""
+)
+
+# The sky: after the bodies, a quad over each view's tile (instance = view) whose fragments
+# look up a cube map along their view ray, at the depth of a cylinder about the eye
+# (``sky.y`` its radius and half height, about world z): what lies beyond it is hidden,
+# as behind MuJoCo's skybox. ``sky_axes`` turn world directions into the cube's.
+SKY_VERTEX = (
+    """#version 430
+{defines}
+"""
+    + COMMON
+    + """
+out vec4 v_near;  // the ray's points on the near and far planes, homogeneous (world)
+out vec4 v_far;
+flat out uint v_view;
+const vec2 CORNERS[6] = vec2[6](vec2(-1, -1), vec2(1, -1), vec2(1, 1), vec2(-1, -1),
+                                vec2(1, 1), vec2(-1, 1));
+void main() {{
+    uint view = uint(gl_InstanceID);
+    vec2 corner = CORNERS[gl_VertexID];
+    mat4 inv = inverse(view_matrix(view));
+    v_near = inv * vec4(corner, -1.0, 1.0);
+    v_far = inv * vec4(corner, 1.0, 1.0);
+    v_view = view;
+#if MULTI_VIEW
+    // a view beyond those set draws nothing
+    corner = views[view].range.z == 0u ? vec2(3.0)
+                                       : corner * views[view].tile.xy + views[view].tile.zw;
+#endif
+    gl_Position = vec4(corner, 0.0, 1.0);
+}}
+"""
+)
+
+SKY_FRAGMENT = (
+    """#version 430
+{defines}
+"""
+    + COMMON
+    + SHADING_BUFFER
+    + ATLAS
+    + """
+in vec4 v_near;
+in vec4 v_far;
+flat in uint v_view;
+layout(location = 0) uniform vec4 sky;  // x: the cube's first face, y: the distance
+layout(location = 1) uniform vec4 sky_x;  // rows of the world-to-cube rotation
+layout(location = 2) uniform vec4 sky_y;
+layout(location = 3) uniform vec4 sky_z;
+layout(location = 0) out vec4 color;
+#if OUTPUT_DEPTH
+layout(location = 1) out float depth_out;
+#endif
+#if OUTPUT_ID
+layout(location = ID_LOCATION) out float id_out;
+#endif
+void main() {{
+    vec3 a = v_near.xyz / v_near.w, b = v_far.xyz / v_far.w;
+    vec3 D = normalize(b - a);
+    vec4 eye = view_eye(v_view);
+    vec3 origin = eye.w == 0.0 ? a : eye.xyz;  // orthographic: from the near plane
+    float t = sky.y / max(max(length(D.xy), abs(D.z)), 1e-6);
+    vec4 clip = view_matrix(v_view) * vec4(origin + t * D, 1.0);
+    gl_FragDepth = clamp(0.5 * clip.z / clip.w + 0.5, 0.0, 1.0);
+    vec3 d = vec3(dot(sky_x.xyz, D), dot(sky_y.xyz, D), dot(sky_z.xyz, D));
+    color = vec4(atlas_cube(texture_rects[int(sky.x)], d, dFdx(d), dFdy(d)).rgb, 1.0);
+#if OUTPUT_DEPTH
+    depth_out = 0.0;  // 1 / metres: nothing hit
+#endif
+#if OUTPUT_ID
+    id_out = 0.0;  // id + 1: none
 #endif
 }}
 """

@@ -16,7 +16,9 @@ and the sum plus ``e * c`` is clamped, then multiplied by the texel's rgb.
   *headlight*: directional along the view's own camera, whatever the view.
 * Textures live in one atlas (:class:`TextureAtlas`): 2D images and cube maps (six faces),
   each with its mip chain, sampled in the fragment stage with trilinear filtering (repeat
-  for 2D, clamped per cube face), whatever their sizes.
+  for 2D, clamped per cube face), whatever their sizes. Each level carries a one-texel
+  border (the opposite edge: repeat; its own edge: clamp), so the sampler's own bilinear
+  filter reads each level, two lookups a fragment.
 """
 
 from __future__ import annotations
@@ -152,18 +154,19 @@ def mip_chain(image: np.ndarray) -> list[np.ndarray]:
 class TextureAtlas:
     """2D images and cube maps with their mip chains, packed into one image.
 
-    Each image (a cube map: six) is a column of its levels, level 0 on top; columns are
-    placed left to right in shelves. :meth:`table` gives the level-0 rectangles
-    ``(x, y, width, height)`` the shaders index; :meth:`image` the packed RGBA8 pixels.
+    Each image is a column of its levels (each with a one-texel border), level 0 on top; a
+    cube map's six columns sit side by side (face f at ``x + f * (width + 2)``). Columns are
+    placed left to right in shelves. :meth:`table` gives each image's column corner and
+    level-0 size ``(x, y, width, height)``, the shaders' index; :meth:`image` the pixels.
     """
 
     def __init__(self, max_size: int = ATLAS_WIDTH) -> None:
         self.max_size = int(max_size)
-        self._columns: list[np.ndarray] = []  # per rectangle: its levels stacked, uint8
-        self._sizes: list[tuple[int, int]] = []
+        self._blocks: list[np.ndarray] = []  # columns (a cube's six side by side), uint8
+        self._images: list[tuple[int, int, int, int]] = []  # (block, dx, width, height)
 
     def __len__(self) -> int:
-        return len(self._columns)
+        return len(self._images)
 
     @staticmethod
     def _rgba(pixels: Any, what: str) -> np.ndarray:
@@ -177,71 +180,79 @@ class TextureAtlas:
             image = np.concatenate([image, np.full((*image.shape[:2], 1), 255, np.uint8)], 2)
         return image
 
-    def _add(self, image: np.ndarray) -> int:
+    def _column(self, image: np.ndarray, repeat: bool) -> np.ndarray:
         h, w = image.shape[:2]
         if max(h, w) > self.max_size // 2:
             raise BodyError(f"texture of {w}x{h} is larger than the atlas allows "
                             f"({self.max_size // 2} per side)")  # fmt: skip
-        if len(self._columns) >= MAX_TEXTURES:
-            raise BodyError(f"more than {MAX_TEXTURES} texture images (a cube map is six)")
         levels = mip_chain(image)
-        column = np.zeros((sum(level.shape[0] for level in levels), w, 4), np.uint8)
+        column = np.zeros((sum(level.shape[0] + 2 for level in levels), w + 2, 4), np.uint8)
         y = 0
         for level in levels:
-            column[y : y + level.shape[0], : level.shape[1]] = np.clip(np.rint(level), 0, 255)
-            y += level.shape[0]
-        self._columns.append(column)
-        self._sizes.append((w, h))
-        return len(self._columns) - 1
+            texels = np.clip(np.rint(level), 0, 255).astype(np.uint8)
+            bordered = np.pad(texels, ((1, 1), (1, 1), (0, 0)), mode="wrap" if repeat else "edge")
+            column[y : y + bordered.shape[0], : bordered.shape[1]] = bordered
+            y += bordered.shape[0]
+        return column
+
+    def _room(self, images: int) -> None:
+        if len(self._images) + images > MAX_TEXTURES:
+            raise BodyError(f"more than {MAX_TEXTURES} texture images (a cube map is six)")
 
     def add_2d(self, pixels: Any) -> int:
         """A 2D texture, rows top first as GL's t = 0 up (``(H, W, C)`` uint8); its index."""
-        return self._add(self._rgba(pixels, "a 2D texture"))
+        self._room(1)
+        image = self._rgba(pixels, "a 2D texture")
+        self._blocks.append(self._column(image, repeat=True))
+        self._images.append((len(self._blocks) - 1, 0, image.shape[1], image.shape[0]))
+        return len(self._images) - 1
 
     def add_cube(self, faces: Any) -> int:
         """A cube map: six square faces ``(6, S, S, C)`` uint8 in GL's order (+x, -x, +y,
-        -y, +z, -z); the index of its first face."""
+        -y, +z, -z); the index of its first face (the others follow)."""
         faces = np.asarray(faces)
         if faces.ndim != 4 or faces.shape[0] != 6 or faces.shape[1] != faces.shape[2]:
             raise BodyError(f"a cube map is six square faces (6, S, S, C), got {faces.shape}")
-        first = len(self._columns)
-        if first + 6 > MAX_TEXTURES:
-            raise BodyError(f"more than {MAX_TEXTURES} texture images (a cube map is six)")
-        for face in faces:
-            self._add(self._rgba(face, "a cube face"))
+        self._room(6)
+        columns = [self._column(self._rgba(face, "a cube face"), repeat=False) for face in faces]
+        self._blocks.append(np.concatenate(columns, axis=1))
+        first = len(self._images)
+        size = faces.shape[1]
+        for f in range(6):
+            self._images.append((len(self._blocks) - 1, f * (size + 2), size, size))
         return first
 
     def _layout(self) -> tuple[list[tuple[int, int]], int, int]:
-        """Each column's corner, and the atlas's width and height."""
+        """Each block's corner, and the atlas's width and height."""
         x = y = shelf = 0
         corners = []
-        for column in self._columns:
-            h, w = column.shape[:2]
+        for block in self._blocks:
+            h, w = block.shape[:2]
             if x + w > self.max_size:
                 x, y, shelf = 0, y + shelf, 0
             corners.append((x, y))
             x += w
             shelf = max(shelf, h)
-        ends = [cx + c.shape[1] for (cx, _), c in zip(corners, self._columns, strict=True)]
-        width = max(ends, default=1)
-        height = y + shelf
+        ends = [cx + b.shape[1] for (cx, _), b in zip(corners, self._blocks, strict=True)]
+        width, height = max(ends, default=1), y + shelf
         if height > self.max_size:
             raise BodyError(f"the textures need a {width}x{height} atlas, more than "
                             f"{self.max_size} high")  # fmt: skip
         return corners, max(width, 1), max(height, 1)
 
     def table(self) -> np.ndarray:
-        """(MAX_TEXTURES, 4) uint32: x, y, width, height of each image's level 0."""
+        """(MAX_TEXTURES, 4) uint32: x, y of each image's column, its level-0 width, height."""
         out = np.zeros((MAX_TEXTURES, 4), np.uint32)
         corners, _, _ = self._layout()
-        for k, ((x, y), (w, h)) in enumerate(zip(corners, self._sizes, strict=True)):
-            out[k] = (x, y, w, h)
+        for k, (block, dx, w, h) in enumerate(self._images):
+            x, y = corners[block]
+            out[k] = (x + dx, y, w, h)
         return out
 
     def image(self) -> np.ndarray:
         """The packed atlas, (H, W, 4) uint8."""
         corners, width, height = self._layout()
         atlas = np.zeros((height, width, 4), np.uint8)
-        for (x, y), column in zip(corners, self._columns, strict=True):
-            atlas[y : y + column.shape[0], x : x + column.shape[1]] = column
+        for (x, y), block in zip(corners, self._blocks, strict=True):
+            atlas[y : y + block.shape[0], x : x + block.shape[1]] = block
         return atlas
