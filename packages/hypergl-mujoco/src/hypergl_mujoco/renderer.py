@@ -279,6 +279,10 @@ class BatchRenderer:
         renderer.set_textures(self._textures.atlas)
         if self._textures.sky >= 0:  # mjr_render's skybox: a cylinder at 0.7 of the far plane
             renderer.set_sky(self._textures.sky, SKY_DISTANCE * self._far, axes=SKY_AXES)
+            ground = scene.haze_plane(model)
+            if ground is not None:  # its haze: over the first infinite plane's horizon
+                renderer.set_haze(*ground, color=model.vis.rgba.haze,
+                                  ratio=float(model.vis.map.haze))  # fmt: skip
         for look in self._looks:
             material = self._textures.material(look.geom, look.material)
             renderer.set_parts(look.geom, look.parts, look.new_meshes, color=look.color,

@@ -50,6 +50,20 @@ def geom_color(model: mujoco.MjModel, geom: int) -> np.ndarray:
     return rgba
 
 
+def haze_plane(model: mujoco.MjModel) -> tuple[np.ndarray, np.ndarray] | None:
+    """(point, normal) of the plane MuJoCo draws its haze over: the first plane infinite
+    in both directions, if it is fixed in the world (drawn where the model places it)."""
+    for geom in range(model.ngeom):
+        if int(model.geom_type[geom]) != GEOM.mjGEOM_PLANE or model.geom_size[geom][:2].any():
+            continue
+        if int(model.geom_bodyid[geom]) != 0:
+            return None  # on a moving body: not drawn (its pose is per world)
+        rotation = np.zeros(9)
+        mujoco.mju_quat2Mat(rotation, model.geom_quat[geom])
+        return np.array(model.geom_pos[geom], np.float64), rotation.reshape(3, 3)[:, 2]
+    return None
+
+
 def geom_material(model: mujoco.MjModel, geom: int, rgba: np.ndarray) -> Material:
     """The geom's specular, shininess, emission and reflectance as ``mjv_updateScene``
     gives them (its material's, else MuJoCo's defaults 0.5, 0.5, 0, 0), and its alpha."""

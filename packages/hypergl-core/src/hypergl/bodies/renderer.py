@@ -38,6 +38,7 @@ from .shaders import (
     DEPTH_TILES,
     EXPAND,
     FRAGMENT,
+    HAZE_FRAGMENT,
     SKY_FRAGMENT,
     SKY_VERTEX,
     VERTEX,
@@ -286,6 +287,8 @@ class BodyRenderer:
         self._textures = 0
         self._sky: tuple[int, float, np.ndarray] | None = None  # set_sky's
         self.sky_pipeline: Pipeline | None = None
+        self._haze: tuple[tuple[float, ...], ...] | None = None  # set_haze's uniforms
+        self.haze_pipeline: Pipeline | None = None
         self.camera: Buffer = ctx.buffer(size=112, usage="uniform", name="body_camera")
         self.set_camera(np.eye(4))
         self.fence: Fence = ctx.fence()
@@ -686,6 +689,42 @@ class BodyRenderer:
                 depth_test=True, depth_func="less", depth_write=True, name="body_sky",
             )  # fmt: skip
 
+    def set_haze(self, point: Any, normal: Any, color: Sequence[float], ratio: float) -> None:
+        """A haze where the ground plane through `point` (facing `normal`) meets the sky
+        (:meth:`set_sky` first): MuJoCo's, a truncated cone about the eye's foot, of
+        radius the sky's distance at the eye's height and (1 - `ratio`) of it at the plane,
+        `color` (r, g, b, a) at most where its opacity peaks. Before :meth:`record`."""
+        if self._sky is None:
+            raise self.shape_error("set_haze needs a sky: call set_sky first")
+        if self._recorded_views is not None:
+            raise self.shape_error("set_haze after record(): record the frame again")
+        at = np.asarray(point, np.float64)
+        up = np.asarray(normal, np.float64)
+        rgba = np.asarray(color, np.float64)
+        if at.shape != (3,) or up.shape != (3,) or rgba.shape != (4,) or not (
+            np.isfinite(at).all() and np.isfinite(up).all() and np.isfinite(rgba).all()
+        ) or not np.linalg.norm(up) > 0:
+            raise self.shape_error(f"set_haze takes a point, a non-zero normal and (r, g, b, "
+                                   f"a), got {point!r}, {normal!r}, {color!r}")  # fmt: skip
+        if not isinstance(ratio, (int, float)) or not 0 < ratio < 1:
+            raise self.shape_error(f"haze ratio must be in (0, 1), got {ratio!r}")
+        # The opaque height: where the cone's wall, seen from its axis at the top, turns
+        # from the plane's side to the sky's (MuJoCo's construction of its haze).
+        alpha = np.arctan2(1.0, ratio)
+        peak = np.sqrt(0.5) * ratio * np.sin(alpha) / np.sin(0.75 * np.pi - alpha)
+        self._haze = ((*at, 0.0), (*(up / np.linalg.norm(up)), 0.0), tuple(rgba),
+                      (float(ratio), float(peak), 0.0, 0.0))  # fmt: skip
+        if self.haze_pipeline is None:
+            fill = {**self._fill, "defines": self._defines() + "\n#define RAY_KIND 0"}
+            self.shader_sources["haze"] = {"vertex": SKY_VERTEX.format(**fill),
+                                           "fragment": HAZE_FRAGMENT.format(**fill)}
+            self.haze_pipeline = self._ctx.pipeline(
+                vertex_shader=self.shader_sources["haze"]["vertex"],
+                fragment_shader=self.shader_sources["haze"]["fragment"],
+                depth_test=True, depth_func="less", depth_write=False, blend="alpha",
+                name="body_haze",
+            )  # fmt: skip
+
     def _record_sky(self, cmd: CommandBuffer) -> None:
         if self._sky is None or self.sky_pipeline is None:
             return
@@ -698,7 +737,16 @@ class BodyRenderer:
         cmd.uniform_const(0, (float(texture), distance, 0.0, 0.0), "vec4")
         for row in range(3):
             cmd.uniform_const(1 + row, (*rotation[row], 0.0), "vec4")
-        cmd.draw(6, instances=self._view_count if self._max_views > 1 else 1)
+        instances = self._view_count if self._max_views > 1 else 1
+        cmd.draw(6, instances=instances)
+        if self._haze is not None and self.haze_pipeline is not None:
+            cmd.bind_pipeline(self.haze_pipeline)
+            cmd.bind_uniform_buffer(self.camera, self._camera_binding)
+            self._bind_views(cmd)
+            cmd.uniform_const(0, (float(texture), distance, 0.0, 0.0), "vec4")
+            for location, value in enumerate(self._haze, start=4):
+                cmd.uniform_const(location, value, "vec4")
+            cmd.draw(6, instances=instances)
 
     # --- cameras and views -----------------------------------------------------------------
     @staticmethod
@@ -1008,6 +1056,7 @@ class BodyRenderer:
     def release(self) -> None:
         """Free the renderer's own buffers and pipelines (not the source's)."""
         optional = (self.depth_tiles, self.views, self.background_pipeline, self.sky_pipeline,
+                    self.haze_pipeline,
                     *[pipeline for pipeline, _ in self._ray_draws])  # fmt: skip
         own = (self.fence, self.pipeline, self.expand, self.tiles_pipeline, self.camera,
                self.shading, self.light_block, self.atlas,

@@ -568,7 +568,10 @@ vec4 atlas_level(uvec4 r, int level, vec2 uv) {{
 vec4 atlas_sample(uvec4 r, vec2 uv, vec2 dx, vec2 dy, bool repeat) {{
     vec2 size = vec2(r.zw);
     uv = repeat ? fract(uv) : clamp(uv, 0.0, 1.0);
-    float lambda = log2(max(max(length(dx * size), length(dy * size)), 1e-12));
+    // llvmpipe's own estimate (its default, without GALLIVM_PERF=no_rho_approx): the
+    // largest texel step along either axis, not the length of the step.
+    vec2 step = max(abs(dx), abs(dy)) * size;
+    float lambda = log2(max(max(step.x, step.y), 1e-12));
     if (lambda <= 0.0) return atlas_level(r, 0, uv);
     int last = findMSB(int(max(r.z, r.w)));
     lambda = min(lambda, float(last));
@@ -852,6 +855,63 @@ void main() {{
 #endif
 #if OUTPUT_ID
     id_out = 0.0;  // id + 1: none
+#endif
+}}
+"""
+)
+
+# Haze: after the sky, over the same quads, a band of colour blended where a ground plane
+# meets the sky, as MuJoCo draws it: a truncated cone about the eye's foot on the plane
+# (radius sky.y at the eye's height, (1 - ratio) times it at the plane), transparent at
+# both ends and opaque at the height haze.w between them. haze_plane: the plane's point
+# (xyz) and its normal in haze_normal.xyz; haze: rgb, alpha; haze_shape: x ratio, y the
+# opaque height (0..1 of the cone).
+HAZE_FRAGMENT = (
+    """#version 430
+{defines}
+"""
+    + COMMON
+    + """
+in vec4 v_near;
+in vec4 v_far;
+flat in uint v_view;
+layout(location = 0) uniform vec4 sky;  // y: the sky's distance
+layout(location = 4) uniform vec4 haze_plane;
+layout(location = 5) uniform vec4 haze_normal;
+layout(location = 6) uniform vec4 haze;
+layout(location = 7) uniform vec4 haze_shape;
+layout(location = 0) out vec4 color;
+// Blended like the colour: alpha 0 keeps the other outputs as they are.
+#if OUTPUT_DEPTH
+layout(location = 1) out vec4 depth_out;
+#endif
+#if OUTPUT_ID
+layout(location = ID_LOCATION) out vec4 id_out;
+#endif
+void main() {{
+    vec3 a = v_near.xyz / v_near.w, b = v_far.xyz / v_far.w;
+    vec3 D = normalize(b - a);
+    vec4 eye = view_eye(v_view);
+    vec3 origin = eye.w == 0.0 ? a : eye.xyz;
+    vec3 n = haze_normal.xyz;
+    float e = dot(origin - haze_plane.xyz, n) / sky.y;  // the eye's height, in sky units
+    float down = dot(D, n);
+    float across = sqrt(max(1.0 - down * down, 0.0));
+    float r = haze_shape.x;
+    // The cone's wall: radius 1 + r z / e at height z (-e at the plane, 0 at the eye).
+    float t = 1.0 / max(across - r * down / max(e, 1e-12), 1e-12);
+    float height = 1.0 + t * down / max(e, 1e-12);  // 0 at the plane, 1 at the eye
+    if (e < 0.0 || down > 0.0 || height < 0.0 || height > 1.0) discard;
+    vec4 clip = view_matrix(v_view) * vec4(origin + t * sky.y * D, 1.0);
+    gl_FragDepth = clamp(0.5 * clip.z / clip.w + 0.5, 0.0, 1.0);
+    float h = haze_shape.y;
+    float alpha = height < h ? height / h : (1.0 - height) / (1.0 - h);
+    color = vec4(haze.rgb, haze.a * alpha);
+#if OUTPUT_DEPTH
+    depth_out = vec4(0.0);
+#endif
+#if OUTPUT_ID
+    id_out = vec4(0.0);
 #endif
 }}
 """
