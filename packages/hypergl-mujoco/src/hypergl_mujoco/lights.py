@@ -34,8 +34,9 @@ def light_count(model: mujoco.MjModel) -> int:
     return max(int(bool(model.vis.headlight.active)) + len(scene_lights(model)), 1)
 
 
-def model_lights(model: mujoco.MjModel) -> np.ndarray:
-    """One world's group of light rows, poses unset (see :func:`write_poses`)."""
+def model_lights(model: mujoco.MjModel, *, shadows: bool = True) -> np.ndarray:
+    """One world's group of light rows, poses unset (see :func:`write_poses`); `shadows`:
+    the scene's mjRND_SHADOW (shadow-casting lights drawn in passes of their own)."""
     rows = lights(light_count(model))
     head = model.vis.headlight
     slot = 0
@@ -58,7 +59,7 @@ def model_lights(model: mujoco.MjModel) -> np.ndarray:
                   cutoff=float(model.light_cutoff[light]) if spot else None,
                   exponent=float(model.light_exponent[light]) if spot else 0.0,
                   attenuation=model.light_attenuation[light] if spot else (1.0, 0.0, 0.0),
-                  castshadow=bool(model.light_castshadow[light]))  # fmt: skip
+                  castshadow=shadows and bool(model.light_castshadow[light]))  # fmt: skip
     if not supported:  # OpenGL's global ambient, as mjr_render sets it without lights
         set_light(rows[0], kind=LIGHT_WORLD, ambient=(0.3, 0.3, 0.3), diffuse=(0, 0, 0))
     return rows

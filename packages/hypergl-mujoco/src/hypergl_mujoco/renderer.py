@@ -91,6 +91,12 @@ class BatchRenderer:
     as a few triangles intersected exactly per fragment (exact silhouettes; on llvmpipe
     the faster: few triangles per world), ``"mesh"`` as tessellated meshes
     (``hypergl.bodies.BodyRenderer``'s ``primitives``).
+    `scene_flags`: ``mujoco.mjtRndFlag`` (or its name) -> bool, over the defaults of
+    ``mujoco.MjvScene`` (what ``mujoco.Renderer.scene.flags`` sets): ``mjRND_SKYBOX``,
+    ``mjRND_HAZE`` (with the skybox, as MuJoCo) and ``mjRND_SHADOW`` (on: shadow-casting
+    lights are added as MuJoCo's shadow pass adds them; their shadows themselves are not
+    drawn yet) are honoured; ``mjRND_REFLECTION``, ``mjRND_FOG`` and the rest are not
+    drawn and ignored. `texture`: ``mjVIS_TEXTURE`` (False: every geom untextured).
     """
 
     def __init__(
@@ -105,6 +111,8 @@ class BatchRenderer:
         *,
         groups: Sequence[int] = scene.DEFAULT_GROUPS,
         primitives: str = "raycast",
+        scene_flags: Mapping[Any, bool] | None = None,
+        texture: bool = True,
     ) -> None:
         if not isinstance(model, mujoco.MjModel):
             raise DataError(f"model must be a mujoco.MjModel, got {type(model).__name__}")
@@ -138,8 +146,10 @@ class BatchRenderer:
             self._check_size()
             self._looks = scene.model_looks(model, tuple(groups))
             self._far = scene.far_distance(model)
-            self._textures = textures.ModelTextures(model, [look.geom for look in self._looks],
-                                                    self._far)  # fmt: skip
+            self._flags = scene.render_flags(scene_flags)
+            drawn = [look.geom for look in self._looks] if texture else []
+            self._textures = textures.ModelTextures(model, drawn, self._far,
+                                                    sky=self._flags["mjRND_SKYBOX"])  # fmt: skip
         except BaseException:
             self.close()
             raise
@@ -274,12 +284,12 @@ class BatchRenderer:
                                 max_lights=lights.light_count(model),
                                 light_groups=worlds)  # fmt: skip
         self._renderer = renderer
-        renderer.set_lights(np.broadcast_to(lights.model_lights(model),
-                                            renderer.lights.shape).copy())  # fmt: skip
+        rows = lights.model_lights(model, shadows=self._flags["mjRND_SHADOW"])
+        renderer.set_lights(np.broadcast_to(rows, renderer.lights.shape).copy())
         renderer.set_textures(self._textures.atlas)
         if self._textures.sky >= 0:  # mjr_render's skybox: a cylinder at 0.7 of the far plane
             renderer.set_sky(self._textures.sky, SKY_DISTANCE * self._far, axes=SKY_AXES)
-            ground = scene.haze_plane(model)
+            ground = scene.haze_plane(model) if self._flags["mjRND_HAZE"] else None
             if ground is not None:  # its haze: over the first infinite plane's horizon
                 renderer.set_haze(*ground, color=model.vis.rgba.haze,
                                   ratio=float(model.vis.map.haze))  # fmt: skip

@@ -10,6 +10,7 @@ turns y onto z. Planes of size 0 are infinite: drawn out to the far plane.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import mujoco
@@ -17,6 +18,8 @@ import numpy as np
 
 from hypergl.bodies import MODE_CAPSULE, Material, Part, meshes
 from hypergl.bodies.shading import DEFAULT_MATERIAL
+
+from .errors import OutputError
 
 # The quaternion (x, y, z, w) of +90 degrees about x: the unit meshes' y axis onto z.
 Y_TO_Z = (float(np.sqrt(0.5)), 0.0, 0.0, float(np.sqrt(0.5)))
@@ -48,6 +51,29 @@ def geom_color(model: mujoco.MjModel, geom: int) -> np.ndarray:
     if material >= 0 and np.array_equal(rgba, DEFAULT_RGBA):
         return np.asarray(model.mat_rgba[material], np.float32)
     return rgba
+
+
+RENDER_FLAGS = ("mjRND_SHADOW", "mjRND_SKYBOX", "mjRND_HAZE")  # the flags honoured
+
+
+def render_flags(given: object = None) -> dict[str, bool]:
+    """MjvScene's default render flags, updated by `given` (``mujoco.mjtRndFlag`` or
+    name -> bool); a name MuJoCo does not have raises :class:`~.errors.OutputError`."""
+    defaults = mujoco.MjvScene()
+    members = mujoco.mjtRndFlag.__members__
+    flags = {name: bool(defaults.flags[int(flag)]) for name, flag in members.items()
+             if name != "mjNRNDFLAG" and int(flag) < len(defaults.flags)}  # fmt: skip
+    if given is None:
+        return flags
+    if not isinstance(given, Mapping):
+        raise OutputError(f"scene_flags must map mujoco.mjtRndFlag to bool, got {given!r}")
+    for key, value in given.items():
+        name = key.name if isinstance(key, mujoco.mjtRndFlag) else key
+        if name not in flags:
+            raise OutputError(f"scene_flags: {key!r} is not a mujoco.mjtRndFlag; choose from "
+                              f"{', '.join(flags)}")  # fmt: skip
+        flags[name] = bool(value)
+    return flags
 
 
 def haze_plane(model: mujoco.MjModel) -> tuple[np.ndarray, np.ndarray] | None:

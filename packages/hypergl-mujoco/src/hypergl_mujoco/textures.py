@@ -75,15 +75,16 @@ def geom_texture(model: mujoco.MjModel, geom: int) -> int:
 class ModelTextures:
     """The atlas of the textures the drawn geoms use and the sky; each geom's mapping."""
 
-    def __init__(self, model: mujoco.MjModel, geoms: list[int], far: float) -> None:
+    def __init__(self, model: mujoco.MjModel, geoms: list[int], far: float, *,
+                 sky: bool = True) -> None:  # fmt: skip
         self.model = model
         self.far = far
         self.atlas = TextureAtlas()
         self._index: dict[int, int] = {}
         self.sky = -1  # the sky's first face in the atlas
-        sky = skybox_texture(model)
-        if sky >= 0:
-            self.sky = self.atlas.add_cube(cube_faces(model, sky))
+        skybox = skybox_texture(model) if sky else -1
+        if skybox >= 0:
+            self.sky = self.atlas.add_cube(cube_faces(model, skybox))
         for geom in geoms:
             tex = geom_texture(model, geom)
             if tex >= 0 and tex not in self._index and self._mapping(geom, tex) is not None:
