@@ -32,6 +32,7 @@ from .errors import (
     SizeError,
     WorldCountError,
 )
+from .shadows import DEFAULT_SIZE, ShadowMaps, shadow_slots
 from .sync import RECORD, GeomRecords, WorldArrays
 
 OUTPUTS = ("rgb", "depth", "segmentation")
@@ -97,6 +98,8 @@ class BatchRenderer:
     lights are added as MuJoCo's shadow pass adds them; their shadows themselves are not
     drawn yet) are honoured; ``mjRND_REFLECTION``, ``mjRND_FOG`` and the rest are not
     drawn and ignored. `texture`: ``mjVIS_TEXTURE`` (False: every geom untextured).
+    `shadow_size`: the texels across one light's shadow map in one world (None: 256; see
+    :mod:`.shadows`).
     """
 
     def __init__(
@@ -113,6 +116,7 @@ class BatchRenderer:
         primitives: str = "raycast",
         scene_flags: Mapping[Any, bool] | None = None,
         texture: bool = True,
+        shadow_size: int | None = None,
     ) -> None:
         if not isinstance(model, mujoco.MjModel):
             raise DataError(f"model must be a mujoco.MjModel, got {type(model).__name__}")
@@ -142,6 +146,9 @@ class BatchRenderer:
         self._bound: tuple[str, Any, tuple[Any, ...]] | None = None
         self._arrays: WorldArrays | None = None  # what the cameras need of each world
         self._records: GeomRecords | None = None
+        self._shadows: ShadowMaps | None = None
+        self._shadow_size = (None if shadow_size is None
+                             else _positive_int(shadow_size, "shadow_size", SizeError))  # fmt: skip
         try:
             self._check_size()
             self._looks = scene.model_looks(model, tuple(groups))
@@ -273,6 +280,7 @@ class BatchRenderer:
             data.forward()
         body_outputs = ["color", *(BODY_OUTPUT[o] for o in self.outputs if o != "rgb")]
         meshes, rows = scene.library_size(self._looks)
+        slots = shadow_slots(model) if self._flags["mjRND_SHADOW"] else []
         renderer = BodyRenderer(self._records, max_ids=max(model.ngeom, 1),
                                 max_parts=max(len(self._looks), 1),
                                 max_meshes=BUILT_IN_MESHES + meshes,
@@ -282,10 +290,11 @@ class BatchRenderer:
                                 outputs=body_outputs, max_extras=1,
                                 primitives=self.primitives,
                                 max_lights=lights.light_count(model),
-                                light_groups=worlds)  # fmt: skip
+                                light_groups=worlds,
+                                shadow_lights=[slot for slot, _ in slots])  # fmt: skip
         self._renderer = renderer
-        rows = lights.model_lights(model, shadows=self._flags["mjRND_SHADOW"])
-        renderer.set_lights(np.broadcast_to(rows, renderer.lights.shape).copy())
+        group = lights.model_lights(model, shadows=self._flags["mjRND_SHADOW"])
+        renderer.set_lights(np.broadcast_to(group, renderer.lights.shape).copy())
         renderer.set_textures(self._textures.atlas)
         if self._textures.sky >= 0:  # mjr_render's skybox: a cylinder at 0.7 of the far plane
             renderer.set_sky(self._textures.sky, SKY_DISTANCE * self._far, axes=SKY_AXES)
@@ -306,9 +315,16 @@ class BatchRenderer:
         renderer.set_camera(np.eye(4), light=LIGHT)
         self._framebuffer = renderer.framebuffer(name="mujoco_views")
         cmd = ctx.command_buffer()
+        if slots:  # the shadow maps first (they sync the records)
+            self._shadows = ShadowMaps(model, self._records, worlds, self._looks,
+                                       self.primitives, (BUILT_IN_MESHES + meshes,
+                                                         BUILT_IN_ROWS + rows),
+                                       self._shadow_size)  # fmt: skip
+            renderer.set_shadow_map(self._shadows.texture)
+            self._shadows.record(cmd)
         cmd.bind_framebuffer(self._framebuffer)
         renderer.record_clear(cmd, background=(0.0, 0.0, 0.0))
-        renderer.record(cmd)
+        renderer.record(cmd, sync=self._shadows is None)
         cmd.end()
         self._cmd = cmd
         self._bound = (kind, data, tuple(data) if kind == "sequence" else ())
@@ -323,9 +339,13 @@ class BatchRenderer:
         views = ncam * VIEW_DTYPE.itemsize
         instances = ncam * 2 * 2 * max(len(self._looks), 1) * 8  # 2 lists x 2 command sets
         arrays = (model.ncam * 12 + model.nbody * 3 + model.nlight * 6) * 8  # + light poses
-        light_rows = lights.light_count(model) * 32  # the poses of the world's light group
+        light_rows = lights.light_count(model) * 112  # the poses of the world's light group
         pixel = 4 + 4 * (1 + len([o for o in self.outputs if o != "rgb"]))  # + depth24
-        return (records + views + instances + arrays + light_rows
+        maps = len(shadow_slots(model)) if self._flags["mjRND_SHADOW"] else 0
+        size = self._shadow_size or DEFAULT_SIZE
+        shadows = maps * (VIEW_DTYPE.itemsize + 2 * 2 * max(len(self._looks), 1) * 8
+                          + size * size * 8)  # views, instance lists, colour + depth24
+        return (records + views + instances + arrays + light_rows + shadows
                 + ncam * self.width * self.height * pixel)  # fmt: skip
 
     # --- rendering -------------------------------------------------------------------------
@@ -333,9 +353,12 @@ class BatchRenderer:
         """(worlds * ncam, 4, 4) view-projections of every view, in one NumPy pass."""
         arrays = self._arrays.pull()  # type: ignore[union-attr]
         light_xpos, light_xdir = arrays.pop("light_xpos", None), arrays.pop("light_xdir", None)
+        # the cameras first: they say what is wrong with data never forwarded
+        matrices = self._cameras.view_projections(self.width / self.height, **arrays)
         if light_xpos is not None and self._renderer is not None:  # every world's lights
             lights.write_poses(self._renderer.lights, self.model, light_xpos, light_xdir)
-        matrices = self._cameras.view_projections(self.width / self.height, **arrays)
+            if self._shadows is not None:
+                self._shadows.update(self._renderer, light_xpos, light_xdir)
         return matrices.reshape(-1, 4, 4)
 
     def render(self, data: Any) -> RenderResult:
@@ -369,6 +392,9 @@ class BatchRenderer:
         if self._renderer is not None:
             self._framebuffer.release()
             self._renderer.release()
+        if self._shadows is not None:
+            self._shadows.release()
+            self._shadows = None
         for part in (self._records, self._arrays):
             if part is not None:
                 part.release()

@@ -65,7 +65,9 @@ DEFAULT_MAX_IDS = 65536
 DEPTH_UNIT = 0  # the texture unit occlusion culling reads the depth attachment from
 ATLAS_UNIT = 1  # the texture unit the fragment stage reads the texture atlas from
 SHADING_HEADER = MAX_TEXTURES * 16  # BodyShading: the texture rectangles, then light poses
-POSE_BYTES = 32  # a light's position and direction in the shading buffer
+POSE_BYTES = 112  # a light's position, direction, shadow tile and matrix (shading buffer)
+SHADOW_UNIT = 2  # the texture unit the fragment stage reads shadow maps from
+SHADOW_BIAS = 2e-3  # depth (0..1) a surface may lie behind its shadow map and stay lit
 VERTEX_BYTES = 24
 OUTPUTS = ("color", "depth", "id")
 OUTPUT_FORMATS = {"color": "rgba8", "depth": "r32f", "id": "r32f"}
@@ -150,6 +152,8 @@ class BodyRenderer:
         primitives: str = "mesh",
         max_lights: int = 8,
         light_groups: int = 1,
+        shadow_lights: Sequence[int] = (),
+        shade: bool = True,
     ) -> None:
         max_ids = _positive_int(max_ids, "max_ids")
         max_parts = _positive_int(max_ids if max_parts is None else max_parts, "max_parts")
@@ -161,6 +165,14 @@ class BodyRenderer:
         self._copies = _positive_int(copies, "copies")
         self._max_lights = _positive_int(max_lights, "max_lights")
         self._light_groups = _positive_int(light_groups, "light_groups")
+        self._shadow_lights = tuple(int(i) for i in shadow_lights)
+        if len(self._shadow_lights) > 2 or any(
+            not 0 <= i < self._max_lights for i in self._shadow_lights
+        ):
+            raise errors.BodyError(f"shadow_lights must be at most 2 light indices in "
+                                   f"0..{self._max_lights - 1}, got {shadow_lights!r}")
+        self._shade = bool(shade)
+        self.shadow_map: Texture | None = None
         if self._max_views > 1 and max_parts > 1 << VIEW_SHIFT:
             raise ValueError(f"max_parts must be at most {1 << VIEW_SHIFT} with views > 1 "
                              f"(a view sits above the part index), got {max_parts}")  # fmt: skip
@@ -276,7 +288,12 @@ class BodyRenderer:
         self._texture_rects = shading[:SHADING_HEADER].view(np.uint32).reshape(MAX_TEXTURES, 4)
         self._texture_rects[:] = 0
         self._poses = shading[SHADING_HEADER:].view(np.float32).reshape(
-            self._light_groups, self._max_lights, 8)
+            self._light_groups, self._max_lights, POSE_BYTES // 4)
+        self._poses[:] = 0
+        # Per group and light: its view-projection for its shadow map (row-major) and its
+        # tile there (xy scale, zw offset of clip space), written by the caller.
+        self.shadow_matrices: np.ndarray = np.zeros((self._light_groups, self._max_lights, 4, 4))
+        self.shadow_tiles: np.ndarray = np.zeros((self._light_groups, self._max_lights, 4))
         self.light_block: Buffer = ctx.buffer(size=self._max_lights * LIGHT_DTYPE.itemsize,
                                               usage="uniform", name="body_lights")  # fmt: skip
         self._light_looks = self.light_block.map(LIGHT_DTYPE, self._max_lights)
@@ -297,7 +314,7 @@ class BodyRenderer:
                              **self._bindings,
                 "max_meshes": self._max_meshes, "max_extras": max_extras,
                 "atlas_unit": ATLAS_UNIT, "max_textures": MAX_TEXTURES,
-                "lights_block": camera_binding + 1,
+                "lights_block": camera_binding + 1, "shadow_unit": SHADOW_UNIT,
                 "defines": defines + "\n#define RAY_KIND 0"}  # fmt: skip
         # The GLSL of each pipeline's stages (tests count the storage blocks each declares).
         self.shader_sources: dict[str, dict[str, str]] = {
@@ -383,8 +400,12 @@ class BodyRenderer:
 
     def _defines(self) -> str:
         depth, ident = "depth" in self.outputs, "id" in self.outputs
+        shadows = ", ".join(str(i) for i in self._shadow_lights) or "0"
         return (f"#define MULTI_VIEW {int(self._max_views > 1)}\n"
-                f"#define LIGHTS {self._max_lights}\n"
+                f"#define LIGHTS {self._max_lights}\n#define SHADE {int(self._shade)}\n"
+                f"#define SHADOW_MAPS {len(self._shadow_lights)}\n"
+                f"const int SHADOW_LIGHT[{max(len(self._shadow_lights), 1)}] = "
+                f"int[]({shadows});\n#define SHADOW_BIAS {SHADOW_BIAS}\n"
 
                 f"#define OUTPUT_DEPTH {int(depth)}\n#define OUTPUT_ID {int(ident)}\n"
                 f"#define ID_LOCATION {1 + int(depth)}")  # fmt: skip
@@ -594,7 +615,11 @@ class BodyRenderer:
         shading buffer (position, direction: two NumPy copies)."""
         self._light_looks[:] = self._lights[0]
         self._poses[..., :4] = self._lights["position"]
-        self._poses[..., 4:] = self._lights["direction"]
+        self._poses[..., 4:8] = self._lights["direction"]
+        if self._shadow_lights:
+            self._poses[..., 8:12] = self.shadow_tiles
+            self._poses[..., 12:28] = self.shadow_matrices.transpose(0, 1, 3, 2).reshape(
+                *self.shadow_matrices.shape[:2], 16)  # column-major
 
     def write_extras(self, rows: Sequence[tuple[Any, int, Any]]) -> None:
         """Extra bodies drawn beside the source's records this frame: (position, id,
@@ -724,6 +749,28 @@ class BodyRenderer:
                 depth_test=True, depth_func="less", depth_write=False, blend="alpha",
                 name="body_haze",
             )  # fmt: skip
+
+    def set_shadow_map(self, texture: Texture) -> None:
+        """The depth texture the shadow lights' maps are tiles of (a framebuffer's
+        ``depth_texture``, drawn before this renderer draws: e.g. by a renderer made with
+        ``shade=False`` whose views are the lights'); write each light's view-projection
+        and tile into :attr:`shadow_matrices` and :attr:`shadow_tiles` (applied by
+        :meth:`update`). Before :meth:`record`."""
+        if not self._shadow_lights:
+            raise self.shape_error("set_shadow_map: the renderer was made without shadow_lights")
+        if not isinstance(texture, Texture):
+            raise self.shape_error(f"set_shadow_map takes a depth Texture, got {texture!r}")
+        if self._recorded_views is not None:
+            raise self.shape_error("set_shadow_map after record(): record the frame again")
+        self.shadow_map = texture
+
+    @property
+    def view_tiles(self) -> np.ndarray:
+        """Each view's tile (xy scale, zw offset of its clip space into the framebuffer's),
+        as :meth:`set_views` laid them out."""
+        if self._view_tile is None:
+            raise errors.BodyError("view_tiles: call set_views first")
+        return self._views["tile"][: self._view_count].copy()
 
     def _record_sky(self, cmd: CommandBuffer) -> None:
         if self._sky is None or self.sky_pipeline is None:
@@ -1043,6 +1090,8 @@ class BodyRenderer:
         cmd.bind_storage_buffer(self.shading, self._bindings["shading"])
         cmd.bind_uniform_buffer(self.light_block, self._camera_binding + 1)
         cmd.bind_texture(self.atlas, ATLAS_UNIT)
+        if self.shadow_map is not None:
+            cmd.bind_texture(self.shadow_map, SHADOW_UNIT)
         cmd.bind_vertex_buffer(self.vertices, 0)
         cmd.bind_vertex_buffer(self.instances, 1)
         cmd.bind_index_buffer(self.indices)

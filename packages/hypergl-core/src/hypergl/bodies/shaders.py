@@ -72,7 +72,9 @@ vec4 qmul(vec4 a, vec4 b) {{
 
 # The shading buffer: the atlas's rectangles and every group's light poses.
 SHADING_BUFFER = """
-struct LightPose {{ vec4 position; vec4 direction; }};
+// shadow_tile: xy scale, zw offset of the light's view into its shadow map's tile;
+// shadow: the light's view-projection (see BodyRenderer.set_shadow_map).
+struct LightPose {{ vec4 position; vec4 direction; vec4 shadow_tile; mat4 shadow; }};
 layout(std430, binding = {shading}) readonly buffer BodyShading {{
     uvec4 texture_rects[{max_textures}];  // each image: its column's x, y; width, height
     LightPose light_poses[];              // LIGHTS per group
@@ -84,6 +86,10 @@ layout(std430, binding = {shading}) readonly buffer BodyShading {{
 LIGHT_POSES = """
 flat {direction} vec4 v_light_position[LIGHTS];
 flat {direction} vec4 v_light_direction[LIGHTS];
+#if SHADOW_MAPS
+flat {direction} mat4 v_shadow[SHADOW_MAPS];
+flat {direction} vec4 v_shadow_tile[SHADOW_MAPS];
+#endif
 """
 
 # One invocation per body row (source 0) or extra row (source 1: characters, wheels): each
@@ -459,6 +465,13 @@ void main() {{
         v_light_position[i] = pose.position;
         v_light_direction[i] = pose.direction;
     }}
+#if SHADOW_MAPS
+    for (int k = 0; k < SHADOW_MAPS; ++k) {{
+        LightPose pose = light_poses[group * LIGHTS + SHADOW_LIGHT[k]];
+        v_shadow[k] = pose.shadow;
+        v_shadow_tile[k] = pose.shadow_tile;
+    }}
+#endif
     v_view_eye = eye_h;
     // Clip w is the distance along the view (perspective); an orthographic eye is the
     // direction back toward the camera.
@@ -620,6 +633,21 @@ struct Light {{ vec4 position; vec4 direction; vec4 ambient; vec4 diffuse; vec4 
 // The lights' colours, cones and kinds (every group alike: constant indices, a broadcast
 // on llvmpipe); their poses per group come from the vertex stage (LIGHT_POSES).
 layout(std140, binding = {lights_block}) uniform BodyLights {{ Light light_looks[LIGHTS]; }};
+#if SHADOW_MAPS
+layout(binding = {shadow_unit}) uniform sampler2D body_shadow_map;
+
+// 1 where the light of shadow map k reaches P (its map's depth there is not nearer), 0
+// in its shadow; outside its view, lit (as MuJoCo's map reads its cleared border).
+float shadow_light(int k, vec3 P) {{
+    vec4 s = v_shadow[k] * vec4(P, 1.0);
+    if (s.w <= 0.0) return 1.0;
+    vec3 q = s.xyz / s.w;
+    if (abs(q.x) > 1.0 || abs(q.y) > 1.0 || abs(q.z) > 1.0) return 1.0;
+    vec2 uv = (q.xy * v_shadow_tile[k].xy + v_shadow_tile[k].zw) * 0.5 + 0.5;
+    float nearest = texture(body_shadow_map, uv).r;
+    return 0.5 * q.z + 0.5 <= nearest + SHADOW_BIAS ? 1.0 : 0.0;
+}}
+#endif
 
 // The sum of the lights on a surface of colour rgb and material (specular, shininess,
 // emission): OpenGL's fixed-function model with a local viewer, clamped as drawn. A light
@@ -659,6 +687,10 @@ vec3 light_surface(vec3 P, vec3 N, vec3 V, vec3 rgb, vec4 material, vec3 forward
             float h = max(dot(N, normalize(L + V)), 1e-30);
             c += (exponent > 0.0 ? pow(h, exponent) : 1.0) * light.specular.rgb * material.x;
         }}
+#if SHADOW_MAPS
+        for (int k = 0; k < SHADOW_MAPS; ++k)
+            if (SHADOW_LIGHT[k] == i) factor *= shadow_light(k, P);
+#endif
         if (light.specular.w > 0.5)
             passes += clamp(factor * c, 0.0, 1.0);
         else
@@ -774,11 +806,15 @@ void main() {{
     depth_out = 1.0 / v_depth;  // stored as 1 / metres: 0 (a clear) is nothing hit
 #endif
 #endif
+#if SHADE
     vec4 texel = surface_texel(X);
     vec3 N = normalize(n);
     vec3 V = normalize(v_view_eye.xyz - P * v_view_eye.w);
     vec3 lit = light_surface(P, N, V, v_color.rgb, v_material, v_forward, soft);
     color = vec4(clamp(lit * texel.rgb, 0.0, 1.0), v_color.a * texel.a);
+#else
+    color = v_color;  // a depth pass (a shadow map): the depth is what counts
+#endif
 #if OUTPUT_ID
     id_out = v_id + 1.0;  // stored as id + 1: 0 (a clear) is none
 #endif
