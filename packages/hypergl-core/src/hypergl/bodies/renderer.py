@@ -66,6 +66,7 @@ DEPTH_UNIT = 0  # the texture unit occlusion culling reads the depth attachment 
 ATLAS_UNIT = 1  # the texture unit the fragment stage reads the texture atlas from
 SHADING_HEADER = MAX_TEXTURES * 16  # BodyShading: the texture rectangles, then light poses
 POSE_BYTES = 112  # a light's position, direction, shadow tile and matrix (shading buffer)
+SKY_NEAREST = 0.5  # cos 60 degrees: the sky's quad's distance ahead, of the cylinder's radius
 SHADOW_UNIT = 2  # the texture unit the fragment stage reads shadow maps from
 SHADOW_BIAS = 2e-3  # depth (0..1) a surface may lie behind its shadow map and stay lit
 VERTEX_BYTES = 24
@@ -781,16 +782,28 @@ class BodyRenderer:
         self._bind_views(cmd)
         cmd.bind_storage_buffer(self.shading, self._bindings["shading"])
         cmd.bind_texture(self.atlas, ATLAS_UNIT)
-        cmd.uniform_const(0, (float(texture), distance, 0.0, 0.0), "vec4")
+        # The quads' depths: the nearest the cylinder (and the haze's cone, 1 - ratio of it)
+        # comes along the view within 60 degrees of it.
+        near = SKY_NEAREST * distance
+        haze_near = near * (1.0 - self._haze[3][0]) if self._haze is not None else near
+        sky = (float(texture), distance, near, haze_near)
+        cmd.uniform_const(0, sky, "vec4")
+        cmd.li(0, 0)
+        cmd.uniform_i(0, 8)
         for row in range(3):
             cmd.uniform_const(1 + row, (*rotation[row], 0.0), "vec4")
+        ground = self._haze[:2] if self._haze is not None else ((0.0,) * 4, (0.0,) * 4)
+        for location, value in enumerate(ground, start=4):
+            cmd.uniform_const(location, value, "vec4")
         instances = self._view_count if self._max_views > 1 else 1
         cmd.draw(6, instances=instances)
         if self._haze is not None and self.haze_pipeline is not None:
             cmd.bind_pipeline(self.haze_pipeline)
             cmd.bind_uniform_buffer(self.camera, self._camera_binding)
             self._bind_views(cmd)
-            cmd.uniform_const(0, (float(texture), distance, 0.0, 0.0), "vec4")
+            cmd.uniform_const(0, sky, "vec4")
+            cmd.li(0, 1)
+            cmd.uniform_i(0, 8)
             for location, value in enumerate(self._haze, start=4):
                 cmd.uniform_const(location, value, "vec4")
             cmd.draw(6, instances=instances)

@@ -823,9 +823,13 @@ void main() {{
 )
 
 # The sky: after the bodies, a quad over each view's tile (instance = view) whose fragments
-# look up a cube map along their view ray, at the depth of a cylinder about the eye
-# (``sky.y`` its radius and half height, about world z): what lies beyond it is hidden,
-# as behind MuJoCo's skybox. ``sky_axes`` turn world directions into the cube's.
+# look up a cube map along their view ray; what lies beyond a cylinder about the eye
+# (``sky.y`` its radius and half height, about world z) is hidden, as behind MuJoCo's
+# skybox. The quad lies at ``sky.z`` along the view, no farther than the cylinder anywhere
+# in a view of up to 120 degrees, and writes no depth of its own: the depth test culls it
+# early under every nearer surface (a depth written per fragment cost every pixel its
+# shading). ``sky_axes`` turn world directions into the cube's. The haze's quad lies at
+# ``sky.w``.
 SKY_VERTEX = (
     """#version 430
 {defines}
@@ -837,10 +841,13 @@ out vec4 v_far;
 flat out uint v_view;
 const vec2 CORNERS[6] = vec2[6](vec2(-1, -1), vec2(1, -1), vec2(1, 1), vec2(-1, -1),
                                 vec2(1, 1), vec2(-1, 1));
+layout(location = 0) uniform vec4 sky;
+layout(location = 8) uniform int haze_pass;
 void main() {{
     uint view = uint(gl_InstanceID);
     vec2 corner = CORNERS[gl_VertexID];
-    mat4 inv = inverse(view_matrix(view));
+    mat4 vp = view_matrix(view);
+    mat4 inv = inverse(vp);
     v_near = inv * vec4(corner, -1.0, 1.0);
     v_far = inv * vec4(corner, 1.0, 1.0);
     v_view = view;
@@ -849,7 +856,12 @@ void main() {{
     corner = views[view].range.z == 0u ? vec2(3.0)
                                        : corner * views[view].tile.xy + views[view].tile.zw;
 #endif
-    gl_Position = vec4(corner, 0.0, 1.0);
+    // the quad's depth: a point that far ahead of the eye (orthographic: from the near plane)
+    vec4 eye = view_eye(view);
+    vec3 ahead = eye.w == 0.0 ? -eye.xyz : normalize(vec3(vp[0][3], vp[1][3], vp[2][3]));
+    vec3 from = eye.w == 0.0 ? (v_near.xyz / v_near.w) : eye.xyz;
+    vec4 at = vp * vec4(from + ahead * (haze_pass != 0 ? sky.w : sky.z), 1.0);
+    gl_Position = vec4(corner, clamp(at.z / at.w, -1.0, 1.0), 1.0);
 }}
 """
 )
@@ -869,6 +881,8 @@ layout(location = 0) uniform vec4 sky;  // x: the cube's first face, y: the dist
 layout(location = 1) uniform vec4 sky_x;  // rows of the world-to-cube rotation
 layout(location = 2) uniform vec4 sky_y;
 layout(location = 3) uniform vec4 sky_z;
+layout(location = 4) uniform vec4 haze_plane;  // the ground (see HAZE_FRAGMENT), if any
+layout(location = 5) uniform vec4 haze_normal;  // (0, 0, 0): none
 layout(location = 0) out vec4 color;
 #if OUTPUT_DEPTH
 layout(location = 1) out float depth_out;
@@ -881,9 +895,11 @@ void main() {{
     vec3 D = normalize(b - a);
     vec4 eye = view_eye(v_view);
     vec3 origin = eye.w == 0.0 ? a : eye.xyz;  // orthographic: from the near plane
-    float t = sky.y / max(max(length(D.xy), abs(D.z)), 1e-6);
-    vec4 clip = view_matrix(v_view) * vec4(origin + t * D, 1.0);
-    gl_FragDepth = clamp(0.5 * clip.z / clip.w + 0.5, 0.0, 1.0);
+    // The ground nearer than the cylinder (between the quad and it): the ground shows.
+    float t_sky = sky.y / max(max(length(D.xy), abs(D.z)), 1e-6);
+    float toward = dot(D, haze_normal.xyz);
+    float height = dot(origin - haze_plane.xyz, haze_normal.xyz);
+    if (toward < 0.0 && height > 0.0 && height < -toward * t_sky) discard;
     vec3 d = vec3(dot(sky_x.xyz, D), dot(sky_y.xyz, D), dot(sky_z.xyz, D));
     color = vec4(atlas_cube(texture_rects[int(sky.x)], d, dFdx(d), dFdy(d)).rgb, 1.0);
 #if OUTPUT_DEPTH
@@ -938,8 +954,6 @@ void main() {{
     float t = 1.0 / max(across - r * down / max(e, 1e-12), 1e-12);
     float height = 1.0 + t * down / max(e, 1e-12);  // 0 at the plane, 1 at the eye
     if (e < 0.0 || down > 0.0 || height < 0.0 || height > 1.0) discard;
-    vec4 clip = view_matrix(v_view) * vec4(origin + t * sky.y * D, 1.0);
-    gl_FragDepth = clamp(0.5 * clip.z / clip.w + 0.5, 0.0, 1.0);
     float h = haze_shape.y;
     float alpha = height < h ? height / h : (1.0 - height) / (1.0 - h);
     color = vec4(haze.rgb, haze.a * alpha);
