@@ -5,6 +5,13 @@ Views are worlds x cameras, view ``w * ncam + c`` drawing record rows ``w * ngeo
 body renderer (``hypergl.bodies``). Per ``render(data)``: one C++ upload of the camera
 poses, one NumPy call for all view matrices, one submit (whose recorded program syncs the
 geoms in C++, culls and draws), one read per output split into views.
+
+The RGB is ``mjr_render``'s default picture as far as it is drawn here: the headlight and
+the model's lights per world (:mod:`.lights`), materials, the compiled textures, the skybox
+and its haze (:mod:`.textures`), shadows (:mod:`.shadows`), under ``scene_flags``. Not drawn
+yet: reflections, multisampling, transparency's blending (transparent geoms are drawn
+opaque), fog, 2D textures on curved shapes and meshes (benchmarks/mujoco_picture.py
+measures how close it is).
 """
 
 from __future__ import annotations

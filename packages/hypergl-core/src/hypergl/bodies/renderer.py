@@ -119,6 +119,15 @@ class BodyRenderer:
     its own view's tile by the rasterizer (``gl_ClipDistance``, pipelines made with
     ``clip_distances=4``): a large mesh, a ground plane's quad above all, costs only the
     pixels of its own view.
+
+    Shading (:mod:`hypergl.bodies.shading`): each part's :class:`~hypergl.bodies.shading.
+    Material` (``set_parts(..., material=)``), ``max_lights`` fixed-function lights per
+    group and ``light_groups`` groups (a view's group: :meth:`set_views`' ``light_groups``;
+    :meth:`set_lights`, :attr:`lights`), a texture atlas (:meth:`set_textures`), a sky and
+    its haze (:meth:`set_sky`, :meth:`set_haze`), and shadow maps for up to two lights
+    (``shadow_lights``, :meth:`set_shadow_map`; a renderer made with ``shade=False`` draws
+    depth only, for the maps). Without :meth:`set_lights`, one light along
+    :meth:`set_camera`'s ``light`` gives the look of before: 0.35 + 0.65 max(N.L, 0).
     """
 
     shape_error: type[Exception] = errors.BodyError  # bridges raise their own kind
