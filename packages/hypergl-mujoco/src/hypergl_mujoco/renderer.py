@@ -105,7 +105,7 @@ class BatchRenderer:
     lights are added as MuJoCo's shadow pass adds them; their shadows themselves are not
     drawn yet) are honoured; ``mjRND_REFLECTION``, ``mjRND_FOG`` and the rest are not
     drawn and ignored. `texture`: ``mjVIS_TEXTURE`` (False: every geom untextured).
-    `shadow_size`: the texels across one light's shadow map in one world (None: 256; see
+    `shadow_size`: the texels across one light's shadow map in one world (None: 128; see
     :mod:`.shadows`).
     """
 
