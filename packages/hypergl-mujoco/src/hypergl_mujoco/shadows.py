@@ -15,15 +15,18 @@ blocks than MuJoCo's at the default).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import mujoco
 import numpy as np
 
 import hypergl
-from hypergl.bodies import BodyRenderer
+from hypergl.bodies import BodyRenderer, InstanceRecords
 
 from .cameras import look_at, projection
 from .errors import SizeError
 from .lights import SUPPORTED, scene_lights
+from .scene import GeomLook
 
 MAX_SHADOW_LIGHTS = 2
 DEFAULT_SIZE = 128  # 256: 0.01-0.07 dB closer to MuJoCo on 4 models, 4 times the pixels
@@ -42,14 +45,15 @@ def shadow_slots(model: mujoco.MjModel) -> list[tuple[int, int]]:
 class ShadowMaps:
     """The depth pass of every world's shadow lights, and their matrices per frame."""
 
-    def __init__(self, model: mujoco.MjModel, records, worlds: int, looks, primitives: str,
-                 sizes: tuple[int, int], size: int | None) -> None:  # fmt: skip
-        self.model = model
-        self.slots = shadow_slots(model)
-        self.worlds = worlds
+    def __init__(self, model: mujoco.MjModel, records: InstanceRecords, worlds: int,
+                 looks: Sequence[GeomLook], primitives: str, sizes: tuple[int, int],
+                 size: int | None) -> None:  # fmt: skip
+        self.model: mujoco.MjModel = model
+        self.slots: list[tuple[int, int]] = shadow_slots(model)
+        self.worlds: int = worlds
         maps = worlds * len(self.slots)
         ctx = records.context
-        self.size = size or DEFAULT_SIZE
+        self.size: int = size or DEFAULT_SIZE
         columns = int(np.ceil(np.sqrt(max(maps, 1))))
         limit = ctx.limits["max_texture_size"]
         if columns * self.size > limit:
@@ -57,7 +61,7 @@ class ShadowMaps:
                             f"{limit}x{limit} texture: a smaller shadow_size, or "
                             "scene_flags={'mjRND_SHADOW': False}")  # fmt: skip
         meshes, rows = sizes
-        self.renderer = BodyRenderer(records, max_ids=max(model.ngeom, 1),
+        self.renderer: BodyRenderer = BodyRenderer(records, max_ids=max(model.ngeom, 1),
                                      max_parts=max(len(looks), 1), max_meshes=meshes,
                                      max_vertices=rows, views=max(2, maps),
                                      outputs=("color",), max_extras=1, primitives=primitives,
@@ -68,7 +72,7 @@ class ShadowMaps:
         ranges = [(w * ngeom, ngeom) for w in range(worlds) for _ in self.slots]
         self.renderer.set_views([np.eye(4)] * maps, (self.size, self.size), ranges=ranges)
         self.framebuffer: hypergl.Framebuffer = self.renderer.framebuffer(name="mujoco_shadows")
-        self.tiles = self.renderer.view_tiles.reshape(worlds, len(self.slots), 4)
+        self.tiles: np.ndarray = self.renderer.view_tiles.reshape(worlds, len(self.slots), 4)
         extent = float(model.stat.extent)
         self._near = np.float32(model.vis.map.znear * extent)
         self._far = np.float32(model.vis.map.zfar * extent)

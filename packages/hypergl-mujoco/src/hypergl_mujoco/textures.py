@@ -77,11 +77,11 @@ class ModelTextures:
 
     def __init__(self, model: mujoco.MjModel, geoms: list[int], far: float, *,
                  sky: bool = True) -> None:  # fmt: skip
-        self.model = model
-        self.far = far
-        self.atlas = TextureAtlas()
+        self.model: mujoco.MjModel = model
+        self.far: float = far
+        self.atlas: TextureAtlas = TextureAtlas()
         self._index: dict[int, int] = {}
-        self.sky = -1  # the sky's first face in the atlas
+        self.sky: int = -1  # the sky's first face in the atlas
         skybox = skybox_texture(model) if sky else -1
         if skybox >= 0:
             self.sky = self.atlas.add_cube(cube_faces(model, skybox))
