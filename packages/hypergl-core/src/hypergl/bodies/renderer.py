@@ -721,7 +721,7 @@ class BodyRenderer:
             self.sky_pipeline = self._ctx.pipeline(
                 vertex_shader=self.shader_sources["sky"]["vertex"],
                 fragment_shader=self.shader_sources["sky"]["fragment"],
-                depth_test=True, depth_func="less", depth_write=True, name="body_sky",
+                depth_test=True, depth_func="less", depth_write=False, name="body_sky",
             )  # fmt: skip
 
     def set_haze(self, point: Any, normal: Any, color: Sequence[float], ratio: float) -> None:
