@@ -51,7 +51,41 @@ ALL_GEOMS = """
 </mujoco>
 """
 
-GYM_ASSETS = None
+# MuJoCo's default picture at work: a checker floor (texrepeat, texuniform), a gradient
+# skybox, a cube-textured sphere, a spot light that casts shadows and a directional one,
+# materials with specular, shininess and emission; nobody's model but the tests'.
+PICTURE = """
+<mujoco model="picture">
+  <visual>
+    <headlight ambient=".3 .3 .3" diffuse=".6 .6 .6" specular=".2 .2 .2"/>
+  </visual>
+  <asset>
+    <texture name="sky" type="skybox" builtin="gradient" rgb1=".4 .6 .8" rgb2="0 0 0"
+             width="256" height="256"/>
+    <texture name="grid" type="2d" builtin="checker" rgb1=".1 .2 .3" rgb2=".3 .4 .5"
+             width="128" height="128" mark="edge" markrgb=".8 .8 .8"/>
+    <texture name="marble" type="cube" builtin="checker" rgb1=".9 .5 .2" rgb2=".2 .5 .9"
+             width="64" height="64"/>
+    <material name="grid" texture="grid" texrepeat="2 2" texuniform="true"/>
+    <material name="marble" texture="marble" specular=".8" shininess=".6"/>
+    <material name="glow" rgba=".2 .8 .3 1" emission=".5" specular="0"/>
+  </asset>
+  <worldbody>
+    <light name="spot" pos="0 0 4" dir="0 0 -1" cutoff="40" exponent="5"/>
+    <light name="sun" directional="true" pos="0 0 5" dir="1 1 -2" castshadow="false"
+           diffuse=".3 .3 .3" specular=".1 .1 .1"/>
+    <geom name="floor" type="plane" size="0 0 .1" material="grid"/>
+    <geom name="ball" type="sphere" size=".4" pos="0 0 .6" material="marble"/>
+    <geom name="box" type="box" size=".3 .2 .25" pos="1 .5 .25" material="glow"/>
+    <geom name="pole" type="capsule" size=".08 .5" pos="-.9 .4 .6" rgba=".8 .6 .4 1"/>
+    <camera name="front" pos="0 -3.5 1.6" xyaxes="1 0 0 0 .4 1"/>
+  </worldbody>
+</mujoco>
+"""
+
+
+def picture() -> mujoco.MjModel:
+    return mujoco.MjModel.from_xml_string(PICTURE)
 
 
 def all_geoms() -> mujoco.MjModel:

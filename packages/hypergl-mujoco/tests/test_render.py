@@ -59,10 +59,14 @@ def test_colours_groups_and_alpha_as_mujoco_draws_them(model, gl_ctx):
     seen = set(np.unique(ids).tolist())
     assert geom(model, "hidden") not in seen  # alpha 0
     assert geom(model, "group3") not in seen  # group 3: hidden by default
+    # Lit as MuJoCo lights them (its headlight and the model's light): the side away from
+    # the lights is dark, but every pixel keeps its hue.
     capsule = rgb[ids == geom(model, "capsule")]  # default rgba: the material's blue
-    assert capsule.size and (capsule[:, 2] > capsule[:, 0] + 40).all()
+    assert capsule.size and (capsule[:, 2] > capsule[:, 0]).all()
+    assert np.median(capsule[:, 2] - capsule[:, 0]) > 40
     sphere = rgb[ids == geom(model, "sphere")]  # its own rgba: red
-    assert sphere.size and (sphere[:, 0] > sphere[:, 2] + 40).all()
+    assert sphere.size and (sphere[:, 0] > sphere[:, 2]).all()
+    assert np.median(sphere[:, 0] - sphere[:, 2]) > 40
 
 
 @models.needs_batch
@@ -137,10 +141,11 @@ def test_memory_per_world_is_what_a_world_adds(model, gl_ctx):
             renderer.render(datas)
             sizes.append(buffer_bytes(gl_ctx))
             figures.append(renderer.memory_per_world)
-    pixels = 2 * 84 * 84 * (4 + 4 * 3)
+    # every world's cameras' pixels and its light's shadow map (colour and depth24)
+    pixels = 2 * 84 * 84 * (4 + 4 * 3) + 128 * 128 * 8
     assert figures[0] == figures[1]
     assert sizes[1] - sizes[0] == figures[0] - pixels
-    assert figures[0] < 300_000  # the shared meshes alone take megabytes
+    assert figures[0] < 900_000  # the shared meshes alone take megabytes
 
 
 def test_an_sdf_without_a_mesh_is_skipped_with_one_warning(gl_ctx):

@@ -7,6 +7,13 @@ poses, one NumPy call for all view matrices, one submit of the snapshot (a recor
 program syncing the geoms in C++), one submit that culls and draws, one read per output split
 into views. ``snapshot(data)`` and ``draw()`` are the two halves, for stepping the physics
 while the drawing runs (:class:`hypergl.PhysicsPipeline`).
+
+The RGB is ``mjr_render``'s default picture as far as it is drawn here: the headlight and
+the model's lights per world (:mod:`.lights`), materials, the compiled textures, the skybox
+and its haze (:mod:`.textures`), shadows (:mod:`.shadows`), under ``scene_flags``. Not drawn
+yet: reflections, multisampling, transparency's blending (transparent geoms are drawn
+opaque), fog, 2D textures on curved shapes and meshes (benchmarks/mujoco_picture.py
+measures how close it is).
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from hypergl.memory_budget import memory_limit as checked_memory_limit
 from hypergl.rl.process_safety import new_context
 from hypergl.serialised import Guard, closing, serialised
 
-from . import scene
+from . import lights, scene, textures
 from .cameras import Cameras
 from .errors import (
     DataError,
@@ -39,6 +46,7 @@ from .errors import (
     SizeError,
     WorldCountError,
 )
+from .shadows import DEFAULT_SIZE, ShadowMaps, shadow_slots
 from .sync import RECORD, GeomRecords, WorldArrays, geom_source
 from .versions import batch_type
 
@@ -55,6 +63,8 @@ LIGHT = (0.3, -0.5, 1.0)  # a light from above and in front (MuJoCo's z is up)
 # A triangle row of the mesh library: 24 bytes of vertex and 4 of index on the GPU, and
 # about 96 while it is built (float64 corners, normals and rows, the float32 copy).
 MESH_ROW_BYTES = 24 + 4 + 96
+SKY_DISTANCE = 0.7  # MuJoCo's skybox: a cylinder this share of the far plane about the eye
+SKY_AXES = ((1, 0, 0), (0, 0, 1), (0, -1, 0))  # its texture looked up along (x, z, -y)
 
 
 class RenderResult(Mapping[str, np.ndarray]):
@@ -128,6 +138,12 @@ class BatchRenderer:
     renderer may allocate, every world's records and pixels, the images it returns and the
     model's meshes and height fields added up before anything is made (None:
     ``hypergl.memory_budget.default_memory_limit()``); more raises :class:`SizeError`.
+    `scene_flags`: ``mujoco.mjtRndFlag`` (or its name) -> bool, over the defaults of
+    ``mujoco.MjvScene`` (what ``mujoco.Renderer.scene.flags`` sets): ``mjRND_SKYBOX``,
+    ``mjRND_HAZE`` (with the skybox, as MuJoCo) and ``mjRND_SHADOW`` are honoured;
+    ``mjRND_REFLECTION``, ``mjRND_FOG`` and the rest are not drawn and ignored. `texture`:
+    ``mjVIS_TEXTURE`` (False: every geom untextured). `shadow_size`: the texels across one
+    light's shadow map in one world (None: 128; see :mod:`.shadows`).
     """
 
     def __init__(
@@ -144,6 +160,9 @@ class BatchRenderer:
         site_groups: Sequence[int] = scene.DEFAULT_GROUPS,
         primitives: str = "raycast",
         memory_limit: int | None = None,
+        scene_flags: Mapping[Any, bool] | None = None,
+        texture: bool = True,
+        shadow_size: int | None = None,
     ) -> None:
         if not isinstance(model, mujoco.MjModel):
             raise DataError(f"model must be a mujoco.MjModel, got {type(model).__name__}")
@@ -164,6 +183,8 @@ class BatchRenderer:
         # close() (in the except below, or the caller's) goes through the guard.
         self._guard = Guard(RendererClosedError, "this BatchRenderer has been closed")
         self._groups = tuple(groups)
+        self._shadow_size = (None if shadow_size is None
+                             else _positive_int(shadow_size, "shadow_size", SizeError))  # fmt: skip
         self._check_memory(memory_limit)  # before the context, the looks or any buffer
         self._own_context = context is None
         # new_context: refuses a forked child's context (it would hang) and, on llvmpipe,
@@ -179,11 +200,16 @@ class BatchRenderer:
         self._framebuffer: hypergl.Framebuffer | None = None
         self._fed: _Fed | None = None  # the data the program syncs, and its sources
         self._snapshot_taken = False  # draw() shows a snapshot of the data bound now
+        self._shadows: ShadowMaps | None = None
         try:
             self._check_size()
             self._looks = scene.model_looks(model, self._groups)
             self._site_looks = scene.site_looks(model, tuple(site_groups))
             self._far = scene.far_distance(model)
+            self._flags = scene.render_flags(scene_flags)
+            drawn = [look.geom for look in self._looks] if texture else []
+            self._textures = textures.ModelTextures(model, drawn, self._far,
+                                                    sky=self._flags["mjRND_SKYBOX"])  # fmt: skip
         except BaseException:
             self.close()
             raise
@@ -328,6 +354,8 @@ class BatchRenderer:
         if model.ncam:
             needed.update(cam_xpos=(model.ncam, 3), cam_xmat=(model.ncam, 9))
         needed["subtree_com"] = (model.nbody, 3)  # tracking MjvCameras look at it
+        if model.nlight:
+            needed.update(light_xpos=(model.nlight, 3), light_xdir=(model.nlight, 3))
         made: list[Any] = []
         previous: list[tuple[GeomRecords, Any]] = []  # each layer's source before
         try:
@@ -339,6 +367,8 @@ class BatchRenderer:
             arrays = WorldArrays(ctx, data, kind, needed)
             made.append(arrays)
             cmd = ctx.command_buffer()
+            if self._shadows is not None:  # the shadow maps first, from the snapshot's records
+                self._shadows.record(cmd)
             cmd.bind_framebuffer(self._framebuffer)
             renderer.record_clear(cmd, background=(0.0, 0.0, 0.0))
             sync = ctx.command_buffer()  # the snapshot: every world's geom and site poses
@@ -368,6 +398,7 @@ class BatchRenderer:
         """One body renderer per element kind (geoms, then sites), each with the records of
         every world's elements, drawing into one framebuffer."""
         model = self.model
+        self._shadow_lights = shadow_slots(model) if self._flags["mjRND_SHADOW"] else []
         layers = [("geom", model.ngeom, 0, self._looks),
                   ("site", model.nsite, model.ngeom, self._site_looks)]  # fmt: skip
         made: list[Any] = []
@@ -377,7 +408,8 @@ class BatchRenderer:
                     continue
                 records = GeomRecords(self.context, count, self.num_worlds, element, first_id)
                 made.append(records)
-                renderer = self._body_renderer(records, count, looks, first_id + count)
+                renderer = self._body_renderer(records, count, looks, first_id + count,
+                                               geoms=element == "geom")
                 made.append(renderer)
                 self._layers.append((element, records, renderer))
             framebuffer = self._layers[0][2].framebuffer(name="mujoco_views")
@@ -388,11 +420,20 @@ class BatchRenderer:
             raise
         _, self._records, self._renderer = self._layers[0]
         self._framebuffer = framebuffer
+        if self._shadow_lights:
+            meshes, rows = scene.library_size(self._looks)
+            self._shadows = ShadowMaps(model, self._records, self.num_worlds, self._looks,
+                                       self.primitives, (BUILT_IN_MESHES + meshes,
+                                                         BUILT_IN_ROWS + rows),
+                                       self._shadow_size)  # fmt: skip
+            self._renderer.set_shadow_map(self._shadows.texture)
 
     def _body_renderer(self, records: GeomRecords, count: int, looks: list[scene.GeomLook],
-                       ids: int) -> BodyRenderer:  # fmt: skip
+                       ids: int, geoms: bool) -> BodyRenderer:  # fmt: skip
         """The body renderer of one element kind's `records` (`count` a world), its looks
-        set, its views laid out as every layer's."""
+        set, its views laid out as every layer's, lit by each world's lights (the geoms'
+        with their materials and textures, the sky, its haze and the shadow lights)."""
+        model = self.model
         worlds, ncam = self.num_worlds, len(self._cameras)
         body_outputs = ["color", *(BODY_OUTPUT[o] for o in self.outputs if o != "rgb")]
         meshes, rows = scene.library_size(looks)
@@ -404,14 +445,31 @@ class BatchRenderer:
                                 views=max(2, worlds * ncam),
                                 outputs=body_outputs, max_extras=1,
                                 primitives=self.primitives,
-                                memory_limit=self._memory_limit)  # fmt: skip
+                                memory_limit=self._memory_limit,
+                                max_lights=lights.light_count(model), light_groups=worlds,
+                                shadow_lights=[slot for slot, _ in self._shadow_lights]
+                                if geoms else ())  # fmt: skip
         try:
+            shadows = self._flags["mjRND_SHADOW"] and geoms
+            group = lights.model_lights(model, shadows=shadows)
+            renderer.set_lights(np.broadcast_to(group, renderer.lights.shape).copy())
+            if geoms:
+                renderer.set_textures(self._textures.atlas)
+                if self._textures.sky >= 0:  # mjr_render's skybox: a cylinder at 0.7 of far
+                    renderer.set_sky(self._textures.sky, SKY_DISTANCE * self._far, axes=SKY_AXES)
+                    ground = scene.haze_plane(model) if self._flags["mjRND_HAZE"] else None
+                    if ground is not None:  # its haze: over the first infinite plane's horizon
+                        renderer.set_haze(*ground, color=model.vis.rgba.haze,
+                                          ratio=float(model.vis.map.haze))  # fmt: skip
             for look in looks:
-                renderer.set_parts(look.geom, look.parts, look.new_meshes, color=look.color)
+                material = self._textures.material(look.geom, look.material) if geoms else None
+                renderer.set_parts(look.geom, look.parts, look.new_meshes, color=look.color,
+                                   material=material)  # fmt: skip
             ranges = [(w * count, count) for w in range(worlds) for _ in range(ncam)]
             identity = [np.eye(4)] * (worlds * ncam)
+            light_groups = [w for w in range(worlds) for _ in range(ncam)]  # each world's lights
             renderer.set_views(identity, (self.width, self.height), ranges=ranges,
-                               columns=self._columns)  # fmt: skip
+                               columns=self._columns, light_groups=light_groups)  # fmt: skip
             renderer.set_camera(np.eye(4), light=LIGHT)
         except BaseException:
             renderer.release()
@@ -432,9 +490,16 @@ class BatchRenderer:
         if sites:
             parts += scene.part_count(sites) if sites is not True else max(model.nsite, 1)
         instances = ncam * 2 * 2 * parts * 8  # 2 lists x 2 command sets
-        arrays = (model.ncam * 12 + model.nbody * 3) * 8  # cam_xpos, cam_xmat, subtree_com
+        arrays = (model.ncam * 12 + model.nbody * 3 + model.nlight * 6) * 8  # + light poses
+        light_rows = lights.light_count(model) * 112  # the poses of the world's light group
         pixel = 4 + 4 * (1 + len([o for o in self.outputs if o != "rgb"]))  # + depth24
-        return records + views + instances + arrays + ncam * self.width * self.height * pixel
+        flags = getattr(self, "_flags", None)  # before the flags are read: shadows on
+        maps = len(shadow_slots(model)) if flags is None or flags["mjRND_SHADOW"] else 0
+        size = getattr(self, "_shadow_size", None) or DEFAULT_SIZE
+        shadows = maps * (VIEW_DTYPE.itemsize + 2 * 2 * (parts + 1) * 8
+                          + size * size * 8)  # views, instance lists, colour + depth24
+        return (records + views + instances + arrays + light_rows + shadows
+                + ncam * self.width * self.height * pixel)  # fmt: skip
 
     # --- rendering -------------------------------------------------------------------------
     def _view_matrices(self, world_arrays: WorldArrays) -> tuple[np.ndarray, np.ndarray]:
@@ -442,7 +507,14 @@ class BatchRenderer:
         depth rows (metres along the view axis, orthographic cameras too), in one NumPy
         pass."""
         arrays = world_arrays.pull()
+        light_xpos, light_xdir = arrays.pop("light_xpos", None), arrays.pop("light_xdir", None)
+        # the cameras first: they say what is wrong with data never forwarded
         matrices, depth = self._cameras.views(self.width / self.height, **arrays)
+        if light_xpos is not None:  # every world's lights, in every layer
+            for _, _, layer in self._layers:
+                lights.write_poses(layer.lights, self.model, light_xpos, light_xdir)
+            if self._shadows is not None:
+                self._shadows.update(self._layers[0][2], light_xpos, light_xdir)
         return matrices.reshape(-1, 4, 4), depth.reshape(-1, 4)
 
     @serialised
@@ -534,7 +606,8 @@ class BatchRenderer:
         if context is None or context.closed:
             return
         fed, self._fed = self._fed, None
-        parts = [fed.arrays if fed else None, self._framebuffer]
+        parts = [fed.arrays if fed else None, self._framebuffer, self._shadows]
+        self._shadows = None
         for _, records, renderer in self._layers:
             parts += [renderer, records]
         self._layers = []

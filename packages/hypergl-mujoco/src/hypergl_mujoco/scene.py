@@ -11,13 +11,17 @@ two-sided (its back is a second quad facing the other way), as in MuJoCo's pictu
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import mujoco
 import numpy as np
 
-from hypergl.bodies import MODE_CAPSULE, Part, meshes
+from hypergl.bodies import MODE_CAPSULE, Material, Part, meshes
+from hypergl.bodies.shading import DEFAULT_MATERIAL
+
+from .errors import OutputError
 
 # The quaternion (x, y, z, w) of +90 degrees about x: the unit meshes' y axis onto z; and
 # of -90 degrees: onto -z (a plane's back, which MuJoCo draws too).
@@ -30,12 +34,13 @@ GEOM = mujoco.mjtGeom
 
 @dataclass(frozen=True)
 class GeomLook:
-    """What one geom draws: its parts, the meshes they need, its colour."""
+    """What one geom draws: its parts, the meshes they need, its colour and material."""
 
     geom: int
     parts: list[Part]
     new_meshes: dict[str, np.ndarray]
     color: tuple[float, float, float]
+    material: Material = DEFAULT_MATERIAL
 
 
 def far_distance(model: mujoco.MjModel) -> float:
@@ -50,6 +55,56 @@ def geom_color(model: mujoco.MjModel, geom: int, element: str = "geom") -> np.nd
     if material >= 0 and np.array_equal(rgba, DEFAULT_RGBA):
         return np.asarray(model.mat_rgba[material], np.float32)
     return rgba
+
+
+RENDER_FLAGS = ("mjRND_SHADOW", "mjRND_SKYBOX", "mjRND_HAZE")  # the flags honoured
+
+
+def render_flags(given: object = None) -> dict[str, bool]:
+    """MjvScene's default render flags, updated by `given` (``mujoco.mjtRndFlag`` or
+    name -> bool); a name MuJoCo does not have raises :class:`~.errors.OutputError`."""
+    defaults = mujoco.MjvScene()
+    members = mujoco.mjtRndFlag.__members__
+    flags = {name: bool(defaults.flags[int(flag)]) for name, flag in members.items()
+             if name != "mjNRNDFLAG" and int(flag) < len(defaults.flags)}  # fmt: skip
+    if given is None:
+        return flags
+    if not isinstance(given, Mapping):
+        raise OutputError(f"scene_flags must map mujoco.mjtRndFlag to bool, got {given!r}")
+    for key, value in given.items():
+        name = key.name if isinstance(key, mujoco.mjtRndFlag) else key
+        if name not in flags:
+            raise OutputError(f"scene_flags: {key!r} is not a mujoco.mjtRndFlag; choose from "
+                              f"{', '.join(flags)}")  # fmt: skip
+        flags[name] = bool(value)
+    return flags
+
+
+def haze_plane(model: mujoco.MjModel) -> tuple[np.ndarray, np.ndarray] | None:
+    """(point, normal) of the plane MuJoCo draws its haze over: the first plane infinite
+    in both directions, if it is fixed in the world (drawn where the model places it)."""
+    for geom in range(model.ngeom):
+        if int(model.geom_type[geom]) != GEOM.mjGEOM_PLANE or model.geom_size[geom][:2].any():
+            continue
+        if int(model.geom_bodyid[geom]) != 0:
+            return None  # on a moving body: not drawn (its pose is per world)
+        rotation = np.zeros(9)
+        mujoco.mju_quat2Mat(rotation, model.geom_quat[geom])
+        return np.array(model.geom_pos[geom], np.float64), rotation.reshape(3, 3)[:, 2]
+    return None
+
+
+def geom_material(model: mujoco.MjModel, geom: int, rgba: np.ndarray) -> Material:
+    """The geom's specular, shininess, emission and reflectance as ``mjv_updateScene``
+    gives them (its material's, else MuJoCo's defaults 0.5, 0.5, 0, 0), and its alpha."""
+    material = int(model.geom_matid[geom])
+    if material < 0:
+        return Material(specular=0.5, shininess=0.5, alpha=float(rgba[3]))
+    return Material(specular=float(model.mat_specular[material]),
+                    shininess=float(model.mat_shininess[material]),
+                    emission=float(model.mat_emission[material]),
+                    reflectance=float(model.mat_reflectance[material]),
+                    alpha=float(rgba[3]))  # fmt: skip
 
 
 def mesh_rows(model: mujoco.MjModel, mesh: int) -> np.ndarray:
@@ -214,7 +269,7 @@ def model_looks(model: mujoco.MjModel, groups: tuple[int, ...] = DEFAULT_GROUPS
             skipped.append(geom_name(model, geom))
             continue
         color = (float(rgba[0]), float(rgba[1]), float(rgba[2]))
-        looks.append(GeomLook(geom, parts, new_meshes, color))
+        looks.append(GeomLook(geom, parts, new_meshes, color, geom_material(model, geom, rgba)))
     if skipped:
         warnings.warn(f"hypergl-mujoco draws no SDF geom without a mesh (neither does "
                       f"MuJoCo's renderer): skipped {', '.join(skipped)}",

@@ -42,17 +42,37 @@ from .shaders import (
     DEPTH_TILES,
     EXPAND,
     FRAGMENT,
+    HAZE_FRAGMENT,
+    SKY_FRAGMENT,
+    SKY_VERTEX,
     VERTEX,
     VIEW_SHIFT,
+)
+from .shading import (
+    DEFAULT_MATERIAL,
+    LIGHT_DTYPE,
+    MAX_TEXTURES,
+    Material,
+    TextureAtlas,
+    default_lights,
+    lights,
 )
 from .views import VIEW_DTYPE, eye_of, grid_shape, tile_views
 
 PART_DTYPE = np.dtype([("offset_mode", np.float32, 4), ("rotation", np.float32, 4),
-                       ("scale_mesh", np.float32, 4), ("color", np.float32, 4)])  # fmt: skip
+                       ("scale_mesh", np.float32, 4), ("color", np.float32, 4),
+                       ("material", np.float32, 4), ("texture", np.float32, 4),
+                       ("uv_map", np.float32, 4)])  # fmt: skip
 EXTRA_DTYPE = np.dtype([("position", np.float32, 3), ("id", np.uint32),
                         ("rotation", np.float32, 4)])  # fmt: skip
 DEFAULT_MAX_IDS = 65536
 DEPTH_UNIT = 0  # the texture unit occlusion culling reads the depth attachment from
+ATLAS_UNIT = 1  # the texture unit the fragment stage reads the texture atlas from
+SHADING_HEADER = MAX_TEXTURES * 16  # BodyShading: the texture rectangles, then light poses
+POSE_BYTES = 112  # a light's position, direction, shadow tile and matrix (shading buffer)
+SKY_NEAREST = 0.5  # cos 60 degrees: the sky's quad's distance ahead, of the cylinder's radius
+SHADOW_UNIT = 2  # the texture unit the fragment stage reads shadow maps from
+SHADOW_BIAS = 2e-3  # depth (0..1) a surface may lie behind its shadow map and stay lit
 VERTEX_BYTES = 24
 OUTPUTS = ("color", "depth", "id")
 OUTPUT_FORMATS = {"color": "rgba8", "depth": "r32f", "id": "r32f"}
@@ -127,6 +147,15 @@ class BodyRenderer:
     ``memory_limit``: the bytes its buffers may take together, added up from the sizes above
     before the first is made (None: ``hypergl.memory_budget.default_memory_limit()``); more
     is a BodyError naming the buffer that passes it.
+
+    Shading (:mod:`hypergl.bodies.shading`): each part's :class:`~hypergl.bodies.shading.
+    Material` (``set_parts(..., material=)``), ``max_lights`` fixed-function lights per
+    group and ``light_groups`` groups (a view's group: :meth:`set_views`' ``light_groups``;
+    :meth:`set_lights`, :attr:`lights`), a texture atlas (:meth:`set_textures`), a sky and
+    its haze (:meth:`set_sky`, :meth:`set_haze`), and shadow maps for up to two lights
+    (``shadow_lights``, :meth:`set_shadow_map`; a renderer made with ``shade=False`` draws
+    depth only, for the maps). Without :meth:`set_lights`, one light along
+    :meth:`set_camera`'s ``light`` gives the look of before: 0.35 + 0.65 max(N.L, 0).
     """
 
     shape_error: type[Exception] = errors.BodyError  # bridges raise their own kind
@@ -160,6 +189,10 @@ class BodyRenderer:
         copies: int = 1,
         primitives: str = "mesh",
         memory_limit: int | None = None,
+        max_lights: int = 8,
+        light_groups: int = 1,
+        shadow_lights: Sequence[int] = (),
+        shade: bool = True,
     ) -> None:
         # One thread at a time changes the library, looks, views and recordings.
         self._guard = Guard(errors.ResourceError, "this body renderer has been released")
@@ -171,6 +204,16 @@ class BodyRenderer:
         max_soft = _positive_int(max_soft_vertices, "max_soft_vertices")
         self._max_views = _positive_int(views, "views")
         self._copies = _positive_int(copies, "copies")
+        self._max_lights = _positive_int(max_lights, "max_lights")
+        self._light_groups = _positive_int(light_groups, "light_groups")
+        self._shadow_lights = tuple(int(i) for i in shadow_lights)
+        if len(self._shadow_lights) > 2 or any(
+            not 0 <= i < self._max_lights for i in self._shadow_lights
+        ):
+            raise errors.BodyError(f"shadow_lights must be at most 2 light indices in "
+                                   f"0..{self._max_lights - 1}, got {shadow_lights!r}")
+        self._shade = bool(shade)
+        self.shadow_map: Texture | None = None
         if self._max_views > 1 and max_parts > 1 << VIEW_SHIFT:
             raise ValueError(f"max_parts must be at most {1 << VIEW_SHIFT} with views > 1 "
                              f"(a view sits above the part index), got {max_parts}")  # fmt: skip
@@ -193,7 +236,8 @@ class BodyRenderer:
         ctx = source.context
         self._ctx, self._source = ctx, source
         base = source.binding
-        self._bindings = {"tables": base + 2, "parts": base + 3, "commands": base + 5,
+        self._bindings = {"tables": base + 2, "parts": base + 3, "shading": base + 4,
+                          "commands": base + 5,
                           "instances": base + 6, "soft": base + 8, "visibility": base + 9,
                           "tiles": base + 10, "views": base + 11}  # fmt: skip
         self._camera_binding = camera_binding
@@ -285,12 +329,42 @@ class BodyRenderer:
             self._mesh_info[index, 0] = radius
             self._mesh_info[index, 1] = -1.0 if coarse is None else self._mesh_index[coarse]
 
+        # The atlas's rectangles and every group's light poses (shaders.SHADING_BUFFER),
+        # the lights' looks (a uniform block: the same for every group), the atlas itself.
+        light_rows = self._max_lights * self._light_groups
+        self.shading: Buffer = ctx.buffer(size=SHADING_HEADER + light_rows * POSE_BYTES,
+                                          name="body_shading")  # fmt: skip
+        shading = np.frombuffer(self.shading.map(np.uint8), np.uint8)
+        self._texture_rects = shading[:SHADING_HEADER].view(np.uint32).reshape(MAX_TEXTURES, 4)
+        self._texture_rects[:] = 0
+        self._poses = shading[SHADING_HEADER:].view(np.float32).reshape(
+            self._light_groups, self._max_lights, POSE_BYTES // 4)
+        self._poses[:] = 0
+        # Per group and light: its view-projection for its shadow map (row-major) and its
+        # tile there (xy scale, zw offset of clip space), written by the caller.
+        self.shadow_matrices: np.ndarray = np.zeros((self._light_groups, self._max_lights, 4, 4))
+        self.shadow_tiles: np.ndarray = np.zeros((self._light_groups, self._max_lights, 4))
+        self.light_block: Buffer = ctx.buffer(size=self._max_lights * LIGHT_DTYPE.itemsize,
+                                              usage="uniform", name="body_lights")  # fmt: skip
+        self._light_looks = self.light_block.map(LIGHT_DTYPE, self._max_lights)
+        self._lights = np.broadcast_to(lights(1), (self._light_groups, self._max_lights)).copy()
+        self._own_lights = False  # set_lights called: set_camera's light no longer applies
+        self.atlas: Texture = ctx.texture(np.zeros((1, 1, 4), np.uint8), filter="nearest",
+                                          name="body_atlas")  # fmt: skip
+        self._textures = 0
+        self._sky: tuple[int, float, np.ndarray] | None = None  # set_sky's
+        self.sky_pipeline: Pipeline | None = None
+        self._haze: tuple[tuple[float, ...], ...] | None = None  # set_haze's uniforms
+        self.haze_pipeline: Pipeline | None = None
         self.camera: Buffer = ctx.buffer(size=112, usage="uniform", name="body_camera")
         self.set_camera(np.eye(4))
         self.fence: Fence = ctx.fence()
         defines = self._defines()
-        fill = {"bodies": self._source_glsl(), "camera": camera_binding, **self._bindings,
+        self._fill = fill = {"bodies": self._source_glsl(), "camera": camera_binding,
+                             **self._bindings,
                 "max_meshes": self._max_meshes, "max_extras": max_extras,
+                "atlas_unit": ATLAS_UNIT, "max_textures": MAX_TEXTURES,
+                "lights_block": camera_binding + 1, "shadow_unit": SHADOW_UNIT,
                 "defines": defines + "\n#define RAY_KIND 0"}  # fmt: skip
         # The GLSL of each pipeline's stages (tests count the storage blocks each declares).
         self.shader_sources: dict[str, dict[str, str]] = {
@@ -376,7 +450,12 @@ class BodyRenderer:
 
     def _defines(self) -> str:
         depth, ident = "depth" in self.outputs, "id" in self.outputs
+        shadows = ", ".join(str(i) for i in self._shadow_lights) or "0"
         return (f"#define MULTI_VIEW {int(self._max_views > 1)}\n"
+                f"#define LIGHTS {self._max_lights}\n#define SHADE {int(self._shade)}\n"
+                f"#define SHADOW_MAPS {len(self._shadow_lights)}\n"
+                f"const int SHADOW_LIGHT[{max(len(self._shadow_lights), 1)}] = "
+                f"int[]({shadows});\n#define SHADOW_BIAS {SHADOW_BIAS}\n"
 
                 f"#define OUTPUT_DEPTH {int(depth)}\n#define OUTPUT_ID {int(ident)}\n"
                 f"#define ID_LOCATION {1 + int(depth)}")  # fmt: skip
@@ -463,12 +542,20 @@ class BodyRenderer:
         parts: Sequence[Part],
         new_meshes: dict[str, np.ndarray] | None = None,
         color: Sequence[float] | None = None,
+        material: Material | None = None,
     ) -> None:
         """Appearance of `body_id` as `parts`, adding `new_meshes` (key -> rows) first;
-        `color` None: a colour of the palette by id."""
+        `color` None: a colour of the palette by id; `material` (:class:`~hypergl.bodies.
+        shading.Material`) None: matte, opaque, untextured."""
         self._check_id(body_id)
         rgb = check_color(PALETTE[int(body_id) % len(PALETTE)] if color is None else color)
-        self._set_parts(int(body_id), list(parts), new_meshes or {}, rgb)
+        material = DEFAULT_MATERIAL if material is None else material
+        if not isinstance(material, Material):
+            raise self.shape_error(f"material must be a hypergl.bodies.Material, got {material!r}")
+        if material.texture >= self._textures:
+            raise self.shape_error(f"material texture {material.texture} is not in the "
+                                   f"renderer's atlas ({self._textures} images: set_textures)")
+        self._set_parts(int(body_id), list(parts), new_meshes or {}, rgb, material.checked())
 
     def _check_id(self, body_id: Any) -> None:
         if isinstance(body_id, bool) or not isinstance(body_id, (int, np.integer)):
@@ -477,7 +564,8 @@ class BodyRenderer:
             raise ValueError(f"body id {body_id} is outside 0..{len(self._looks) - 1} "
                              f"(raise max_ids)")  # fmt: skip
 
-    def _set_parts(self, body_id: int, parts: list[Part], new_meshes: dict, rgb) -> None:
+    def _set_parts(self, body_id: int, parts: list[Part], new_meshes: dict, rgb,
+                   material: Material = DEFAULT_MATERIAL) -> None:  # fmt: skip
         old = self._look_parts.get(body_id)
         reuse = old is not None and old[1] == len(parts)  # a new look in the same slots
         if not reuse and self._parts_used + len(parts) > len(self._parts):
@@ -508,8 +596,12 @@ class BodyRenderer:
             self._parts_used += len(parts)
         for k, (part, mesh, mode) in enumerate(zip(parts, meshes_of, modes, strict=True)):
             scale = (float(soft_first), 0.0, 0.0) if part.mode == MODE_SOFT else part.scale
-            self._parts[first + k] = ((*part.offset, mode), part.rotation,
-                                      (*scale, mesh), (*rgb, part.shade))  # fmt: skip
+            self._parts[first + k] = (
+                (*part.offset, mode), part.rotation, (*scale, mesh),
+                (*(rgb * part.shade), material.alpha),
+                (material.specular, material.shininess, material.emission, material.reflectance),
+                (material.texture, material.mapping, 0.0, 0.0), material.uv_map,
+            )  # fmt: skip
             self._part_mesh[first + k] = mesh
         self._look_parts[body_id] = (first, len(parts))
         self._looks[body_id] = (first, len(parts))
@@ -571,6 +663,18 @@ class BodyRenderer:
         own per-frame bookkeeping; call once per frame, before ``submit``."""
         if self._regions_dirty:
             self._layout_regions()
+        self._write_lights()
+
+    def _write_lights(self) -> None:
+        """The lights' looks into their uniform block, every group's poses into the
+        shading buffer (position, direction: two NumPy copies)."""
+        self._light_looks[:] = self._lights[0]
+        self._poses[..., :4] = self._lights["position"]
+        self._poses[..., 4:8] = self._lights["direction"]
+        if self._shadow_lights:
+            self._poses[..., 8:12] = self.shadow_tiles
+            self._poses[..., 12:28] = self.shadow_matrices.transpose(0, 1, 3, 2).reshape(
+                *self.shadow_matrices.shape[:2], 16)  # column-major
 
     @serialised
     def write_extras(self, rows: Sequence[tuple[Any, int, Any]]) -> None:
@@ -587,6 +691,182 @@ class BodyRenderer:
     @property
     def soft_vertices_view(self) -> np.ndarray:
         return self.soft_vertices.map(np.float32, (self.soft_vertices.size // 16, 4))
+
+    # --- lights and textures ---------------------------------------------------------------
+    @property
+    def max_lights(self) -> int:
+        return self._max_lights
+
+    @property
+    def lights(self) -> np.ndarray:
+        """The light rows, (light_groups, max_lights) of :data:`~hypergl.bodies.shading.
+        LIGHT_DTYPE`: a per-frame pose update is one NumPy write into it (after
+        :meth:`set_lights` once, so that :meth:`set_camera` leaves them alone), applied by
+        :meth:`update`. Colours, cones and kinds are group 0's for every group (the poses
+        are each group's own)."""
+        return self._lights
+
+    @serialised
+    def set_lights(self, rows: Any) -> None:
+        """The lights: ``(max_lights,)`` rows of ``LIGHT_DTYPE`` for every group, or
+        ``(light_groups, max_lights)``, one group per (:meth:`set_views`' ``light_groups``)."""
+        table = np.asarray(rows)
+        if table.dtype != LIGHT_DTYPE:
+            raise self.shape_error(f"lights must be rows of hypergl.bodies.LIGHT_DTYPE, got "
+                                   f"{table.dtype}")  # fmt: skip
+        if table.shape not in ((self._max_lights,), (self._light_groups, self._max_lights)):
+            raise self.shape_error(f"lights must be shaped ({self._max_lights},) or "
+                                   f"({self._light_groups}, {self._max_lights}) (max_lights, "
+                                   f"light_groups), got {table.shape}")  # fmt: skip
+        values = table.view(np.float32).reshape(*table.shape, -1)
+        if not np.isfinite(values).all():
+            raise self.shape_error("light values must be finite")
+        self._lights[:] = table
+        self._own_lights = True
+        self._write_lights()
+
+    @serialised
+    def set_textures(self, atlas: TextureAtlas) -> None:
+        """The images materials refer to (their indices in `atlas`); before :meth:`record`
+        (the program binds the atlas it had then)."""
+        if not isinstance(atlas, TextureAtlas):
+            raise self.shape_error(f"set_textures takes a TextureAtlas, got {atlas!r}")
+        if self._recorded_views is not None:
+            raise self.shape_error("set_textures after record(): record the frame again")
+        image = atlas.image()
+        limit = self._ctx.limits["max_texture_size"]
+        if max(image.shape[:2]) > limit:
+            raise self.shape_error(f"the texture atlas is {image.shape[1]}x{image.shape[0]}, "
+                                   f"above the context's max_texture_size {limit}")  # fmt: skip
+        self.atlas.release()
+        self.atlas = self._ctx.texture(image, filter="linear", wrap="clamp", name="body_atlas")
+        self._texture_rects[:] = atlas.table()
+        self._textures = len(atlas)
+
+    @serialised
+    def set_sky(self, texture: int, distance: float, axes: Any = None) -> None:
+        """Draw a sky behind the bodies: the cube map of the atlas at `texture` (its first
+        face) looked up along each view ray, at the depth of a cylinder of radius and half
+        height `distance` about the eye (along world z): what lies beyond it is hidden.
+        `axes` (3x3, None: identity) turns world directions into the cube's. Before
+        :meth:`record`."""
+        if self._recorded_views is not None:
+            raise self.shape_error("set_sky after record(): record the frame again")
+        if isinstance(texture, bool) or not isinstance(texture, (int, np.integer)) or not (
+            texture >= 0 and texture + 6 <= self._textures
+        ):
+            raise self.shape_error(f"sky texture {texture!r} is not a cube map of the atlas "
+                                   f"({self._textures} images: set_textures first)")
+        if not isinstance(distance, (int, float)) or not np.isfinite(distance) or distance <= 0:
+            raise self.shape_error(f"sky distance must be a positive number, got {distance!r}")
+        rotation = np.eye(3) if axes is None else np.asarray(axes, np.float64)
+        if rotation.shape != (3, 3) or not np.isfinite(rotation).all():
+            raise self.shape_error(f"sky axes must be a finite 3x3 matrix, got {axes!r}")
+        self._sky = (int(texture), float(distance), rotation)
+        if self.sky_pipeline is None:
+            fill = {**self._fill, "defines": self._defines() + "\n#define RAY_KIND 0"}
+            self.shader_sources["sky"] = {"vertex": SKY_VERTEX.format(**fill),
+                                          "fragment": SKY_FRAGMENT.format(**fill)}
+            self.sky_pipeline = self._ctx.pipeline(
+                vertex_shader=self.shader_sources["sky"]["vertex"],
+                fragment_shader=self.shader_sources["sky"]["fragment"],
+                depth_test=True, depth_func="less", depth_write=False, name="body_sky",
+            )  # fmt: skip
+
+    @serialised
+    def set_haze(self, point: Any, normal: Any, color: Sequence[float], ratio: float) -> None:
+        """A haze where the ground plane through `point` (facing `normal`) meets the sky
+        (:meth:`set_sky` first): MuJoCo's, a truncated cone about the eye's foot, of
+        radius the sky's distance at the eye's height and (1 - `ratio`) of it at the plane,
+        `color` (r, g, b, a) at most where its opacity peaks. Before :meth:`record`."""
+        if self._sky is None:
+            raise self.shape_error("set_haze needs a sky: call set_sky first")
+        if self._recorded_views is not None:
+            raise self.shape_error("set_haze after record(): record the frame again")
+        at = np.asarray(point, np.float64)
+        up = np.asarray(normal, np.float64)
+        rgba = np.asarray(color, np.float64)
+        if at.shape != (3,) or up.shape != (3,) or rgba.shape != (4,) or not (
+            np.isfinite(at).all() and np.isfinite(up).all() and np.isfinite(rgba).all()
+        ) or not np.linalg.norm(up) > 0:
+            raise self.shape_error(f"set_haze takes a point, a non-zero normal and (r, g, b, "
+                                   f"a), got {point!r}, {normal!r}, {color!r}")  # fmt: skip
+        if not isinstance(ratio, (int, float)) or not 0 < ratio < 1:
+            raise self.shape_error(f"haze ratio must be in (0, 1), got {ratio!r}")
+        # The opaque height: where the cone's wall, seen from its axis at the top, turns
+        # from the plane's side to the sky's (MuJoCo's construction of its haze).
+        alpha = np.arctan2(1.0, ratio)
+        peak = np.sqrt(0.5) * ratio * np.sin(alpha) / np.sin(0.75 * np.pi - alpha)
+        self._haze = ((*at, 0.0), (*(up / np.linalg.norm(up)), 0.0), tuple(rgba),
+                      (float(ratio), float(peak), 0.0, 0.0))  # fmt: skip
+        if self.haze_pipeline is None:
+            fill = {**self._fill, "defines": self._defines() + "\n#define RAY_KIND 0"}
+            self.shader_sources["haze"] = {"vertex": SKY_VERTEX.format(**fill),
+                                           "fragment": HAZE_FRAGMENT.format(**fill)}
+            self.haze_pipeline = self._ctx.pipeline(
+                vertex_shader=self.shader_sources["haze"]["vertex"],
+                fragment_shader=self.shader_sources["haze"]["fragment"],
+                depth_test=True, depth_func="less", depth_write=False, blend="alpha",
+                name="body_haze",
+            )  # fmt: skip
+
+    @serialised
+    def set_shadow_map(self, texture: Texture) -> None:
+        """The depth texture the shadow lights' maps are tiles of (a framebuffer's
+        ``depth_texture``, drawn before this renderer draws: e.g. by a renderer made with
+        ``shade=False`` whose views are the lights'); write each light's view-projection
+        and tile into :attr:`shadow_matrices` and :attr:`shadow_tiles` (applied by
+        :meth:`update`). Before :meth:`record`."""
+        if not self._shadow_lights:
+            raise self.shape_error("set_shadow_map: the renderer was made without shadow_lights")
+        if not isinstance(texture, Texture):
+            raise self.shape_error(f"set_shadow_map takes a depth Texture, got {texture!r}")
+        if self._recorded_views is not None:
+            raise self.shape_error("set_shadow_map after record(): record the frame again")
+        self.shadow_map = texture
+
+    @property
+    def view_tiles(self) -> np.ndarray:
+        """Each view's tile (xy scale, zw offset of its clip space into the framebuffer's),
+        as :meth:`set_views` laid them out."""
+        if self._view_tile is None:
+            raise errors.BodyError("view_tiles: call set_views first")
+        return self._views["tile"][: self._view_count].copy()
+
+    def _record_sky(self, cmd: CommandBuffer) -> None:
+        if self._sky is None or self.sky_pipeline is None:
+            return
+        texture, distance, rotation = self._sky
+        cmd.bind_pipeline(self.sky_pipeline)
+        cmd.bind_uniform_buffer(self.camera, self._camera_binding)
+        self._bind_views(cmd)
+        cmd.bind_storage_buffer(self.shading, self._bindings["shading"])
+        cmd.bind_texture(self.atlas, ATLAS_UNIT)
+        # The quads' depths: the nearest the cylinder (and the haze's cone, 1 - ratio of it)
+        # comes along the view within 60 degrees of it.
+        near = SKY_NEAREST * distance
+        haze_near = near * (1.0 - self._haze[3][0]) if self._haze is not None else near
+        sky = (float(texture), distance, near, haze_near)
+        cmd.uniform_const(0, sky, "vec4")
+        cmd.li(0, 0)
+        cmd.uniform_i(0, 8)
+        for row in range(3):
+            cmd.uniform_const(1 + row, (*rotation[row], 0.0), "vec4")
+        ground = self._haze[:2] if self._haze is not None else ((0.0,) * 4, (0.0,) * 4)
+        for location, value in enumerate(ground, start=4):
+            cmd.uniform_const(location, value, "vec4")
+        instances = self._view_count if self._max_views > 1 else 1
+        cmd.draw(6, instances=instances)
+        if self._haze is not None and self.haze_pipeline is not None:
+            cmd.bind_pipeline(self.haze_pipeline)
+            cmd.bind_uniform_buffer(self.camera, self._camera_binding)
+            self._bind_views(cmd)
+            cmd.uniform_const(0, sky, "vec4")
+            cmd.li(0, 1)
+            cmd.uniform_i(0, 8)
+            for location, value in enumerate(self._haze, start=4):
+                cmd.uniform_const(location, value, "vec4")
+            cmd.draw(6, instances=instances)
 
     # --- cameras and views -----------------------------------------------------------------
     @staticmethod
@@ -611,6 +891,10 @@ class BodyRenderer:
         if not np.isfinite(length) or length == 0.0:
             raise ValueError(f"light must be a finite, non-zero (x, y, z), got {light!r}")
         block[16:19] = direction / length  # unit length: the fragment shader skips normalize
+        if not self._own_lights:  # the one light of a renderer nobody gave lights
+            self._lights[:] = lights(1)[0]
+            self._lights[:, 0] = default_lights(direction)[0]
+            self._write_lights()
         block[20] = self._lod
         block[24:28] = eye_of(matrix)  # ray-cast parts: the rays' origin
         self.camera.write(block)
@@ -625,6 +909,7 @@ class BodyRenderer:
         *,
         ranges: Sequence[tuple[int, int]] | None = None,
         columns: int | None = None,
+        light_groups: Sequence[int] | None = None,
     ) -> None:
         """Tile ``len(cameras)`` views of ``tile = (width, height)`` pixels into one
         framebuffer (:meth:`framebuffer_size`); view k draws record rows
@@ -660,7 +945,16 @@ class BodyRenderer:
         if recorded is not None and (count > recorded[0] or widest > recorded[1]):
             raise errors.BodyError("more views or rows than the recorded program "
                                    "dispatches: record the frame again")  # fmt: skip
+        groups = np.zeros(count, np.uint32)
+        if light_groups is not None:
+            groups = np.asarray(light_groups)
+            if groups.shape != (count,) or groups.dtype.kind not in "iu" or (
+                count and not (groups.min() >= 0 and groups.max() < self._light_groups)
+            ):
+                raise errors.BodyError(f"light_groups must be {count} ints in "
+                                       f"0..{self._light_groups - 1}, got {light_groups!r}")
         self._views[:count] = tile_views(matrices, checked, *grid)
+        self._views["range"][:count, 3] = groups
         self._views[count:] = np.zeros(1, VIEW_DTYPE)
         self._view_count, self._view_rows = count, widest
         self._view_tile, self._grid = (width, height), grid
@@ -837,6 +1131,7 @@ class BodyRenderer:
             cmd.barrier()  # the tiles, before the second pass reads them
             self._record_expand(cmd, phase=2)
             self._record_draw(cmd, 1)
+        self._record_sky(cmd)
         cmd.fence_signal(self.fence)
         self._recorded_soft = len(self._soft)
         self._recorded_views = (self._view_count, self._view_rows)
@@ -912,6 +1207,11 @@ class BodyRenderer:
         for name, buffer in (("parts", self.parts), ("tables", self.tables),
                              ("soft", self.soft_vertices)):  # fmt: skip
             cmd.bind_storage_buffer(buffer, self._bindings[name])
+        cmd.bind_storage_buffer(self.shading, self._bindings["shading"])
+        cmd.bind_uniform_buffer(self.light_block, self._camera_binding + 1)
+        cmd.bind_texture(self.atlas, ATLAS_UNIT)
+        if self.shadow_map is not None:
+            cmd.bind_texture(self.shadow_map, SHADOW_UNIT)
         cmd.bind_vertex_buffer(self.vertices, 0)
         cmd.bind_vertex_buffer(self.instances, 1)
         cmd.bind_index_buffer(self.indices)
@@ -932,9 +1232,11 @@ class BodyRenderer:
         """Free the renderer's own buffers and pipelines (not the source's); safe to call
         twice, and from another thread than a frame's (it waits for the call in progress;
         later calls raise ResourceError)."""
-        optional = (self.depth_tiles, self.views, self.background_pipeline,
+        optional = (self.depth_tiles, self.views, self.background_pipeline, self.sky_pipeline,
+                    self.haze_pipeline,
                     *[pipeline for pipeline, _ in self._ray_draws])  # fmt: skip
         own = (self.fence, self.pipeline, self.expand, self.tiles_pipeline, self.camera,
+               self.shading, self.light_block, self.atlas,
                self.indirect, self.template, self.indices, self.draw_count, self.visibility,
                *[r for r in optional if r is not None],
                self.instances, self.tables, self.vertices, self.parts,

@@ -22,15 +22,23 @@ One std430 ``Part`` per drawn piece of a body::
         vec4 rotation;     // quaternion of the part in the body frame
         vec4 scale_mesh;   // xyz: scale (capsule: radius, half height, radius; soft: first
                            // vertex in x); w: mesh index
-        vec4 color;        // rgb, and a: the part's shade (a factor on rgb)
+        vec4 color;        // rgb (times the part's shade), a: alpha
+        vec4 material;     // specular, shininess (0..1), emission, reflectance
+        vec4 texture;      // x: texture of the atlas (-1: none), y: its mapping
+        vec4 uv_map;       // the mapping's numbers (see shading.TEXTURE_*)
     };
+
+The fragment stage shades with the lights and textures of ``SHADING`` (see
+:mod:`hypergl.bodies.shading`): the lights of the view's group (``View.range.w``, 0 with one
+view) and the texture atlas at texture unit ``{atlas_unit}``.
 """
 
 VIEW_SHIFT = 20  # multi-view instances: part index in bits 0..19, view above
 
 COMMON = """
 #define VIEW_SHIFT 20u
-struct Part {{ vec4 offset_mode; vec4 rotation; vec4 scale_mesh; vec4 color; }};
+struct Part {{ vec4 offset_mode; vec4 rotation; vec4 scale_mesh; vec4 color; vec4 material;
+               vec4 texture; vec4 uv_map; }};
 layout(std430, binding = {parts}) readonly buffer BodyParts {{ Part parts[]; }};
 struct ExtraBody {{ vec3 position; uint id; vec4 rotation; }};
 // The small read-only tables in one buffer of sections: GL 4.3 promises a compute shader 8
@@ -63,6 +71,28 @@ vec3 rotate(vec4 q, vec3 v) {{ return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q
 vec4 qmul(vec4 a, vec4 b) {{
     return vec4(a.w * b.xyz + b.w * a.xyz + cross(a.xyz, b.xyz), a.w * b.w - dot(a.xyz, b.xyz));
 }}
+"""
+
+# The shading buffer: the atlas's rectangles and every group's light poses.
+SHADING_BUFFER = """
+// shadow_tile: xy scale, zw offset of the light's view into its shadow map's tile;
+// shadow: the light's view-projection (see BodyRenderer.set_shadow_map).
+struct LightPose {{ vec4 position; vec4 direction; vec4 shadow_tile; mat4 shadow; }};
+layout(std430, binding = {shading}) readonly buffer BodyShading {{
+    uvec4 texture_rects[{max_textures}];  // each image: its column's x, y; width, height
+    LightPose light_poses[];              // LIGHTS per group
+}};
+"""
+
+# The lights' poses per view, from the vertex stage (flat: a view's group for every
+# fragment), read from the shading buffer's group of the view.
+LIGHT_POSES = """
+flat {direction} vec4 v_light_position[LIGHTS];
+flat {direction} vec4 v_light_direction[LIGHTS];
+#if SHADOW_MAPS
+flat {direction} mat4 v_shadow[SHADOW_MAPS];
+flat {direction} vec4 v_shadow_tile[SHADOW_MAPS];
+#endif
 """
 
 # One invocation per body row (source 0) or extra row (source 1: characters, wheels): each
@@ -256,6 +286,8 @@ VERTEX = (
 {defines}
 {bodies}"""
     + COMMON
+    + SHADING_BUFFER
+    + LIGHT_POSES.replace("{direction}", "out")
     + """
 layout(std430, binding = {soft}) readonly buffer BodySoftVertices {{ vec4 soft_vertices[]; }};
 layout(location = 0) in vec3 a_position;
@@ -265,7 +297,17 @@ layout(location = 2) in uvec2 a_instance;  // (row | source << 31, part)
 // each per pixel. v_surface is the normal, or a soft body's world position (its normal comes
 // from the derivatives); v_color is flat: rgb times the part's shade, and a: the mode.
 out vec3 v_surface;
-flat out vec4 v_color;
+out vec3 v_world;  // the point in world space (a ray-cast part's: its proxy's)
+#if RAY_KIND == 0 || RAY_KIND == 6
+out vec3 v_object;  // the point in unit-shape coordinates (the part's frame / its scale)
+#endif
+flat out vec4 v_color;     // rgb, alpha
+flat out vec4 v_material;  // specular, shininess, emission, reflectance
+flat out vec4 v_uv_map;
+flat out ivec4 v_info;     // mode, texture (-1: none), mapping, light group
+flat out uvec4 v_texture_rect;  // the texture's (a cube's first face's) rectangle
+flat out vec4 v_view_eye;  // the view's eye, homogeneous (world)
+flat out vec3 v_forward;   // the view's direction (the headlight's)
 #if OUTPUT_DEPTH
 out float v_depth;  // the distance along the view axis (view_distance: clip w, perspective)
 #endif
@@ -405,12 +447,43 @@ void main() {{
         normal = rotate(q, normal);
     }}
     v_surface = mode == 2 ? world : normal;
-    v_color = vec4(part.color.rgb * part.color.a, float(mode));
-#if RAY_KIND == 6
-    float facing = dot(normalize(normal), light.xyz);  // the fragment stage's lighting
-    v_color.rgb *= 0.35 + 0.65 * max(facing, 0.0);
+    v_world = world;
+#if RAY_KIND == 0
+    v_object = a_position;
+#elif RAY_KIND == 6
+    v_object = vec3(a_position.x, 0.0, a_position.z);
 #endif
-    vec4 clip = view_matrix(view) * vec4(world, 1.0);
+    v_color = part.color;
+    v_material = part.material;
+    v_uv_map = part.uv_map;
+    mat4 vp = view_matrix(view);
+    vec4 eye_h = view_eye(view);
+#if MULTI_VIEW
+    int group = int(views[view].range.w);
+#else
+    int group = 0;
+#endif
+    int texture_index = int(part.texture.x);
+    v_info = ivec4(mode, texture_index, int(part.texture.y), group);
+    v_texture_rect = texture_index >= 0 ? texture_rects[texture_index] : uvec4(0u);
+    for (int i = 0; i < LIGHTS; ++i) {{
+        LightPose pose = light_poses[group * LIGHTS + i];
+        v_light_position[i] = pose.position;
+        v_light_direction[i] = pose.direction;
+    }}
+#if SHADOW_MAPS
+    for (int k = 0; k < SHADOW_MAPS; ++k) {{
+        LightPose pose = light_poses[group * LIGHTS + SHADOW_LIGHT[k]];
+        v_shadow[k] = pose.shadow;
+        v_shadow_tile[k] = pose.shadow_tile;
+    }}
+#endif
+    v_view_eye = eye_h;
+    // Clip w is the distance along the view (perspective); an orthographic eye is the
+    // direction back toward the camera.
+    vec3 ahead = vec3(vp[0][3], vp[1][3], vp[2][3]);
+    v_forward = eye_h.w == 0.0 ? -eye_h.xyz : normalize(ahead);
+    vec4 clip = vp * vec4(world, 1.0);
 #if OUTPUT_DEPTH
     v_depth = view_distance(view, vec4(world, 1.0));
 #endif
@@ -504,13 +577,163 @@ vec4 ray_hit() {{  // (local normal, t); t 1e30: a miss
 }}
 """
 
+# The fixed-function lighting and the atlas's trilinear sampling (see shading.py): in the
+# fragment stage of every draw pipeline and of the sky.
+ATLAS = """
+layout(binding = {atlas_unit}) uniform sampler2D body_atlas;
+
+// Level `level` of the image whose level 0 is r (column x, y; width, height) at uv in
+// 0..1, by the sampler's bilinear filter: each level has a one-texel border.
+vec4 atlas_level(uvec4 r, int level, vec2 uv) {{
+    ivec2 size = max(ivec2(r.zw) >> level, ivec2(1));
+    // The rows of the levels above: sum of max(h >> j, 1) for j < level, and 2 borders each.
+    int h = int(r.w), bits = findMSB(h) + 1, k = min(level, bits);
+    int top = int(r.y) + 2 * h - bitCount(h) - 2 * (h >> k) + bitCount(h >> k)
+            + max(level - bits, 0) + 2 * level;
+    vec2 at = vec2(float(r.x), float(top)) + 1.0 + uv * vec2(size);
+    return textureLod(body_atlas, at / vec2(textureSize(body_atlas, 0)), 0.0);
+}}
+
+// GL's LINEAR_MIPMAP_LINEAR: the level of detail from the derivatives of uv (in texels).
+vec4 atlas_sample(uvec4 r, vec2 uv, vec2 dx, vec2 dy, bool repeat) {{
+    vec2 size = vec2(r.zw);
+    uv = repeat ? fract(uv) : clamp(uv, 0.0, 1.0);
+    // llvmpipe's own estimate (its default, without GALLIVM_PERF=no_rho_approx): the
+    // largest texel step along either axis, not the length of the step.
+    vec2 step = max(abs(dx), abs(dy)) * size;
+    float lambda = log2(max(max(step.x, step.y), 1e-12));
+    if (lambda <= 0.0) return atlas_level(r, 0, uv);
+    int last = findMSB(int(max(r.z, r.w)));
+    lambda = min(lambda, float(last));
+    int d1 = int(lambda);
+    int d2 = min(d1 + 1, last);
+    return mix(atlas_level(r, d1, uv), atlas_level(r, d2, uv), lambda - float(d1));
+}}
+
+// A cube map along d (r: its first face; the six side by side, GL's order); dx, dy: d's
+// derivatives.
+vec4 atlas_cube(uvec4 r, vec3 d, vec3 dx, vec3 dy) {{
+    vec3 a = abs(d);
+    int face;
+    vec3 s, t, m;  // d's components that give the face's sc, tc and major axis
+    if (a.x >= a.y && a.x >= a.z) {{
+        face = d.x > 0.0 ? 0 : 1;
+        s = d.x > 0.0 ? vec3(0, 0, -1) : vec3(0, 0, 1);
+        t = vec3(0, -1, 0);
+        m = vec3(sign(d.x), 0, 0);
+    }} else if (a.y >= a.z) {{
+        face = d.y > 0.0 ? 2 : 3;
+        s = vec3(1, 0, 0);
+        t = d.y > 0.0 ? vec3(0, 0, 1) : vec3(0, 0, -1);
+        m = vec3(0, sign(d.y), 0);
+    }} else {{
+        face = d.z > 0.0 ? 4 : 5;
+        s = d.z > 0.0 ? vec3(1, 0, 0) : vec3(-1, 0, 0);
+        t = vec3(0, -1, 0);
+        m = vec3(0, 0, sign(d.z));
+    }}
+    float ma = dot(m, d);
+    vec2 sc = vec2(dot(s, d), dot(t, d));
+    vec2 uv = 0.5 * (sc / ma + 1.0);
+    // The face coordinates' derivatives from d's: 0.5 (dsc ma - sc dma) / ma^2
+    vec2 du = 0.5 * (vec2(dot(s, dx), dot(t, dx)) * ma - sc * dot(m, dx)) / (ma * ma);
+    vec2 dv = 0.5 * (vec2(dot(s, dy), dot(t, dy)) * ma - sc * dot(m, dy)) / (ma * ma);
+    r.x += uint(face) * (r.z + 2u);
+    return atlas_sample(r, uv, du, dv, false);
+}}
+
+"""
+
+LIGHTING = """
+struct Light {{ vec4 position; vec4 direction; vec4 ambient; vec4 diffuse; vec4 specular;
+               vec4 attenuation; }};
+// The lights' colours, cones and kinds (every group alike: constant indices, a broadcast
+// on llvmpipe); their poses per group come from the vertex stage (LIGHT_POSES).
+layout(std140, binding = {lights_block}) uniform BodyLights {{ Light light_looks[LIGHTS]; }};
+#if SHADOW_MAPS
+layout(binding = {shadow_unit}) uniform sampler2D body_shadow_map;
+
+// 1 where the light of shadow map k reaches P (its map's depth there is not nearer), 0
+// in its shadow; outside its view, lit (as MuJoCo's map reads its cleared border).
+float shadow_light(int k, vec3 P) {{
+    vec4 s = v_shadow[k] * vec4(P, 1.0);
+    if (s.w <= 0.0) return 1.0;
+    vec3 q = s.xyz / s.w;
+    if (abs(q.x) > 1.0 || abs(q.y) > 1.0 || abs(q.z) > 1.0) return 1.0;
+    vec2 uv = (q.xy * v_shadow_tile[k].xy + v_shadow_tile[k].zw) * 0.5 + 0.5;
+    float nearest = texture(body_shadow_map, uv).r;
+    return 0.5 * q.z + 0.5 <= nearest + SHADOW_BIAS ? 1.0 : 0.0;
+}}
+#endif
+
+// The sum of the lights on a surface of colour rgb and material (specular, shininess,
+// emission): OpenGL's fixed-function model with a local viewer, clamped as drawn. A light
+// that casts shadows (specular.w 1) is drawn as MuJoCo draws it, in a pass of its own
+// added to the others (its own clamp), where its shadow map's frustum, not its cutoff,
+// bounds a spot's light (the frustum is wider: Mesa lights past the cutoff there).
+vec3 light_surface(vec3 P, vec3 N, vec3 V, vec3 rgb, vec4 material, vec3 forward,
+                   bool two_sided) {{
+    vec3 total = material.z * rgb;
+    vec3 passes = vec3(0.0);
+    float exponent = material.y * 128.0;
+    for (int i = 0; i < LIGHTS; ++i) {{
+        Light light = light_looks[i];
+        float kind = light.diffuse.w;
+        vec3 L;
+        float factor = kind > 0.5 ? 1.0 : 0.0;  // 0: off
+        if (kind > 1.5) {{
+            L = -forward;  // the headlight: along the view
+        }} else if (light.position.w == 0.0) {{
+            L = -v_light_direction[i].xyz;  // directional
+        }} else {{
+            vec3 to_light = v_light_position[i].xyz - P;
+            float distance = length(to_light);
+            L = to_light / max(distance, 1e-12);
+            vec3 k = light.attenuation.xyz;
+            factor /= max(k.x + k.y * distance + k.z * distance * distance, 1e-12);
+            if (light.direction.w > -1.5) {{  // a spot: its cone, and its exponent
+                float c = dot(-L, v_light_direction[i].xyz);
+                bool inside = c >= light.direction.w || light.specular.w > 0.5;
+                factor *= inside ? pow(max(c, 1e-30), light.ambient.w) : 0.0;
+            }}
+        }}
+        float facing = dot(N, L);
+        if (two_sided) facing = abs(facing);
+        vec3 c = light.ambient.rgb * rgb + max(facing, 0.0) * light.diffuse.rgb * rgb;
+        if (facing > 0.0) {{
+            float h = max(dot(N, normalize(L + V)), 1e-30);
+            c += (exponent > 0.0 ? pow(h, exponent) : 1.0) * light.specular.rgb * material.x;
+        }}
+#if SHADOW_MAPS
+        for (int k = 0; k < SHADOW_MAPS; ++k)
+            if (SHADOW_LIGHT[k] == i) factor *= shadow_light(k, P);
+#endif
+        if (light.specular.w > 0.5)
+            passes += clamp(factor * c, 0.0, 1.0);
+        else
+            total += factor * c;
+    }}
+    return clamp(total, 0.0, 1.0) + passes;
+}}
+"""
+SHADING = ATLAS + LIGHTING
+
+
 FRAGMENT = (
     """#version 430
 {defines}
 in vec3 v_surface;
+in vec3 v_world;
+#if RAY_KIND == 0 || RAY_KIND == 6
+in vec3 v_object;
+#endif
 flat in vec4 v_color;
-layout(std140, binding = {camera}) uniform BodyCamera {{ mat4 view_proj; vec4 light;
-                                                         vec4 lod; vec4 eye; }};
+flat in vec4 v_material;
+flat in vec4 v_uv_map;
+flat in ivec4 v_info;
+flat in uvec4 v_texture_rect;
+flat in vec4 v_view_eye;
+flat in vec3 v_forward;
 layout(location = 0) out vec4 color;
 #if OUTPUT_DEPTH
 in float v_depth;
@@ -535,16 +758,43 @@ flat in float v_eye_depth;
     + RAYCAST
     + """#endif
 #endif
+"""
+    + LIGHT_POSES.replace("{direction}", "in")
+    + SHADING
+    + """
+// The texel at unit-shape coordinates X (the part's frame), as the part's mapping says.
+vec4 surface_texel(vec3 X) {{
+    int index = v_info.y, mapping = v_info.z;
+    if (index < 0) return vec4(1.0);
+    if (mapping >= 3) {{  // a cube map
+        vec3 d = X * v_uv_map.xyz;
+        if (mapping == 4) d = vec3(d.x, -d.z, d.y);  // the part's y is the cube's z
+        return atlas_cube(v_texture_rect, d, dFdx(d), dFdy(d));
+    }}
+    vec2 uv;
+    if (mapping == 1) {{
+        uv = vec2(X.x, X.z) * v_uv_map.xy + v_uv_map.zw;
+    }} else {{  // a box's faces: each 0..1 across
+        vec3 a = abs(X);
+        vec2 face = a.z >= a.x && a.z >= a.y ? vec2(X.x, -X.y)
+                  : a.x >= a.y ? vec2(X.y, -X.z) : vec2(X.x, -X.z);
+        uv = (face * 0.5 + 0.5) * v_uv_map.xy;
+    }}
+    return atlas_sample(v_texture_rect, uv, dFdx(uv), dFdy(uv), true);
+}}
+
 void main() {{
+    bool soft = false;
+    vec3 n, P, X;
 #if RAY_KIND == 6
-    // The plane (RAY_KIND 6, 'ray_plane'): its quad rasterized, lit in the vertex stage.
-    color = vec4(v_color.rgb, 1.0);
+    // The plane (RAY_KIND 6, 'ray_plane'): its quad rasterized, its depth exact.
+    n = v_surface;
+    P = v_world;
+    X = v_object;
 #if OUTPUT_DEPTH
     depth_out = 1.0 / v_depth;  // affine in the point, interpolated: exact on a flat surface
 #endif
-#else
-#if RAY_KIND
-    bool soft = false;
+#elif RAY_KIND
     vec4 hit = ray_hit();  // xyz: the local normal, w: the step to the surface
     if (!(hit.w < 1e29)) discard;  // a miss (or NaN: never a depth)
     vec2 zw = v_clip_zw + hit.w * (v_eye.w * v_clip_zw - v_eye_zw);
@@ -552,24 +802,187 @@ void main() {{
     // clipped, as a mesh's surface there is.
     if (!(zw.y > 0.0 && abs(zw.x) <= zw.y)) discard;
     gl_FragDepth = 0.5 * zw.x / zw.y + 0.5;
-    vec3 n = rotate(v_rotation, hit.xyz);
+    n = rotate(v_rotation, hit.xyz);
+    P = v_world + hit.w * (v_world * v_view_eye.w - v_view_eye.xyz);
+    vec3 local = v_local + hit.w * (v_local * v_eye.w - v_eye.xyz);  // the hit, part frame
+#if RAY_KIND == 4
+    // A capsule's unit coordinates: its cylinder y in -1..1, its caps 1..2 beyond
+    float r = v_size.x, half_height = v_size.y;
+    float y = abs(local.y) <= half_height ? local.y / half_height
+            : sign(local.y) * (1.0 + (abs(local.y) - half_height) / r);
+    X = vec3(local.x / r, y, local.z / r);
+#else
+    X = local / v_size;
+#endif
 #if OUTPUT_DEPTH
     // the hit's distance, along the ray as zw (clip w for a perspective view)
     depth_out = 1.0 / (v_depth + hit.w * (v_eye.w * v_depth - v_eye_depth));  // 1 / metres
 #endif
 #else
-    bool soft = v_color.a > 1.5;  // mode 2
-    vec3 n = soft ? cross(dFdx(v_surface), dFdy(v_surface)) : v_surface;
+    soft = v_info.x == 2;
+    n = soft ? cross(dFdx(v_surface), dFdy(v_surface)) : v_surface;
+    P = v_world;
+    X = v_object;
 #if OUTPUT_DEPTH
     depth_out = 1.0 / v_depth;  // stored as 1 / metres: 0 (a clear) is nothing hit
 #endif
 #endif
-    float facing = dot(normalize(n), light.xyz);  // light: unit length (set_camera)
-    float lit = 0.35 + 0.65 * (soft ? abs(facing) : max(facing, 0.0));
-    color = vec4(v_color.rgb * lit, 1.0);
+#if SHADE
+    vec4 texel = surface_texel(X);
+    vec3 N = normalize(n);
+    vec3 V = normalize(v_view_eye.xyz - P * v_view_eye.w);
+    vec3 lit = light_surface(P, N, V, v_color.rgb, v_material, v_forward, soft);
+    color = vec4(clamp(lit * texel.rgb, 0.0, 1.0), v_color.a * texel.a);
+#else
+    color = v_color;  // a depth pass (a shadow map): the depth is what counts
 #endif
 #if OUTPUT_ID
     id_out = v_id + 1.0;  // stored as id + 1: 0 (a clear) is none
+#endif
+}}
+"""
+)
+
+# The sky: after the bodies, a quad over each view's tile (instance = view) whose fragments
+# look up a cube map along their view ray; what lies beyond a cylinder about the eye
+# (``sky.y`` its radius and half height, about world z) is hidden, as behind MuJoCo's
+# skybox. The quad lies at ``sky.z`` along the view, no farther than the cylinder anywhere
+# in a view of up to 120 degrees, and writes no depth of its own: the depth test culls it
+# early under every nearer surface (a depth written per fragment cost every pixel its
+# shading). ``sky_axes`` turn world directions into the cube's. The haze's quad lies at
+# ``sky.w``.
+SKY_VERTEX = (
+    """#version 430
+{defines}
+"""
+    + COMMON
+    + """
+out vec4 v_near;  // the ray's points on the near and far planes, homogeneous (world)
+out vec4 v_far;
+flat out uint v_view;
+const vec2 CORNERS[6] = vec2[6](vec2(-1, -1), vec2(1, -1), vec2(1, 1), vec2(-1, -1),
+                                vec2(1, 1), vec2(-1, 1));
+layout(location = 0) uniform vec4 sky;
+layout(location = 8) uniform int haze_pass;
+void main() {{
+    uint view = uint(gl_InstanceID);
+    vec2 corner = CORNERS[gl_VertexID];
+    mat4 vp = view_matrix(view);
+    mat4 inv = inverse(vp);
+    v_near = inv * vec4(corner, -1.0, 1.0);
+    v_far = inv * vec4(corner, 1.0, 1.0);
+    v_view = view;
+#if MULTI_VIEW
+    // a view beyond those set draws nothing
+    corner = views[view].range.z == 0u ? vec2(3.0)
+                                       : corner * views[view].tile.xy + views[view].tile.zw;
+#endif
+    // the quad's depth: a point that far ahead of the eye (orthographic: from the near plane)
+    vec4 eye = view_eye(view);
+    vec3 ahead = eye.w == 0.0 ? -eye.xyz : normalize(vec3(vp[0][3], vp[1][3], vp[2][3]));
+    vec3 from = eye.w == 0.0 ? (v_near.xyz / v_near.w) : eye.xyz;
+    vec4 at = vp * vec4(from + ahead * (haze_pass != 0 ? sky.w : sky.z), 1.0);
+    gl_Position = vec4(corner, clamp(at.z / at.w, -1.0, 1.0), 1.0);
+}}
+"""
+)
+
+SKY_FRAGMENT = (
+    """#version 430
+{defines}
+"""
+    + COMMON
+    + SHADING_BUFFER
+    + ATLAS
+    + """
+in vec4 v_near;
+in vec4 v_far;
+flat in uint v_view;
+layout(location = 0) uniform vec4 sky;  // x: the cube's first face, y: the distance
+layout(location = 1) uniform vec4 sky_x;  // rows of the world-to-cube rotation
+layout(location = 2) uniform vec4 sky_y;
+layout(location = 3) uniform vec4 sky_z;
+layout(location = 4) uniform vec4 haze_plane;  // the ground (see HAZE_FRAGMENT), if any
+layout(location = 5) uniform vec4 haze_normal;  // (0, 0, 0): none
+layout(location = 0) out vec4 color;
+#if OUTPUT_DEPTH
+layout(location = 1) out float depth_out;
+#endif
+#if OUTPUT_ID
+layout(location = ID_LOCATION) out float id_out;
+#endif
+void main() {{
+    vec3 a = v_near.xyz / v_near.w, b = v_far.xyz / v_far.w;
+    vec3 D = normalize(b - a);
+    vec4 eye = view_eye(v_view);
+    vec3 origin = eye.w == 0.0 ? a : eye.xyz;  // orthographic: from the near plane
+    // The ground nearer than the cylinder (between the quad and it): the ground shows.
+    float t_sky = sky.y / max(max(length(D.xy), abs(D.z)), 1e-6);
+    float toward = dot(D, haze_normal.xyz);
+    float height = dot(origin - haze_plane.xyz, haze_normal.xyz);
+    if (toward < 0.0 && height > 0.0 && height < -toward * t_sky) discard;
+    vec3 d = vec3(dot(sky_x.xyz, D), dot(sky_y.xyz, D), dot(sky_z.xyz, D));
+    color = vec4(atlas_cube(texture_rects[int(sky.x)], d, dFdx(d), dFdy(d)).rgb, 1.0);
+#if OUTPUT_DEPTH
+    depth_out = 0.0;  // 1 / metres: nothing hit
+#endif
+#if OUTPUT_ID
+    id_out = 0.0;  // id + 1: none
+#endif
+}}
+"""
+)
+
+# Haze: after the sky, over the same quads, a band of colour blended where a ground plane
+# meets the sky, as MuJoCo draws it: a truncated cone about the eye's foot on the plane
+# (radius sky.y at the eye's height, (1 - ratio) times it at the plane), transparent at
+# both ends and opaque at the height haze.w between them. haze_plane: the plane's point
+# (xyz) and its normal in haze_normal.xyz; haze: rgb, alpha; haze_shape: x ratio, y the
+# opaque height (0..1 of the cone).
+HAZE_FRAGMENT = (
+    """#version 430
+{defines}
+"""
+    + COMMON
+    + """
+in vec4 v_near;
+in vec4 v_far;
+flat in uint v_view;
+layout(location = 0) uniform vec4 sky;  // y: the sky's distance
+layout(location = 4) uniform vec4 haze_plane;
+layout(location = 5) uniform vec4 haze_normal;
+layout(location = 6) uniform vec4 haze;
+layout(location = 7) uniform vec4 haze_shape;
+layout(location = 0) out vec4 color;
+// Blended like the colour: alpha 0 keeps the other outputs as they are.
+#if OUTPUT_DEPTH
+layout(location = 1) out vec4 depth_out;
+#endif
+#if OUTPUT_ID
+layout(location = ID_LOCATION) out vec4 id_out;
+#endif
+void main() {{
+    vec3 a = v_near.xyz / v_near.w, b = v_far.xyz / v_far.w;
+    vec3 D = normalize(b - a);
+    vec4 eye = view_eye(v_view);
+    vec3 origin = eye.w == 0.0 ? a : eye.xyz;
+    vec3 n = haze_normal.xyz;
+    float e = dot(origin - haze_plane.xyz, n) / sky.y;  // the eye's height, in sky units
+    float down = dot(D, n);
+    float across = sqrt(max(1.0 - down * down, 0.0));
+    float r = haze_shape.x;
+    // The cone's wall: radius 1 + r z / e at height z (-e at the plane, 0 at the eye).
+    float t = 1.0 / max(across - r * down / max(e, 1e-12), 1e-12);
+    float height = 1.0 + t * down / max(e, 1e-12);  // 0 at the plane, 1 at the eye
+    if (e < 0.0 || down > 0.0 || height < 0.0 || height > 1.0) discard;
+    float h = haze_shape.y;
+    float alpha = height < h ? height / h : (1.0 - height) / (1.0 - h);
+    color = vec4(haze.rgb, haze.a * alpha);
+#if OUTPUT_DEPTH
+    depth_out = vec4(0.0);
+#endif
+#if OUTPUT_ID
+    id_out = vec4(0.0);
 #endif
 }}
 """

@@ -1,0 +1,127 @@
+"""The body renderer's shading on real GL (hypergl.bodies.shading): fixed-function lights,
+materials and textures of the atlas, for any bridge (here: plain instance records)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hypergl.bodies import (
+    LIGHT_DTYPE,
+    LIGHT_HEAD,
+    LIGHT_WORLD,
+    TEXTURE_BOX,
+    BodyError,
+    BodyRenderer,
+    InstanceRecords,
+    Material,
+    TextureAtlas,
+    lights,
+    set_light,
+)
+from hypergl.testing import draw_bodies
+from hypergl.transforms import look_at, perspective
+
+pytestmark = pytest.mark.gl
+
+IDENTITY_Q = (0.0, 0.0, 0.0, 1.0)
+
+
+def shot(renderer):
+    fb = renderer.framebuffer((64, 64))
+    try:
+        return draw_bodies(renderer, fb)["color"].astype(int)
+    finally:
+        fb.release()
+
+
+def one_box(ctx, **options):
+    """A 2 m box facing a camera 10 m up its +z, filling the middle of a 64 x 64 view."""
+    records = InstanceRecords(ctx, 1)
+    records.write([(0.0, 0.0, 0.0)], [IDENTITY_Q], [0])
+    renderer = BodyRenderer(records, max_ids=2, **options)
+    renderer.set_camera(perspective(30.0, 1.0, 0.1, 100.0) @ look_at((0, 0, 10), (0, 0, 0)))
+    return records, renderer
+
+
+def test_a_headlight_and_a_world_light_add_as_opengl_lights(gl_ctx):
+    records, renderer = one_box(gl_ctx, max_lights=2)
+    rows = lights(2)
+    set_light(rows[0], kind=LIGHT_HEAD, ambient=(0.1, 0.1, 0.1), diffuse=(0.3, 0.3, 0.3))
+    # a spot straight above the face, its cone wide: its diffuse at full strength there
+    set_light(rows[1], kind=LIGHT_WORLD, position=(0, 0, 5), direction=(0, 0, -1),
+              diffuse=(0.4, 0.2, 0.0), cutoff=60, exponent=1)  # fmt: skip
+    renderer.set_lights(rows)
+    renderer.set_look(0, "box", (1.0, 1.0, 1.0), color=(1.0, 0.5, 1.0))
+    colour = shot(renderer)[32, 32]
+    # (ambient + headlight diffuse) * colour + spot diffuse * colour, in 0..255
+    expected = np.array([(0.1 + 0.3) * 1.0 + 0.4, (0.1 + 0.3) * 0.5 + 0.2 * 0.5, 0.4]) * 255
+    np.testing.assert_allclose(colour, expected, atol=2)
+    renderer.release()
+    records.release()
+
+
+def test_emission_and_specular_of_a_material(gl_ctx):
+    records, renderer = one_box(gl_ctx, max_lights=1)
+    rows = lights(1)
+    set_light(rows[0], kind=LIGHT_HEAD, diffuse=(0, 0, 0), specular=(0.5, 0.5, 0.5))
+    renderer.set_lights(rows)
+    renderer.set_look(0, "box", (1.0, 1.0, 1.0), color=(0.4, 0.4, 0.4))
+    renderer.set_parts(0, renderer_parts(), color=(0.4, 0.4, 0.4),
+                       material=Material(specular=1.0, shininess=0.0, emission=0.5))  # fmt: skip
+    colour = shot(renderer)[32, 32]
+    # emission 0.5 * 0.4, plus the specular 0.5 (shininess 0: the full highlight)
+    assert colour.tolist() == pytest.approx([(0.2 + 0.5) * 255] * 3, abs=2)
+    renderer.release()
+    records.release()
+
+
+def renderer_parts():
+    from hypergl.bodies import named_parts
+
+    return named_parts("box", (1.0, 1.0, 1.0))
+
+
+def test_a_texture_of_the_atlas_on_a_box_face(gl_ctx):
+    """A 2 x 2 image across the box's +z face (one texel per quadrant): each quadrant of
+    the face shows its texel, times the lit colour."""
+    records, renderer = one_box(gl_ctx, max_lights=1)
+    rows = lights(1)
+    set_light(rows[0], kind=LIGHT_HEAD, ambient=(1, 1, 1), diffuse=(0, 0, 0))
+    renderer.set_lights(rows)
+    atlas = TextureAtlas()
+    image = np.array([[[255, 0, 0], [0, 255, 0]], [[0, 0, 255], [255, 255, 255]]], np.uint8)
+    index = atlas.add_2d(image)
+    renderer.set_textures(atlas)
+    renderer.set_parts(0, renderer_parts(), color=(1.0, 1.0, 1.0),
+                       material=Material(texture=index, mapping=TEXTURE_BOX))  # fmt: skip
+    colour = shot(renderer)
+    # the face spans about pixels 21..43; u along x, v down y (MuJoCo's box faces)
+    quadrants = {(26, 26): (255, 0, 0), (26, 38): (0, 255, 0), (38, 26): (0, 0, 255),
+                 (38, 38): (255, 255, 255)}  # fmt: skip
+    for (y, x), want in quadrants.items():
+        assert np.abs(colour[y, x] - want).max() < 80, (y, x, colour[y, x])  # bilinear
+    renderer.release()
+    records.release()
+
+
+def test_bad_lights_materials_and_textures_are_refused(gl_ctx):
+    records, renderer = one_box(gl_ctx, max_lights=2)
+    with pytest.raises(BodyError, match="lights must be shaped"):
+        renderer.set_lights(lights(3))
+    with pytest.raises(BodyError, match=r"rows of hypergl\.bodies\.LIGHT_DTYPE"):
+        renderer.set_lights(np.zeros(2))
+    with pytest.raises(BodyError, match="not in the renderer"):
+        renderer.set_parts(0, renderer_parts(), material=Material(texture=0, mapping=1))
+    with pytest.raises(BodyError, match="needs a mapping"):
+        Material(texture=0).checked()
+    with pytest.raises(BodyError, match="larger than the atlas allows"):
+        TextureAtlas(max_size=64).add_2d(np.zeros((40, 40, 3), np.uint8))
+    with pytest.raises(BodyError, match="six square faces"):
+        TextureAtlas().add_cube(np.zeros((5, 8, 8, 3), np.uint8))
+    with pytest.raises(BodyError, match="direction must be a finite non-zero"):
+        set_light(np.zeros(1, LIGHT_DTYPE)[0], kind=LIGHT_WORLD, direction=(0, 0, 0))
+    with pytest.raises(BodyError, match="shadow_lights must be"):
+        BodyRenderer(records, max_ids=2, max_lights=1, shadow_lights=(3,))
+    renderer.release()
+    records.release()
