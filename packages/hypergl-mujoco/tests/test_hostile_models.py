@@ -42,7 +42,7 @@ def trace():
 # --- item 6: one memory check before anything is made -----------------------------------------
 def test_an_image_over_the_memory_limit_is_refused_naming_its_size(trace):
     model, _ = scene()
-    with pytest.raises(SizeError, match=r"1 worlds x memory_per_world 4294967\d+ bytes \(1 "
+    with pytest.raises(SizeError, match=r"1 worlds x memory_per_world 429\d{7} bytes \(1 "
                        r"cameras of 16384x16384 pixels.*over the memory limit of \d+ bytes"):
         BatchRenderer(model, 1, width=16384, height=16384, context=trace)
     assert not trace.live_objects()  # nothing was made

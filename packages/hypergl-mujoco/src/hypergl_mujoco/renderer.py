@@ -486,7 +486,8 @@ class BatchRenderer:
         records = (model.ngeom + (model.nsite if sites else 0)) * RECORD
         views = ncam * VIEW_DTYPE.itemsize
         looks = getattr(self, "_looks", None)
-        parts = scene.part_count(looks) if looks is not None else 2 * max(model.ngeom, 1)
+        geom_parts = scene.part_count(looks) if looks is not None else 2 * max(model.ngeom, 1)
+        parts = geom_parts
         if sites:
             parts += scene.part_count(sites) if sites is not True else max(model.nsite, 1)
         instances = ncam * 2 * 2 * parts * 8  # 2 lists x 2 command sets
@@ -496,7 +497,7 @@ class BatchRenderer:
         flags = getattr(self, "_flags", None)  # before the flags are read: shadows on
         maps = len(shadow_slots(model)) if flags is None or flags["mjRND_SHADOW"] else 0
         size = getattr(self, "_shadow_size", None) or DEFAULT_SIZE
-        shadows = maps * (VIEW_DTYPE.itemsize + 2 * 2 * (parts + 1) * 8
+        shadows = maps * (VIEW_DTYPE.itemsize + 2 * 2 * geom_parts * 8
                           + size * size * 8)  # views, instance lists, colour + depth24
         return (records + views + instances + arrays + light_rows + shadows
                 + ncam * self.width * self.height * pixel)  # fmt: skip

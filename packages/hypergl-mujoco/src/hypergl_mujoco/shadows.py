@@ -26,7 +26,7 @@ from hypergl.bodies import BodyRenderer, InstanceRecords
 from .cameras import look_at, projection
 from .errors import SizeError
 from .lights import SUPPORTED, scene_lights
-from .scene import GeomLook
+from .scene import GeomLook, part_count
 
 MAX_SHADOW_LIGHTS = 2
 DEFAULT_SIZE = 128  # 256: 0.01-0.07 dB closer to MuJoCo on 4 models, 4 times the pixels
@@ -62,7 +62,7 @@ class ShadowMaps:
                             "scene_flags={'mjRND_SHADOW': False}")  # fmt: skip
         meshes, rows = sizes
         self.renderer: BodyRenderer = BodyRenderer(records, max_ids=max(model.ngeom, 1),
-                                     max_parts=max(len(looks), 1), max_meshes=meshes,
+                                     max_parts=part_count(looks), max_meshes=meshes,
                                      max_vertices=rows, views=max(2, maps),
                                      outputs=("color",), max_extras=1, primitives=primitives,
                                      max_lights=1, shade=False)  # fmt: skip
