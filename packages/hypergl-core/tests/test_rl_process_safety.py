@@ -1,6 +1,7 @@
-"""Processes and the llvmpipe context: AsyncVectorEnv under fork, spawn and forkserver; a
-fork after a context exists fails with an error that says what to do, never a hang; triton
-(its own LLVM) is loaded deep-bound beside llvmpipe instead of crashing the process.
+"""Processes and the environments' llvmpipe contexts: AsyncVectorEnv under fork, spawn and
+forkserver; an environment in a child forked after a context exists fails with an error that
+says what to do, never a hang. (The mechanism itself, triton's deep binding included, is
+core's hypergl.process_safety, tested in hypergl-core's test_process_safety.py.)
 
 Each case runs in a fresh interpreter: the test process itself has made EGL contexts, so it
 is the parent a fork must not come from.
@@ -116,60 +117,3 @@ def test_an_env_used_in_a_forked_child_raises(tmp_path):
     )
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip() == "0"
-
-
-TRITON = """
-import os, sys
-import hypergl.rl
-from hypergl.rl import ReachVectorEnv, LLVMConflictError
-{before}
-ReachVectorEnv(2).reset(seed=0)
-try:
-    import triton.math
-    print(type(sys.modules["triton.math"].__spec__.loader).__name__, triton.math.sqrt(4.0))
-except LLVMConflictError as exc:
-    print("refused:", exc)
-"""
-
-
-@pytest.fixture
-def stand_in_triton(tmp_path):
-    """A package named triton with an extension module (a copy of the stdlib's math module):
-    what the guard deep-binds is triton's extension modules, whatever they hold."""
-    import math
-    import shutil
-
-    if not getattr(math, "__file__", None):
-        pytest.skip("math is built into this interpreter: no extension module to copy")
-    (tmp_path / "triton").mkdir()
-    (tmp_path / "triton" / "__init__.py").write_text("")
-    shutil.copy(math.__file__, tmp_path / "triton" / os.path.basename(math.__file__))
-    return {"PYTHONPATH": str(tmp_path)}
-
-
-@pytest.mark.skipif(
-    bool(os.environ.get("HYPERGL_SANITIZED")),
-    reason="AddressSanitizer refuses dlopen(RTLD_DEEPBIND) (google/sanitizers#611)",
-)
-def test_triton_after_an_llvmpipe_context_loads_deep_bound(tmp_path, stand_in_triton):
-    out = run_python(TRITON.format(before=""), tmp_path, stand_in_triton)
-    assert out.returncode == 0, out.stderr[-3000:]
-    if "ExtensionFileLoader" in out.stdout:
-        pytest.skip(f"not llvmpipe here: {out.stdout.strip()}")
-    assert out.stdout.strip() == "_DeepBindLoader 2.0"
-
-
-def test_triton_before_any_context_loads_as_usual(tmp_path, stand_in_triton):
-    code = TRITON.replace("ReachVectorEnv(2).reset(seed=0)\n", "")
-    out = run_python(code.format(before=""), tmp_path, stand_in_triton)
-    assert out.returncode == 0 and out.stdout.strip() == "ExtensionFileLoader 2.0", out.stderr
-
-
-def test_without_deepbind_triton_is_refused_with_advice(tmp_path, stand_in_triton):
-    out = run_python(TRITON.format(before="del os.RTLD_DEEPBIND  # a platform without it"),
-                     tmp_path, stand_in_triton)  # fmt: skip
-    assert out.returncode == 0, out.stderr[-3000:]
-    if "ExtensionFileLoader" in out.stdout:
-        pytest.skip(f"not llvmpipe here: {out.stdout.strip()}")
-    assert out.stdout.startswith("refused: not importing 'triton.math'")
-    assert "bundles its own LLVM" in out.stdout and "vectorization_mode='async'" in out.stdout

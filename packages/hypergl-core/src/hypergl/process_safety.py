@@ -1,4 +1,8 @@
-"""What a process may do around the OpenGL contexts of hypergl.rl: fork, load a second LLVM.
+"""What a process may do around HyperGL's OpenGL contexts: fork, load a second LLVM.
+
+Part of core's platform layer, beside the EGL host (``_egl``): every caller that makes a
+context for a worker (hypergl_rl's environments, hypergl_mujoco's renderer) makes it
+through :func:`new_context`.
 
 Two ways a Mesa llvmpipe context took a process down: the first now raises an
 error that says what to do, the second is avoided:
@@ -30,8 +34,9 @@ import sys
 import threading
 from typing import Any
 
-from .. import _egl
-from ..errors import HyperGLError
+from . import _egl
+from .context import Context, context
+from .errors import HyperGLError
 
 LLVM_MODULES = ("triton",)  # top-level packages that bundle an LLVM of their own
 
@@ -67,16 +72,14 @@ FORK_ADVICE = (
 )
 
 
-def new_context(device_index: int | None = None) -> Any:
+def new_context(device_index: int | None = None) -> Context:
     """A headless context for an environment, after checking that this process may make one."""
-    import hypergl
-
     if _inherited_egl:
         raise ForkedContextError(
             f"process {os.getpid()} was forked from a process that had already made an EGL "
             f"OpenGL context, and a new context here would hang; {FORK_ADVICE}"
         )
-    ctx = hypergl.context() if device_index is None else hypergl.context(device_index=device_index)
+    ctx = context() if device_index is None else context(device_index=device_index)
     if _is_llvmpipe(ctx):
         guard_llvm_imports()
     return ctx
@@ -132,7 +135,7 @@ class _LLVMImportGuard(importlib.abc.MetaPathFinder):
                 f"runs Mesa llvmpipe (OpenGL in software, built on another LLVM); without "
                 f"RTLD_DEEPBIND the two in one process crash it. Render in worker processes "
                 f"(gymnasium.make_vec(..., vectorization_mode='async', vector_kwargs="
-                f"{{'context': 'spawn'}}) or hypergl.rl.RayVectorEnv) and keep "
+                f"{{'context': 'spawn'}}) or hypergl_rl.RayVectorEnv) and keep "
                 f"{fullname.split('.')[0]} in the learner, or import it before the first "
                 f"environment reset",
                 name=fullname,

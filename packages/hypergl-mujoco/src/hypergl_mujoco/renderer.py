@@ -20,7 +20,7 @@ import hypergl
 from hypergl.bodies import BodyRenderer
 from hypergl.bodies.shaders import VIEW_SHIFT
 from hypergl.bodies.views import VIEW_DTYPE
-from hypergl.rl.process_safety import new_context
+from hypergl.process_safety import new_context
 
 from . import scene
 from .cameras import Cameras

@@ -25,7 +25,7 @@ from .errors import (
     ObservationDtypeError,
     RLConfigError,
 )
-from .process_safety import ForkedContextError, LLVMConflictError
+from ..process_safety import ForkedContextError, LLVMConflictError
 from .reach import ReachTask, StateSource
 
 if TYPE_CHECKING:  # lazy below (gymnasium is optional), visible to type checkers

@@ -33,7 +33,7 @@ except ImportError as _missing:  # pragma: no cover - exercised only without gym
 from .actions import as_actions
 from .batch_renderer import BatchRenderer
 from .errors import RLConfigError, positive_int
-from .process_safety import check_same_process, new_context
+from ..process_safety import check_same_process, new_context
 from .reach import ReachTask, StateSource
 
 TaskSpec = StateSource | Callable[..., StateSource] | None
