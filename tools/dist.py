@@ -3,7 +3,7 @@
     python3 tools/dev.py dist [--out DIR] [--only DIST[,DIST...]] [--toolchain auto|zig|native]
                               [--build-only] [-- pytest arguments]
 
-1. Builds the five sdists (PEP 517 hook) and wheels (pip wheel) into DIR (default
+1. Builds the six sdists (PEP 517 hook) and wheels (pip wheel) into DIR (default
    ``dist/``), with this environment's build backends: no network. The core wheel is
    compiled by zig for glibc 2.28 (tools/zig_toolchain.py, in its own build folder) where
    ``ziglang`` is installed, else by this machine's compiler (reusing
@@ -47,9 +47,10 @@ CORE = "hypergl-core"
 DISTRIBUTIONS = {
     "hypergl-compiler": ["test"],
     "py-gpu": ["test"],
-    "hypergl-core": ["test", "rl"],
+    "hypergl-core": ["test"],
     "hypergl-culverin": ["test", "demo"],
     "hypergl-mujoco": ["test", "gym"],
+    "hypergl-rl": ["test", "gym", "culverin"],
 }
 
 

@@ -45,8 +45,9 @@ PACKAGES = ["ca-certificates", "libegl1", "libgl1", "libgl1-mesa-dri", "libegl-m
 PYTHON = f"/opt/python{free_threaded.VERSION}"
 VENV = "/opt/wheels-venv"  # outside /work, where the tests' copies are (test_installed.py)
 #: What each distribution's tests need besides its own test extra (as tools/dist.py).
-EXTRAS = {"hypergl-compiler": ["test"], "py-gpu": ["test"], "hypergl-core": ["test", "rl"],
-          "hypergl-culverin": ["test", "demo"], "hypergl-mujoco": ["test", "gym"]}  # fmt: skip
+EXTRAS = {"hypergl-compiler": ["test"], "py-gpu": ["test"], "hypergl-core": ["test"],
+          "hypergl-culverin": ["test", "demo"], "hypergl-mujoco": ["test", "gym"],
+          "hypergl-rl": ["test", "gym"]}  # fmt: skip
 MOUNTS = ["proc", "sys", "dev"]
 HOST_CERTIFICATES = os.environ.get("SSL_CERT_FILE", "/etc/ssl/certs/ca-certificates.crt")
 HOST_CA = "/etc/ssl/certs/hypergl-host-ca.crt"  # where the host's bundle goes inside

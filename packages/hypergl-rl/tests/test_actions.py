@@ -1,4 +1,4 @@
-"""Bad actions get hypergl.rl's own errors naming them, in every environment (one check)."""
+"""Bad actions get hypergl_rl's own errors naming them, in every environment (one check)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("gymnasium")
 
-from hypergl.rl import (
+from hypergl_rl import (
     ActionDtypeError,
     ActionError,
     AsyncReachVectorEnv,

@@ -10,7 +10,7 @@ import pytest
 
 gymnasium = pytest.importorskip("gymnasium")
 
-from hypergl.rl import (  # noqa: E402
+from hypergl_rl import (  # noqa: E402
     REACH_ID,
     ActionError,
     AsyncReachVectorEnv,
@@ -97,7 +97,7 @@ def test_an_error_in_the_worker_is_raised_by_recv():
 
 LEFT_OPEN = """
 import numpy as np
-from hypergl.rl import AsyncReachVectorEnv
+from hypergl_rl import AsyncReachVectorEnv
 env = AsyncReachVectorEnv(2)
 env.reset(seed=0)
 env.step(np.zeros((2, 2), np.float32))

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import hypergl
-from hypergl.rl import BatchRenderer, ObservationArrayError, ObservationDtypeError, ReachTask
+from hypergl_rl import BatchRenderer, ObservationArrayError, ObservationDtypeError, ReachTask
 
 pytestmark = pytest.mark.gl
 
@@ -213,7 +213,7 @@ def test_render_into_alternating_arrays(ctx):
 
 
 def test_a_failed_construction_leaves_a_shared_context_as_it_was(ctx, monkeypatch):
-    import hypergl.rl.batch_renderer as module
+    import hypergl_rl.batch_renderer as module
 
     monkeypatch.setattr(module, "sphere_fragment", lambda *args: "#version 430\nnot glsl")
     before = len(ctx.live_objects())

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hypergl_culverin.reach import CulverinReachTask
+pytest.importorskip("culverin", reason="needs Culverin: pip install 'hypergl-rl[culverin]'")
+
+from hypergl_rl.culverin_reach import CulverinReachTask
 
 pytestmark = pytest.mark.culverin
 
@@ -43,7 +45,7 @@ def test_the_hand_shoves_a_grey_sphere():
 @pytest.mark.gl
 def test_in_the_vector_env_from_pixels():
     gymnasium = pytest.importorskip("gymnasium")  # noqa: F841
-    from hypergl.rl import ReachVectorEnv
+    from hypergl_rl import ReachVectorEnv
 
     env = ReachVectorEnv(4, task=CulverinReachTask(4))
     try:

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 gymnasium = pytest.importorskip("gymnasium")
+pytest.importorskip("culverin", reason="needs Culverin: pip install 'hypergl-rl[culverin]'")
 
-from hypergl.rl import ReachVectorEnv  # noqa: E402
-from hypergl_culverin.reach import CULVERIN_REACH_ID, CulverinReachTask  # noqa: E402
+from hypergl_rl import ReachVectorEnv  # noqa: E402
+from hypergl_rl.culverin_reach import CULVERIN_REACH_ID, CulverinReachTask  # noqa: E402
 
 pytestmark = [pytest.mark.culverin, pytest.mark.gl]
 
@@ -24,7 +25,7 @@ def test_make_vec_builds_the_world_at_the_first_reset():
 
 
 def test_make_gives_a_single_env_with_the_same_task():
-    env = gymnasium.make(f"hypergl_culverin.reach:{CULVERIN_REACH_ID}")
+    env = gymnasium.make(f"hypergl_rl.culverin_reach:{CULVERIN_REACH_ID}")
     obs, _ = env.reset(seed=0)
     assert obs.shape == (84, 84, 3) and isinstance(env.unwrapped.task, CulverinReachTask)
     env.close()

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 import hypergl
-from hypergl.rl import ActionError, ReachTask, RLConfigError
+from hypergl_rl import ActionError, ReachTask, RLConfigError
 
 gymnasium = pytest.importorskip("gymnasium")
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
-from hypergl.rl import ReachEnv, ReachVectorEnv  # noqa: E402
+from hypergl_rl import ReachEnv, ReachVectorEnv  # noqa: E402
 
 pytestmark = pytest.mark.gl
 

@@ -1,4 +1,4 @@
-"""hypergl.rl without a GPU: bad configurations, the reach task's dynamics, optional gymnasium."""
+"""hypergl_rl without a GPU: bad configurations, the reach task's dynamics, optional gymnasium."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from hypergl.rl import ActionError, BatchRenderer, ReachTask, RLConfigError
+from hypergl_rl import ActionError, BatchRenderer, ReachTask, RLConfigError
 
 
 @pytest.mark.parametrize(
@@ -84,12 +84,12 @@ def test_hand_moves_with_the_action_and_stays_in_the_arena():
 def test_import_without_gymnasium():
     code = (
         "import sys; sys.modules['gymnasium'] = None\n"
-        "import hypergl.rl\n"
-        "assert hypergl.rl.BatchRenderer and hypergl.rl.ReachTask\n"
+        "import hypergl_rl\n"
+        "assert hypergl_rl.BatchRenderer and hypergl_rl.ReachTask\n"
         "try:\n"
-        "    hypergl.rl.ReachVectorEnv\n"
+        "    hypergl_rl.ReachVectorEnv\n"
         "except ImportError as exc:\n"
-        "    assert 'hypergl-core[rl]' in str(exc), exc\n"
+        "    assert 'hypergl-rl[gym]' in str(exc), exc\n"
         "else:\n"
         "    raise SystemExit('expected ImportError')\n"
     )

@@ -19,8 +19,8 @@ import pytest
 
 gymnasium = pytest.importorskip("gymnasium")
 
-import hypergl.rl  # noqa: E402,F401  (registers the ids)
-from hypergl.rl import REACH_ID  # noqa: E402
+import hypergl_rl  # noqa: E402,F401  (registers the ids)
+from hypergl_rl import REACH_ID  # noqa: E402
 
 pytestmark = pytest.mark.gl
 
@@ -48,7 +48,7 @@ def test_gymnasiums_async_vector_env_runs_under_each_start_method(method, tmp_pa
     out = run_python(
         f"""
         import numpy as np, gymnasium
-        import hypergl.rl
+        import hypergl_rl
 
         if __name__ == "__main__":  # spawn and forkserver import this file again
             venv = gymnasium.make_vec({REACH_ID!r}, num_envs=2, vectorization_mode="async",
@@ -71,7 +71,7 @@ def test_a_fork_after_a_context_exists_raises_instead_of_hanging(tmp_path):
         """
         import multiprocessing as mp
         import hypergl
-        from hypergl.rl import ReachVectorEnv, ForkedContextError
+        from hypergl_rl import ReachVectorEnv, ForkedContextError
 
         def child(queue):
             try:
@@ -101,7 +101,7 @@ def test_an_env_used_in_a_forked_child_raises(tmp_path):
         """
         import os
         import numpy as np
-        from hypergl.rl import ReachVectorEnv, ForkedContextError
+        from hypergl_rl import ReachVectorEnv, ForkedContextError
         env = ReachVectorEnv(2)
         env.reset(seed=0)
         pid = os.fork()

@@ -11,10 +11,10 @@ import pytest
 
 pytest.importorskip("gymnasium")
 ray = pytest.importorskip(
-    "ray", reason="Ray is not installed: pip install 'hypergl-core[ray]' (tools/dev.py does)"
+    "ray", reason="Ray is not installed: pip install 'hypergl-rl[ray]' (tools/dev.py does)"
 )
 
-from hypergl.rl import ActionDtypeError, ActionError, RayVectorEnv, RLConfigError  # noqa: E402
+from hypergl_rl import ActionDtypeError, ActionError, RayVectorEnv, RLConfigError  # noqa: E402
 
 # A hung actor or cluster fails its test, never the whole run (the env's own waits are bounded too).
 pytestmark = [pytest.mark.gl, pytest.mark.ray, pytest.mark.timeout(180)]

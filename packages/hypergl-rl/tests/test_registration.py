@@ -10,7 +10,7 @@ import pytest
 
 gymnasium = pytest.importorskip("gymnasium")
 
-from hypergl.rl import REACH_ID, ReachEnv, ReachTask, ReachVectorEnv, RLConfigError  # noqa: E402
+from hypergl_rl import REACH_ID, ReachEnv, ReachTask, ReachVectorEnv, RLConfigError  # noqa: E402
 
 pytestmark = pytest.mark.gl
 
@@ -108,8 +108,8 @@ def test_a_task_factory_is_called_at_the_first_reset():
 def test_a_fresh_process_makes_the_env_through_the_module_form_of_the_id():
     code = (
         "import gymnasium, sys\n"
-        "env = gymnasium.make_vec('hypergl.rl:hypergl/Reach-v0', num_envs=2)\n"
-        "assert 'hypergl.rl' in sys.modules\n"
+        "env = gymnasium.make_vec('hypergl_rl:hypergl/Reach-v0', num_envs=2)\n"
+        "assert 'hypergl_rl' in sys.modules\n"
         "print(env.reset(seed=0)[0].shape)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -15,7 +15,7 @@ gymnasium = pytest.importorskip("gymnasium")
 
 from gymnasium.wrappers.vector import DictInfoToList  # noqa: E402
 
-from hypergl.rl import ReachEnv, ReachVectorEnv, RLConfigError, rllib_env_creator  # noqa: E402
+from hypergl_rl import ReachEnv, ReachVectorEnv, RLConfigError, rllib_env_creator  # noqa: E402
 
 pytestmark = pytest.mark.gl
 

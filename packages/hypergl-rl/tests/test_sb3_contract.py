@@ -9,7 +9,7 @@ import pytest
 
 gymnasium = pytest.importorskip("gymnasium")
 
-from hypergl.rl import (  # noqa: E402
+from hypergl_rl import (  # noqa: E402
     REACH_ID,
     AsyncReachVectorEnv,
     ReachVectorEnv,
@@ -17,7 +17,7 @@ from hypergl.rl import (  # noqa: E402
     SB3VecEnv,
     sb3_vec_env,
 )
-from hypergl.rl.sb3 import SB3_ABSTRACT_METHODS  # noqa: E402
+from hypergl_rl.sb3 import SB3_ABSTRACT_METHODS  # noqa: E402
 
 pytestmark = pytest.mark.gl
 

@@ -1,21 +1,26 @@
 """Reinforcement learning on HyperGL: batched pixel observations and environments.
 
 ``BatchRenderer`` needs only NumPy and the engine. The environments need
-gymnasium (``pip install hypergl-core[rl]``) and are imported lazily, so
-``import hypergl.rl`` works without it; with it, importing registers
+gymnasium (``pip install hypergl-rl[gym]``) and are imported lazily, so
+``import hypergl_rl`` works without it; with it, importing registers
 ``hypergl/Reach-v0`` for ``gymnasium.make`` and ``gymnasium.make_vec``.
 
 * ``ReachEnv`` / ``ReachVectorEnv``: one / E environments in one process;
 * ``AsyncReachVectorEnv``: EnvPool-style ``send``/``recv``, rendering in a thread;
-* ``RayVectorEnv``: sub-batches in Ray actors (``hypergl-core[ray]``);
-* ``SB3VecEnv`` / ``sb3_vec_env``: Stable-Baselines3's VecEnv interface;
-* ``rllib_env_creator``: RLlib's env creator (``config.environment(rllib_env_creator)``).
+* ``RayVectorEnv``: sub-batches in Ray actors (``hypergl-rl[ray]``);
+* ``SB3VecEnv`` / ``sb3_vec_env``: Stable-Baselines3's VecEnv interface (``[sb3]``);
+* ``rllib_env_creator``: RLlib's env creator (``config.environment(rllib_env_creator)``,
+  ``[rllib]``);
+* ``hypergl_rl.culverin_reach``: the reach task advanced by Culverin, registered as
+  ``hypergl/ReachCulverin-v0`` when imported (``[culverin]``).
 """
 
 from __future__ import annotations
 
 from importlib.util import find_spec
 from typing import TYPE_CHECKING, Any
+
+from hypergl.process_safety import ForkedContextError, LLVMConflictError
 
 from .batch_renderer import BatchRenderer
 from .errors import (
@@ -25,7 +30,6 @@ from .errors import (
     ObservationDtypeError,
     RLConfigError,
 )
-from ..process_safety import ForkedContextError, LLVMConflictError
 from .reach import ReachTask, StateSource
 
 if TYPE_CHECKING:  # lazy below (gymnasium is optional), visible to type checkers
@@ -35,6 +39,8 @@ if TYPE_CHECKING:  # lazy below (gymnasium is optional), visible to type checker
     from .registration import REACH_ID
     from .rllib import rllib_env_creator
     from .sb3 import SB3VecEnv, sb3_vec_env
+
+__version__ = "0.1.0"
 
 _LAZY = {
     "ReachEnv": "env",
@@ -67,6 +73,7 @@ __all__ = [
     "ReachVectorEnv",
     "SB3VecEnv",
     "StateSource",
+    "__version__",
     "make_reach_vector_env",
     "rllib_env_creator",
     "sb3_vec_env",

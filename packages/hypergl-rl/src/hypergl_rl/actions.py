@@ -1,7 +1,7 @@
 """The one check of actions every environment uses (single, vector, async, Ray).
 
 Actions come from learners, often from code that is still being written: a string, a dict, a
-ragged list, complex numbers or a NaN must be refused with hypergl.rl's own error naming what
+ragged list, complex numbers or a NaN must be refused with hypergl_rl's own error naming what
 was wrong, never a NumPy ValueError or a silent cast.  A well-formed float32 array costs two
 cheap checks and no copy.
 """

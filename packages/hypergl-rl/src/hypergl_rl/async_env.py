@@ -29,10 +29,11 @@ from typing import Any, ClassVar
 from gymnasium import Space
 from gymnasium.vector import AutoresetMode, VectorEnv
 
+from hypergl.process_safety import check_same_process
+
 from .actions import as_actions
 from .env import ReachVectorEnv
 from .errors import RLConfigError
-from ..process_safety import check_same_process
 
 #: Seconds a finalizer (at exit) waits for the worker to finish its call and close the env.
 EXIT_TIMEOUT = 10.0

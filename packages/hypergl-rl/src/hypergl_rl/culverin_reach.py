@@ -1,12 +1,13 @@
-"""The reach task of `hypergl.rl`, advanced by Culverin (Jolt) instead of NumPy.
+"""The reach task of `hypergl_rl`, advanced by Culverin (Jolt) instead of NumPy.
 
-Same observations, actions and rewards as `hypergl.rl.ReachTask`, but the hand
+Same observations, actions and rewards as `hypergl_rl.ReachTask`, but the hand
 is a physical sphere driven by its velocity, and it shoves the two grey spheres
 around instead of passing through them. The E environments live side by side
 in one world (ENV_SPACING apart, walls of each arena keep the spheres in), so
 one `world.step()` advances all of them.
 
-Use it as the `task=` of `hypergl.rl.ReachVectorEnv` / `ReachEnv`.
+Use it as the `task=` of `hypergl_rl.ReachVectorEnv` / `ReachEnv`. Needs Culverin:
+``pip install 'hypergl-rl[culverin]'``.
 """
 
 from __future__ import annotations
@@ -17,8 +18,7 @@ from typing import Any
 import culverin
 import numpy as np
 
-from hypergl.rl import ReachTask
-from hypergl.rl.reach import GREY_A, GREY_B, HAND, OBJECTS, TARGET
+from .reach import GREY_A, GREY_B, HAND, OBJECTS, TARGET, ReachTask
 
 ENV_SPACING = 4.0  # metres between arenas, so they never touch
 SUBSTEPS = 2  # physics steps per environment step
@@ -105,12 +105,12 @@ CULVERIN_REACH_ID = "hypergl/ReachCulverin-v0"
 def register_envs() -> None:
     """Register hypergl/ReachCulverin-v0: hypergl/Reach-v0 with this task (idempotent).
 
-    Done on import of this module, so ``gym.make("hypergl_culverin.reach:hypergl/
+    Done on import of this module, so ``gym.make("hypergl_rl.culverin_reach:hypergl/
     ReachCulverin-v0")`` works in any process; the world is made at the first reset.
     """
     from gymnasium.envs.registration import register, registry
 
-    from hypergl.rl.registration import ENTRY_POINT, VECTOR_ENTRY_POINT
+    from .registration import ENTRY_POINT, VECTOR_ENTRY_POINT
 
     if CULVERIN_REACH_ID not in registry:
         register(id=CULVERIN_REACH_ID, entry_point=ENTRY_POINT,

@@ -3,7 +3,7 @@
 ``ReachEnv`` is one environment (``gymnasium.Env``); ``ReachVectorEnv`` steps E
 of them at once (``gymnasium.vector.VectorEnv``), rendered by one
 ``BatchRenderer`` into (E, H, W, 3) uint8 observations. Gymnasium is optional
-(``hypergl-core[rl]``): it is imported here only, so ``import hypergl.rl``
+(``hypergl-rl[gym]``): it is imported here only, so ``import hypergl_rl``
 works without it.
 
 Both make their OpenGL context (and the task, when given as a factory) lazily,
@@ -27,13 +27,14 @@ try:
     from gymnasium.vector.utils import batch_space
 except ImportError as _missing:  # pragma: no cover - exercised only without gymnasium
     raise ImportError(
-        f"hypergl.rl's environments need gymnasium ({_missing}); pip install 'hypergl-core[rl]'"
+        f"hypergl_rl's environments need gymnasium ({_missing}); pip install 'hypergl-rl[gym]'"
     ) from _missing
+
+from hypergl.process_safety import check_same_process, new_context
 
 from .actions import as_actions
 from .batch_renderer import BatchRenderer
 from .errors import RLConfigError, positive_int
-from ..process_safety import check_same_process, new_context
 from .reach import ReachTask, StateSource
 
 TaskSpec = StateSource | Callable[..., StateSource] | None
@@ -232,7 +233,7 @@ class ReachVectorEnv(VectorEnv):
     latency): for throughput experiments, not for learning.
 
     ``task`` replaces the NumPy reach dynamics with another state source (see
-    ``hypergl.rl.reach.StateSource``), or a factory of one (such as its class),
+    ``hypergl_rl.reach.StateSource``), or a factory of one (such as its class),
     called as ``task(num_envs, max_steps=...)`` at the first reset. The OpenGL
     context is made then too (on EGL device ``device_index`` when given), not
     in ``__init__``: forking after making the environment is safe.

@@ -1,4 +1,4 @@
-"""Exceptions of hypergl.rl: bad sizes, observation arrays and actions.
+"""Exceptions of hypergl_rl: bad sizes, observation arrays and actions.
 
 They subclass both HyperGLError and the built-in a user would catch (ValueError
 or TypeError), and every message names the value that was wrong.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import HyperGLError
+from hypergl import HyperGLError
 
 
 class RLConfigError(HyperGLError, ValueError):

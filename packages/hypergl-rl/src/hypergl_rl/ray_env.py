@@ -21,7 +21,7 @@ driver had) with ``infos["worker_failed"]`` set and the error in
 ``infos["worker_error"]``, and start new episodes on the next step (on the same
 step with ``autoreset_mode="same_step"``). No call waits for a dead worker.
 
-Needs Ray (``pip install 'hypergl-core[ray]'``) and a running cluster, or
+Needs Ray (``pip install 'hypergl-rl[ray]'``) and a running cluster, or
 starts a local one (``ray.init()``) at the first reset.
 """
 
@@ -39,7 +39,7 @@ try:
     from ray.exceptions import GetTimeoutError, RayError, RayTaskError
 except ImportError as _missing:  # pragma: no cover - exercised only without Ray
     raise ImportError(
-        f"hypergl.rl.RayVectorEnv needs Ray ({_missing}); pip install 'hypergl-core[ray]'"
+        f"hypergl_rl.RayVectorEnv needs Ray ({_missing}); pip install 'hypergl-rl[ray]'"
     ) from _missing
 
 from gymnasium import Space

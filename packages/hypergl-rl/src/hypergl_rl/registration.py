@@ -1,8 +1,8 @@
-"""gymnasium ids of hypergl.rl: ``gym.make("hypergl/Reach-v0")`` and ``gym.make_vec(...)``.
+"""gymnasium ids of hypergl_rl: ``gym.make("hypergl/Reach-v0")`` and ``gym.make_vec(...)``.
 
-``import hypergl.rl`` registers them (when gymnasium is installed); gymnasium's
+``import hypergl_rl`` registers them (when gymnasium is installed); gymnasium's
 ``"module:id"`` form does it for a process that has not imported hypergl yet
-(a Ray worker, a spawned subprocess): ``gym.make("hypergl.rl:hypergl/Reach-v0")``.
+(a Ray worker, a spawned subprocess): ``gym.make("hypergl_rl:hypergl/Reach-v0")``.
 
 ``gym.make_vec(REACH_ID, num_envs)`` uses the vector entry point: one
 ReachVectorEnv rendering all environments in one call (``asynchronous=True``
@@ -13,8 +13,8 @@ from single ReachEnvs instead (one context each; "async" runs them in processes)
 from __future__ import annotations
 
 REACH_ID = "hypergl/Reach-v0"
-ENTRY_POINT = "hypergl.rl.env:ReachEnv"
-VECTOR_ENTRY_POINT = "hypergl.rl.env:make_reach_vector_env"
+ENTRY_POINT = "hypergl_rl.env:ReachEnv"
+VECTOR_ENTRY_POINT = "hypergl_rl.env:make_reach_vector_env"
 
 
 def register_envs() -> None:

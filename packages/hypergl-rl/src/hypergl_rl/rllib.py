@@ -7,7 +7,7 @@ RLlib's env runners call an env creator with their ``env_config`` (plus
 its ``num_envs_per_env_runner`` environments in one ReachVectorEnv:
 
     from ray.tune.registry import register_env
-    from hypergl.rl import rllib_env_creator
+    from hypergl_rl import rllib_env_creator
     register_env("hypergl-reach", rllib_env_creator)
     config = (PPOConfig().environment("hypergl-reach", env_config={"max_steps": 100})
               .env_runners(num_envs_per_env_runner=64, gym_env_vectorize_mode="vector_entry_point"))

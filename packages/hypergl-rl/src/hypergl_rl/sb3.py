@@ -1,4 +1,4 @@
-"""Stable-Baselines3's VecEnv interface over a hypergl.rl vector env, importing SB3 only when used.
+"""Stable-Baselines3's VecEnv interface over a hypergl_rl vector env, importing SB3 only when used.
 
 SB3 steps with ``step_async``/``step_wait``, wants ``reset()`` to return only the
 observations, resets an environment in the step that ended it and hands back
@@ -10,7 +10,7 @@ tested without them. ``sb3_vec_env(...)`` returns the same object as a subclass
 of ``stable_baselines3.common.vec_env.VecEnv`` (which SB3's algorithms check),
 importing SB3 at that call.
 
-    from hypergl.rl import sb3_vec_env
+    from hypergl_rl import sb3_vec_env
     from stable_baselines3 import PPO
     PPO("CnnPolicy", sb3_vec_env(num_envs=16)).learn(10_000)
 """
@@ -207,7 +207,7 @@ def sb3_vec_env(env: Any = None, /, **make_vec_kwargs: Any) -> Any:
         from stable_baselines3.common.vec_env import VecEnv
     except ImportError as exc:
         raise ImportError(f"sb3_vec_env needs stable-baselines3 ({exc}): pip install "
-                          "stable-baselines3, or use hypergl.rl.SB3VecEnv (the same methods, "
+                          "stable-baselines3, or use hypergl_rl.SB3VecEnv (the same methods, "
                           "no SB3 base class)") from exc  # fmt: skip
     if _sb3_class is None:
         _sb3_class = type("HyperGLSB3VecEnv", (SB3VecEnv, VecEnv), {"__module__": __name__})
