@@ -34,6 +34,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from virtual_display import virtual_display_command  # tools/ is not a package
+
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
 TOOLS = ROOT / ".tools"
@@ -224,13 +226,6 @@ def ensure_environment() -> Path:
             fail("building hypergl-core failed (see the compiler output above)")
         CORE_STAMP.write_text(digest)
     return VENV / "bin" / "python"
-
-
-def virtual_display_command(command: list[str]) -> list[str]:
-    """Run under Xvfb when there is no display, so window tests can run."""
-    if os.environ.get("DISPLAY") or shutil.which("xvfb-run") is None:
-        return command
-    return ["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", *command]
 
 
 def command_test(python: Path, args: list[str]) -> int:

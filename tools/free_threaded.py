@@ -164,7 +164,7 @@ def main(pytest_args: list[str]) -> int:
     command = [str(venv_python), "-m", "pytest", "-p", "no:cacheprovider", *pytest_args,
                *([] if paths else SUITES)]  # fmt: skip
     say(" ".join(command[2:]))
-    from dev import virtual_display_command  # the window tests run under Xvfb, as in dev.py's
+    from virtual_display import virtual_display_command  # window tests under Xvfb, as in dev.py
 
     # Run outside the checkout's src folders: the installed (FREE_THREADED) engine is tested.
     return subprocess.run(virtual_display_command(command), cwd=ROOT, check=False).returncode
