@@ -34,9 +34,9 @@ from .reach import ReachTask, StateSource
 
 if TYPE_CHECKING:  # lazy below (gymnasium is optional), visible to type checkers
     from .async_env import AsyncReachVectorEnv, AsyncStateError
-    from .env import ReachEnv, ReachVectorEnv, make_reach_vector_env
+    from .env import ReachEnv, ReachVectorEnv
     from .ray_env import RayVectorEnv
-    from .registration import REACH_ID
+    from .registration import REACH_ID, make_reach_vector_env
     from .rllib import rllib_env_creator
     from .sb3 import SB3VecEnv, sb3_vec_env
 
@@ -45,7 +45,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "ReachEnv": "env",
     "ReachVectorEnv": "env",
-    "make_reach_vector_env": "env",
+    "make_reach_vector_env": "registration",
     "AsyncReachVectorEnv": "async_env",
     "AsyncStateError": "async_env",
     "RayVectorEnv": "ray_env",

@@ -369,18 +369,3 @@ class ReachVectorEnv(VectorEnv):
     def close_extras(self, **kwargs: Any) -> None:
         if getattr(self, "_scene", None) is not None:
             self._scene.close()
-
-
-def make_reach_vector_env(
-    num_envs: int, *, asynchronous: bool = False, **kwargs: Any
-) -> VectorEnv:
-    """The vector entry point of ``hypergl/Reach-v0``: a ReachVectorEnv, or with
-    ``asynchronous=True`` an AsyncReachVectorEnv (send/recv; rendering overlaps learning)."""
-    kwargs.pop("max_episode_steps", None)  # gymnasium passes the spec's; max_steps rules here
-    if not isinstance(asynchronous, bool):
-        raise RLConfigError(f"asynchronous must be True or False, got {asynchronous!r}")
-    if asynchronous:
-        from .async_env import AsyncReachVectorEnv
-
-        return AsyncReachVectorEnv(num_envs, **kwargs)
-    return ReachVectorEnv(num_envs, **kwargs)

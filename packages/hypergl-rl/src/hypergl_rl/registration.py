@@ -12,9 +12,35 @@ from single ReachEnvs instead (one context each; "async" runs them in processes)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+from .errors import RLConfigError
+
+if TYPE_CHECKING:
+    from gymnasium.vector import VectorEnv
+
 REACH_ID = "hypergl/Reach-v0"
 ENTRY_POINT = "hypergl_rl.env:ReachEnv"
-VECTOR_ENTRY_POINT = "hypergl_rl.env:make_reach_vector_env"
+VECTOR_ENTRY_POINT = "hypergl_rl.registration:make_reach_vector_env"
+
+
+def make_reach_vector_env(
+    num_envs: int, *, asynchronous: bool = False, **kwargs: Any
+) -> VectorEnv:
+    """The vector entry point of ``hypergl/Reach-v0``: a ReachVectorEnv, or with
+    ``asynchronous=True`` an AsyncReachVectorEnv (send/recv; rendering overlaps learning).
+
+    Here, above both environment modules, so that neither imports the other's maker."""
+    kwargs.pop("max_episode_steps", None)  # gymnasium passes the spec's; max_steps rules here
+    if not isinstance(asynchronous, bool):
+        raise RLConfigError(f"asynchronous must be True or False, got {asynchronous!r}")
+    if asynchronous:
+        from .async_env import AsyncReachVectorEnv
+
+        return AsyncReachVectorEnv(num_envs, **kwargs)
+    from .env import ReachVectorEnv
+
+    return ReachVectorEnv(num_envs, **kwargs)
 
 
 def register_envs() -> None:
