@@ -56,3 +56,20 @@ def test_a_closed_context_is_refused_through_the_link():
             assert "closed" in str(exc) or "released" in str(exc)
         else:
             raise AssertionError(f"{call} worked on a closed context")
+
+
+def test_a_resource_releases_itself_through_its_link_never_the_facade():
+    """The link owns the handle table and release: resources never call up into Context."""
+    tree = ast.parse((SOURCE / "resources.py").read_text())
+    up = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+          and isinstance(node.value, ast.Attribute) and node.value.attr == "context"
+          and node.attr != "__class__"]  # fmt: skip
+    assert not up, f"resources.py calls up through .context at lines {up}"
+    with hypergl.context(device="trace") as ctx:
+        link = ctx._link
+        a, b = ctx.buffer(size=16), ctx.buffer(size=16)
+        assert link.live_objects() == ctx.live_objects() == [a, b]
+        a.release()
+        assert a.released and link.live_objects() == [b] and id(a._native) not in link.handles
+        ctx.release("all")
+        assert b.released and link.handles == {} and ctx.live_objects() == []

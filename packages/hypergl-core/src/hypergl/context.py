@@ -70,8 +70,7 @@ class Context(WindowControls):
         self._device = device
         self._host = host
         self._closed = False
-        self._link = ContextLink(self, device, host)
-        self._handles: dict[int, GPUResource] = {}
+        self._link = ContextLink(self, device, host)  # owns the handles and release
         self._counter = itertools.count()
         self._screen: Framebuffer | None = None
         self.capabilities: Capabilities | None = None
@@ -123,7 +122,7 @@ class Context(WindowControls):
         return TraceLog(self._native.trace_entries(), self._native)
 
     def __repr__(self) -> str:
-        return f"<hypergl.Context device='{self._device}' live={len(self._handles)}>"
+        return f"<hypergl.Context device='{self._device}' live={len(self._link.handles)}>"
 
     def _enter(self) -> None:
         self._link.enter()
@@ -141,8 +140,7 @@ class Context(WindowControls):
         return name
 
     def _track(self, handle: GPUResource) -> Any:
-        self._handles[id(handle._native)] = handle
-        return handle
+        return self._link.track(handle)
 
     def _make(
         self, cls: type[GPUResource], name: str, desc: dict, gl_factory=None, plain_factory=None
@@ -476,21 +474,17 @@ class Context(WindowControls):
         if isinstance(obj, str):
             if obj != "all":
                 raise ValueError(f"release expects a resource or 'all', got {obj!r}")
-            self._enter()
-            self._native.release_all()
-            self._handles.clear()
+            self._link.release_all()
             return
         if not isinstance(obj, GPUResource):
             raise TypeError(f"release expects a HyperGL resource or 'all', got {obj!r}")
         if obj.context is not self:
             raise ResourceError(f"'{obj.name}' belongs to another context")
-        self._enter()
-        self._native.release(obj._native)
-        self._handles.pop(id(obj._native), None)
+        self._link.release(obj)
 
     def live_objects(self) -> list[GPUResource]:
         """Every resource created on this context and not yet released, oldest first."""
-        return [self._handles[id(native)] for native in self._native.live_objects()]
+        return self._link.live_objects()
 
     @property
     def closed(self) -> bool:
