@@ -9,7 +9,7 @@ with the C++ verifier, then replays it in one call with the GIL released.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import hypergl_compiler
 from hypergl_compiler import CompileError, ResourceTable
@@ -26,8 +26,8 @@ from .replay import (
 from .resources import GPUResource
 from .vm_state import SubmitVM
 
-if TYPE_CHECKING:
-    from .context import Context
+# The Context facade stands above this module (it makes command buffers): typed Any here.
+Context = Any
 
 
 class LiveResources:

@@ -29,7 +29,9 @@ from .vm_state import SubmitVM
 
 if TYPE_CHECKING:
     from .command_buffer import CommandBuffer
-    from .context import Context
+
+# The Context facade stands above this module (ctx.load calls it): typed Any here.
+Context = Any
 
 
 def save(cmd: CommandBuffer, path: str | os.PathLike, *, linked: Iterable[str] | bool = ()) -> None:
