@@ -29,6 +29,8 @@ from .vm_state import SubmitVM
 
 if TYPE_CHECKING:
     from .command_buffer import CommandBuffer
+    from .context_link import ContextLink
+    from .resource_factory import ResourceFactory
 
 # The Context facade stands above this module (ctx.load calls it): typed Any here.
 Context = Any
@@ -104,11 +106,16 @@ class Scene:
 
 def load_scene(
     context: Context,
+    link: ContextLink,
+    factory: ResourceFactory,
     source: Any,
     bindings: Mapping[str, GPUResource],
     memory_limit: int | None = None,
 ) -> Scene:
-    """Read, check against `memory_limit` (every resource), then make the resources."""
+    """Read, check against `memory_limit` (every resource), then make the resources.
+
+    The resources are made by the context's `factory` (the one ``ctx.buffer()`` and the
+    rest use), not through the `context` facade, which the Scene only holds."""
     limit = hgb.check_memory_limit(memory_limit)
     if not isinstance(bindings, Mapping):
         raise TypeError(f"bindings must map resource names to objects, got {bindings!r}")
@@ -120,7 +127,7 @@ def load_scene(
     if unknown:
         raise ResourceError(f"bindings name resources the file lacks: {sorted(unknown)}")
     check_scene_memory(program, bindings, limit)  # before anything is made
-    replayer = Replayer(context._link)
+    replayer = Replayer(link)
     replayer.verified(program)  # and the C++ verifier too: validate first, then make
     objects: list[GPUResource | None] = []
     try:
@@ -132,7 +139,7 @@ def load_scene(
                     f"resource '{entry.name}' is linked: pass bindings={{'{entry.name}': obj}}"
                 )
             else:
-                objects.append(_inflate(context, entry))
+                objects.append(_inflate(factory, entry))
         return Scene(context, program, objects, replayer)
     except BaseException:
         for obj in objects:
@@ -141,17 +148,17 @@ def load_scene(
         raise
 
 
-def _inflate(context: Context, entry: ResourceEntry) -> GPUResource:
+def _inflate(factory: ResourceFactory, entry: ResourceEntry) -> GPUResource:
     """Create the live resource a self-contained description asks for."""
     d = entry.desc
     try:
         if entry.kind is ResourceKind.BUFFER:
-            return context.buffer(d.get("data"), size=d["size"], usage=d.get("usage") or "storage")
+            return factory.buffer(d.get("data"), size=d["size"], usage=d.get("usage") or "storage")
         if entry.kind is ResourceKind.TEXTURE:
-            return _inflate_texture(context, d)
+            return _inflate_texture(factory, d)
         if entry.kind is ResourceKind.PIPELINE:
             state = {key: d[key] for key in PIPELINE_STATE_KEYS if key in d}
-            return context.pipeline(
+            return factory.pipeline(
                 vertex_shader=d.get("vertex_shader"),
                 fragment_shader=d.get("fragment_shader"),
                 compute_shader=d.get("compute_shader"),
@@ -159,13 +166,13 @@ def _inflate(context: Context, entry: ResourceEntry) -> GPUResource:
                 **state,
             )
         if entry.kind is ResourceKind.FRAMEBUFFER:
-            return context.framebuffer(
+            return factory.framebuffer(
                 (d["width"], d["height"]), color=d.get("color") or (), depth=d.get("depth")
             )
         if entry.kind is ResourceKind.FENCE:
-            return context.fence()
+            return factory.fence()
         if entry.kind is ResourceKind.READBACK:
-            return context.readback(
+            return factory.readback(
                 (d["width"], d["height"]),
                 attachment=d.get("attachment", "color0"),
                 components=d.get("components", 4),
@@ -180,18 +187,18 @@ def _inflate(context: Context, entry: ResourceEntry) -> GPUResource:
     )
 
 
-def _inflate_texture(context: Context, d: Mapping[str, Any]) -> GPUResource:
+def _inflate_texture(factory: ResourceFactory, d: Mapping[str, Any]) -> GPUResource:
     width, height, layers = d["width"], d["height"], d.get("layers") or 0
     data = d.get("data")
     options = {"filter": d.get("filter", "linear"), "wrap": d.get("wrap", "repeat")}
     if d.get("texture_set"):
         images = np.frombuffer(data, np.uint8).reshape(layers, height, width, 4)
-        return context.texture_set(images, **options)
+        return factory.texture_set(images, **options)
     pixels = None
     if data is not None:
         dtype, channels = TEXTURE_FORMATS[d["format"]]
         shape = ((layers,) if layers else ()) + (height, width, channels)
         pixels = np.frombuffer(data, dtype).reshape(shape)
-    return context.texture(
+    return factory.texture(
         pixels, size=(width, height), format=d["format"], layers=layers, **options
     )
