@@ -22,10 +22,16 @@ from hypergl_compiler.isa import ResourceKind
 from .errors import ResourceError
 from .formats import TEXTURE_FORMATS
 from .pipeline_state import PIPELINE_STATE_KEYS
-from .replay import DEFAULT_GROUP_BUDGET, DEFAULT_VERTEX_BUDGET, Replayer, SubmitStats
+from .replay import (
+    DEFAULT_GROUP_BUDGET,
+    DEFAULT_VERTEX_BUDGET,
+    PreparedSubmit,
+    Replayer,
+    SubmitStats,
+)
 from .resources import Buffer, GPUResource
 from .scene_memory import check_scene_memory
-from .vm_state import SubmitVM
+from .submit_options import submit_options
 
 if TYPE_CHECKING:
     from .command_buffer import CommandBuffer
@@ -98,10 +104,29 @@ class Scene:
         debug_sink: Callable[[str], Any] | None = None,
     ) -> SubmitStats:
         """Replay the scene's program once (see CommandBuffer.submit)."""
-        return self._replayer.submit(
-            self.program, self._objects, registers, budget, bindings, debug, vertex_budget,
-            group_budget, SubmitVM(clock, seed, keep_registers, debug_sink),
-        )  # fmt: skip
+        options = submit_options(registers, budget, bindings, debug, vertex_budget, group_budget,
+                                 clock, seed, keep_registers, debug_sink)  # fmt: skip
+        return self._replayer.submit(self.program, self._objects, options)
+
+    def prepare(
+        self,
+        *,
+        registers: Sequence[Any] | Mapping[int, Any] | None = None,
+        budget: int | None = None,
+        bindings: Mapping[str, GPUResource] | None = None,
+        debug: bool = False,
+        vertex_budget: int = DEFAULT_VERTEX_BUDGET,
+        group_budget: int = DEFAULT_GROUP_BUDGET,
+        clock: float | None = None,
+        seed: int | None = None,
+        keep_registers: bool = False,
+        debug_sink: Callable[[str], Any] | None = None,
+    ) -> PreparedSubmit:
+        """The scene's program with its arguments checked once (see CommandBuffer.prepare):
+        ``prepared.submit()`` then replays it with the least Python per call."""
+        options = submit_options(registers, budget, bindings, debug, vertex_budget, group_budget,
+                                 clock, seed, keep_registers, debug_sink)  # fmt: skip
+        return self._replayer.prepare(self.program, self._objects, options)
 
 
 def load_scene(
