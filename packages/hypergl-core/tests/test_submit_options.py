@@ -54,3 +54,20 @@ def test_every_submit_and_prepare_has_the_same_keywords():
     assert len(expected) == 10
     for function in (CommandBuffer.prepare, Scene.submit, Scene.prepare):
         assert keywords(function) == expected, function.__qualname__
+
+
+def test_the_options_reach_the_engine_as_one_run_options_made_once():
+    from hypergl import _core
+    from hypergl.submit_options import submit_options
+
+    options = submit_options(None, 7, None, True, 100, 200, None, None, False, None)
+    assert isinstance(options.run, _core.RunOptions)
+    assert (options.run.budget, options.run.debug) == (7, True)
+    assert (options.run.vertex_budget, options.run.group_budget) == (100, 200)
+    with hypergl.context(device="null") as ctx:
+        cmd = ctx.command_buffer()
+        for _ in range(10):
+            cmd.nop()
+        cmd.end()
+        with pytest.raises(hypergl.VMError, match="budget"):
+            cmd.prepare(budget=5).submit()

@@ -105,9 +105,8 @@ class PreparedSubmit:
     def __init__(self, link: ContextLink, native: Any, resources: list[Any], registers: list[Any],
                  options: SubmitOptions, replayer: Replayer | None = None) -> None:  # fmt: skip
         self._link = link
-        # The engine's arguments, in its order: resolved once here, spread at each submit.
-        self._call = (native, resources, registers, options.budget, options.debug,
-                      options.vertex_budget, options.group_budget)  # fmt: skip
+        # The engine's arguments, in its order, resolved once: its RunOptions is one of them.
+        self._call = (native, resources, registers, options.run)
         self._vm = options.vm
         self._replayer = replayer  # receives the final registers (keep_registers)
         self._last: tuple | None = None

@@ -2,8 +2,9 @@
 
 ``CommandBuffer.submit`` / ``prepare`` and ``Scene.submit`` / ``prepare`` keep their public
 keywords and build one of these with :func:`submit_options`; the Replayer and
-``PreparedSubmit`` take it as one argument. A new option is a field and a check here, plus
-its use where the engine is called (``PreparedSubmit``), not a keyword at every station.
+``PreparedSubmit`` take it as one argument, and the engine gets its ``RunOptions`` (made
+here once) as one argument too. A new option is a field and a check here and a field of
+the C++ RunOptions (cpp/bindings/bind_context.cpp), not a keyword at every station.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from hypergl_compiler.isa import NUM_REGISTERS
 
+from . import _core
 from .vm_state import SubmitVM
 
 
@@ -24,11 +26,8 @@ class SubmitOptions:
 
     registers: tuple[int, ...]  # the eight initial registers as u32 bits
     named: frozenset[int]  # the registers the caller gave (they win over kept ones)
-    budget: int | None
     bindings: Mapping[str, Any]
-    debug: bool
-    vertex_budget: int
-    group_budget: int
+    run: Any  # the engine's RunOptions (budgets, debug), made here once
     vm: SubmitVM
 
 
@@ -55,10 +54,9 @@ def submit_options(
     named = registers.keys() if isinstance(registers, Mapping) else range(len(registers or ()))
     if bindings is not None and not isinstance(bindings, Mapping):
         raise TypeError(f"bindings must map resource names to objects, got {bindings!r}")
-    return SubmitOptions(
-        tuple(values), frozenset(named), budget, bindings or {}, bool(debug), vertex_budget,
-        group_budget, SubmitVM(clock, seed, keep_registers, debug_sink),
-    )  # fmt: skip
+    run = _core.RunOptions(budget, bool(debug), vertex_budget, group_budget)
+    return SubmitOptions(tuple(values), frozenset(named), bindings or {}, run,
+                         SubmitVM(clock, seed, keep_registers, debug_sink))  # fmt: skip
 
 
 def register_values(registers: Sequence[Any] | Mapping[int, Any] | None) -> list[int]:
