@@ -9,7 +9,7 @@ Variants, run interleaved (A B C ... per round, medians of per-round ratios):
   flight (``max_in_flight``): the actor renders step k+1 while the driver takes step k.
   The actions are random, so sending one ahead is allowed (EnvPool's benchmarks drive
   their async mode the same way); a policy would need its own groups of envs for that.
-  The workers send observations in pieces of at most 1 MiB (see hypergl.rl.ray_env),
+  The workers send observations in pieces of at most 1 MiB (see hypergl_rl.ray_env),
   copied into the driver's batch. ``ray1_sync``: the same actor with ``step`` (one in
   flight);
 * ``ray1_runner``: RLlib's way (its env runners make the env in the actor through
@@ -30,7 +30,7 @@ Variants, run interleaved (A B C ... per round, medians of per-round ratios):
                                   [--learner sleep|numpy] [--no-ray] [--json FILE]
 
 Goals (issue 18): ray1 >= 0.8x inprocess at the same E; async >= 1.2x sync when the
-learner step takes as long as a render. Ray needs ``pip install 'hypergl-core[ray]'``;
+learner step takes as long as a render. Ray needs ``pip install 'hypergl-rl[ray]'``;
 without it the Ray variants are left out (and their keys are absent from the JSON).
 
 Why ray1 stays under 0.8x on this 2-core machine (measured 2026-12-01, load 4-6 from
@@ -59,7 +59,7 @@ import time
 import numpy as np
 from _common import interleaved, median, pairwise_ratio, parser, write_json
 
-from hypergl.rl import AsyncReachVectorEnv, ReachVectorEnv
+from hypergl_rl import AsyncReachVectorEnv, ReachVectorEnv
 
 
 def stepper(env, actions):
@@ -124,7 +124,7 @@ def pipelined(env, actions, in_flight: int):
 
 def transfer_only(ray, e: int, in_flight: int, steps: int):
     """Ray alone: an actor that returns a ready (e, 84, 84, 3) uint8 array per call, in
-    pieces of 1 MiB or less as RayVectorEnv's workers send it (see hypergl.rl.ray_env)."""
+    pieces of 1 MiB or less as RayVectorEnv's workers send it (see hypergl_rl.ray_env)."""
 
     @ray.remote(num_cpus=0.25)  # beside the 3 RayVectorEnv actors' 1.5
     class Frames:
@@ -190,7 +190,7 @@ def start_ray():
     try:
         import ray
     except ImportError:
-        print("Ray is not installed: ray1/ray2 left out (pip install 'hypergl-core[ray]')")
+        print("Ray is not installed: ray1/ray2 left out (pip install 'hypergl-rl[ray]')")
         return None
     os.environ.setdefault("RAY_memory_monitor_refresh_ms", "0")  # a shared machine
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
@@ -230,7 +230,7 @@ def main() -> None:
     ray = None if args.no_ray else start_ray()
     ray_envs = []
     if ray is not None:
-        from hypergl.rl import RayVectorEnv
+        from hypergl_rl import RayVectorEnv
 
         k = args.in_flight
         for workers in (1, 2):  # 0.5 CPU each: 3 actors, and 2 x 0.25 below, on 2 CPUs

@@ -1,6 +1,6 @@
 """Reinforcement-learning observations: env-frames/s at 84x84 RGB, HyperGL vs moderngl.
 
-Every variant renders the same scene (the reach task of ``hypergl.rl``: per
+Every variant renders the same scene (the reach task of ``hypergl_rl``: per
 environment a camera, a checkered floor and four lit spheres that move every
 frame) and delivers 84x84 RGB pixels of every environment to NumPy. The pixels
 are checked to agree exactly between HyperGL and the moderngl baseline.
@@ -34,8 +34,8 @@ import math
 import numpy as np
 from _common import interleaved, median, pairwise_ratio, parser, write_json
 
-from hypergl.rl import BatchRenderer, ReachTask
-from hypergl.rl.shaders import load_record, scene_functions
+from hypergl_rl import BatchRenderer, ReachTask
+from hypergl_rl.shaders import load_record, scene_functions
 
 SIZE = 84
 COUNTS = (1, 16, 256, 1024)

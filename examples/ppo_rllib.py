@@ -1,7 +1,7 @@
 """PPO with a CNN policy (RLlib, on Ray) on the pixel reach task.
 
 RLlib's env runner (a Ray actor) builds its environments through
-``hypergl.rl.rllib_env_creator``, which goes through ``gymnasium.make_vec`` with
+``hypergl_rl.rllib_env_creator``, which goes through ``gymnasium.make_vec`` with
 the vector entry point: the runner's ``num_envs_per_env_runner`` environments are
 one ReachVectorEnv, rendered in one call per step in the runner's own process
 (its own OpenGL context). RLlib picks its default CNN encoder for 84x84 frames.
@@ -22,7 +22,7 @@ import ray
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.tune.registry import register_env
 
-from hypergl.rl import rllib_env_creator
+from hypergl_rl import rllib_env_creator
 
 
 def main() -> None:

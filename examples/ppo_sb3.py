@@ -1,6 +1,6 @@
 """PPO with a CNN policy (Stable-Baselines3) on the pixel reach task.
 
-The agent sees only 84x84 RGB frames: ``hypergl.rl.sb3_vec_env`` gives SB3 a
+The agent sees only 84x84 RGB frames: ``hypergl_rl.sb3_vec_env`` gives SB3 a
 VecEnv whose E environments are rendered by one ReachVectorEnv per step (same-step
 autoreset, ``terminal_observation`` in the infos, as SB3 expects). SB3's PPO
 transposes the frames for its NatureCNN policy by itself.
@@ -19,7 +19,7 @@ import time
 from stable_baselines3 import PPO
 from stable_baselines3.common.vec_env import VecMonitor
 
-from hypergl.rl import sb3_vec_env
+from hypergl_rl import sb3_vec_env
 
 
 def main() -> None:

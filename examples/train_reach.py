@@ -1,6 +1,6 @@
 """Train a tiny NumPy policy on the pixel reach task, E environments at a time.
 
-The agent sees only 84x84 RGB frames from ``hypergl.rl.ReachVectorEnv``. Its
+The agent sees only 84x84 RGB frames from ``hypergl_rl.ReachVectorEnv``. Its
 features are read from the pixels (the image centroids of the red target and
 the blue hand); a linear Gaussian policy maps them to a velocity and is
 trained with REINFORCE (discounted rewards-to-go over short rollouts, a mean
@@ -8,7 +8,7 @@ baseline). ``--policy random`` just samples actions: the rendering throughput.
 
     python examples/train_reach.py [--envs 64] [--steps 50000] [--policy reinforce|random]
 
-Needs gymnasium (``pip install 'hypergl-core[rl]'``) and OpenGL (headless EGL).
+Needs gymnasium (``pip install 'hypergl-rl[gym]'``) and OpenGL (headless EGL).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from hypergl.rl import ReachVectorEnv
+from hypergl_rl import ReachVectorEnv
 
 
 def features(obs: np.ndarray) -> np.ndarray:

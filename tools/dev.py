@@ -20,9 +20,9 @@
 Standard library only, so it runs on any Python 3 before anything is installed.
 It wraps Hatch, the environment manager: the development environment is `.venv`
 on the newest CPython >= 3.12 found (PATH first, then ~/.pyenv/versions), with
-the five distributions installed editable with their test extras (and hypergl-core's
-[rl] and [ray], so the gymnasium and Ray tests run too). A second run
-with nothing changed takes seconds: Hatch skips an environment that is in sync,
+the six distributions installed editable with their test extras (and hypergl-rl's
+[gym], [ray] and [culverin], so the gymnasium, Ray and Culverin-reach tests run too). A
+second run with nothing changed takes seconds: Hatch skips an environment that is in sync,
 and the C++ extension is rebuilt only when its sources change.
 """
 
@@ -35,6 +35,8 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from virtual_display import virtual_display_command  # tools/ is not a package
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
@@ -231,13 +233,6 @@ def ensure_environment() -> Path:
     return VENV / "bin" / "python"
 
 
-def virtual_display_command(command: list[str]) -> list[str]:
-    """Run under Xvfb when there is no display, so window tests can run."""
-    if os.environ.get("DISPLAY") or shutil.which("xvfb-run") is None:
-        return command
-    return ["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", *command]
-
-
 def command_test(python: Path, args: list[str]) -> int:
     env = None
     if "--sanitize" in args:  # the engine built with ASan + UBSan: tools/sanitize.py
@@ -341,7 +336,8 @@ def ensure_examples_environment() -> Path:
     if run([*pip, *needs]).returncode != 0:
         fail("installing " + " ".join(needs) + " failed (see above)")
     members = ["-e", str(ROOT / "packages" / "hypergl-compiler"), "-e", str(CORE),
-               "-e", str(ROOT / "packages" / "hypergl-mujoco")]  # fmt: skip
+               "-e", str(ROOT / "packages" / "hypergl-mujoco"),
+               "-e", str(ROOT / "packages" / "hypergl-rl")]  # fmt: skip
     if run([*pip, "--no-deps", *members], cwd=ROOT, env=hatch_env()).returncode != 0:
         fail("installing hypergl into .venv-examples failed (see above)")
     stamp.write_text(digest.hexdigest())

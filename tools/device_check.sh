@@ -7,7 +7,7 @@
 #
 # Steps: unpack the GL loaders from .device/debs into / (the machine has none),
 # install .device/wheels with --no-index into a venv over the image's packages,
-# build and install the five distributions (the C++ extension included), print
+# build and install the six distributions (the C++ extension included), print
 # `python -m hypergl info`, run the GL test suites, then every benchmark at sizes
 # that fit about 8 minutes in all. OUTDIR gets three files: device_check.log
 # (everything printed), device_check.json (machine, GL, each step's status and
@@ -93,7 +93,7 @@ install_on_device() {
     echo "import sys; sys.path.insert(0, '$SITE')" > "$image/zz_hypergl_device.pth" || return 1
     CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "${pip[@]}" --no-build-isolation --upgrade \
         --target "$SITE" ./packages/hypergl-compiler ./packages/py-gpu ./packages/hypergl-core \
-        ./packages/hypergl-culverin ./packages/hypergl-mujoco || return 1
+        ./packages/hypergl-culverin ./packages/hypergl-mujoco ./packages/hypergl-rl || return 1
     # py-gpu 0.0.1, the raster benchmark's baseline, in the venv it looks for.
     local seed=.bench-venvs/py-gpu-0.0.1 seed_site
     rm -rf "$seed"
@@ -129,7 +129,8 @@ if [ "$SMALLEST" -eq 1 ]; then
     TESTS=(packages/hypergl-core/tests/test_gl_draw_list.py)
 else  # the suites that need GL; lint and packaging need tools the machine lacks
     TESTS=(packages/hypergl-compiler/tests packages/py-gpu/tests packages/hypergl-core/tests
-           packages/hypergl-culverin/tests packages/hypergl-mujoco/tests tests
+           packages/hypergl-culverin/tests packages/hypergl-mujoco/tests packages/hypergl-rl/tests
+           tests
            --ignore=tests/integration/test_lint.py
            --ignore=tests/integration/test_packaging.py)
 fi

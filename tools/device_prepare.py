@@ -44,11 +44,13 @@ LOADER_DEBS = ["libegl1", "libglvnd0", "libopengl0", "libgl1", "libglx0", "libgl
 ROOTS = {
     "hypergl-compiler": {"test"},
     "py-gpu": {"test", "numeric", "opengl"},
-    "hypergl-core": {"test", "bench", "rl", "py-gpu", "window"},
+    "hypergl-core": {"test", "bench", "py-gpu", "window"},
     "hypergl-culverin": {"test", "demo"},
     "hypergl-mujoco": {"test", "gym", "core"},
+    "hypergl-rl": {"test", "gym", "culverin"},
 }
-OURS = {"hypergl-compiler", "py-gpu", "hypergl-core", "hypergl-culverin", "hypergl-mujoco"}
+OURS = {"hypergl-compiler", "py-gpu", "hypergl-core", "hypergl-culverin", "hypergl-mujoco",
+        "hypergl-rl"}
 # Build backends, carried even where the image has them, so that the extension and the
 # pure-Python distributions build there with the versions that build here.
 BUILD_TOOLS = ["hatchling", "scikit-build-core", "nanobind"]

@@ -7,9 +7,9 @@ and built with ``--disable-gil`` into the cache folder (``$HYPERGL_CACHE`` or
 ``~/.cache/hypergl``; about 4 minutes on 2 idle cores, the compiler's output in
 a log beside it). Per checkout: a free-threaded environment ``.venv-ft`` with
 binary wheels only (pip then takes the newest release of each dependency that
-has a cp313t or pure-Python wheel), hypergl-compiler, py-gpu and hypergl-core
-installed from the checkout, the engine built in nanobind's FREE_THREADED mode;
-then the compiler, core and py_gpu suites run with the GIL left as the
+has a cp313t or pure-Python wheel), hypergl-compiler, py-gpu, hypergl-core and
+hypergl-rl installed from the checkout, the engine built in nanobind's FREE_THREADED
+mode; then the compiler, core, py_gpu and rl suites run with the GIL left as the
 interpreter decides. hypergl-culverin is not installed: Culverin's newest
 cp313t wheel is older than the bridge needs; nor is hypergl-mujoco: mujoco-core
 has no cp313t wheel.
@@ -37,8 +37,10 @@ VERSION = "3.13"
 # Shared by both builds so that the benchmark compares like with like; the test-only C
 # modules and Lib/test are left out (nothing here imports them; a shorter build and install).
 CONFIGURE = ["--disable-test-modules", "--with-ensurepip=install"]
-SUITES = ["packages/hypergl-compiler/tests", "packages/hypergl-core/tests", "packages/py-gpu/tests"]
-MEMBERS = ["packages/hypergl-compiler", "packages/py-gpu", "packages/hypergl-core"]
+SUITES = ["packages/hypergl-compiler/tests", "packages/hypergl-core/tests", "packages/py-gpu/tests",
+          "packages/hypergl-rl/tests"]  # fmt: skip
+MEMBERS = ["packages/hypergl-compiler", "packages/py-gpu", "packages/hypergl-core",
+           "packages/hypergl-rl"]  # fmt: skip
 # What the suites import besides the members; only binary wheels are taken.
 TEST_REQUIREMENTS = ["numpy>=1.26", "pytest>=8", "hypothesis>=6", "pillow>=10", "glfw>=2.7",
                      "PySDL2>=0.9", "pysdl2-dll>=2.28", "gymnasium>=1.0", "ruff",
@@ -138,7 +140,7 @@ def ensure_environment(python: Path, venv: Path) -> Path:
                 digest.update(str(path).encode() + path.read_bytes())
     stamp = venv / ".members.sha256"
     if not stamp.exists() or stamp.read_text() != digest.hexdigest():
-        say(f"installing hypergl-compiler, py-gpu and hypergl-core into {venv.name}")
+        say(f"installing hypergl-compiler, py-gpu, hypergl-core and hypergl-rl into {venv.name}")
         run([str(venv_python), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
              *(str(ROOT / m) for m in MEMBERS)])  # fmt: skip
         stamp.write_text(digest.hexdigest())
@@ -157,12 +159,12 @@ def main(pytest_args: list[str]) -> int:
     flag = subprocess.run([str(venv_python), "-c", probe], capture_output=True, text=True)
     if flag.stdout.strip() != "1":
         raise SystemExit(f"[free-threaded] error: {venv_python} is not free-threaded")
-    # Options alone (-q, -x, -m ...) apply to the three suites; paths choose other tests.
+    # Options alone (-q, -x, -m ...) apply to the four suites; paths choose other tests.
     paths = [a for a in pytest_args if (ROOT / a.split("::")[0]).exists()]
     command = [str(venv_python), "-m", "pytest", "-p", "no:cacheprovider", *pytest_args,
                *([] if paths else SUITES)]  # fmt: skip
     say(" ".join(command[2:]))
-    from dev import virtual_display_command  # the window tests run under Xvfb, as in dev.py's
+    from virtual_display import virtual_display_command  # window tests under Xvfb, as in dev.py
 
     # Run outside the checkout's src folders: the installed (FREE_THREADED) engine is tested.
     return subprocess.run(virtual_display_command(command), cwd=ROOT, check=False).returncode

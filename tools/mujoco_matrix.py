@@ -154,7 +154,7 @@ def test_leg(leg: str, pytest_args: list[str]) -> int:
     command = [str(python), "-m", "pytest", "-p", "no:cacheprovider", *pytest_args,
                *([] if paths else SUITES.get(leg, [SUITE]))]  # fmt: skip
     sys.path.insert(0, str(ROOT / "tools"))
-    from dev import virtual_display_command
+    from virtual_display import virtual_display_command  # tools/ is not a package
 
     env = dict(os.environ, MUJOCO_GL="egl")
     code = subprocess.run(virtual_display_command(command), cwd=ROOT, env=env).returncode

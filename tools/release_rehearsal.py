@@ -106,6 +106,14 @@ result = renderer.render(worlds)
 print("hypergl_mujoco", hypergl_mujoco.__version__, type(renderer).__name__,
       result.rgb.shape, "geoms seen", sorted(set(result.segmentation.ravel().tolist())))
 """,
+    "hypergl-rl": """
+import hypergl_rl
+with hypergl_rl.BatchRenderer(num_envs=4, width=32, height=32) as renderer:
+    renderer.look_at(eye=(0.0, 3.0, 4.0), target=(0.0, 0.0, 0.0))
+    renderer.radius[:, 0] = 0.5
+    frames = renderer.render()
+print("hypergl_rl", hypergl_rl.__version__, "BatchRenderer", frames.shape)
+""",
 }
 
 

@@ -4,7 +4,7 @@
     python tools/test_installed.py DIST [--from DIR] [pytest arguments...]
 
 DIST is a distribution name (hypergl-compiler, py-gpu, hypergl-core, hypergl-culverin,
-hypergl-mujoco).
+hypergl-mujoco, hypergl-rl).
 DIR holds its ``tests/`` and ``README.md``: ``packages/DIST`` of this checkout by default,
 or an unpacked sdist. Both are copied into a new temporary folder, and pytest runs there
 with the interpreter that runs this script, so no source folder is on ``sys.path``: the
@@ -30,6 +30,7 @@ MODULES = {
     "hypergl-core": "hypergl",
     "hypergl-culverin": "hypergl_culverin",
     "hypergl-mujoco": "hypergl_mujoco",
+    "hypergl-rl": "hypergl_rl",
 }
 ADDOPTS = "-ra --strict-markers --import-mode=importlib -p no:cacheprovider"
 

@@ -76,7 +76,8 @@ def imported_modules() -> set[str]:
 def test_device_prepare_carries_every_third_party_import_the_image_lacks():
     carried = set(device_prepare.needed()) | set(device_prepare.LEFT_BEHIND)
     image = device_prepare.DEVICE_IMAGE
-    ours = {"hypergl", "hypergl_compiler", "py_gpu", "hypergl_culverin", "hypergl_mujoco"}
+    ours = {"hypergl", "hypergl_compiler", "py_gpu", "hypergl_culverin", "hypergl_mujoco",
+            "hypergl_rl"}
     local = {p.stem for p in [*ROOT.glob("benchmarks/*.py"), *ROOT.glob("tools/*.py")]}
     local |= {p.stem for p in ROOT.glob("packages/*/tests/*.py")} | {"py_gpu_plugin_example"}
     by_module = importlib.metadata.packages_distributions()

@@ -17,6 +17,7 @@ MODULES = {
     "hypergl-core": "hypergl",
     "hypergl-culverin": "hypergl_culverin",
     "hypergl-mujoco": "hypergl_mujoco",
+    "hypergl-rl": "hypergl_rl",
 }
 
 DISTRIBUTIONS = {
@@ -25,6 +26,7 @@ DISTRIBUTIONS = {
     "hypergl-core": (">=3.12", {"hypergl-compiler", "numpy"}),
     "hypergl-culverin": (">=3.12", {"hypergl-core", "culverin", "numpy"}),
     "hypergl-mujoco": (">=3.12", {"hypergl-core", "numpy"}),  # MuJoCo: an extra
+    "hypergl-rl": (">=3.12", {"hypergl-core", "numpy"}),
 }
 
 
@@ -51,7 +53,8 @@ def test_metadata_is_as_declared(name):
     assert set(runtime_requirements(dist)) == runtime
 
 
-@pytest.mark.parametrize("name", ["hypergl-core", "hypergl-culverin", "hypergl-mujoco"])
+@pytest.mark.parametrize("name", ["hypergl-core", "hypergl-culverin", "hypergl-mujoco",
+                                  "hypergl-rl"])
 def test_sibling_dependencies_are_version_ranges(name):
     requirements = runtime_requirements(metadata.distribution(name))
     for sibling in ("hypergl-compiler", "hypergl-core"):

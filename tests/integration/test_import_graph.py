@@ -2,6 +2,7 @@
 
     hypergl-compiler  <-  hypergl-core  <-  hypergl-culverin
                                        <-  hypergl-mujoco
+                                       <-  hypergl-rl  (Culverin behind its [culverin] extra)
     py-gpu (nothing)       ^ the py_gpu plugin module (an extra of core, entry point only)
 
 Third-party imports are allowed only where the distribution declares them; a
@@ -24,9 +25,10 @@ GRAPH = {
     "hypergl-core": ("hypergl", {"hypergl_compiler"}),
     "hypergl-culverin": ("hypergl_culverin", {"hypergl", "culverin"}),
     "hypergl-mujoco": ("hypergl_mujoco", {"hypergl"}),
+    "hypergl-rl": ("hypergl_rl", {"hypergl", "culverin"}),
 }
 PROJECT = {"hypergl_compiler", "py_gpu", "hypergl", "hypergl_culverin", "culverin",
-           "hypergl_mujoco"}
+           "hypergl_mujoco", "hypergl_rl"}
 # Plugin modules: loaded only by their entry point, their host declared as an extra.
 PLUGIN_MODULES = {"hypergl/py_gpu_backend.py": {"py_gpu"}}
 
@@ -133,7 +135,8 @@ def compiler_subclasses(tree: ast.Module) -> list[ast.ClassDef]:
     return found
 
 
-@pytest.mark.parametrize("folder", ["hypergl-core", "hypergl-culverin", "hypergl-mujoco"])
+@pytest.mark.parametrize("folder", ["hypergl-core", "hypergl-culverin", "hypergl-mujoco",
+                                    "hypergl-rl"])
 def test_no_module_touches_private_attributes_of_compiler_objects(folder):
     """hypergl reaches hypergl_compiler objects through public names only.
 

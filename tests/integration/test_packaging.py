@@ -81,7 +81,8 @@ def test_pure_distribution_installs_alone_into_a_bare_venv(package, tmp_path):
 
 
 @pytest.mark.parametrize("package", ["hypergl-compiler", "py-gpu", "hypergl-core",
-                                     "hypergl-culverin", "hypergl-mujoco"])  # fmt: skip
+                                     "hypergl-culverin", "hypergl-mujoco",
+                                     "hypergl-rl"])  # fmt: skip
 def test_every_distribution_builds_an_sdist(package, tmp_path):
     sdist = build("sdist", package, tmp_path)
     with tarfile.open(sdist) as archive:

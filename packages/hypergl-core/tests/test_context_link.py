@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import numpy as np
+
 import hypergl
 
 SOURCE = Path(hypergl.__file__).resolve().parent
@@ -56,3 +58,45 @@ def test_a_closed_context_is_refused_through_the_link():
             assert "closed" in str(exc) or "released" in str(exc)
         else:
             raise AssertionError(f"{call} worked on a closed context")
+
+
+def test_a_resource_releases_itself_through_its_link_never_the_facade():
+    """The link owns the handle table and release: resources never call up into Context."""
+    tree = ast.parse((SOURCE / "resources.py").read_text())
+    up = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+          and isinstance(node.value, ast.Attribute) and node.value.attr == "context"
+          and node.attr != "__class__"]  # fmt: skip
+    assert not up, f"resources.py calls up through .context at lines {up}"
+    with hypergl.context(device="trace") as ctx:
+        link = ctx._link
+        a, b = ctx.buffer(size=16), ctx.buffer(size=16)
+        assert link.live_objects() == ctx.live_objects() == [a, b]
+        a.release()
+        assert a.released and link.live_objects() == [b] and id(a._native) not in link.handles
+        ctx.release("all")
+        assert b.released and link.handles == {} and ctx.live_objects() == []
+
+
+def test_loading_a_file_makes_its_resources_through_the_factory_not_the_facade(
+    tmp_path, monkeypatch
+):
+    """One factory serves ctx.<maker>() and the .hgb loader: ctx.load enters Context once."""
+    with hypergl.context(device="trace") as ctx:
+        target = ctx.framebuffer((4, 4))
+        data = ctx.buffer(np.arange(4, dtype=np.float32))
+        cmd = ctx.command_buffer()
+        cmd.bind_framebuffer(target)
+        cmd.bind_storage_range(data, 0, 0, 16)
+        cmd.clear(color=(0, 0, 0, 1))
+        cmd.end()
+        hypergl.save(cmd, tmp_path / "scene.hgb")
+        for maker in ("buffer", "framebuffer", "texture", "pipeline", "fence", "readback"):
+            monkeypatch.setattr(hypergl.Context, maker, _called_the_facade)
+        scene = ctx.load(tmp_path / "scene.hgb")
+        made = [obj for obj in ctx.live_objects() if obj not in (target, data)]
+        assert sorted(type(obj).__name__ for obj in made) == ["Buffer", "Framebuffer"]
+        assert made[0].context is ctx and scene.submit().instructions == 4
+
+
+def _called_the_facade(*args, **kwargs):
+    raise AssertionError("the .hgb loader called a Context maker")

@@ -20,7 +20,6 @@ import numpy as np
 import hypergl
 from hypergl import ContextError, DrawList, HyperGLError, ResourceError
 from hypergl.bodies import BodyRenderer, InstanceRecords
-from hypergl.rl import BatchRenderer
 from hypergl.testing import draw_bodies, race_close
 
 Q = (0.0, 0.0, 0.0, 1.0)
@@ -82,13 +81,6 @@ def draw_list(ctx):
 
     draws.add("quad", texture=0, pipeline=pipe, model=np.eye(4, dtype=np.float32))
     return [add, add, frame], draws.release, ResourceError, frame
-
-
-def rl_renderer(ctx):
-    renderer = BatchRenderer(4, 16, 16, context=ctx)
-    uses = [renderer.render, renderer.render,
-            lambda: renderer.look_at((0.0, 2.0, -3.0), (0.0, 0.0, 0.0))]
-    return uses, renderer.close, ResourceError, renderer.render
 
 
 def attribute_source(ctx):
@@ -165,7 +157,7 @@ def py_gpu_backend(ctx):
 
 CASES = {"py_gpu_backend": py_gpu_backend, "body_renderer": body_renderer,
          "instance_records": instance_records,
-         "draw_list": draw_list, "rl_batch_renderer": rl_renderer,
+         "draw_list": draw_list,
          "attribute_source": attribute_source, "readback": readback,
          "framebuffer": framebuffer, "context": context_close}
 
@@ -203,7 +195,7 @@ def interleaved(threads) -> None:
         sys.setswitchinterval(interval)
 
 
-CASES = ["py_gpu_backend", "body_renderer", "instance_records", "draw_list", "rl_batch_renderer",
+CASES = ["py_gpu_backend", "body_renderer", "instance_records", "draw_list",
          "attribute_source", "readback", "framebuffer", "context"]  # fmt: skip
 
 

@@ -72,6 +72,19 @@ def test_the_cli_reports_a_bad_file_as_an_error(tmp_path, capsys):
     assert "hypergl: error:" in capsys.readouterr().err
 
 
+def test_a_file_that_parses_but_does_not_verify_is_one_line_as_in_hgb_verify(tmp_path):
+    from hypergl_compiler import Program, hgb, isa
+
+    path = tmp_path / "bad.hgb"
+    hgb.save(Program(code=isa.encode(isa.BY_NAME["nop"]) + isa.encode(isa.BY_NAME["li"], 9)), path)
+    result = subprocess.run([sys.executable, "-m", "hypergl", "play", str(path), "--frames", "1",
+                             "--out", str(tmp_path / "out")], capture_output=True, text=True,
+                            timeout=120)  # fmt: skip
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert result.stderr.startswith("hypergl: error:") and "instruction 1 (li)" in result.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [(["--window", "--out", "d"], "--out is for headless play"),

@@ -27,7 +27,7 @@ from .builder import (
 )
 from .disasm import dis
 from .dsl import SceneCompiler, Switch, subroutine
-from .errors import ArgumentError, CompileError, HGBError, VerifyError
+from .errors import ArgumentError, CompileError, HGBError, HyperGLError, VerifyError
 from .program import Constant, Program, Resource, Subroutine
 from .resource_table import ResourceHandle, ResourceResolver, ResourceTable
 from .verify import verify, verify_parts
@@ -41,6 +41,7 @@ __all__ = [
     "CompileError",
     "Constant",
     "HGBError",
+    "HyperGLError",
     "Label",
     "Program",
     "Reg",

@@ -13,7 +13,7 @@ from collections import Counter
 
 from . import __version__, hgb
 from .disasm import dis
-from .errors import HGBError, VerifyError
+from .errors import HGBError, HyperGLError
 from .program import Program
 from .verify import verify
 
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `hgb dis FILE | head`: the reader left, that is fine
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
         return 0
-    except (HGBError, VerifyError, OSError) as exc:
+    except (HyperGLError, OSError) as exc:  # the root of every HyperGL error: one line
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         print(f"hgb: {args.file}: {reason}", file=sys.stderr)
         return 1

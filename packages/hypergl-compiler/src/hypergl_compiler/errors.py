@@ -1,7 +1,12 @@
-"""The exceptions of hypergl-compiler.
+"""The exceptions of hypergl-compiler, and the root of every HyperGL exception.
 
-All derive from ValueError: each one means "this input is wrong", and callers
-that do not care which stage rejected it can catch ValueError. hypergl-core's
+:class:`HyperGLError` lives here, in the lowest distribution, so that every exception
+any HyperGL distribution raises on purpose derives from one class (hypergl-core
+re-exports it as ``hypergl.HyperGLError``), and a command line catches that one class
+to print one line instead of a traceback.
+
+The compiler's own exceptions also derive from ValueError: each one means "this input
+is wrong", and callers that do not care which stage rejected it can catch ValueError. hypergl-core's
 C++ verifier raises the same :class:`VerifyError` so that tests and users see
 one error type whichever verifier ran, and its context raises the same
 :class:`ArgumentError` as a command buffer for the same bad argument.
@@ -12,16 +17,20 @@ from __future__ import annotations
 from .isa import VerifyCode
 
 
-class ArgumentError(ValueError):
+class HyperGLError(Exception):
+    """Base class of every error HyperGL raises on purpose."""
+
+
+class ArgumentError(HyperGLError, ValueError):
     """A value given to a function is wrong in itself (a size that is not two positive
     ints, ...), whichever object it was given to; the message names it."""
 
 
-class CompileError(ValueError):
+class CompileError(HyperGLError, ValueError):
     """A recording (or assembly) mistake; the message names the bad value."""
 
 
-class VerifyError(ValueError):
+class VerifyError(HyperGLError, ValueError):
     """A program breaks a static rule of the ISA.
 
     ``index`` is the instruction index (-1 for whole-program checks), ``mnemonic``
@@ -47,7 +56,7 @@ class VerifyError(ValueError):
         return (type(self), (self.index, self.mnemonic, self.reason, code))
 
 
-class HGBError(ValueError):
+class HGBError(HyperGLError, ValueError):
     """A malformed .hgb file; ``offset`` is the byte offset of the bad field."""
 
     def __init__(self, reason: str, offset: int) -> None:

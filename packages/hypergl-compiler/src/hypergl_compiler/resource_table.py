@@ -12,15 +12,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from . import isa
 from .errors import CompileError
 from .isa import ResourceKind
 from .program import Resource, normalize_desc
-
-if TYPE_CHECKING:
-    from .builder import CommandBuffer
 
 _NAME = re.compile(r"[A-Za-z_.][A-Za-z0-9_.]*\Z")
 
@@ -129,19 +126,20 @@ class ResourceHandle:
     """
 
     __slots__ = ("_owner", "kind", "name", "slot")
-    _owner: CommandBuffer
+    _owner: object  # the declaring CommandBuffer, compared by identity (typed so that this
+    # module, below the builder, does not import it)
     kind: ResourceKind
     slot: int
     name: str
 
-    def __init__(self, owner: CommandBuffer, kind: ResourceKind, slot: int, name: str) -> None:
+    def __init__(self, owner: object, kind: ResourceKind, slot: int, name: str) -> None:
         self._owner = owner
         self.kind = kind
         self.slot = slot
         self.name = name
 
     @property
-    def owner(self) -> CommandBuffer:
+    def owner(self) -> object:
         """The command buffer the handle was declared on."""
         return self._owner
 

@@ -75,22 +75,29 @@ nb::dict stats_dict(const RunStats &stats) {
 // Runs `program` with the GIL released. Ctrl+C: every ~10 ms the run takes
 // the GIL to let Python check its signals; a raised KeyboardInterrupt stops
 // the run and is re-raised here.
-nb::tuple submit(Context &context, const ProgramImage &program,
-                 const std::vector<std::shared_ptr<Resource>> &resources,
-                 std::vector<uint32_t> registers, std::optional<uint64_t> budget,
-                 bool debug, std::optional<uint64_t> vertex_budget,
-                 std::optional<uint64_t> group_budget, float time, float delta,
-                 uint64_t random_state, bool debug_output) {
-    if (registers.size() != isa::kNumRegisters)
-        throw nb::value_error(("registers must be 8 values, got " +
-                               std::to_string(registers.size()))
-                                  .c_str());
-    std::optional<nb::python_error> interrupt;
+// The options of a submit that do not change between runs (budgets, debug), made
+// once by the facade's SubmitOptions and passed as one argument to every run.
+RunOptions run_options(std::optional<uint64_t> budget, bool debug,
+                       std::optional<uint64_t> vertex_budget,
+                       std::optional<uint64_t> group_budget) {
     RunOptions options;
     options.budget = budget.value_or(UINT64_MAX);
     options.vertex_budget = vertex_budget.value_or(UINT64_MAX);
     options.group_budget = group_budget.value_or(UINT64_MAX);
     options.check_each_instruction = debug;
+    return options;
+}
+
+nb::tuple submit(Context &context, const ProgramImage &program,
+                 const std::vector<std::shared_ptr<Resource>> &resources,
+                 std::vector<uint32_t> registers, const RunOptions &prepared, float time,
+                 float delta, uint64_t random_state, bool debug_output) {
+    if (registers.size() != isa::kNumRegisters)
+        throw nb::value_error(("registers must be 8 values, got " +
+                               std::to_string(registers.size()))
+                                  .c_str());
+    std::optional<nb::python_error> interrupt;
+    RunOptions options = prepared;  // this run's clock, generator and output below
     options.time = time;
     options.delta = delta;
     options.random_state = &random_state;
@@ -120,6 +127,14 @@ nb::tuple submit(Context &context, const ProgramImage &program,
 }  // namespace
 
 void register_context(nb::module_ &m) {
+    nb::class_<RunOptions>(m, "RunOptions",
+                           "A submit's budgets and debug flag, checked and made once.")
+        .def(nb::new_(&run_options), nb::arg("budget").none(), nb::arg("debug"),
+             nb::arg("vertex_budget").none(), nb::arg("group_budget").none())
+        .def_ro("budget", &RunOptions::budget)
+        .def_ro("vertex_budget", &RunOptions::vertex_budget)
+        .def_ro("group_budget", &RunOptions::group_budget)
+        .def_ro("debug", &RunOptions::check_each_instruction);
     register_instruction_error<VMFailure>(m, "VMFailure");
     register_message_error<BindingError>(m, "BindingError", PyExc_ValueError);
     register_context_error<ReentryError>();
@@ -186,11 +201,8 @@ void register_context(nb::module_ &m) {
              "A writable uint8 NumPy array over the buffer's memory (no copy).")
         .def("live_objects", [](Context &c) { return locked(c, [&] { return c.live_objects(); }); })
         .def("submit", &submit, nb::arg("program"), nb::arg("resources"), nb::arg("registers"),
-             nb::arg("budget").none(), nb::arg("debug") = false,
-             nb::arg("vertex_budget").none() = nb::none(),
-             nb::arg("group_budget").none() = nb::none(), nb::arg("time") = 0.0f,
-             nb::arg("delta") = 0.0f, nb::arg("random_state") = 0,
-             nb::arg("debug_output") = false)
+             nb::arg("options"), nb::arg("time") = 0.0f, nb::arg("delta") = 0.0f,
+             nb::arg("random_state") = 0, nb::arg("debug_output") = false)
         .def("trace_entries", &trace_entries)
         .def("clear_trace", &clear_trace);
 }

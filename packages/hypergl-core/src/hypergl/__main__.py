@@ -7,7 +7,7 @@ import sys
 
 from . import __version__
 from .errors import HyperGLError
-from .plugins import PluginError, installed_commands, load_command
+from .plugins import installed_commands, load_command
 
 # Where the subcommands that other distributions add come from, for the hint.
 _PROVIDERS = {"demo": "hypergl-culverin[demo]"}
@@ -60,22 +60,19 @@ def main(argv: list[str] | None = None) -> int:
         commands.add_parser(name, help=f"see: hypergl {name} --help", add_help=False)
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["play"]:  # parses its own options
-        from hypergl_compiler import HGBError
-
         from .play import main as play_main
 
         try:
             return play_main(argv[1:])
-        except (HyperGLError, HGBError, OSError) as exc:  # a bad file: a message, no traceback
+        except (HyperGLError, OSError) as exc:  # a bad file (unreadable, unverifiable): one line
             print(f"hypergl: error: {exc}", file=sys.stderr)
             return 1
     if argv[:1] and argv[0] in plugged:
         try:
-            command = load_command(argv[0])
-        except PluginError as exc:
+            return int(load_command(argv[0])(argv[1:]) or 0)
+        except HyperGLError as exc:  # PluginError, or what the command left uncaught
             print(f"hypergl: error: {exc}", file=sys.stderr)
             return 1
-        return int(command(argv[1:]) or 0)
     if argv[:1] and argv[0] in _PROVIDERS:
         print(f"hypergl: error: '{argv[0]}' comes with another distribution: "
               f"pip install '{_PROVIDERS[argv[0]]}'", file=sys.stderr)  # fmt: skip

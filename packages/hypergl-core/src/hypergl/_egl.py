@@ -13,7 +13,7 @@ from . import _core
 
 # Whether this process has initialised an EGL display: from then on the display and the
 # driver's threads belong to it, and a child forked from it hangs on its first context
-# (hypergl.rl refuses that with ForkedContextError instead).
+# (hypergl.process_safety refuses that with ForkedContextError instead).
 display_initialised = False
 
 

@@ -9,7 +9,7 @@ with the C++ verifier, then replays it in one call with the GIL released.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import hypergl_compiler
 from hypergl_compiler import CompileError, ResourceTable
@@ -24,10 +24,10 @@ from .replay import (
     SubmitStats,
 )
 from .resources import GPUResource
-from .vm_state import SubmitVM
+from .submit_options import submit_options
 
-if TYPE_CHECKING:
-    from .context import Context
+# The Context facade stands above this module (it makes command buffers): typed Any here.
+Context = Any
 
 
 class LiveResources:
@@ -127,10 +127,9 @@ class CommandBuffer(hypergl_compiler.CommandBuffer):
         ``debug_output``); without one they write nothing.
         Ctrl+C stops a running program with KeyboardInterrupt.
         """
-        return self._replayer.submit(
-            self.program, self._live.objects, registers, budget, bindings, debug, vertex_budget,
-            group_budget, SubmitVM(clock, seed, keep_registers, debug_sink),
-        )  # fmt: skip
+        options = submit_options(registers, budget, bindings, debug, vertex_budget, group_budget,
+                                 clock, seed, keep_registers, debug_sink)  # fmt: skip
+        return self._replayer.submit(self.program, self._live.objects, options)
 
     def prepare(
         self,
@@ -150,7 +149,6 @@ class CommandBuffer(hypergl_compiler.CommandBuffer):
 
         ``prepared.submit()`` then replays it with the least Python per call.
         """
-        return self._replayer.prepare(
-            self.program, self._live.objects, registers, budget, bindings, debug, vertex_budget,
-            group_budget, SubmitVM(clock, seed, keep_registers, debug_sink),
-        )  # fmt: skip
+        options = submit_options(registers, budget, bindings, debug, vertex_budget, group_budget,
+                                 clock, seed, keep_registers, debug_sink)  # fmt: skip
+        return self._replayer.prepare(self.program, self._live.objects, options)

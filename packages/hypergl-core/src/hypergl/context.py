@@ -10,27 +10,19 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import itertools
 import threading
 import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from hypergl_compiler.isa import ResourceKind
-
-from . import _core, glfw_lifetime, gpu_situation, resource_checks, texture_set
+from . import _core, glfw_lifetime, gpu_situation
 from ._native import NATIVE_ERRORS, translate, translated_errors
 from .capabilities import Capabilities
 from .checks import check_size
 from .context_link import ContextLink
-from .errors import ContextError, HyperGLError, ResourceError, ShaderError
-from .formats import (
-    ATTACHMENTS,
-    WRAP_MODES,
-)
-from .limits import device_limits
+from .errors import ContextError, HyperGLError, ResourceError
 from .platform_support import MINIMUM_GL, too_old_message
-from .reading import attachment_index
+from .resource_factory import ResourceFactory
 from .resources import (
     Buffer,
     ExternalSource,
@@ -58,18 +50,6 @@ U64_MAX = (1 << 64) - 1
 _open_contexts: weakref.WeakSet = weakref.WeakSet()
 
 
-def _sizes(desc: dict) -> str:
-    """What a resource's description asks for, for a message: bytes, pixels, formats."""
-    if "size" in desc:
-        return f"{desc['size']} bytes"
-    if "width" in desc:
-        formats = [*(desc.get("color") or ()), desc.get("depth"), desc.get("format")]
-        layers = f" x {desc['layers']} layers" if desc.get("layers") else ""
-        named = ", ".join(str(f) for f in formats if f)
-        return f"{desc['width']}x{desc['height']}{layers}" + (f" {named}" if named else "")
-    return "no storage"
-
-
 @atexit.register
 def _close_open_contexts() -> None:
     for ctx in list(_open_contexts):
@@ -85,9 +65,7 @@ class Context(WindowControls):
         self._host = host
         self._closed = False
         self._closing = threading.Lock()
-        self._link = ContextLink(self, device, host)
-        self._handles: dict[int, GPUResource] = {}
-        self._counter = itertools.count()
+        self._link = ContextLink(self, device, host)  # owns the handles and release
         self._screen: Framebuffer | None = None
         self.capabilities: Capabilities | None = None
         _open_contexts.add(self)
@@ -111,6 +89,7 @@ class Context(WindowControls):
                     engine,
                     software=gpu_situation.is_software(self.capabilities.renderer),
                 )
+        self._factory = ResourceFactory(self._link, self.capabilities)  # every maker
         glfw = getattr(host, "glfw", None)  # the window is GLFW's: closed before it goes
         if glfw is not None:
             glfw_lifetime.watch(glfw, self._window_destroyed)
@@ -142,7 +121,7 @@ class Context(WindowControls):
         return TraceLog(self._native.trace_entries(), self._native)
 
     def __repr__(self) -> str:
-        return f"<hypergl.Context device='{self._device}' live={len(self._handles)}>"
+        return f"<hypergl.Context device='{self._device}' live={len(self._link.handles)}>"
 
     def _enter(self) -> None:
         self._link.enter()
@@ -150,37 +129,6 @@ class Context(WindowControls):
     @property
     def _gl(self) -> bool:
         return self._link.gl
-
-    # --- naming and tracking ------------------------------------------------------------
-    def _name(self, name: str | None, kind: str) -> str:
-        if name is None:
-            return f"{kind}{next(self._counter)}"
-        if not isinstance(name, str) or not name:
-            raise TypeError(f"name must be a non-empty string, got {name!r}")
-        return name
-
-    def _track(self, handle: GPUResource) -> Any:
-        self._handles[id(handle._native)] = handle
-        return handle
-
-    def _make(
-        self, cls: type[GPUResource], name: str, desc: dict, gl_factory=None, plain_factory=None
-    ) -> Any:
-        """Create the native object: through `gl_factory` on gl, a plain one elsewhere."""
-        self._enter()
-        with translated_errors(f"making {cls.kind.name.lower()} '{name}' ({_sizes(desc)})"):
-            try:
-                if self._gl:
-                    native = gl_factory(name)
-                elif plain_factory is not None:
-                    native = plain_factory(name)
-                elif cls.kind is ResourceKind.BUFFER:
-                    native = self._native.buffer(name, desc["size"])
-                else:
-                    native = self._native.resource(int(cls.kind), name)
-            except _core.ShaderError as exc:
-                raise ShaderError(str(exc)) from None
-        return self._track(cls(self._link, native, desc))
 
     # --- buffers -----------------------------------------------------------------------
     def buffer(
@@ -196,13 +144,7 @@ class Context(WindowControls):
         Its memory is mapped for reading and writing for its whole life:
         ``buf.map(dtype, shape)`` gives a NumPy array over it without a copy.
         """
-        desc, raw = resource_checks.buffer_args(data, size, usage)
-        size = desc["size"]
-        name = self._name(name, "buffer")
-        handle = self._make(Buffer, name, desc, lambda n: self._native.gl_buffer(n, size, raw))
-        if raw is not None and not self._gl:
-            handle.write(raw)
-        return handle
+        return self._factory.buffer(data, size=size, usage=usage, name=name)
 
     # --- textures ----------------------------------------------------------------------
     def texture(
@@ -222,18 +164,8 @@ class Context(WindowControls):
         rgba8 uint8 x4, r32f float32 x1, rgba32f float32 x4, rgba16f float16 x4,
         r32ui uint32 x1. Depth formats (depth24, depth32f) take no data.
         """
-        desc, pixels = resource_checks.texture_args(
-            data, size, format, layers, filter, wrap, self.limits
-        )
-        width, height, layers = desc["width"], desc["height"], desc["layers"]
-        name = self._name(name, "texture")
-        return self._make(
-            Texture,
-            name,
-            desc,
-            lambda n: self._native.gl_texture(
-                n, width, height, layers, format, pixels, filter == "linear", WRAP_MODES[wrap]
-            ),
+        return self._factory.texture(
+            data, size=size, format=format, layers=layers, filter=filter, wrap=wrap, name=name
         )
 
     def texture_set(
@@ -251,23 +183,13 @@ class Context(WindowControls):
         Bindless textures back it where the driver has them, a texture array
         elsewhere; the program and the image are the same.
         """
-        desc, pixels = resource_checks.texture_set_args(images, filter, wrap, self.limits)
-        width, height, count = desc["width"], desc["height"], desc["layers"]
-        name = self._name(name, "texture_set")
-        return self._make(
-            TextureSet,
-            name,
-            desc,
-            lambda n: self._native.gl_texture_set(
-                n, width, height, count, "rgba8", pixels, filter == "linear", WRAP_MODES[wrap]
-            ),
-        )
+        return self._factory.texture_set(images, filter=filter, wrap=wrap, name=name)
 
     @property
     def limits(self) -> dict[str, int]:
         """The size limits this context applies: the same table on every device (see
         hypergl.limits), so what trace or null accepts, gl accepts too."""
-        return device_limits(self.capabilities.limits if self.capabilities else None)
+        return self._factory.limits
 
     # --- pipelines ---------------------------------------------------------------------
     def pipeline(
@@ -289,26 +211,10 @@ class Context(WindowControls):
         texture_set_unit. Compile and link errors raise ShaderError
         with the driver's log.
         """
-        desc, parsed = resource_checks.pipeline_args(
-            vertex_shader, fragment_shader, compute_shader, vertex_count, state
-        )
-        name = self._name(name, "pipeline")
-
-        def gl_factory(n: str) -> Any:
-            sources = [vertex_shader or "", fragment_shader or "", compute_shader or ""]
-            unit = parsed.texture_set_unit
-            if unit is not None:
-                bindless = self._native.bindless_textures
-                sources = [
-                    texture_set.inject(s, bindless, unit) if "hgl_texture" in s else s
-                    for s in sources
-                ]
-            return self._native.gl_pipeline(n, *sources, **parsed.native())
-
-        inputs = parsed.vertex_inputs()  # what the VM bounds draws by, on every device
-        return self._make(
-            Pipeline, name, desc, gl_factory, lambda n: self._native.pipeline(n, inputs)
-        )
+        return self._factory.pipeline(
+            vertex_shader=vertex_shader, fragment_shader=fragment_shader,
+            compute_shader=compute_shader, vertex_count=vertex_count, name=name, **state,
+        )  # fmt: skip
 
     # --- framebuffers, fences, readback ---------------------------------------------------
     def framebuffer(
@@ -320,22 +226,11 @@ class Context(WindowControls):
         name: str | None = None,
     ) -> Framebuffer:
         """Colour attachments of the given formats plus an optional depth attachment."""
-        desc = resource_checks.framebuffer_args(size, color, depth, self.limits)
-        width, height, color = desc["width"], desc["height"], desc["color"]
-        name = self._name(name, "framebuffer")
-        return self._make(
-            Framebuffer,
-            name,
-            desc,
-            lambda n: self._native.gl_framebuffer(n, width, height, color, depth),
-        )
+        return self._factory.framebuffer(size, color=color, depth=depth, name=name)
 
     def fence(self, *, name: str | None = None) -> Fence:
         """A fence that ``fence_signal`` sets in a program and the CPU waits on."""
-        return self._make(Fence, self._name(name, "fence"), {}, self._native_fence)
-
-    def _native_fence(self, name: str) -> Any:
-        return self._native.gl_fence(name)
+        return self._factory.fence(name=name)
 
     def readback(
         self,
@@ -351,20 +246,8 @@ class Context(WindowControls):
         ``cmd.read_framebuffer(readback, framebuffer)`` captures a frame inside a
         program; ``readback.read(lag=1)`` returns it a frame later without a stall.
         """
-        of_framebuffer = isinstance(framebuffer, Framebuffer)
-        size = framebuffer.size if of_framebuffer else framebuffer
-        limits = None if of_framebuffer else self.limits  # a framebuffer was checked already
-        desc = resource_checks.readback_args(size, attachment, components, depth, limits)
-        width, height, depth = desc["width"], desc["height"], desc["depth"]
-        index = ATTACHMENTS[attachment]
-        if of_framebuffer:
-            attachment_index(framebuffer, attachment)  # one it has
-        name = self._name(name, "readback")
-        return self._make(
-            Readback,
-            name,
-            desc,
-            lambda n: self._native.gl_readback(n, width, height, components, index, depth),
+        return self._factory.readback(
+            framebuffer, attachment=attachment, components=components, depth=depth, name=name
         )
 
     # --- external sources ------------------------------------------------------------------
@@ -388,15 +271,9 @@ class Context(WindowControls):
         ``record_size``-byte record. ``count=(buffer, offset)`` receives the row
         count as a u32. The copy runs in C++ without the GIL: no per-row Python.
         """
-        parts, record_size, count_buffer, count_offset = resource_checks.external_source_args(
-            self, acquire, fields, record_size, release, count
+        return self._factory.external_source(
+            acquire, fields, record_size=record_size, release=release, count=count, name=name
         )
-        name = self._name(name, "external")
-        native = self._native.external_source(
-            name, acquire, release, parts, record_size,
-            None if count_buffer is None else count_buffer._native, count_offset,
-        )  # fmt: skip
-        return self._track(ExternalSource(self._link, native, {"record_size": record_size}))
 
     def attribute_source(
         self,
@@ -429,18 +306,11 @@ class Context(WindowControls):
         re-exported when a count changes, for owners that never reallocate exported memory
         (Culverin). ``source.drop_views()`` releases them (so the owner may grow).
         """
-        owners, many, names, parts, record_size, count_buffer, count_offset = (
-            resource_checks.attribute_source_args(
-                self, owner, owners, names, fields, record_size, count_attribute, lock,
-                keep_views, count,
-            )
+        return self._factory.attribute_source(
+            owner, names, fields, record_size=record_size, owners=owners,
+            count_attribute=count_attribute, lock=lock, keep_views=keep_views, count=count,
+            name=name,
         )  # fmt: skip
-        native = self._native.attribute_source(
-            self._name(name, "external"), owners, many, names, count_attribute or "", lock,
-            bool(keep_views), parts, record_size,
-            None if count_buffer is None else count_buffer._native, count_offset,
-        )  # fmt: skip
-        return self._track(ExternalSource(self._link, native, {"record_size": record_size}))
 
     def upload(self, source: ExternalSource, buffer: Buffer) -> None:
         """Run `source`'s conversion into `buffer` now: the code path of the `upload` op."""
@@ -495,24 +365,17 @@ class Context(WindowControls):
         if isinstance(obj, str):
             if obj != "all":
                 raise ValueError(f"release expects a resource or 'all', got {obj!r}")
-            self._enter()
-            self._native.release_all()
-            self._handles.clear()
+            self._link.release_all()
             return
         if not isinstance(obj, GPUResource):
             raise TypeError(f"release expects a HyperGL resource or 'all', got {obj!r}")
         if obj.context is not self:
             raise ResourceError(f"'{obj.name}' belongs to another context")
-        self._enter()
-        self._native.release(obj._native)
-        self._handles.pop(id(obj._native), None)
+        self._link.release(obj)
 
     def live_objects(self) -> list[GPUResource]:
         """Every resource created on this context and not yet released, oldest first."""
-        # One another thread is creating right now is in the engine before it has a handle.
-        handles = self._handles
-        found = (handles.get(id(native)) for native in self._native.live_objects())
-        return [handle for handle in found if handle is not None]
+        return self._link.live_objects()
 
     @property
     def closed(self) -> bool:
@@ -531,7 +394,7 @@ class Context(WindowControls):
             # them with: one made by a racing thread would outlive the GL context.
             self._enter()
             self._native.close()
-            self._handles.clear()
+            self._link.handles.clear()
             self._closed = self._link.closed = True
             _open_contexts.discard(self)
             host, self._host = self._host, None
@@ -589,7 +452,8 @@ class Context(WindowControls):
         """
         from .scene import load_scene
 
-        return load_scene(self, source, {} if bindings is None else bindings, memory_limit)
+        bindings = {} if bindings is None else bindings
+        return load_scene(self, self._link, self._factory, source, bindings, memory_limit)
 
 
 def context(

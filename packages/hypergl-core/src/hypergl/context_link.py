@@ -2,27 +2,31 @@
 
 One per context, made by it and handed to everything it creates. It is the only
 way those objects reach the engine's context object and the GL host, so the
-context's own class keeps its internals to itself.
+context's own class keeps its internals to itself. It owns the handle table (every
+live resource, by its engine object) and release: a resource releases itself here,
+never through the facade above.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .errors import ContextError, ContextGoneError
 from .vm_state import VMState
 
 U64_MAX = (1 << 64) - 1
 
-if TYPE_CHECKING:
-    from .context import Context
-
 
 class ContextLink:
-    """The engine's context object, the GL host (None off GL) and "make current"."""
+    """The engine's context object, the GL host (None off GL), "make current", and the
+    handles of the live resources."""
 
-    __slots__ = ("closed", "closed_reason", "context", "device", "host", "native", "vm")
-    context: Context
+    __slots__ = ("closed", "closed_reason", "context", "device", "handles", "host", "native",
+                 "vm")
+    # The Context facade that made this link: only handed back (``resource.context``),
+    # never called from below, so it is typed Any and not imported (context.py stands above).
+    context: Any
+    handles: dict[int, Any]  # id(engine object) -> its GPUResource
     device: str
     host: Any  # the GL host (window or headless), None off GL
     native: Any
@@ -30,8 +34,9 @@ class ContextLink:
     closed_reason: str  # what a call on the closed context raises
     vm: VMState
 
-    def __init__(self, context: Context, device: str, host: Any) -> None:
+    def __init__(self, context: Any, device: str, host: Any) -> None:
         self.context = context
+        self.handles = {}
         self.device = device
         self.host = host
         self.native: Any = None  # the engine's context, set once it exists
@@ -56,6 +61,30 @@ class ContextLink:
             raise ContextGoneError(self.closed_reason)
         if self.host is not None:
             self.host.make_current()
+
+    # --- the handle table ------------------------------------------------------------
+    def track(self, resource: Any) -> Any:
+        """Note a new resource as live; returns it."""
+        self.handles[id(resource._native)] = resource
+        return resource
+
+    def release(self, resource: Any) -> None:
+        """Free one resource of this context (already checked to be one)."""
+        self.enter()
+        self.native.release(resource._native)
+        self.handles.pop(id(resource._native), None)
+
+    def release_all(self) -> None:
+        """Free every live resource."""
+        self.enter()
+        self.native.release_all()
+        self.handles.clear()
+
+    def live_objects(self) -> list[Any]:
+        """Every live resource, oldest first (the engine's order)."""
+        # One another thread is creating right now is in the engine before it has a handle.
+        found = (self.handles.get(id(native)) for native in self.native.live_objects())
+        return [handle for handle in found if handle is not None]
 
     def need_gl(self, what: str) -> None:
         if self.closed:

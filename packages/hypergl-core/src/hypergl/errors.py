@@ -1,16 +1,13 @@
 """Exceptions raised by HyperGL. Each message names the value that was wrong.
 
-`VerifyError` is hypergl_compiler's: the C++ verifier raises the same class as
-the Python one, so a program is rejected the same way whichever checked it.
+`HyperGLError`, the root of them all, and `VerifyError` are hypergl_compiler's: the
+lowest distribution holds the root, and the C++ verifier raises the same class as the
+Python one, so a program is rejected the same way whichever checked it.
 """
 
 from __future__ import annotations
 
-from hypergl_compiler import VerifyError
-
-
-class HyperGLError(Exception):
-    """Base class of every error HyperGL raises on purpose."""
+from hypergl_compiler import HyperGLError, VerifyError
 
 
 class ContextError(HyperGLError):

@@ -25,6 +25,8 @@ from typing import Any
 
 from hypergl_compiler.isa import MAX_BINDING_INDEX
 
+from .errors import HyperGLError
+
 # GL enums (values from the OpenGL registry).
 TOPOLOGIES = {
     "points": 0x0000,
@@ -76,7 +78,7 @@ PIPELINE_STATE_KEYS = (
 MAX_CLIP_DISTANCES = 8
 
 
-class PipelineStateError(ValueError):
+class PipelineStateError(HyperGLError, ValueError):
     """A pipeline description has a bad value; the message names it."""
 
 

@@ -13,7 +13,10 @@ from .formats import ATTACHMENTS
 
 if TYPE_CHECKING:
     from .context_link import ContextLink
-    from .resources import Framebuffer, Readback
+
+# The framebuffers and readbacks read here are resources.Framebuffer / Readback, typed Any:
+# resources.py calls this module and stands above it.
+Framebuffer = Readback = Any
 
 
 class PixelReader:

@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hypergl_compiler import Program
-from hypergl_compiler.isa import NUM_REGISTERS
 
 from ._native import NATIVE_ERRORS, native_program, translate
 from .errors import ResourceError
 from .resources import GPUResource
-from .vm_state import NO_VM, SubmitVM
+from .submit_options import SubmitOptions
 
 if TYPE_CHECKING:
     from .context_link import ContextLink
@@ -59,37 +58,6 @@ class SubmitStats:
         return struct.unpack("<f", struct.pack("<I", self.registers[reg]))[0]
 
 
-def register_values(registers: Sequence[Any] | Mapping[int, Any] | None) -> list[int]:
-    """Initial registers as eight u32 values. Ints (signed or unsigned 32-bit) or floats."""
-    values = [0] * NUM_REGISTERS
-    if registers is None:
-        return values
-    if isinstance(registers, Mapping):
-        items = list(registers.items())
-    elif isinstance(registers, (list, tuple)):
-        if len(registers) > NUM_REGISTERS:
-            raise ValueError(f"registers: {len(registers)} values given, there are 8 registers")
-        items = list(enumerate(registers))
-    else:
-        raise TypeError(
-            f"registers must be a sequence or a mapping, got {type(registers).__name__}"
-        )
-    for index, value in items:
-        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < NUM_REGISTERS:
-            raise ValueError(f"registers: register index {index!r} is outside 0..7")
-        if isinstance(value, bool):
-            raise TypeError(f"registers: r{index} = {value!r} is a bool, not a number")
-        if isinstance(value, int):
-            if not -(1 << 31) <= value < 1 << 32:
-                raise ValueError(f"registers: r{index} = {value} does not fit in 32 bits")
-            values[index] = value & 0xFFFFFFFF
-        elif isinstance(value, float):
-            values[index] = struct.unpack("<I", struct.pack("<f", value))[0]
-        else:
-            raise TypeError(f"registers: r{index} = {value!r} is not an int or a float")
-    return values
-
-
 class Replayer:
     """Submits one program at a time; caches its verified native image."""
 
@@ -105,52 +73,23 @@ class Replayer:
         return self._compiled[1]
 
     def prepare(
-        self,
-        program: Program,
-        live: Sequence[GPUResource | None],
-        registers: Sequence[Any] | Mapping[int, Any] | None,
-        budget: int | None,
-        bindings: Mapping[str, GPUResource] | None,
-        debug: bool = False,
-        vertex_budget: int = DEFAULT_VERTEX_BUDGET,
-        group_budget: int = DEFAULT_GROUP_BUDGET,
-        vm: SubmitVM = NO_VM,
+        self, program: Program, live: Sequence[GPUResource | None], options: SubmitOptions
     ) -> PreparedSubmit:
-        """Check everything a submit of `program` needs, once."""
+        """Resolve everything a submit of `program` needs, once (`options` are checked)."""
         self._link.enter()
         native = self.verified(program)
-        if budget is not None and (
-            isinstance(budget, bool) or not isinstance(budget, int) or budget < 0
-        ):
-            raise ValueError(f"budget must be a non-negative int or None, got {budget!r}")
-        _check_u64(vertex_budget, "vertex_budget")
-        _check_u64(group_budget, "group_budget")
-        values = register_values(registers)
-        if vm.keep_registers and self._kept is not None:  # the named ones win over the kept
-            named = registers.keys() if isinstance(registers, Mapping) else range(
-                len(registers or ()))
+        values = list(options.registers)
+        if options.vm.keep_registers and self._kept is not None:  # the named ones win
+            named = options.named
             values = [values[i] if i in named else kept for i, kept in enumerate(self._kept)]
-        resources = bound_resources(program, live, bindings or {})
-        return PreparedSubmit(
-            self._link, native, resources, values, budget, bool(debug), vertex_budget,
-            group_budget, vm, self,
-        )  # fmt: skip
+        resources = bound_resources(program, live, options.bindings)
+        return PreparedSubmit(self._link, native, resources, values, options, self)
 
     def submit(
-        self,
-        program: Program,
-        live: Sequence[GPUResource | None],
-        registers: Sequence[Any] | Mapping[int, Any] | None,
-        budget: int | None,
-        bindings: Mapping[str, GPUResource] | None,
-        debug: bool = False,
-        vertex_budget: int = DEFAULT_VERTEX_BUDGET,
-        group_budget: int = DEFAULT_GROUP_BUDGET,
-        vm: SubmitVM = NO_VM,
+        self, program: Program, live: Sequence[GPUResource | None], options: SubmitOptions
     ) -> SubmitStats:
-        """Run `program` once with `live[slot]` (or `bindings[name]`) in each slot."""
-        prepared = self.prepare(program, live, registers, budget, bindings, debug, vertex_budget,
-                                group_budget, vm)  # fmt: skip
+        """Run `program` once with `live[slot]` (or `options.bindings[name]`) in each slot."""
+        prepared = self.prepare(program, live, options)
         prepared.submit()
         return prepared.stats
 
@@ -164,13 +103,11 @@ class PreparedSubmit:
     """
 
     def __init__(self, link: ContextLink, native: Any, resources: list[Any], registers: list[Any],
-                 budget: int | None, debug: bool,
-                 vertex_budget: int = DEFAULT_VERTEX_BUDGET,
-                 group_budget: int = DEFAULT_GROUP_BUDGET, vm: SubmitVM = NO_VM,
-                 replayer: Replayer | None = None) -> None:  # fmt: skip
+                 options: SubmitOptions, replayer: Replayer | None = None) -> None:  # fmt: skip
         self._link = link
-        self._call = (native, resources, registers, budget, debug, vertex_budget, group_budget)
-        self._vm = vm
+        # The engine's arguments, in its order, resolved once: its RunOptions is one of them.
+        self._call = (native, resources, registers, options.run)
+        self._vm = options.vm
         self._replayer = replayer  # receives the final registers (keep_registers)
         self._last: tuple | None = None
 
@@ -209,11 +146,6 @@ class PreparedSubmit:
             return None
         stats, final, _random_state, output = self._last
         return SubmitStats(registers=tuple(final), debug_output=output, **stats)
-
-
-def _check_u64(value: Any, what: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << 64:
-        raise ValueError(f"{what} must be an int in 0..2**64-1, got {value!r}")
 
 
 def bound_resources(

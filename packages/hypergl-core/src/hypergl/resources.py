@@ -20,7 +20,6 @@ from .errors import ContextGoneError, ResourceError
 from .formats import DEPTH_FORMATS, check_pixels
 
 if TYPE_CHECKING:
-    from .context import Context
     from .context_link import ContextLink
 
 BUFFER_USAGES = ("vertex", "index", "uniform", "storage", "indirect", "parameter", "readback")
@@ -41,7 +40,9 @@ class GPUResource:
         return self._native.name
 
     @property
-    def context(self) -> Context:
+    def context(self) -> Any:
+        """The :class:`~hypergl.Context` that made this resource (typed Any: this module
+        stands below context.py and does not import it)."""
         return self._link.context
 
     @property
@@ -53,7 +54,7 @@ class GPUResource:
         return dict(self._desc)
 
     def release(self) -> None:
-        self._link.context.release(self)
+        self._link.release(self)
 
     def _check_live(self) -> None:
         if self._link.closed:  # the context's own reason (closed, or its window destroyed)

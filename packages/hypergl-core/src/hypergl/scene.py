@@ -22,14 +22,24 @@ from hypergl_compiler.isa import ResourceKind
 from .errors import ResourceError
 from .formats import TEXTURE_FORMATS
 from .pipeline_state import PIPELINE_STATE_KEYS
-from .replay import DEFAULT_GROUP_BUDGET, DEFAULT_VERTEX_BUDGET, Replayer, SubmitStats
+from .replay import (
+    DEFAULT_GROUP_BUDGET,
+    DEFAULT_VERTEX_BUDGET,
+    PreparedSubmit,
+    Replayer,
+    SubmitStats,
+)
 from .resources import Buffer, GPUResource
 from .scene_memory import check_scene_memory
-from .vm_state import SubmitVM
+from .submit_options import submit_options
 
 if TYPE_CHECKING:
     from .command_buffer import CommandBuffer
-    from .context import Context
+    from .context_link import ContextLink
+    from .resource_factory import ResourceFactory
+
+# The Context facade stands above this module (ctx.load calls it): typed Any here.
+Context = Any
 
 
 def save(cmd: CommandBuffer, path: str | os.PathLike, *, linked: Iterable[str] | bool = ()) -> None:
@@ -94,19 +104,43 @@ class Scene:
         debug_sink: Callable[[str], Any] | None = None,
     ) -> SubmitStats:
         """Replay the scene's program once (see CommandBuffer.submit)."""
-        return self._replayer.submit(
-            self.program, self._objects, registers, budget, bindings, debug, vertex_budget,
-            group_budget, SubmitVM(clock, seed, keep_registers, debug_sink),
-        )  # fmt: skip
+        options = submit_options(registers, budget, bindings, debug, vertex_budget, group_budget,
+                                 clock, seed, keep_registers, debug_sink)  # fmt: skip
+        return self._replayer.submit(self.program, self._objects, options)
+
+    def prepare(
+        self,
+        *,
+        registers: Sequence[Any] | Mapping[int, Any] | None = None,
+        budget: int | None = None,
+        bindings: Mapping[str, GPUResource] | None = None,
+        debug: bool = False,
+        vertex_budget: int = DEFAULT_VERTEX_BUDGET,
+        group_budget: int = DEFAULT_GROUP_BUDGET,
+        clock: float | None = None,
+        seed: int | None = None,
+        keep_registers: bool = False,
+        debug_sink: Callable[[str], Any] | None = None,
+    ) -> PreparedSubmit:
+        """The scene's program with its arguments checked once (see CommandBuffer.prepare):
+        ``prepared.submit()`` then replays it with the least Python per call."""
+        options = submit_options(registers, budget, bindings, debug, vertex_budget, group_budget,
+                                 clock, seed, keep_registers, debug_sink)  # fmt: skip
+        return self._replayer.prepare(self.program, self._objects, options)
 
 
 def load_scene(
     context: Context,
+    link: ContextLink,
+    factory: ResourceFactory,
     source: Any,
     bindings: Mapping[str, GPUResource],
     memory_limit: int | None = None,
 ) -> Scene:
-    """Read, check against `memory_limit` (every resource), then make the resources."""
+    """Read, check against `memory_limit` (every resource), then make the resources.
+
+    The resources are made by the context's `factory` (the one ``ctx.buffer()`` and the
+    rest use), not through the `context` facade, which the Scene only holds."""
     limit = hgb.check_memory_limit(memory_limit)
     if not isinstance(bindings, Mapping):
         raise TypeError(f"bindings must map resource names to objects, got {bindings!r}")
@@ -118,7 +152,7 @@ def load_scene(
     if unknown:
         raise ResourceError(f"bindings name resources the file lacks: {sorted(unknown)}")
     check_scene_memory(program, bindings, limit)  # before anything is made
-    replayer = Replayer(context._link)
+    replayer = Replayer(link)
     replayer.verified(program)  # and the C++ verifier too: validate first, then make
     objects: list[GPUResource | None] = []
     try:
@@ -130,7 +164,7 @@ def load_scene(
                     f"resource '{entry.name}' is linked: pass bindings={{'{entry.name}': obj}}"
                 )
             else:
-                objects.append(_inflate(context, entry))
+                objects.append(_inflate(factory, entry))
         return Scene(context, program, objects, replayer)
     except BaseException:
         for obj in objects:
@@ -139,17 +173,17 @@ def load_scene(
         raise
 
 
-def _inflate(context: Context, entry: ResourceEntry) -> GPUResource:
+def _inflate(factory: ResourceFactory, entry: ResourceEntry) -> GPUResource:
     """Create the live resource a self-contained description asks for."""
     d = entry.desc
     try:
         if entry.kind is ResourceKind.BUFFER:
-            return context.buffer(d.get("data"), size=d["size"], usage=d.get("usage") or "storage")
+            return factory.buffer(d.get("data"), size=d["size"], usage=d.get("usage") or "storage")
         if entry.kind is ResourceKind.TEXTURE:
-            return _inflate_texture(context, d)
+            return _inflate_texture(factory, d)
         if entry.kind is ResourceKind.PIPELINE:
             state = {key: d[key] for key in PIPELINE_STATE_KEYS if key in d}
-            return context.pipeline(
+            return factory.pipeline(
                 vertex_shader=d.get("vertex_shader"),
                 fragment_shader=d.get("fragment_shader"),
                 compute_shader=d.get("compute_shader"),
@@ -157,13 +191,13 @@ def _inflate(context: Context, entry: ResourceEntry) -> GPUResource:
                 **state,
             )
         if entry.kind is ResourceKind.FRAMEBUFFER:
-            return context.framebuffer(
+            return factory.framebuffer(
                 (d["width"], d["height"]), color=d.get("color") or (), depth=d.get("depth")
             )
         if entry.kind is ResourceKind.FENCE:
-            return context.fence()
+            return factory.fence()
         if entry.kind is ResourceKind.READBACK:
-            return context.readback(
+            return factory.readback(
                 (d["width"], d["height"]),
                 attachment=d.get("attachment", "color0"),
                 components=d.get("components", 4),
@@ -178,18 +212,18 @@ def _inflate(context: Context, entry: ResourceEntry) -> GPUResource:
     )
 
 
-def _inflate_texture(context: Context, d: Mapping[str, Any]) -> GPUResource:
+def _inflate_texture(factory: ResourceFactory, d: Mapping[str, Any]) -> GPUResource:
     width, height, layers = d["width"], d["height"], d.get("layers") or 0
     data = d.get("data")
     options = {"filter": d.get("filter", "linear"), "wrap": d.get("wrap", "repeat")}
     if d.get("texture_set"):
         images = np.frombuffer(data, np.uint8).reshape(layers, height, width, 4)
-        return context.texture_set(images, **options)
+        return factory.texture_set(images, **options)
     pixels = None
     if data is not None:
         dtype, channels = TEXTURE_FORMATS[d["format"]]
         shape = ((layers,) if layers else ()) + (height, width, channels)
         pixels = np.frombuffer(data, dtype).reshape(shape)
-    return context.texture(
+    return factory.texture(
         pixels, size=(width, height), format=d["format"], layers=layers, **options
     )

@@ -23,7 +23,7 @@ class WindowControls:
             raise ContextError("ctx.screen needs a window: hypergl.context(window=(w, h))")
         if self._screen is None or self._screen.released:
             width, height = self._host.framebuffer_size()
-            self._screen = self._make(
+            self._screen = self._factory.make(
                 Framebuffer,
                 "screen",
                 {"width": width, "height": height, "color": ["rgba8"], "depth": "depth24"},

@@ -32,7 +32,7 @@ from hypergl.bodies.views import VIEW_DTYPE
 from hypergl.finite import check_within
 from hypergl.memory_budget import check_memory
 from hypergl.memory_budget import memory_limit as checked_memory_limit
-from hypergl.rl.process_safety import new_context
+from hypergl.process_safety import new_context
 from hypergl.serialised import Guard, closing, serialised
 
 from . import lights, scene, textures

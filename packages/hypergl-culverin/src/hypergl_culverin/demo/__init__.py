@@ -19,12 +19,14 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from hypergl.errors import HyperGLError
+
 from .cli import DemoOptions, parse
 
 DT = 1.0 / 60.0
 
 
-class DemoError(Exception):
+class DemoError(HyperGLError):
     """A problem the user can fix (missing package, no display): one line, no traceback."""
 
 
@@ -143,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     options = parse(argv)
     try:
         run(options)
-    except DemoError as exc:
+    except HyperGLError as exc:  # DemoError and every other HyperGL error: one line
         print(f"hypergl demo: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -9,7 +9,8 @@ from typing import Any
 from ..buffers import ColorLike, FrameBuffer
 from ..convention import HALF_PIXEL, SUBPIXEL, SUBPIXEL_BITS
 from ..geometry import RasterBatch, RawTriangle
-from . import Backend, BackendCapabilities, check_render_args, deliver
+from .lifecycle import Backend
+from .protocol import BackendCapabilities, check_render_args, deliver
 
 INF = float("inf")
 

@@ -22,7 +22,14 @@ from ..convention import SUBPIXEL, affine_depth, guard
 from ..errors import BackendUnavailableError
 from ..geometry import RasterBatch
 from ..readback import PendingFrame, Ring
-from . import Backend, BackendCapabilities, BatchHandle, check_render_args, deliver, frame_for
+from .lifecycle import Backend
+from .protocol import (
+    BackendCapabilities,
+    BatchHandle,
+    check_render_args,
+    deliver,
+    frame_for,
+)
 
 VERTEX_SHADER = """
 #version 330

@@ -13,8 +13,9 @@ import numpy as np
 from ..buffers import ColorLike, FrameBuffer
 from ..convention import HALF_PIXEL, SUBPIXEL
 from ..geometry import RasterBatch
-from . import Backend, BackendCapabilities, BatchHandle, check_render_args, frame_for
 from ._setup import setup
+from .lifecycle import Backend
+from .protocol import BackendCapabilities, BatchHandle, check_render_args, frame_for
 
 _kernel = None
 

@@ -18,8 +18,9 @@ import numpy as np
 from ..buffers import ColorLike, FrameBuffer
 from ..convention import HALF_PIXEL, SUBPIXEL
 from ..geometry import RasterBatch
-from . import Backend, BackendCapabilities, BatchHandle, check_render_args, frame_for
 from ._setup import setup
+from .lifecycle import Backend
+from .protocol import BackendCapabilities, BatchHandle, check_render_args, frame_for
 
 _CHUNK = 1 << 22  # bounding-box pixels per step (bounds memory for huge triangles)
 _NONE = np.iinfo(np.int64).max

@@ -24,7 +24,8 @@ from ..convention import SUBPIXEL, affine_depth, guard
 from ..errors import BackendUnavailableError, InvalidSizeError
 from ..geometry import RasterBatch
 from ..readback import PendingFrame, Ring
-from . import Backend, BackendCapabilities, BatchHandle, check_render_args, frame_for
+from .lifecycle import Backend
+from .protocol import BackendCapabilities, BatchHandle, check_render_args, frame_for
 
 SHADER = """
 struct Out {
