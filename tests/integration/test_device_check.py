@@ -27,7 +27,8 @@ BENCHMARKS = ["culverin_sync", "draws_10k", "hgb_load", "mujoco_pixels", "overla
 # Imported only inside try/except, where absent (optional backends, window systems).
 # Imported only behind extras the GPU check does not run (Ray scale-out, SB3 adapters,
 # the torch examples of .venv-examples).
-OPTIONAL = {"wgpu", "pygame", "sdl2", "sdl2dll", "atheris", "ray", "stable_baselines3", "torch"}
+OPTIONAL = {"wgpu", "pygame", "sdl2", "sdl2dll", "atheris", "ray", "stable_baselines3", "torch",
+            "dm_env"}  # dm_env: hypergl_mujoco.dm_pixels, with a user's dm_control
 
 
 @pytest.mark.gl
@@ -78,7 +79,8 @@ def test_device_prepare_carries_every_third_party_import_the_image_lacks():
     image = device_prepare.DEVICE_IMAGE
     ours = {"hypergl", "hypergl_compiler", "py_gpu", "hypergl_culverin", "hypergl_mujoco",
             "hypergl_rl"}
-    local = {p.stem for p in [*ROOT.glob("benchmarks/*.py"), *ROOT.glob("tools/*.py")]}
+    local = {p.stem for p in [*ROOT.glob("benchmarks/*.py"), *ROOT.glob("tools/*.py"),
+                              *ROOT.glob("examples/*.py")]}  # fmt: skip
     local |= {p.stem for p in ROOT.glob("packages/*/tests/*.py")} | {"py_gpu_plugin_example"}
     by_module = importlib.metadata.packages_distributions()
     missing = []
