@@ -90,8 +90,10 @@ def test_license_ships_with_every_distribution(name):
 def test_changelog_has_a_section_for_the_current_version(name):
     changelog = (ROOT / "packages" / name / "CHANGELOG.md").read_text(encoding="utf-8")
     version = importlib.import_module(MODULES[name]).__version__
-    assert "\n## Unreleased\n" in changelog
+    # The version being made reads "## X.Y.Z (not yet released)" until it is tagged
+    # (docs/releasing.md); a released one carries its date.
     assert f"\n## {version}" in changelog, f"CHANGELOG.md of {name} has no '## {version}' section"
+    assert "\n## Unreleased\n" not in changelog, "a change goes under the version it is in"
 
 
 @pytest.mark.parametrize("name", sorted(DISTRIBUTIONS))

@@ -41,7 +41,7 @@ def test_every_block_has_a_language():
 
 
 def check_pip_install(line: str, page: str) -> None:
-    for requirement in shlex.split(line)[2:]:
+    for requirement in shlex.split(line, comments=True)[2:]:  # a "# why" after it
         if requirement.startswith("-"):
             continue
         name = requirement.split("[")[0]

@@ -21,7 +21,7 @@ import hypergl_compiler
 
 PACKAGES = ["hypergl_compiler", "hypergl", "hypergl_culverin", "hypergl_mujoco", "hypergl_rl"]
 # Needs an optional package the development environment may lack.
-OPTIONAL = {"hypergl_rl.culverin_reach": "culverin"}
+OPTIONAL = {"hypergl_rl.culverin_reach": "culverin", "hypergl_mujoco.dm_pixels": "dm_env"}
 TRANSLATED = {"hypergl._core"}  # raw extension types, translated by the facade
 
 
@@ -40,7 +40,11 @@ def exception_classes(package: str) -> list[type]:
     found = []
     for module in modules(package):
         for _name, value in inspect.getmembers(module, inspect.isclass):
-            if issubclass(value, BaseException) and value.__module__ == module.__name__:
+            # A private class is a module's own control flow (urdf_xml's parser stops), caught
+            # where it is raised: never what a caller sees.
+            private = value.__name__.startswith("_")
+            ours = issubclass(value, BaseException) and value.__module__ == module.__name__
+            if ours and not private:
                 found.append(value)
     return found
 

@@ -99,7 +99,8 @@ def test_a_short_fuzz_run_finds_nothing(tmp_path, target):
     shutil.copytree(FUZZ / corpus, tmp_path / "corpus")
     done = subprocess.run(
         [sys.executable, str(FUZZ / f"{module}.py"), str(tmp_path / "corpus"), "-runs=200",
-         "-seed=17", "-max_total_time=120", f"-artifact_prefix={tmp_path}/"],
+         "-seed=17", "-max_total_time=120", f"-artifact_prefix={tmp_path}/",
+         "-rss_limit_mb=12288"],  # as tools/dev.py fuzz: MuJoCo and the engine start at 2.5 GB
         capture_output=True, text=True, timeout=400, cwd=tmp_path,
         env={**os.environ, "HYPERGL_FUZZ_DEVICES": "trace"},
     )  # fmt: skip

@@ -28,6 +28,8 @@ DT = 1.0 / 60.0
 class CulverinReachTask(ReachTask):
     """E reach episodes in one Culverin world; `step` is a physics step, not arithmetic."""
 
+    steps: np.ndarray  # as ReachTask's (counted here too)
+
     def __init__(self, num_envs: int, **options: Any) -> None:
         super().__init__(num_envs, **options)
         n = self.num_envs

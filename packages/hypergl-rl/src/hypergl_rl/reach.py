@@ -65,6 +65,7 @@ class ReachTask:
     # Public attributes, declared for type checkers (set in __init__).
     num_envs: int
     max_steps: int
+    steps: np.ndarray  # each environment's steps since its reset
     arena: float
     speed: float
     success_bonus: float
@@ -91,7 +92,7 @@ class ReachTask:
         self.hand = np.zeros((self.num_envs, 2), np.float32)  # x, z
         self.target = np.zeros((self.num_envs, 2), np.float32)
         self.grey: np.ndarray = np.zeros((self.num_envs, 2, 2), np.float32)
-        self.steps: np.ndarray = np.zeros(self.num_envs, np.int64)
+        self.steps = np.zeros(self.num_envs, np.int64)
 
     def reset(self, envs: np.ndarray, rng: np.random.Generator) -> None:
         """New episodes in `envs` (an index or bool array): random hand, target, boxes."""
