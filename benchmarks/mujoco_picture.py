@@ -166,16 +166,20 @@ def main() -> None:
             rows += found
             for r in found:
                 mark = "" if r["psnr"] >= GOAL_PSNR and r["within16"] >= GOAL_WITHIN else "  <"
-                print(f"{name:24s} cam {r['camera']:>4s} {r['size']:>7s}  "
-                      f"{r['psnr']:6.2f} dB  {100 * r['within16']:6.2f}% within 16{mark}")
+                print(
+                    f"{name:24s} cam {r['camera']:>4s} {r['size']:>7s}  "
+                    f"{r['psnr']:6.2f} dB  {100 * r['within16']:6.2f}% within 16{mark}"
+                )
     result = {"summary": summary(rows) if rows else {}, "views": rows}
     if rows:
         s = result["summary"]
-        print(f"\n{s['views']} views: PSNR min {s['psnr']['min']:.1f} / p10 "
-              f"{s['psnr']['p10']:.1f} / median {s['psnr']['median']:.1f} dB; within 16/255 "
-              f"min {100 * s['within16']['min']:.1f}% / median "
-              f"{100 * s['within16']['median']:.1f}%; {s['views_at_goal']} at the goal "
-              f"(>= {GOAL_PSNR:.0f} dB and >= {100 * GOAL_WITHIN:.0f}%)")
+        print(
+            f"\n{s['views']} views: PSNR min {s['psnr']['min']:.1f} / p10 "
+            f"{s['psnr']['p10']:.1f} / median {s['psnr']['median']:.1f} dB; within 16/255 "
+            f"min {100 * s['within16']['min']:.1f}% / median "
+            f"{100 * s['within16']['median']:.1f}%; {s['views_at_goal']} at the goal "
+            f"(>= {GOAL_PSNR:.0f} dB and >= {100 * GOAL_WITHIN:.0f}%)"
+        )
     write_json(args.json, result)
 
 

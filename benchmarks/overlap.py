@@ -53,8 +53,12 @@ def thread_cpu() -> dict[str, float]:
         except OSError:  # the thread ended meanwhile
             continue
         tid = int(task.name)
-        kind = "physics thread" if tid in physics else "caller" if tid == caller else (
-            "llvmpipe" if name.startswith("llvmpipe") else "jolt and others"
+        kind = (
+            "physics thread"
+            if tid in physics
+            else "caller"
+            if tid == caller
+            else ("llvmpipe" if name.startswith("llvmpipe") else "jolt and others")
         )  # others: Culverin's (Jolt's) job threads, the GL driver's helpers
         kinds[kind] += on_cpu_ns / 1e9
     return dict(kinds)

@@ -38,8 +38,11 @@ HEADLINES: dict[str, tuple[int, list[tuple[str, str, float]]]] = {
         [
             ("vm_binds_vs_moderngl", "10k textured objects: VM binds vs moderngl loop", 1.4),
             ("azdo_vs_moderngl", "10k textured objects: one-call draw list vs moderngl", 20.0),
-            ("vm_ranges_vs_moderngl_ranges",
-             "10k textured objects: VM vs moderngl, uniform-buffer ranges", 1.4),
+            (
+                "vm_ranges_vs_moderngl_ranges",
+                "10k textured objects: VM vs moderngl, uniform-buffer ranges",
+                1.4,
+            ),
         ],
     ),
     "raster": (
@@ -50,11 +53,17 @@ HEADLINES: dict[str, tuple[int, list[tuple[str, str, float]]]] = {
             ("hypergl_vs_seed_moderngl_1k", "raster 1k: hypergl vs py-gpu 0.0.1 moderngl", 2.5),
             ("hypergl_vs_floor_1k", "raster 1k: hypergl vs hand-written floor", 0.9),
             ("hypergl_vs_floor_100k", "raster 100k: hypergl vs hand-written floor", 0.9),
-            ("hypergl_vs_floor_convention_100k",
-             "raster 100k: hypergl vs floor under py-gpu's convention", 0.9),
+            (
+                "hypergl_vs_floor_convention_100k",
+                "raster 100k: hypergl vs floor under py-gpu's convention",
+                0.9,
+            ),
             ("async_vs_sync_1k", "raster 1k: hypergl async vs sync readback", 1.2),
-            ("async_vs_sync_1k_io_consumer",
-             "raster 1k: async vs sync, consumer waiting 5 ms a frame", 1.2),
+            (
+                "async_vs_sync_1k_io_consumer",
+                "raster 1k: async vs sync, consumer waiting 5 ms a frame",
+                1.2,
+            ),
         ],
     ),
     "culverin_sync": (
@@ -83,10 +92,16 @@ HEADLINES: dict[str, tuple[int, list[tuple[str, str, float]]]] = {
     "overlap": (
         1,
         [
-            ("culverin_overlapped_vs_sequential",
-             "demo 10k bodies: physics beside the drawing vs sequential", 1.3),
-            ("mujoco_overlapped_vs_sequential",
-             "64 humanoid worlds: physics beside the drawing vs sequential", 1.3),
+            (
+                "culverin_overlapped_vs_sequential",
+                "demo 10k bodies: physics beside the drawing vs sequential",
+                1.3,
+            ),
+            (
+                "mujoco_overlapped_vs_sequential",
+                "64 humanoid worlds: physics beside the drawing vs sequential",
+                1.3,
+            ),
         ],
     ),
     "py3d": (

@@ -138,14 +138,21 @@ def meshes() -> dict[str, np.ndarray]:
     """Four small triangle-list meshes (1-3 triangles) in [-1, 1]^2, vertices (x, y, u, v)."""
 
     def strip(points: list[tuple[float, float]]) -> np.ndarray:
-        xy = np.array([points[j] for i in range(len(points) - 2)
-                       for j in ((i, i + 1, i + 2) if i % 2 == 0 else (i + 1, i, i + 2))])
+        xy = np.array(
+            [
+                points[j]
+                for i in range(len(points) - 2)
+                for j in ((i, i + 1, i + 2) if i % 2 == 0 else (i + 1, i, i + 2))
+            ]
+        )
         return np.concatenate([xy, (xy + 1) / 2], axis=1).astype("f4")
 
-    return {"triangle": strip([(-1, -1), (1, -1), (0, 1)]),
-            "quad": strip([(-1, -1), (1, -1), (-1, 1), (1, 1)]),
-            "diamond": strip([(0, -1), (1, 0), (-1, 0), (0, 1)]),
-            "arrow": strip([(-1, -0.3), (0.2, -0.3), (-1, 0.3), (0.2, 0.3), (0.2, 0.9)])}
+    return {
+        "triangle": strip([(-1, -1), (1, -1), (0, 1)]),
+        "quad": strip([(-1, -1), (1, -1), (-1, 1), (1, 1)]),
+        "diamond": strip([(0, -1), (1, 0), (-1, 0), (0, 1)]),
+        "arrow": strip([(-1, -0.3), (0.2, -0.3), (-1, 0.3), (0.2, 0.3), (0.2, 0.9)]),
+    }
 
 
 def scene(draws: int) -> dict:
@@ -295,8 +302,10 @@ def moderngl_variant(s: dict, draws: int, uniforms: str = "write"):
     programs, vaos = [], []
     source = in_block if uniforms == "range" else str
     for k in range(pipelines):
-        program = ctx.program(vertex_shader=source(VERTEX.format(version=430)),
-                              fragment_shader=source(FRAGMENT.format(version=430, shade=shade(k))))
+        program = ctx.program(
+            vertex_shader=source(VERTEX.format(version=430)),
+            fragment_shader=source(FRAGMENT.format(version=430, shade=shade(k))),
+        )
         program["image"].value = 0
         programs.append(program)
         vaos.append(ctx.vertex_array(program, [(vbo, "2f 2f", "position", "uv_in")]))
@@ -474,25 +483,35 @@ def main() -> None:
         results["vm_binds_vs_zengl"] = pairwise_ratio(samples["zengl"], samples["vm_binds"])
         results["azdo_vs_zengl"] = pairwise_ratio(samples["zengl"], samples["azdo"])
     commands = results["commands"]
-    print(f"{draws} objects ({TEXTURES} textures, a pipeline change every {PIPELINE_EVERY}) "
-          f"into {SIZE}x{SIZE}, medians of {args.repeat} rounds, each variant in its own process")
-    print(f"renderer: {results['renderer']}; texture set: "
-          f"{'bindless' if results['bindless'] else 'texture array'}; indirect count: "
-          f"{'yes' if results['indirect_count'] else 'no'}; {covered:.0%} of pixels covered")
+    print(
+        f"{draws} objects ({TEXTURES} textures, a pipeline change every {PIPELINE_EVERY}) "
+        f"into {SIZE}x{SIZE}, medians of {args.repeat} rounds, each variant in its own process"
+    )
+    print(
+        f"renderer: {results['renderer']}; texture set: "
+        f"{'bindless' if results['bindless'] else 'texture array'}; indirect count: "
+        f"{'yes' if results['indirect_count'] else 'no'}; {covered:.0%} of pixels covered"
+    )
     print("pixels equal to the moderngl image: "
           + ", ".join(f"{name} {value:.2%}" for name, value in agreement.items()))  # fmt: skip
     for name in names:
         print(f"  {name:<14} {ms[name]:8.2f} ms   {us[name]:6.3f} us per object")
-    print(f"the driver's cost of a state change per object: {results['state_change_us']:.3f} us "
-          f"(vm_binds - vm_draws_only; the same draws without their binds)")
+    print(
+        f"the driver's cost of a state change per object: {results['state_change_us']:.3f} us "
+        f"(vm_binds - vm_draws_only; the same draws without their binds)"
+    )
     print(f"VM binds vs moderngl loop:   {results['vm_binds_vs_moderngl']:6.2f}x  (target >= 1.4x)")
-    print(f"with uniform-buffer ranges (bind_uniform_range vs bind_to_uniform_block): "
-          f"{results['vm_ranges_vs_moderngl_ranges']:.2f}x; VM ranges vs the moderngl loop "
-          f"writing uniforms: {results['vm_ranges_vs_moderngl']:.2f}x")
+    print(
+        f"with uniform-buffer ranges (bind_uniform_range vs bind_to_uniform_block): "
+        f"{results['vm_ranges_vs_moderngl_ranges']:.2f}x; VM ranges vs the moderngl loop "
+        f"writing uniforms: {results['vm_ranges_vs_moderngl']:.2f}x"
+    )
     print(f"one call vs moderngl loop:   {results['azdo_vs_moderngl']:6.2f}x  (target >= 20x)")
     print(f"one call vs VM binds:        {results['azdo_vs_vm_binds']:6.2f}x")
-    print(f"one call, instanced ({commands['azdo_instanced']} commands, not "
-          f"{commands['azdo']}) vs moderngl loop: {results['azdo_instanced_vs_moderngl']:.2f}x")
+    print(
+        f"one call, instanced ({commands['azdo_instanced']} commands, not "
+        f"{commands['azdo']}) vs moderngl loop: {results['azdo_instanced_vs_moderngl']:.2f}x"
+    )
     if "zengl" in samples:
         print(f"VM binds vs zengl loop:      {results['vm_binds_vs_zengl']:6.2f}x")
         print(f"one call vs zengl loop:      {results['azdo_vs_zengl']:6.2f}x")

@@ -64,8 +64,12 @@ def main() -> None:
         print(f"  {name:<26}{ns:7.2f} ns per instruction")
     write_json(
         args.json,
-        {"vm_ns_per_instruction": vm_ns, "python_loop_ns_per_call": py_ns, "ratio": ratio,
-         "new_ops_ns_per_instruction": new_ops},
+        {
+            "vm_ns_per_instruction": vm_ns,
+            "python_loop_ns_per_call": py_ns,
+            "ratio": ratio,
+            "new_ops_ns_per_instruction": new_ops,
+        },
     )
 
 

@@ -70,8 +70,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fps", type=int, default=30, help="video frames per simulated second")
     p.add_argument("--out", type=Path, default=Path("out/humanoids"), help="output folder")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--sequential", action="store_true",
-                   help="step, then draw, one after the other (the same pictures)")
+    p.add_argument(
+        "--sequential",
+        action="store_true",
+        help="step, then draw, one after the other (the same pictures)",
+    )
     args = p.parse_args(argv)
     try:
         width, height = (int(part) for part in args.tile.lower().split("x"))
@@ -112,8 +115,11 @@ def main(argv: list[str] | None = None) -> int:
             renderer.snapshot(batch)
 
         for frame in range(args.frames):
-            rgb = pipeline.frame(functools.partial(snapshot, frame), lambda: renderer.draw().rgb,
-                                 step_after=frame + 1 < args.frames)  # (worlds, 1, H, W, 3)
+            rgb = pipeline.frame(
+                functools.partial(snapshot, frame),
+                lambda: renderer.draw().rgb,
+                step_after=frame + 1 < args.frames,
+            )  # (worlds, 1, H, W, 3)
             picture = tile(rgb[:, 0], columns)
             writer.append(picture)  # while the next step runs
             progress.update(frame + 1, pipeline.times.describe())

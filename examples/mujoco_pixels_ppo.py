@@ -82,8 +82,7 @@ def main() -> None:
             logps.append(dist.log_prob(action).sum(-1))
             values.append(value)
             stepped = time.perf_counter()
-            obs, reward, terminated, truncated, info = envs.step(
-                np.clip(action.numpy(), low, high))
+            obs, reward, terminated, truncated, info = envs.step(np.clip(action.numpy(), low, high))
             step_seconds += time.perf_counter() - stepped
             reward = torch.as_tensor(reward, dtype=torch.float32)
             if truncated.any():  # bootstrap a cut episode from its last frame

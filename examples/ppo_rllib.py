@@ -43,11 +43,13 @@ def main() -> None:
             "hypergl-reach",
             env_config={"max_steps": args.max_steps, "float_observations": True},
         )
-        .env_runners(num_env_runners=args.runners, num_envs_per_env_runner=args.envs,
-                     gym_env_vectorize_mode="vector_entry_point",
-                     rollout_fragment_length=max(batch // args.envs, 1))
-        .training(train_batch_size_per_learner=args.steps, minibatch_size=64, num_epochs=2,
-                  lr=3e-4)
+        .env_runners(
+            num_env_runners=args.runners,
+            num_envs_per_env_runner=args.envs,
+            gym_env_vectorize_mode="vector_entry_point",
+            rollout_fragment_length=max(batch // args.envs, 1),
+        )
+        .training(train_batch_size_per_learner=args.steps, minibatch_size=64, num_epochs=2, lr=3e-4)
     )
     algo = config.build_algo()
     start = time.perf_counter()
@@ -55,10 +57,14 @@ def main() -> None:
     while done < args.steps:
         result = algo.train()
         runners = result.get("env_runners", {})
-        done = int(result.get("num_env_steps_sampled_lifetime")
-                   or runners.get("num_env_steps_sampled_lifetime", args.steps))
-        print(f"ppo_rllib: iteration {result.get('training_iteration')}: {done} env steps, "
-              f"episode return mean {runners.get('episode_return_mean', float('nan')):.2f}")
+        done = int(
+            result.get("num_env_steps_sampled_lifetime")
+            or runners.get("num_env_steps_sampled_lifetime", args.steps)
+        )
+        print(
+            f"ppo_rllib: iteration {result.get('training_iteration')}: {done} env steps, "
+            f"episode return mean {runners.get('episode_return_mean', float('nan')):.2f}"
+        )
     seconds = time.perf_counter() - start
     print(f"ppo_rllib: {done} env steps in {seconds:.1f} s (learning included)")
     algo.stop()

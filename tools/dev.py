@@ -6,7 +6,7 @@
     python3 tools/dev.py test --free-threaded  # compiler/core/py_gpu suites on CPython 3.13t
     python3 tools/dev.py mujoco-matrix  # hypergl-mujoco's suite on the oldest and newest MuJoCo
     python3 tools/dev.py bench   # every benchmark, one table and a chart
-    python3 tools/dev.py lint    # ruff
+    python3 tools/dev.py lint    # ruff check and ruff format --check
     python3 tools/dev.py dist    # build every wheel and sdist, test them installed
     python3 tools/dev.py release-rehearsal  # publish them to a local index, install each alone
     python3 tools/dev.py lowest  # each distribution's tests at its declared floors (oldest Python)
@@ -263,7 +263,11 @@ def command_bench(python: Path, args: list[str]) -> int:
 
 
 def command_lint(python: Path, args: list[str]) -> int:
-    return run([str(python), "-m", "ruff", "check", *(args or ["."])], cwd=ROOT).returncode
+    """ruff's lint, then its formatter's check (the tree is held to ``ruff format``)."""
+    paths = args or ["."]
+    checked = run([str(python), "-m", "ruff", "check", *paths], cwd=ROOT).returncode
+    formatted = run([str(python), "-m", "ruff", "format", "--check", *paths], cwd=ROOT).returncode
+    return checked or formatted
 
 
 def command_dist(python: Path, args: list[str]) -> int:

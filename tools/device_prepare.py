@@ -49,8 +49,14 @@ ROOTS = {
     "hypergl-mujoco": {"test", "gym", "core"},
     "hypergl-rl": {"test", "gym", "culverin"},
 }
-OURS = {"hypergl-compiler", "py-gpu", "hypergl-core", "hypergl-culverin", "hypergl-mujoco",
-        "hypergl-rl"}
+OURS = {
+    "hypergl-compiler",
+    "py-gpu",
+    "hypergl-core",
+    "hypergl-culverin",
+    "hypergl-mujoco",
+    "hypergl-rl",
+}
 # Build backends, carried even where the image has them, so that the extension and the
 # pure-Python distributions build there with the versions that build here.
 BUILD_TOOLS = ["hatchling", "scikit-build-core", "nanobind"]
@@ -191,8 +197,10 @@ def main() -> int:
     remove_stale(packages)
     for folder in (DEBS, WHEELS, SEED):
         if folder.exists():
-            print(f"[device-prepare] {folder.relative_to(ROOT)}: "
-                  f"{len(list(folder.glob('*')))} files, {size(folder) / 2**20:.1f} MiB")
+            print(
+                f"[device-prepare] {folder.relative_to(ROOT)}: "
+                f"{len(list(folder.glob('*')))} files, {size(folder) / 2**20:.1f} MiB"
+            )
     total = size(DEVICE)
     print(f"[device-prepare] carry: .device ({total / 2**20:.1f} MiB of the 64 MiB that travel "
           "with the working tree)")  # fmt: skip

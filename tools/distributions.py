@@ -70,7 +70,7 @@ def read(folder: Path) -> Distribution:
     init = (folder / "src" / module / "__init__.py").read_text("utf-8")
     match = VERSION_LINE.search(init)
     if match is None:
-        raise ValueError(f"no __version__ = \"...\" line in {folder.name}'s {module}/__init__.py")
+        raise ValueError(f'no __version__ = "..." line in {folder.name}\'s {module}/__init__.py')
     extras = {name: tuple(map(Requirement, reqs))
               for name, reqs in project.get("optional-dependencies", {}).items()}  # fmt: skip
     default = ["test"] if "test" in extras else []

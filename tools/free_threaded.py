@@ -42,11 +42,22 @@ SUITES = ["packages/hypergl-compiler/tests", "packages/hypergl-core/tests", "pac
 MEMBERS = ["packages/hypergl-compiler", "packages/py-gpu", "packages/hypergl-core",
            "packages/hypergl-rl"]  # fmt: skip
 # What the suites import besides the members; only binary wheels are taken.
-TEST_REQUIREMENTS = ["numpy>=1.26", "pytest>=8", "hypothesis>=6", "pillow>=10", "glfw>=2.7",
-                     "PySDL2>=0.9", "pysdl2-dll>=2.28", "gymnasium>=1.0", "ruff",
-                     "scikit-build-core>=0.10", "nanobind>=2.4", "cmake>=3.26",
-                     "hatchling",
-                     "py3dengine==0.0.4"]  # fmt: skip  (pure Python: py_gpu's py_3d adapter tests)
+TEST_REQUIREMENTS = [
+    "numpy>=1.26",
+    "pytest>=8",
+    "hypothesis>=6",
+    "pillow>=10",
+    "glfw>=2.7",
+    "PySDL2>=0.9",
+    "pysdl2-dll>=2.28",
+    "gymnasium>=1.0",
+    "ruff",
+    "scikit-build-core>=0.10",
+    "nanobind>=2.4",
+    "cmake>=3.26",
+    "hatchling",
+    "py3dengine==0.0.4",
+]  # fmt: skip  (pure Python: py_gpu's py_3d adapter tests)
 DEB_SRC = "Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: trixie\nComponents: main\n"
 
 

@@ -190,9 +190,11 @@ def check_floors(dist: distributions.Distribution, python: Path) -> list[str]:
              ".replace('_', '-'): d.version for d in m.distributions()}))")  # fmt: skip
     out = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=True)
     installed = json.loads(out.stdout)
-    markers = ("import json, platform, sys; print(json.dumps({'python_version': '.'.join("
-               "map(str, sys.version_info[:2])), 'python_full_version': platform.python_version(),"
-               " 'sys_platform': sys.platform, 'platform_machine': platform.machine()}))")
+    markers = (
+        "import json, platform, sys; print(json.dumps({'python_version': '.'.join("
+        "map(str, sys.version_info[:2])), 'python_full_version': platform.python_version(),"
+        " 'sys_platform': sys.platform, 'platform_machine': platform.machine()}))"
+    )
     environment_markers = json.loads(subprocess.run([python, "-c", markers], capture_output=True,
                                                     text=True, check=True).stdout)  # fmt: skip
     rows, wrong = [], []
@@ -224,8 +226,11 @@ def test(dist: distributions.Distribution, out: Path, pytest_args: list[str]) ->
          *wheels.values(), own])  # fmt: skip
     wrong = check_floors(dist, target)
     if wrong:
-        say(f"  {dist.name}: floors that are not the oldest installable version: "
-            + "; ".join(wrong) + " (raise each to the version installed)")
+        say(
+            f"  {dist.name}: floors that are not the oldest installable version: "
+            + "; ".join(wrong)
+            + " (raise each to the version installed)"
+        )
     command = [target, ROOT / "tools" / "test_installed.py", dist.name, "--from", dist.folder,
                *(pytest_args or DEFAULT_PYTEST)]  # fmt: skip
     code = subprocess.run([str(c) for c in command], cwd=out).returncode

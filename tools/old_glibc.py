@@ -120,8 +120,10 @@ def ensure_root() -> None:
         # A package added to the list goes into the cached root: its CPython stays.
         say(f"adding {', '.join(added)} to the Debian 11 root (apt-get)")
         with Mounted():
-            result = in_root(f"apt-get update -qq && DEBIAN_FRONTEND=noninteractive "
-                             f"apt-get install -y -qq --no-install-recommends {' '.join(added)}")
+            result = in_root(
+                f"apt-get update -qq && DEBIAN_FRONTEND=noninteractive "
+                f"apt-get install -y -qq --no-install-recommends {' '.join(added)}"
+            )
         if result.returncode == 0:
             stamp.write_text(" ".join(PACKAGES))
             return

@@ -50,12 +50,12 @@ SANITIZE = Flavour("sanitize", FLAGS)
 
 # Loaded by Python at start-up from the path: keeps .venv's editable hypergl (a
 # meta-path finder installed by a .pth file) from shadowing the sanitized copy.
-SITECUSTOMIZE = '''\
+SITECUSTOMIZE = """\
 import sys
 
 sys.meta_path[:] = [f for f in sys.meta_path
                     if not type(f).__module__.startswith("_editable_skbc_hypergl")]
-'''
+"""
 
 
 class SanitizeError(RuntimeError):

@@ -40,8 +40,10 @@ def environment(folder: Path) -> dict[str, str]:
     # GCC's libstdc++ happens to pull it in, zig's libc++ does not. Included first, it
     # sets glibc's feature macros before Python.h does: Python.h's redefinition of them
     # is expected then (and an error under HYPERGL_WERROR, as CI builds).
-    wrappers = {"cc": f"{zig} cc -target {target}",
-                "c++": f"{zig} c++ -target {target} -include cstdio -Wno-macro-redefined"}
+    wrappers = {
+        "cc": f"{zig} cc -target {target}",
+        "c++": f"{zig} c++ -target {target} -include cstdio -Wno-macro-redefined",
+    }
     env = {}
     for name, command in wrappers.items():
         script = folder / f"zig-{name}"

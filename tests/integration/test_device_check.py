@@ -27,8 +27,17 @@ BENCHMARKS = ["culverin_sync", "draws_10k", "hgb_load", "mujoco_pixels", "overla
 # Imported only inside try/except, where absent (optional backends, window systems).
 # Imported only behind extras the GPU check does not run (Ray scale-out, SB3 adapters,
 # the torch examples of .venv-examples).
-OPTIONAL = {"wgpu", "pygame", "sdl2", "sdl2dll", "atheris", "ray", "stable_baselines3", "torch",
-            "dm_env"}  # dm_env: hypergl_mujoco.dm_pixels, with a user's dm_control
+OPTIONAL = {
+    "wgpu",
+    "pygame",
+    "sdl2",
+    "sdl2dll",
+    "atheris",
+    "ray",
+    "stable_baselines3",
+    "torch",
+    "dm_env",
+}  # dm_env: hypergl_mujoco.dm_pixels, with a user's dm_control
 
 
 @pytest.mark.gl
@@ -48,7 +57,10 @@ def test_device_check_runs_locally_at_the_smallest_sizes(tmp_path):
     assert headline["state_heavy"] is not None and headline["draws_10k"] is not None
     assert "hypergl" in log and "OpenGL" in log  # python -m hypergl info
     assert sorted(p.name for p in tmp_path.iterdir()) == [  # the run tool brings back 8 at most
-        "device_check.json", "device_check.log", "tests.xml"]
+        "device_check.json",
+        "device_check.log",
+        "tests.xml",
+    ]
 
 
 def test_device_check_names_its_usage():
@@ -77,8 +89,14 @@ def imported_modules() -> set[str]:
 def test_device_prepare_carries_every_third_party_import_the_image_lacks():
     carried = set(device_prepare.needed()) | set(device_prepare.LEFT_BEHIND)
     image = device_prepare.DEVICE_IMAGE
-    ours = {"hypergl", "hypergl_compiler", "py_gpu", "hypergl_culverin", "hypergl_mujoco",
-            "hypergl_rl"}
+    ours = {
+        "hypergl",
+        "hypergl_compiler",
+        "py_gpu",
+        "hypergl_culverin",
+        "hypergl_mujoco",
+        "hypergl_rl",
+    }
     local = {p.stem for p in [*ROOT.glob("benchmarks/*.py"), *ROOT.glob("tools/*.py"),
                               *ROOT.glob("examples/*.py")]}  # fmt: skip
     local |= {p.stem for p in ROOT.glob("packages/*/tests/*.py")} | {"py_gpu_plugin_example"}

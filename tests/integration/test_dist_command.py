@@ -41,8 +41,14 @@ def test_dist_builds_repairs_installs_and_tests_every_distribution(tmp_path):
     if "core wheel toolchain: zig" in log:  # where ziglang is installed: glibc 2.28 and older
         assert tag.group(1).startswith("manylinux_2_28_"), tag.group(1)
     assert "declared entry points installed and loaded" in log
-    for dist in ("hypergl-compiler", "py-gpu", "hypergl-core", "hypergl-culverin",
-                 "hypergl-mujoco", "hypergl-rl"):
+    for dist in (
+        "hypergl-compiler",
+        "py-gpu",
+        "hypergl-core",
+        "hypergl-culverin",
+        "hypergl-mujoco",
+        "hypergl-rl",
+    ):
         assert f"testing {dist} (tests from its sdist)" in log
     assert len(list(out.glob("*.whl"))) == 6 and len(list(out.glob("*.tar.gz"))) == 6
 
@@ -53,8 +59,14 @@ def test_dist_builds_repairs_installs_and_tests_every_distribution(tmp_path):
     log = rehearsal.stdout + rehearsal.stderr
     assert rehearsal.returncode == 0, log[-6000:]
     assert "twine check --strict: 12 files pass" in log
-    for dist in ("hypergl-compiler", "py-gpu", "hypergl-core", "hypergl-culverin",
-                 "hypergl-mujoco", "hypergl-rl"):
+    for dist in (
+        "hypergl-compiler",
+        "py-gpu",
+        "hypergl-core",
+        "hypergl-culverin",
+        "hypergl-mujoco",
+        "hypergl-rl",
+    ):
         assert re.search(rf"{dist}: installed alone with \d+ dependencies", log), log[-3000:]
     assert "draws 1 pixel [ 26 153  51 255]" in log and "synced 1 bodies" in log
     assert "hypergl_mujoco 0.1.0 BatchRenderer (2, 1, 84, 84, 3)" in log

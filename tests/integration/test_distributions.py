@@ -53,8 +53,9 @@ def test_metadata_is_as_declared(name):
     assert set(runtime_requirements(dist)) == runtime
 
 
-@pytest.mark.parametrize("name", ["hypergl-core", "hypergl-culverin", "hypergl-mujoco",
-                                  "hypergl-rl"])
+@pytest.mark.parametrize(
+    "name", ["hypergl-core", "hypergl-culverin", "hypergl-mujoco", "hypergl-rl"]
+)
 def test_sibling_dependencies_are_version_ranges(name):
     requirements = runtime_requirements(metadata.distribution(name))
     for sibling in ("hypergl-compiler", "hypergl-core"):

@@ -25,8 +25,14 @@ DOCS = ROOT / "docs"
 PAGES = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md"))
 BLOCK = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.S | re.M)
 SHOWN = {"text", "glsl"}
-DISTRIBUTIONS = {"hypergl-compiler", "hypergl-core", "py-gpu", "hypergl-culverin",
-                 "hypergl-mujoco", "hypergl-rl"}
+DISTRIBUTIONS = {
+    "hypergl-compiler",
+    "hypergl-core",
+    "py-gpu",
+    "hypergl-culverin",
+    "hypergl-mujoco",
+    "hypergl-rl",
+}
 
 
 def blocks(page: str) -> list[tuple[str, str]]:

@@ -27,8 +27,15 @@ GRAPH = {
     "hypergl-mujoco": ("hypergl_mujoco", {"hypergl"}),
     "hypergl-rl": ("hypergl_rl", {"hypergl", "culverin"}),
 }
-PROJECT = {"hypergl_compiler", "py_gpu", "hypergl", "hypergl_culverin", "culverin",
-           "hypergl_mujoco", "hypergl_rl"}
+PROJECT = {
+    "hypergl_compiler",
+    "py_gpu",
+    "hypergl",
+    "hypergl_culverin",
+    "culverin",
+    "hypergl_mujoco",
+    "hypergl_rl",
+}
 # Plugin modules: loaded only by their entry point, their host declared as an extra.
 PLUGIN_MODULES = {"hypergl/py_gpu_backend.py": {"py_gpu"}}
 
@@ -135,8 +142,9 @@ def compiler_subclasses(tree: ast.Module) -> list[ast.ClassDef]:
     return found
 
 
-@pytest.mark.parametrize("folder", ["hypergl-core", "hypergl-culverin", "hypergl-mujoco",
-                                    "hypergl-rl"])
+@pytest.mark.parametrize(
+    "folder", ["hypergl-core", "hypergl-culverin", "hypergl-mujoco", "hypergl-rl"]
+)
 def test_no_module_touches_private_attributes_of_compiler_objects(folder):
     """hypergl reaches hypergl_compiler objects through public names only.
 

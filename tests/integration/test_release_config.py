@@ -57,4 +57,5 @@ def test_no_platform_that_cannot_build_blocks_publishing():
     """Every core-wheel platform must build: a failing one would stop every release."""
     matrix = workflow("release.yml")["jobs"]["core-wheels"]["strategy"]["matrix"]["os"]
     assert not [os for os in matrix if os.startswith("windows")], (
-        "Windows is in the release matrix: the engine must compile there first")
+        "Windows is in the release matrix: the engine must compile there first"
+    )

@@ -32,8 +32,7 @@ ENV = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")  # checker
 TARGET = 0.95
 # Below TARGET for now (raise them as annotations land; only these may be under it). Every
 # other distribution's package, a new one included, is held to TARGET.
-FLOORS: dict[str, float] = {
-}
+FLOORS: dict[str, float] = {}
 PACKAGES = sorted(d.module for d in distributions.distributions())
 READMES = [ROOT / "README.md", *sorted((ROOT / "packages").glob("*/README.md"))]
 

@@ -67,8 +67,9 @@ def render(device: str, model: mujoco.MjModel) -> None:
     mujoco.mjv_defaultFreeCamera(model, free)
     cameras = [0, free] if model.ncam else [free]
     try:
-        with hypergl_mujoco.BatchRenderer(model, 2, cameras=cameras, width=8, height=8,
-                                          context=ctx, memory_limit=MEMORY_LIMIT) as renderer:
+        with hypergl_mujoco.BatchRenderer(
+            model, 2, cameras=cameras, width=8, height=8, context=ctx, memory_limit=MEMORY_LIMIT
+        ) as renderer:
             renderer.render(worlds)  # on trace: its checks, then ContextError at the read
     except hypergl.HyperGLError:
         pass

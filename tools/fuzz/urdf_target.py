@@ -15,19 +15,39 @@ import xml_mutator
 from _target import run
 
 WORDS = xml_mutator.Vocabulary(
-    {"origin": ["xyz", "rpy"], "box": ["size"], "sphere": ["radius"],
-     "cylinder": ["radius", "length"], "mesh": ["filename", "scale"], "mass": ["value"],
-     "limit": ["lower", "upper"], "axis": ["xyz"], "joint": ["type", "name"],
-     "link": ["name"]},
+    {
+        "origin": ["xyz", "rpy"],
+        "box": ["size"],
+        "sphere": ["radius"],
+        "cylinder": ["radius", "length"],
+        "mesh": ["filename", "scale"],
+        "mass": ["value"],
+        "limit": ["lower", "upper"],
+        "axis": ["xyz"],
+        "joint": ["type", "name"],
+        "link": ["name"],
+    },
     references=["link"],
-    values={"filename": ["meshes/tetra.obj", "link.obj", "dangling.obj", "../secret/tetra.obj",
-                         "../secret/none.obj", "package://parts/tetra.obj", "file:///etc/passwd",
-                         "https://example.com/a.stl", "meshes/../meshes/tetra.obj", "/dev/zero",
-                         "meshes/big.stl"],
-            "type": ["fixed", "revolute", "continuous", "prismatic", "floating", "planar",
-                     "screw"]},
+    values={
+        "filename": [
+            "meshes/tetra.obj",
+            "link.obj",
+            "dangling.obj",
+            "../secret/tetra.obj",
+            "../secret/none.obj",
+            "package://parts/tetra.obj",
+            "file:///etc/passwd",
+            "https://example.com/a.stl",
+            "meshes/../meshes/tetra.obj",
+            "/dev/zero",
+            "meshes/big.stl",
+        ],
+        "type": ["fixed", "revolute", "continuous", "prismatic", "floating", "planar", "screw"],
+    },
 )
 
 if __name__ == "__main__":
-    run("urdf_case", lambda data, size, seed: xml_mutator.mutate(data, size, seed,
-                                                                 atheris.Mutate, WORDS))
+    run(
+        "urdf_case",
+        lambda data, size, seed: xml_mutator.mutate(data, size, seed, atheris.Mutate, WORDS),
+    )

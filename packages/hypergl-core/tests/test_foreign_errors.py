@@ -31,17 +31,22 @@ def ctx(request):
 @pytest.mark.parametrize(
     ("make", "error", "match"),
     [
-        (lambda c: c.buffer(2**32), ResourceTypeError,
-         r"got the int 4294967296: ctx.buffer\(size=4294967296\) makes an empty buffer"),
+        (
+            lambda c: c.buffer(2**32),
+            ResourceTypeError,
+            r"got the int 4294967296: ctx.buffer\(size=4294967296\) makes an empty buffer",
+        ),
         (lambda c: c.buffer(size=2**32), ResourceError, r"1..2\*\*32-1 bytes, got 4294967296"),
         (lambda c: c.buffer(size="64"), ResourceTypeError, "buffer size must be an int"),
         (lambda c: c.framebuffer((4, 4), color=5), ResourceTypeError, "color must be a format"),
-        (lambda c: c.framebuffer((4, 4), color=None, depth=None), ResourceError,
-         "needs a colour or a depth attachment"),
+        (
+            lambda c: c.framebuffer((4, 4), color=None, depth=None),
+            ResourceError,
+            "needs a colour or a depth attachment",
+        ),
         (lambda c: c.readback((4, 4), attachment="colour"), ResourceError, "unknown attachment"),
     ],
-    ids=["buffer(2**32)", "size 2**32", "size str", "color 5", "no attachment",
-         "attachment name"],
+    ids=["buffer(2**32)", "size 2**32", "size str", "color 5", "no attachment", "attachment name"],
 )
 def test_a_factory_refuses_with_our_error(ctx, make, error, match):
     with pytest.raises(error, match=match):
@@ -53,8 +58,9 @@ def test_color_none_is_a_depth_only_framebuffer(ctx):
     assert framebuffer._desc["color"] == [] and framebuffer._desc["depth"] == "depth24"
 
 
-@pytest.mark.parametrize("owners", [[], (o for o in [object()]), "abc"],
-                         ids=["empty", "generator", "string"])
+@pytest.mark.parametrize(
+    "owners", [[], (o for o in [object()]), "abc"], ids=["empty", "generator", "string"]
+)
 def test_attribute_source_owners_are_refused_with_our_error(ctx, owners):
     with pytest.raises(HyperGLError, match="owners must"):
         ctx.attribute_source(owners=owners, names=["x"], fields=FIELDS, record_size=12)
@@ -84,12 +90,16 @@ def test_reading_the_colour_of_a_depth_only_framebuffer_is_refused(gl_ctx):
 @pytest.mark.parametrize(
     ("make", "match"),
     [
-        (lambda c: c.texture(size=(16384, 16384), format="rgba32f", layers=2048, name="huge"),
-         r"making texture 'huge' \(16384x16384 x 2048 layers rgba32f\): OpenGL error "
-         "GL_OUT_OF_MEMORY"),
-        (lambda c: c.framebuffer((16384, 16384), color=("rgba32f",) * 4, name="huge"),
-         r"making framebuffer 'huge' \(16384x16384 rgba32f, rgba32f, rgba32f, rgba32f, "
-         r"depth24\): OpenGL error GL_OUT_OF_MEMORY"),
+        (
+            lambda c: c.texture(size=(16384, 16384), format="rgba32f", layers=2048, name="huge"),
+            r"making texture 'huge' \(16384x16384 x 2048 layers rgba32f\): OpenGL error "
+            "GL_OUT_OF_MEMORY",
+        ),
+        (
+            lambda c: c.framebuffer((16384, 16384), color=("rgba32f",) * 4, name="huge"),
+            r"making framebuffer 'huge' \(16384x16384 rgba32f, rgba32f, rgba32f, rgba32f, "
+            r"depth24\): OpenGL error GL_OUT_OF_MEMORY",
+        ),
     ],
     ids=["texture", "framebuffer"],
 )
@@ -117,8 +127,11 @@ def test_a_pose_not_finite_on_the_gpu_names_its_body(bodies, value):
     records, _ = bodies
     positions = np.zeros((3, 3))
     positions[2, 1] = value
-    with pytest.raises(BodyError, match=r"the position of row 3 \(body id 7\) is not finite on "
-                       r"the GPU \(NaN, or beyond 1e\+18\)"):
+    with pytest.raises(
+        BodyError,
+        match=r"the position of row 3 \(body id 7\) is not finite on "
+        r"the GPU \(NaN, or beyond 1e\+18\)",
+    ):
         records.write(positions, np.tile([0, 0, 0, 1.0], (3, 1)), [5, 6, 7], first=1)
     records.write(positions[:2], np.tile([0, 0, 0, 1.0], (2, 1)), [5, 6], first=1)  # fine
 
@@ -142,8 +155,11 @@ def test_a_camera_not_finite_on_the_gpu_names_its_view(bodies, value):
 def test_a_body_renderer_over_its_memory_limit_makes_nothing(ctx):
     records = InstanceRecords(ctx, 4)
     before = len(ctx.live_objects())
-    with pytest.raises(BodyError, match=r"the mesh library \(max_vertices=134217728: 28 bytes "
-                       r"each\) brings the BodyRenderer to \d+ bytes, over the memory limit"):
+    with pytest.raises(
+        BodyError,
+        match=r"the mesh library \(max_vertices=134217728: 28 bytes "
+        r"each\) brings the BodyRenderer to \d+ bytes, over the memory limit",
+    ):
         BodyRenderer(records, max_vertices=1 << 27, memory_limit=1 << 30)
     with pytest.raises(BodyError, match=r"the instance lists \(max_parts=65536 x views=4096"):
         BodyRenderer(records, max_ids=4, max_parts=1 << 16, views=1 << 12, memory_limit=1 << 30)

@@ -174,11 +174,13 @@ def test_the_draw_count_comes_from_the_gpu(gl_ctx, batch):
     s = scene()
     fb = gl_ctx.framebuffer((SIZE, SIZE), depth=None)
     draws = draw_list(gl_ctx, s, batch)
-    cull = gl_ctx.pipeline(compute_shader="""#version 430
+    cull = gl_ctx.pipeline(
+        compute_shader="""#version 430
 layout(local_size_x = 1) in;
 layout(std430, binding = 0) buffer Counts { uint counts[]; };
 void main() { counts[0] = 0u; }  // a stand-in for culling: pipeline 0 draws nothing
-""")
+"""
+    )
     cmd = gl_ctx.command_buffer()
     cmd.bind_framebuffer(fb)
     cmd.clear(color=(0, 0, 0, 1))

@@ -181,6 +181,7 @@ for _ in range(rounds):
 print(sorted(seen))
 '''
 
+
 def interleaved(threads) -> None:
     """Run `threads` to their end, switching between them every few bytecodes (with the
     GIL; without it they run side by side anyway)."""

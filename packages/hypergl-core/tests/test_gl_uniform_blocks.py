@@ -46,8 +46,11 @@ def frame(ctx, bind, compute=False):
 def test_a_range_smaller_than_the_block_is_refused_naming_block_size_and_range(gl_ctx, compute):
     cmd = frame(gl_ctx, lambda cmd, params, ctx: cmd.bind_uniform_range(params, 1, 256, 16),
                 compute)  # fmt: skip
-    with pytest.raises(VMError, match=r"uniform block 'Params' of pipeline '\w+' \(binding 1\) "
-                                      r"is 32 bytes, but only 16 bytes are bound there") as e:
+    with pytest.raises(
+        VMError,
+        match=r"uniform block 'Params' of pipeline '\w+' \(binding 1\) "
+        r"is 32 bytes, but only 16 bytes are bound there",
+    ) as e:
         cmd.submit()  # fmt: skip
     assert e.value.mnemonic == ("dispatch" if compute else "draw")
 

@@ -135,8 +135,10 @@ def default_sigint():
 @pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="needs POSIX signals")
 @pytest.mark.parametrize("wait", sorted(WAITS))
 def test_ctrl_c_ends_a_gpu_wait_while_the_gpu_still_works(gl_ctx, tmp_path, wait):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(__file__),
-                                                       os.environ.get("PYTHONPATH", "")]))
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([os.path.dirname(__file__), os.environ.get("PYTHONPATH", "")]),
+    )
     command = [sys.executable, "-c", textwrap.dedent(CHILD), "heavy.hgb", WAITS[wait]]
     status, out, err = sigint_while_waiting(command, tmp_path, env)
     assert (status, out.split()) == (0, ["waiting", "interrupted"]), err

@@ -44,9 +44,12 @@ def dispatches(ctx, *sizes):
 
 def test_the_default_budget_refuses_the_15_minute_dispatch_before_it_runs(ctx):
     cmd, out = dispatches(ctx, (65535, 65535, 1))
-    with pytest.raises(VMError, match=r"dispatch of 65535 x 65535 x 1 = 4294836225 work groups "
-                                      r"is beyond what is left of the group budget \(67108864 of "
-                                      r"67108864 per submit; submit\(group_budget=\.\.\.\)") as e:
+    with pytest.raises(
+        VMError,
+        match=r"dispatch of 65535 x 65535 x 1 = 4294836225 work groups "
+        r"is beyond what is left of the group budget \(67108864 of "
+        r"67108864 per submit; submit\(group_budget=\.\.\.\)",
+    ) as e:
         cmd.submit()  # fmt: skip
     assert e.value.mnemonic == "dispatch"
     assert DEFAULT_GROUP_BUDGET == 1 << 26
@@ -57,8 +60,11 @@ def test_the_default_budget_refuses_the_15_minute_dispatch_before_it_runs(ctx):
 def test_the_budget_sums_the_dispatches_of_a_submit(ctx):
     cmd, out = dispatches(ctx, (4, 2, 1), (3, 1, 1))
     assert cmd.submit(group_budget=11).dispatches == 2
-    with pytest.raises(VMError, match=r"3 x 1 x 1 = 3 work groups is beyond what is left of "
-                                      r"the group budget \(2 of 10 per submit") as e:
+    with pytest.raises(
+        VMError,
+        match=r"3 x 1 x 1 = 3 work groups is beyond what is left of "
+        r"the group budget \(2 of 10 per submit",
+    ) as e:
         cmd.submit(group_budget=10)  # fmt: skip
     assert e.value.index == 3  # the second dispatch: the first ran
     if ctx.device == "gl":

@@ -145,9 +145,12 @@ def test_a_runaway_indirect_dispatch_is_refused_within_the_group_budget(ctx):
     cmd.bind_indirect_buffer(groups)
     cmd.dispatch_indirect(0)
     cmd.end()
-    with pytest.raises(VMError, match=r"ask for 18446744073709551615 work groups \(x \* y \* z, "
-                                      r"summed\), beyond what is left of the group budget "
-                                      r"\(1000 of 1000 per submit") as e:
+    with pytest.raises(
+        VMError,
+        match=r"ask for 18446744073709551615 work groups \(x \* y \* z, "
+        r"summed\), beyond what is left of the group budget "
+        r"\(1000 of 1000 per submit",
+    ) as e:
         cmd.submit(budget=1000, group_budget=1000)  # fmt: skip
     assert e.value.mnemonic == "dispatch_indirect"
     groups.map(np.uint32)[:] = [5, 2, 1]
@@ -222,8 +225,11 @@ def test_a_dispatch_the_gpu_may_have_written_is_checked_on_the_gpu(gl_ctx):
     cmd.bind_indirect_buffer(groups)
     cmd.dispatch_indirect(0)
     cmd.end()
-    with pytest.raises(VMError, match=r"ask for 18446744073709551615 work groups .* group "
-                                      r"budget \(1000 of 1000 per submit.*the GPU ran none") as e:
+    with pytest.raises(
+        VMError,
+        match=r"ask for 18446744073709551615 work groups .* group "
+        r"budget \(1000 of 1000 per submit.*the GPU ran none",
+    ) as e:
         cmd.submit(group_budget=1000)  # fmt: skip
     assert e.value.mnemonic == "dispatch_indirect"
     assert out.read(np.uint32)[0] == 0

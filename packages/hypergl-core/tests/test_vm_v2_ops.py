@@ -205,8 +205,10 @@ def test_bad_vm_options_are_refused(trace_ctx, options, error):
         cmd.submit(**options)
 
 
-@pytest.mark.parametrize(("op", "args"), [("gen_rand", (0, 2)), ("get_stat", (0, 6)),
-                                          ("dump", (None, 0, isa.MAX_DUMP_BYTES + 1))])
+@pytest.mark.parametrize(
+    ("op", "args"),
+    [("gen_rand", (0, 2)), ("get_stat", (0, 6)), ("dump", (None, 0, isa.MAX_DUMP_BYTES + 1))],
+)
 def test_immediates_above_the_op_maximum_are_refused_when_recording(trace_ctx, op, args):
     cmd = trace_ctx.command_buffer()
     if args[0] is None:
@@ -275,9 +277,19 @@ def test_hgb_versions_and_the_disassembler(tmp_path, trace_ctx, pipeline):
     plain.end()
     assert hgb.inspect(hgb.dumps(plain.program))[0].version == (1, 1)
     text = dis(program)
-    for name in ("get_time", "get_delta", "gen_rand", "sin_cos", "get_stat", "assert_reg",
-                 "print", "dump", "skip_if_not_ready", "bind_uniform_range_reg",
-                 "bind_storage_range_reg"):
+    for name in (
+        "get_time",
+        "get_delta",
+        "gen_rand",
+        "sin_cos",
+        "get_stat",
+        "assert_reg",
+        "print",
+        "dump",
+        "skip_if_not_ready",
+        "bind_uniform_range_reg",
+        "bind_storage_range_reg",
+    ):
         assert name in text
 
 

@@ -87,8 +87,10 @@ def test_a_path_outside_is_refused_alike_whatever_lies_there(bridge, tmp_path):
     messages = []
     for k, name in enumerate(names):
         path = folder / f"{k}.urdf"
-        path.write_text("<robot name='r'><link name='l'><visual><geometry>"
-                        f"<mesh filename='{name}'/></geometry></visual></link></robot>")
+        path.write_text(
+            "<robot name='r'><link name='l'><visual><geometry>"
+            f"<mesh filename='{name}'/></geometry></visual></link></robot>"
+        )
         with pytest.raises(UrdfError) as caught:
             bridge.load_urdf(path)
         message = str(caught.value)

@@ -199,31 +199,68 @@ def test_a_urdf_over_the_memory_limit_is_refused_by_its_size(bridge, tmp_path, s
 @pytest.mark.parametrize(
     ("options", "match"),
     [
-        ({"joint": '<joint name="j" type="fixed"><parent link="{parent}"/><child link="{child}"/>'
-                   '<origin xyz="0 nan 0"/></joint>'}, "joint 'j' origin xyz '0 nan 0' must be "
-                                                       "finite"),
-        ({"joint": '<joint name="j" type="fixed"><parent link="{parent}"/><child link="{child}"/>'
-                   '<origin rpy="0 0 inf"/></joint>'}, "joint 'j' origin rpy"),
+        (
+            {
+                "joint": '<joint name="j" type="fixed"><parent link="{parent}"/>'
+                '<child link="{child}"/>'
+                '<origin xyz="0 nan 0"/></joint>'
+            },
+            "joint 'j' origin xyz '0 nan 0' must be finite",
+        ),
+        (
+            {
+                "joint": '<joint name="j" type="fixed"><parent link="{parent}"/>'
+                '<child link="{child}"/>'
+                '<origin rpy="0 0 inf"/></joint>'
+            },
+            "joint 'j' origin rpy",
+        ),
         ({"mass": "inf"}, "link 'l0' mass value must be finite"),
         ({"mass": "nan"}, "link 'l0' mass value must be finite"),
         ({"mass": "-3"}, "link 'l0' mass value must be >= 0"),
         ({"mass": "heavy"}, "link 'l0' mass value='heavy' is not a number"),
-        ({"joint": '<joint name="j" type="hover"><parent link="{parent}"/>'
-                   '<child link="{child}"/></joint>'}, "joint 'j' has unknown type 'hover'"),
-        ({"joint": '<joint name="j" type="revolute"><parent link="{parent}"/>'
-                   '<child link="{child}"/><limit lower="nan" upper="1"/></joint>'},
-         "joint 'j' limit lower must be finite"),  # a NaN hinge limit hangs step()
-        ({"joint": '<joint name="j" type="revolute"><parent link="{parent}"/>'
-                   '<child link="{child}"/><limit lower="1" upper="-1"/></joint>'},
-         "lower 1.0 is above upper -1.0"),
-        ({"joint": '<joint name="j" type="revolute"><parent link="{parent}"/>'
-                   '<child link="{child}"/><limit lower="-9" upper="1"/></joint>'},
-         r"limit lower must be >= -3\.14"),
-        ({"joint": '<joint name="j" type="prismatic"><parent link="{parent}"/>'
-                   '<child link="{child}"/><limit lower="0" upper="x"/></joint>'},
-         "limit upper='x' is not a number"),
-        ({"joint": '<joint name="j" type="revolute"><parent link="{parent}"/>'
-                   '<child link="{child}"/><axis xyz="0 0 0"/></joint>'}, "axis .* is zero"),
+        (
+            {
+                "joint": '<joint name="j" type="hover"><parent link="{parent}"/>'
+                '<child link="{child}"/></joint>'
+            },
+            "joint 'j' has unknown type 'hover'",
+        ),
+        (
+            {
+                "joint": '<joint name="j" type="revolute"><parent link="{parent}"/>'
+                '<child link="{child}"/><limit lower="nan" upper="1"/></joint>'
+            },
+            "joint 'j' limit lower must be finite",
+        ),  # a NaN hinge limit hangs step()
+        (
+            {
+                "joint": '<joint name="j" type="revolute"><parent link="{parent}"/>'
+                '<child link="{child}"/><limit lower="1" upper="-1"/></joint>'
+            },
+            "lower 1.0 is above upper -1.0",
+        ),
+        (
+            {
+                "joint": '<joint name="j" type="revolute"><parent link="{parent}"/>'
+                '<child link="{child}"/><limit lower="-9" upper="1"/></joint>'
+            },
+            r"limit lower must be >= -3\.14",
+        ),
+        (
+            {
+                "joint": '<joint name="j" type="prismatic"><parent link="{parent}"/>'
+                '<child link="{child}"/><limit lower="0" upper="x"/></joint>'
+            },
+            "limit upper='x' is not a number",
+        ),
+        (
+            {
+                "joint": '<joint name="j" type="revolute"><parent link="{parent}"/>'
+                '<child link="{child}"/><axis xyz="0 0 0"/></joint>'
+            },
+            "axis .* is zero",
+        ),
     ],
 )
 def test_a_bad_urdf_value_creates_nothing(bridge, tmp_path, options, match):

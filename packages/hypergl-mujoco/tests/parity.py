@@ -61,8 +61,10 @@ def reference_unusable() -> str | None:
         from OpenGL import GL  # the renderer's context is current
 
         driver = ", ".join(GL.glGetString(n).decode() for n in (GL.GL_VERSION, GL.GL_RENDERER))
-    return (f"MuJoCo's segmentation render (mujoco.Renderer), the reference, finds no geom "
-            f"in a box filling the view on this driver (GL {driver}): {centre.tolist()}")
+    return (
+        f"MuJoCo's segmentation render (mujoco.Renderer), the reference, finds no geom "
+        f"in a box filling the view on this driver (GL {driver}): {centre.tolist()}"
+    )
 
 
 def mujoco_images(model, data, camera, width: int, height: int):

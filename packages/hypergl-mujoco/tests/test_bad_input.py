@@ -37,8 +37,9 @@ def test_errors_are_hypergl_errors_and_builtins():
 
 def test_data_of_a_model_with_other_sizes(model, ctx):
     other = mujoco.MjModel.from_xml_string(OTHER)
-    with renderer_of(model, ctx) as renderer, pytest.raises(
-        errors.ModelMismatchError, match="model of 1 geoms, 2 bodies and 1 cameras"
+    with (
+        renderer_of(model, ctx) as renderer,
+        pytest.raises(errors.ModelMismatchError, match="model of 1 geoms, 2 bodies and 1 cameras"),
     ):
         renderer.render(mujoco.MjData(other))
 
@@ -46,8 +47,9 @@ def test_data_of_a_model_with_other_sizes(model, ctx):
 def test_data_of_another_model_with_the_same_sizes(model, ctx):
     other = models.all_geoms()
     other.geom_size[0, 0] = 3.0  # another model object, other geoms
-    with renderer_of(model, ctx) as renderer, pytest.raises(
-        errors.ModelMismatchError, match="geom_size differs"
+    with (
+        renderer_of(model, ctx) as renderer,
+        pytest.raises(errors.ModelMismatchError, match="geom_size differs"),
     ):
         renderer.render(mujoco.MjData(other))
 
@@ -55,8 +57,9 @@ def test_data_of_another_model_with_the_same_sizes(model, ctx):
 def test_one_world_of_a_sequence_of_another_model(model, ctx):
     other = mujoco.MjModel.from_xml_string(OTHER)
     worlds = [mujoco.MjData(model), mujoco.MjData(other)]
-    with renderer_of(model, ctx, num_worlds=2) as renderer, pytest.raises(
-        errors.ModelMismatchError, match="world 1's data"
+    with (
+        renderer_of(model, ctx, num_worlds=2) as renderer,
+        pytest.raises(errors.ModelMismatchError, match="world 1's data"),
     ):
         renderer.render(worlds)
 
@@ -64,15 +67,17 @@ def test_one_world_of_a_sequence_of_another_model(model, ctx):
 @models.needs_batch
 def test_a_batch_of_another_model(model, ctx):
     batch = models.Batch(mujoco.MjModel.from_xml_string(OTHER), 2, nthread=1)
-    with renderer_of(model, ctx, num_worlds=2) as renderer, pytest.raises(
-        errors.ModelMismatchError, match="the Batch belongs to a model of 1 geoms"
+    with (
+        renderer_of(model, ctx, num_worlds=2) as renderer,
+        pytest.raises(errors.ModelMismatchError, match="the Batch belongs to a model of 1 geoms"),
     ):
         renderer.render(batch)
 
 
 def test_a_camera_name_that_does_not_exist(model, ctx):
-    with pytest.raises(errors.CameraError,
-                       match=r"camera 'side' is not in the model; its cameras: 'fixed' \(0\)"):
+    with pytest.raises(
+        errors.CameraError, match=r"camera 'side' is not in the model; its cameras: 'fixed' \(0\)"
+    ):
         renderer_of(model, ctx, cameras=["side"])
 
 
@@ -99,8 +104,9 @@ def test_a_user_mjvcamera(model, ctx):
 
 
 def test_data_never_forwarded(model, ctx):
-    with renderer_of(model, ctx) as renderer, pytest.raises(
-        errors.CameraError, match=r"run mujoco\.mj_forward on the data first"
+    with (
+        renderer_of(model, ctx) as renderer,
+        pytest.raises(errors.CameraError, match=r"run mujoco\.mj_forward on the data first"),
     ):
         renderer.render(mujoco.MjData(model))
 
@@ -114,8 +120,9 @@ def test_a_size_above_the_context_limit(model, ctx, what):
 
 def test_views_that_do_not_fit_one_framebuffer(model, ctx):
     with pytest.raises(errors.SizeError, match="do not fit one"):
-        renderer_of(model, ctx, num_worlds=64, width=4096, height=4096,
-                    memory_limit=1 << 40)  # the tiling is refused, before any memory
+        renderer_of(
+            model, ctx, num_worlds=64, width=4096, height=4096, memory_limit=1 << 40
+        )  # the tiling is refused, before any memory
 
 
 @pytest.mark.parametrize("size", [0, -3, 8.5, True])
@@ -131,15 +138,17 @@ def test_a_world_count_that_is_not_a_positive_int(model, ctx, worlds):
 
 
 def test_a_sequence_of_another_length(model, ctx):
-    with renderer_of(model, ctx, num_worlds=3) as renderer, pytest.raises(
-        errors.WorldCountError, match="2 MjData for 3 worlds"
+    with (
+        renderer_of(model, ctx, num_worlds=3) as renderer,
+        pytest.raises(errors.WorldCountError, match="2 MjData for 3 worlds"),
     ):
         renderer.render([mujoco.MjData(model), mujoco.MjData(model)])
 
 
 def test_one_data_for_many_worlds(model, ctx):
-    with renderer_of(model, ctx, num_worlds=2) as renderer, pytest.raises(
-        errors.WorldCountError, match="one MjData for 2 worlds"
+    with (
+        renderer_of(model, ctx, num_worlds=2) as renderer,
+        pytest.raises(errors.WorldCountError, match="one MjData for 2 worlds"),
     ):
         renderer.render(mujoco.MjData(model))
 
@@ -147,8 +156,9 @@ def test_one_data_for_many_worlds(model, ctx):
 @models.needs_batch
 def test_a_batch_of_another_size(model, ctx):
     batch = models.Batch(model, 3, nthread=1)
-    with renderer_of(model, ctx, num_worlds=2) as renderer, pytest.raises(
-        errors.WorldCountError, match="Batch of 3 simulations for 2 worlds"
+    with (
+        renderer_of(model, ctx, num_worlds=2) as renderer,
+        pytest.raises(errors.WorldCountError, match="Batch of 3 simulations for 2 worlds"),
     ):
         renderer.render(batch)
 
@@ -159,8 +169,9 @@ def test_not_data_at_all(model, ctx):
 
 
 def test_a_sequence_holding_something_else(model, ctx):
-    with renderer_of(model, ctx, num_worlds=2) as renderer, pytest.raises(
-        errors.DataError, match="world 1 is a str"
+    with (
+        renderer_of(model, ctx, num_worlds=2) as renderer,
+        pytest.raises(errors.DataError, match="world 1 is a str"),
     ):
         renderer.render([mujoco.MjData(model), "data"])
 

@@ -21,9 +21,18 @@ from . import parity  # noqa: E402
 
 pytestmark = pytest.mark.gl
 
-TASKS = [("cartpole", "swingup"), ("reacher", "easy"), ("cheetah", "run"),
-         ("walker", "walk"), ("point_mass", "easy"), ("finger", "spin"), ("hopper", "stand"),
-         ("fish", "swim"), ("ball_in_cup", "catch"), ("acrobot", "swingup")]
+TASKS = [
+    ("cartpole", "swingup"),
+    ("reacher", "easy"),
+    ("cheetah", "run"),
+    ("walker", "walk"),
+    ("point_mass", "easy"),
+    ("finger", "spin"),
+    ("hopper", "stand"),
+    ("fish", "swim"),
+    ("ball_in_cup", "catch"),
+    ("acrobot", "swingup"),
+]
 SMALL = {"height": 84, "width": 84, "camera_id": 0}
 GEOM, SITE = 5, 6  # mjtObj
 

@@ -208,8 +208,9 @@ def test_not_a_mujoco_env():
 
 
 def test_vector_env_in_other_processes():
-    envs = gym.make_vec("CartPole-v1", 1, vectorization_mode="async",
-                        vector_kwargs={"context": "spawn"})  # no fork of a process with GL threads
+    envs = gym.make_vec(
+        "CartPole-v1", 1, vectorization_mode="async", vector_kwargs={"context": "spawn"}
+    )  # no fork of a process with GL threads
     try:
         with pytest.raises(EnvError, match="AsyncVectorEnv: the sub-environments must be"):
             VectorPixelObservations(envs)
@@ -218,8 +219,10 @@ def test_vector_env_in_other_processes():
 
 
 def test_render_key_already_in_the_observation():
-    with (pixel_env(render_only=False) as env,
-          pytest.raises(EnvError, match=r"already has the key\(s\) \['pixels'\]")):
+    with (
+        pixel_env(render_only=False) as env,
+        pytest.raises(EnvError, match=r"already has the key\(s\) \['pixels'\]"),
+    ):
         PixelObservations(env, width=SIZE, height=SIZE, camera="track", render_only=False)
 
 

@@ -42,8 +42,11 @@ def trace():
 # --- item 6: one memory check before anything is made -----------------------------------------
 def test_an_image_over_the_memory_limit_is_refused_naming_its_size(trace):
     model, _ = scene()
-    with pytest.raises(SizeError, match=r"1 worlds x memory_per_world 429\d{7} bytes \(1 "
-                       r"cameras of 16384x16384 pixels.*over the memory limit of \d+ bytes"):
+    with pytest.raises(
+        SizeError,
+        match=r"1 worlds x memory_per_world 429\d{7} bytes \(1 "
+        r"cameras of 16384x16384 pixels.*over the memory limit of \d+ bytes",
+    ):
         BatchRenderer(model, 1, width=16384, height=16384, context=trace)
     assert not trace.live_objects()  # nothing was made
 
@@ -63,9 +66,13 @@ def test_a_height_field_over_the_memory_limit_is_refused_before_it_is_built(trac
     """One line of MJCF: 4000 x 4000 points, 96 million triangle rows (8 GiB before)."""
     model = mujoco.MjModel.from_xml_string(
         '<mujoco><asset><hfield name="ground" nrow="4000" ncol="4000" size="1 1 .1 .1"/>'
-        '</asset><worldbody><geom type="hfield" hfield="ground"/></worldbody></mujoco>')
-    with pytest.raises(SizeError, match=r"the model's height field 0 \('ground'\) of 4000x4000 "
-                       r"points \(96047988 triangle rows\) brings the BatchRenderer to"):
+        '</asset><worldbody><geom type="hfield" hfield="ground"/></worldbody></mujoco>'
+    )
+    with pytest.raises(
+        SizeError,
+        match=r"the model's height field 0 \('ground'\) of 4000x4000 "
+        r"points \(96047988 triangle rows\) brings the BatchRenderer to",
+    ):
         BatchRenderer(model, 1, context=trace)
 
 
@@ -74,8 +81,11 @@ def test_a_height_field_over_the_memory_limit_is_refused_before_it_is_built(trac
     ("camera", "change", "match"),
     [
         ('fovy="0"', None, r"camera 0 \(model camera 0 'front'\) sees nothing: fovy 0"),
-        ('sensorsize="1 1" focal="0 0" resolution="84 84"', None,
-         r"sees nothing: sensorsize \[1.0, 1.0\], intrinsic \[0.0, 0.0"),
+        (
+            'sensorsize="1 1" focal="0 0" resolution="84 84"',
+            None,
+            r"sees nothing: sensorsize \[1.0, 1.0\], intrinsic \[0.0, 0.0",
+        ),
         ("", lambda m: setattr(m.stat, "extent", 0.0), r"sees nothing: fovy 45, near 0 and far 0"),
     ],
     ids=["fovy 0", "sensor fx 0", "extent 0"],
@@ -98,8 +108,10 @@ def test_a_camera_too_far_for_the_gpu_is_named(trace):
     moved = mujoco.MjData(model)
     mujoco.mj_forward(model, moved)
     moved.cam_xpos[0] = 1e38
-    cases = [([far], data, r"camera 0 \(an MjvCamera\) of world 0, at \["),
-             (["front"], moved, r"camera 0 \(model camera 0 'front'\) of world 0, at \[1e\+38")]
+    cases = [
+        ([far], data, r"camera 0 \(an MjvCamera\) of world 0, at \["),
+        (["front"], moved, r"camera 0 \(model camera 0 'front'\) of world 0, at \[1e\+38"),
+    ]
     for cameras, state, match in cases:
         renderer = BatchRenderer(model, 1, cameras=cameras, width=8, height=8, context=trace)
         with pytest.raises(CameraError, match=match + r".* is not finite on the GPU"):
@@ -128,12 +140,18 @@ def test_a_plain_env_is_not_a_vector_env():
     from hypergl_mujoco import PixelObservations, VectorPixelObservations
 
     env = gym.make("InvertedPendulum-v5")
-    with pytest.raises(EnvError, match=r"VectorPixelObservations wraps a vector env .* got "
-                       "TimeLimit: for one env, use PixelObservations"):
+    with pytest.raises(
+        EnvError,
+        match=r"VectorPixelObservations wraps a vector env .* got "
+        "TimeLimit: for one env, use PixelObservations",
+    ):
         VectorPixelObservations(env)
     env.close()
     envs = gym.make_vec("InvertedPendulum-v5", 2, vectorization_mode="sync")
-    with pytest.raises(EnvError, match="PixelObservations wraps one gymnasium env, got "
-                       "SyncVectorEnv: for a vector env, use VectorPixelObservations"):
+    with pytest.raises(
+        EnvError,
+        match="PixelObservations wraps one gymnasium env, got "
+        "SyncVectorEnv: for a vector env, use VectorPixelObservations",
+    ):
         PixelObservations(envs)
     envs.close()

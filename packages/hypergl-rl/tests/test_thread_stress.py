@@ -10,7 +10,7 @@ from hypergl.testing import run_isolated
 
 pytestmark = pytest.mark.gl
 
-SCRIPT = r'''
+SCRIPT = r"""
 import sys
 import hypergl
 from hypergl import ResourceError
@@ -36,7 +36,7 @@ for _ in range(int(sys.argv[1])):
     renderer.close()  # a second close does nothing
     ctx.close()
 print(sorted(seen))
-'''
+"""
 
 
 def test_a_close_racing_renders_ends_them_with_our_error():

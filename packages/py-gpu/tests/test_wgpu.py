@@ -110,4 +110,5 @@ def test_a_libffi_clash_names_the_shared_libffi():
     assert "cffi's libffi calls went to /" in reason and "libffi.so" in reason
     assert "makes no OpenGL context before it" in reason
     assert listing_failed(RuntimeError("no adapter")) == (
-        "wgpu cannot list adapters: RuntimeError: no adapter")
+        "wgpu cannot list adapters: RuntimeError: no adapter"
+    )

@@ -53,8 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--version", action="version", version=f"hypergl {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("info", help="print the EGL devices, OpenGL version, features and limits")
-    commands.add_parser("play", add_help=False,
-                        help="play a .hgb scene headless or in a --window (see --help)")
+    commands.add_parser(
+        "play", add_help=False, help="play a .hgb scene headless or in a --window (see --help)"
+    )
     plugged = installed_commands()
     for name in plugged:  # each parses its own options: hypergl NAME --help
         commands.add_parser(name, help=f"see: hypergl {name} --help", add_help=False)

@@ -60,4 +60,3 @@ class HeadlessHost:
             self.close()
         except Exception:
             pass
-

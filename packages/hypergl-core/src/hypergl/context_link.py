@@ -21,8 +21,7 @@ class ContextLink:
     """The engine's context object, the GL host (None off GL), "make current", and the
     handles of the live resources."""
 
-    __slots__ = ("closed", "closed_reason", "context", "device", "handles", "host", "native",
-                 "vm")
+    __slots__ = ("closed", "closed_reason", "context", "device", "handles", "host", "native", "vm")
     # The Context facade that made this link: only handed back (``resource.context``),
     # never called from below, so it is typed Any and not imported (context.py stands above).
     context: Any

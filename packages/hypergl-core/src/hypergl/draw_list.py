@@ -124,8 +124,10 @@ def _check_fields(fields: Any) -> dict[str, str]:
 
 
 def _int_in(value: Any, what: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not (
-        low <= value <= high
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, np.integer))
+        or not (low <= value <= high)
     ):
         raise ValueError(f"{what} must be an int in {low}..{high}, got {value!r}")
     return int(value)
@@ -177,8 +179,10 @@ class DrawList:
         self._unit = _int_in(texture_unit, "texture_unit", 0, 15)
         self._binding = _int_in(record_binding, "record_binding", 0, 15)
         if self._binding == self._unit:
-            raise ValueError(f"record_binding {record_binding} must differ from texture_unit "
-                             f"{texture_unit}: bindless texture sets use that storage binding")
+            raise ValueError(
+                f"record_binding {record_binding} must differ from texture_unit "
+                f"{texture_unit}: bindless texture sets use that storage binding"
+            )
         self._draw_id_location = _int_in(draw_id_location, "draw_id_location", 0, 15)
         self._fields = _check_fields(fields)
         self._dtype = record_dtype(self._fields)
@@ -388,8 +392,10 @@ class DrawList:
         if not any(own is pipeline for own in self._own_pipelines):
             # Another list's (or a plain ctx.pipeline) reads other records, meshes and
             # draw ids: the frame would be silently wrong.
-            raise ResourceError(f"pipeline '{pipeline.name}' was not made by this draw list "
-                                f"('{self._name_prefix}'): make it with draws.pipeline(...)")
+            raise ResourceError(
+                f"pipeline '{pipeline.name}' was not made by this draw list "
+                f"('{self._name_prefix}'): make it with draws.pipeline(...)"
+            )
         if pipeline.released:
             raise ResourceError(f"pipeline '{pipeline.name}' has been released")
         unknown = set(values) - set(self._fields)

@@ -263,8 +263,7 @@ def pipeline_state(state: Mapping[str, Any]) -> PipelineState:
         blend=_choice(state.get("blend", "none"), BLEND_MODES, "blend"),
         cull=_choice(state.get("cull", "none"), CULL_MODES, "cull"),
         front_face=_choice(state.get("front_face", "ccw"), FRONT_FACES, "front_face"),
-        clip_distances=_index(state.get("clip_distances", 0), "clip_distances",
-                              MAX_CLIP_DISTANCES),
+        clip_distances=_index(state.get("clip_distances", 0), "clip_distances", MAX_CLIP_DISTANCES),
         attributes=attributes,
         bindings=bindings,
         texture_set_unit=None

@@ -216,18 +216,27 @@ def main(argv: list[str]) -> int:
 def _main(argv: list[str]) -> int:
     parser = _Parser(prog="hypergl play", description=__doc__.splitlines()[0])
     parser.add_argument("file", help="a self-contained .hgb file")
-    parser.add_argument("--window", action="store_true",
-                        help="play in a window on the wall clock (Escape or close to stop)")
-    parser.add_argument("--frames", type=int,
-                        help="frames to play (headless: required; window: at most)")
+    parser.add_argument(
+        "--window",
+        action="store_true",
+        help="play in a window on the wall clock (Escape or close to stop)",
+    )
+    parser.add_argument(
+        "--frames", type=int, help="frames to play (headless: required; window: at most)"
+    )
     parser.add_argument("--out", help="directory for play.mp4 and last.png (headless)")
-    parser.add_argument("--fps", type=int,
-                        help="headless: frames per second of the clock step (default 30)")
+    parser.add_argument(
+        "--fps", type=int, help="headless: frames per second of the clock step (default 30)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="the random generator's seed")
     parser.add_argument("--framebuffer", help="the framebuffer to show (default: the only one)")
     parser.add_argument("--memory-limit", type=int, help="bytes the file's resources may take")
-    parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET,
-                        help=f"instructions a frame may run (default {DEFAULT_BUDGET})")
+    parser.add_argument(
+        "--budget",
+        type=int,
+        default=DEFAULT_BUDGET,
+        help=f"instructions a frame may run (default {DEFAULT_BUDGET})",
+    )
     args = parser.parse_args(argv)
     if args.window:
         for option, value in (("--out", args.out), ("--fps", args.fps)):

@@ -59,13 +59,14 @@ def argument_check(check: Check) -> Check:
     return checked  # type: ignore[return-value]
 
 
-
 @argument_check
 def buffer_args(data: Any, size: Any, usage: Any) -> tuple[dict[str, Any], np.ndarray | None]:
     """(description, the data as bytes or None)."""
     if isinstance(data, (int, np.integer)) and not isinstance(data, bool):
-        raise TypeError(f"buffer data must be bytes or a NumPy array, got the int {data}: "
-                        f"ctx.buffer(size={data}) makes an empty buffer of that many bytes")
+        raise TypeError(
+            f"buffer data must be bytes or a NumPy array, got the int {data}: "
+            f"ctx.buffer(size={data}) makes an empty buffer of that many bytes"
+        )
     if usage not in BUFFER_USAGES:
         raise ValueError(f"unknown buffer usage {usage!r}; expected one of {BUFFER_USAGES}")
     raw = None if data is None else as_bytes(data, "buffer")
@@ -234,8 +235,16 @@ def external_source_args(
 
 @argument_check
 def attribute_source_args(
-    context: Any, owner: Any, owners: Any, names: Any, fields: Any, record_size: Any,
-    count_attribute: Any, lock: Any, keep_views: Any, count: Any,
+    context: Any,
+    owner: Any,
+    owners: Any,
+    names: Any,
+    fields: Any,
+    record_size: Any,
+    count_attribute: Any,
+    lock: Any,
+    keep_views: Any,
+    count: Any,
 ) -> tuple[list[Any], bool, list[Any], list[Any], int, Buffer | None, int]:
     """(owners, whether many, attribute names, field tuples, record size, count buffer or
     None, its offset)."""
@@ -252,8 +261,10 @@ def attribute_source_args(
     else:
         owners, many = list(owners), True
     names = list(names) if isinstance(names, (list, tuple)) else names
-    if not isinstance(names, list) or not names or not all(
-        isinstance(n, str) and n.isidentifier() for n in names
+    if (
+        not isinstance(names, list)
+        or not names
+        or not all(isinstance(n, str) and n.isidentifier() for n in names)
     ):
         raise ValueError(f"names must be a list of attribute names, got {names!r}")
     if count_attribute is not None and not (

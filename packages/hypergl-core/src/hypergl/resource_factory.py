@@ -48,7 +48,6 @@ def _sizes(desc: dict) -> str:
     return "no storage"
 
 
-
 class ResourceFactory:
     """Makes and tracks the resources of the context behind `link`."""
 

@@ -336,8 +336,9 @@ class CulverinBridge:
         options = values.options(options, HEIGHTFIELD_OPTIONS, "create_heightfield")
         grid_size = values.integer(grid_size, "heightfield grid_size", low=2,
                                    high=MAX_HEIGHTFIELD_GRID, error=shapes.ShapeError)  # fmt: skip
-        recorded = shapes.Heightfield(values.floats(heights, "heightfield heights",
-                                                    error=shapes.ShapeError), grid_size, scale)
+        recorded = shapes.Heightfield(
+            values.floats(heights, "heightfield heights", error=shapes.ShapeError), grid_size, scale
+        )
         return self._tagged(self._world.create_heightfield, recorded, color,
                             {"pos": values.vector(pos, "create_heightfield pos"),
                              "rot": values.quaternion(rot, "create_heightfield rot"),

@@ -111,9 +111,11 @@ def _inside(real: Path, allowed: list[Path], filename: str, what: str) -> Path:
     """`real` if it lies in one of the `allowed` folders; else the one refusal for every
     path outside (a link out, a file out there or none), naming only `filename`."""
     if not any(real.is_relative_to(root) for root in allowed):
-        raise UrdfError(f"{what} names mesh {filename!r}, outside the folders meshes are "
-                        f"read from ({', '.join(map(str, allowed))}): pass "
-                        "load_urdf(..., mesh_roots=[folder]) or packages= to allow one")
+        raise UrdfError(
+            f"{what} names mesh {filename!r}, outside the folders meshes are "
+            f"read from ({', '.join(map(str, allowed))}): pass "
+            "load_urdf(..., mesh_roots=[folder]) or packages= to allow one"
+        )
     return real
 
 

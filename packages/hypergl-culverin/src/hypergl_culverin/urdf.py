@@ -216,8 +216,15 @@ def _geometry(element: ET.Element, meshes: _Meshes,
     raise UrdfError(f"link {link!r}: unknown geometry <{node.tag}> (box, sphere, cylinder, mesh)")
 
 
-def plan(path: Any, pos: Any, *, fixed_base: bool, memory_limit: Any = None,
-         mesh_roots: Any = (), packages: Any = None) -> tuple[list[LinkPlan], list[JointPlan]]:
+def plan(
+    path: Any,
+    pos: Any,
+    *,
+    fixed_base: bool,
+    memory_limit: Any = None,
+    mesh_roots: Any = (),
+    packages: Any = None,
+) -> tuple[list[LinkPlan], list[JointPlan]]:
     """Every link and joint of the URDF at `path`, checked; touches no world."""
     path = Path(path)
     try:
@@ -356,8 +363,13 @@ def build(bridge: Any, links: list[LinkPlan], joints: list[JointPlan],
     try:
         for link in links:
             motion = culverin.MOTION_STATIC if link.static else culverin.MOTION_DYNAMIC
-            options = {"pos": link.position, "rot": link.rotation, "parts": link.parts,
-                       "motion": motion, **({} if link.static else {"mass": link.mass})}
+            options = {
+                "pos": link.position,
+                "rot": link.rotation,
+                "parts": link.parts,
+                "motion": motion,
+                **({} if link.static else {"mass": link.mass}),
+            }
             body_id, handle = bridge._create(world.create_compound_body, options,
                                              f"URDF link {link.name!r}")  # fmt: skip
             made.append((body_id, handle, link))

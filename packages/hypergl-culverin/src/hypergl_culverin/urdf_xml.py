@@ -74,8 +74,10 @@ def read_tree(path: Path, budget: Budget) -> ET.Element:
         raise UrdfError(f"URDF file {str(path)!r} grew while it was read")
     entity = _declared_entity(data)
     if entity is not None:
-        raise UrdfError(f"URDF file {str(path)!r} declares the entity {entity!r}: a URDF "
-                        "may not declare entities (<!ENTITY> in its DOCTYPE)")
+        raise UrdfError(
+            f"URDF file {str(path)!r} declares the entity {entity!r}: a URDF "
+            "may not declare entities (<!ENTITY> in its DOCTYPE)"
+        )
     try:
         root = ET.fromstring(data)
     except ET.ParseError as exc:

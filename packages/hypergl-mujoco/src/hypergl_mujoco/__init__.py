@@ -42,6 +42,7 @@ def __getattr__(name: str) -> Any:
         return getattr(gym, name)
     raise AttributeError(f"module 'hypergl_mujoco' has no attribute {name!r}")
 
+
 __all__ = [
     "OUTPUTS",
     "BatchRenderer",

@@ -284,7 +284,8 @@ class Cameras:
                     f"camera {k} ({self._name(item)}) sees nothing: {lens}, near {near:g} and "
                     f"far {far:g} (vis.map.znear {model.vis.map.znear:g} and zfar "
                     f"{model.vis.map.zfar:g} x stat.extent {extent:g}) give the frustum left "
-                    f"{left:g}, right {right:g}, bottom {bottom:g}, top {top:g}")
+                    f"{left:g}, right {right:g}, bottom {bottom:g}, top {top:g}"
+                )
         return out, ortho
 
     def _name(self, item: Any) -> str:
@@ -346,9 +347,11 @@ class Cameras:
 
         def camera(at: tuple[int, ...]) -> str:
             world, k = at
-            return (f"the view-projection of camera {k} ({self._name(self._resolved()[k])}) of "
-                    f"world {world}, at {frames.position[world, k].tolist()}, looking "
-                    f"{frames.forward[world, k].tolist()},")
+            return (
+                f"the view-projection of camera {k} ({self._name(self._resolved()[k])}) of "
+                f"world {world}, at {frames.position[world, k].tolist()}, looking "
+                f"{frames.forward[world, k].tolist()},"
+            )
 
         # the float32 the views store: a camera 1e300 away, a 1e38 pose, would overflow there
         matrices = check_within(matrices, camera, CameraError, items=2, show=False)

@@ -114,9 +114,11 @@ class BatchedPixels:
             height=options["height"], outputs=(self._output,), context=context,
         )  # fmt: skip
         try:
-            shape = {"rgb": (options["height"], options["width"], 3),
-                     "depth": (options["height"], options["width"]),
-                     "segmentation": (options["height"], options["width"], 2)}[self._output]
+            shape = {
+                "rgb": (options["height"], options["width"], 3),
+                "depth": (options["height"], options["width"]),
+                "segmentation": (options["height"], options["width"], 2),
+            }[self._output]
             dtype = {"rgb": np.uint8, "depth": np.float32, "segmentation": np.int32}[self._output]
             pixels = specs.Array(shape=shape, dtype=dtype, name=observation_key)
             self._spec, self._is_dict = observation_spec(self.envs[0], pixels_only,

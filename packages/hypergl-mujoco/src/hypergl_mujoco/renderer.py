@@ -271,8 +271,10 @@ class BatchRenderer:
                   f"{', '.join(self.outputs)})", worlds * self.memory_per_world),
                  (f"the images render() reads and returns ({pixels} pixels)",
                   pixels * (4 + 3 + 8 * others))]  # fmt: skip
-        parts += [(f"the model's {what} ({rows} triangle rows)", rows * MESH_ROW_BYTES)
-                  for what, rows in scene.library_rows_needed(self.model, self._groups)]
+        parts += [
+            (f"the model's {what} ({rows} triangle rows)", rows * MESH_ROW_BYTES)
+            for what, rows in scene.library_rows_needed(self.model, self._groups)
+        ]
         check_memory(parts, limit, whole="the BatchRenderer", error=SizeError,
                      hint="pass BatchRenderer(..., memory_limit=...) to allow more, or "
                           "render fewer worlds or smaller images")  # fmt: skip
@@ -408,8 +410,9 @@ class BatchRenderer:
                     continue
                 records = GeomRecords(self.context, count, self.num_worlds, element, first_id)
                 made.append(records)
-                renderer = self._body_renderer(records, count, looks, first_id + count,
-                                               geoms=element == "geom")
+                renderer = self._body_renderer(
+                    records, count, looks, first_id + count, geoms=element == "geom"
+                )
                 made.append(renderer)
                 self._layers.append((element, records, renderer))
             framebuffer = self._layers[0][2].framebuffer(name="mujoco_views")
@@ -497,8 +500,9 @@ class BatchRenderer:
         flags = getattr(self, "_flags", None)  # before the flags are read: shadows on
         maps = len(shadow_slots(model)) if flags is None or flags["mjRND_SHADOW"] else 0
         size = getattr(self, "_shadow_size", None) or DEFAULT_SIZE
-        shadows = maps * (VIEW_DTYPE.itemsize + 2 * 2 * geom_parts * 8
-                          + size * size * 8)  # views, instance lists, colour + depth24
+        shadows = maps * (
+            VIEW_DTYPE.itemsize + 2 * 2 * geom_parts * 8 + size * size * 8
+        )  # views, instance lists, colour + depth24
         return (records + views + instances + arrays + light_rows + shadows
                 + ncam * self.width * self.height * pixel)  # fmt: skip
 
@@ -591,8 +595,10 @@ class BatchRenderer:
             world, index = divmod(at[0], ngeom)
             body = int(model.geom_bodyid[index])
             name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, body)
-            return (f"the pose of {scene.geom_name(model, index)} of body {body}"
-                    f"{f' ({name!r})' if name else ''} in world {world}")
+            return (
+                f"the pose of {scene.geom_name(model, index)} of body {body}"
+                f"{f' ({name!r})' if name else ''} in world {world}"
+            )
 
         for field in ("position", "rotation"):
             check_within(records[field], geom, PoseError)

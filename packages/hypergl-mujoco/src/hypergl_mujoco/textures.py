@@ -121,9 +121,11 @@ class ModelTextures:
             return None
         if shape not in CUBE_ON:
             return None
-        radii = {int(GEOM.mjGEOM_SPHERE): (size[0],) * 3,
-                 int(GEOM.mjGEOM_CAPSULE): (size[0], size[0], size[1]),
-                 int(GEOM.mjGEOM_CYLINDER): (size[0], size[0], size[1])}.get(shape, size)
+        radii = {
+            int(GEOM.mjGEOM_SPHERE): (size[0],) * 3,
+            int(GEOM.mjGEOM_CAPSULE): (size[0], size[0], size[1]),
+            int(GEOM.mjGEOM_CYLINDER): (size[0], size[0], size[1]),
+        }.get(shape, size)
         scale = radii if uniform else (1.0, 1.0, 1.0)
         if shape in Y_UP:  # the part's axes: x, then the axis (MuJoCo's z), then y
             return TEXTURE_CUBE_Y_UP, (scale[0], scale[2], scale[1], 0.0)

@@ -43,8 +43,10 @@ def _installed_text() -> str:
         return "no mujoco or mujoco-core distribution is installed"
     text = ", ".join(f"{name} {version}" for name, version in found.items())
     if len(found) > 1:
-        text += (" are installed, and both write the same mujoco/ folder: keep one (pip "
-                 "uninstall the other, then pip install --force-reinstall the one kept)")
+        text += (
+            " are installed, and both write the same mujoco/ folder: keep one (pip "
+            "uninstall the other, then pip install --force-reinstall the one kept)"
+        )
     return text
 
 

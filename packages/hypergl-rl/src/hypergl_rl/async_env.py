@@ -106,8 +106,12 @@ class AsyncReachVectorEnv(VectorEnv):
             raise AsyncStateError(f"a {self._waiting} is in flight: call recv() (or "
                                   f"{self._waiting}_wait()) before sending another")  # fmt: skip
         if self._thread is None:
-            self._thread = threading.Thread(target=_serve, name="hypergl-rl-env", daemon=True,
-                                            args=(self._requests, self._results, self.env))
+            self._thread = threading.Thread(
+                target=_serve,
+                name="hypergl-rl-env",
+                daemon=True,
+                args=(self._requests, self._results, self.env),
+            )
             self._thread.start()
             # Runs at exit (or when this env is collected) unless close() ran first.
             self._finalizer = weakref.finalize(self, _stop, self._requests, self._thread,

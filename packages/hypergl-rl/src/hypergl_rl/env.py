@@ -89,8 +89,9 @@ def autoreset_mode_of(value: Any) -> AutoresetMode:
             if value.replace("_", "").lower() == mode.value.lower():
                 return mode
     modes = [mode.name.lower() for mode in AutoresetMode]
-    raise RLConfigError(f"autoreset_mode must be one of {modes} (or a gymnasium AutoresetMode), "
-                        f"got {value!r}")
+    raise RLConfigError(
+        f"autoreset_mode must be one of {modes} (or a gymnasium AutoresetMode), got {value!r}"
+    )
 
 
 class _LazyScene:

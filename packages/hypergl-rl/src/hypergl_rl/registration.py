@@ -24,9 +24,7 @@ ENTRY_POINT = "hypergl_rl.env:ReachEnv"
 VECTOR_ENTRY_POINT = "hypergl_rl.registration:make_reach_vector_env"
 
 
-def make_reach_vector_env(
-    num_envs: int, *, asynchronous: bool = False, **kwargs: Any
-) -> VectorEnv:
+def make_reach_vector_env(num_envs: int, *, asynchronous: bool = False, **kwargs: Any) -> VectorEnv:
     """The vector entry point of ``hypergl/Reach-v0``: a ReachVectorEnv, or with
     ``asynchronous=True`` an AsyncReachVectorEnv (send/recv; rendering overlaps learning).
 

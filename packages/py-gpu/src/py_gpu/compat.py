@@ -106,4 +106,3 @@ def install_legacy_modules() -> None:
     """Make ``import py_gpu.raster`` (and the other 0.0.1 module names) work, lazily."""
     for name, names in MODULES.items():
         sys.modules.setdefault(name, _legacy_module(name, names))
-

@@ -137,7 +137,9 @@ def indexed(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     triangles = rank[inverse.reshape(-1)].astype(np.uint32).reshape(-1, 3)
     # Drop triangles that name a vertex twice (a UV sphere's pole rows): a third of a
     # coarse sphere's triangles, each of which the rasterizer would still set up.
-    keep = (triangles[:, 0] != triangles[:, 1]) & (triangles[:, 1] != triangles[:, 2]) & (
-        triangles[:, 0] != triangles[:, 2]
+    keep = (
+        (triangles[:, 0] != triangles[:, 1])
+        & (triangles[:, 1] != triangles[:, 2])
+        & (triangles[:, 0] != triangles[:, 2])
     )
     return unique[order], triangles[keep].reshape(-1)

@@ -100,8 +100,10 @@ class InstanceRecords:
             raise BodyError(f"rotation must be 'quaternion' or 'matrix', got {rotation!r}")
         self.rotation: str = rotation
         self.dtype: np.dtype = DTYPES[rotation]
-        if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or (
-            capacity < 1
+        if (
+            isinstance(capacity, bool)
+            or not isinstance(capacity, (int, np.integer))
+            or (capacity < 1)
         ):
             raise BodyError(f"capacity must be a positive int, got {capacity!r}")
         if isinstance(binding, bool) or not isinstance(binding, int) or not 0 <= binding < 52:
@@ -126,8 +128,10 @@ class InstanceRecords:
     @count.setter
     @serialised
     def count(self, rows: int) -> None:
-        if isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or not (
-            0 <= rows <= self.capacity
+        if (
+            isinstance(rows, bool)
+            or not isinstance(rows, (int, np.integer))
+            or not (0 <= rows <= self.capacity)
         ):
             raise BodyError(f"count must be an int in 0..{self.capacity}, got {rows!r}")
         self._count[0] = rows
@@ -148,6 +152,7 @@ class InstanceRecords:
                             f"(n,), got {pos.shape}, {rot.shape}, {idx.shape}")  # fmt: skip
         if first < 0 or first + n > self.capacity:
             raise BodyError(f"rows {first}..{first + n - 1} do not fit capacity {self.capacity}")
+
         def body(what: str) -> Callable[[tuple[int, ...]], str]:
             return lambda at: f"the {what} of row {first + at[0]} (body id {int(idx[at[0]])})"
 

@@ -98,13 +98,22 @@ def renderer_memory(max_ids: int, max_parts: int, max_meshes: int, max_vertices:
     by the framebuffer drawn into, which the context's limits bound)."""
     instances = 2 * (2 * max_parts * views * copies) * 8
     return [
-        (f"the mesh library (max_vertices={max_vertices}: {VERTEX_BYTES + 4} bytes each)",
-         max_vertices * (VERTEX_BYTES + 4)),
-        (f"the instance lists (max_parts={max_parts} x views={views} x copies={copies})",
-         instances),
-        (f"the tables (max_ids={max_ids}, max_meshes={max_meshes}, max_extras={max_extras})",
-         max_meshes * 16 + 16 + max_extras * EXTRA_DTYPE.itemsize + max_ids * 8
-         + 4 * max_meshes * 20),
+        (
+            f"the mesh library (max_vertices={max_vertices}: {VERTEX_BYTES + 4} bytes each)",
+            max_vertices * (VERTEX_BYTES + 4),
+        ),
+        (
+            f"the instance lists (max_parts={max_parts} x views={views} x copies={copies})",
+            instances,
+        ),
+        (
+            f"the tables (max_ids={max_ids}, max_meshes={max_meshes}, max_extras={max_extras})",
+            max_meshes * 16
+            + 16
+            + max_extras * EXTRA_DTYPE.itemsize
+            + max_ids * 8
+            + 4 * max_meshes * 20,
+        ),
         (f"the parts (max_parts={max_parts})", max_parts * (PART_DTYPE.itemsize + 4)),
         (f"the soft vertices (max_soft_vertices={max_soft})", max_soft * 16),
         (f"the views (views={views})", views * VIEW_DTYPE.itemsize),
@@ -210,8 +219,10 @@ class BodyRenderer:
         if len(self._shadow_lights) > 2 or any(
             not 0 <= i < self._max_lights for i in self._shadow_lights
         ):
-            raise errors.BodyError(f"shadow_lights must be at most 2 light indices in "
-                                   f"0..{self._max_lights - 1}, got {shadow_lights!r}")
+            raise errors.BodyError(
+                f"shadow_lights must be at most 2 light indices in "
+                f"0..{self._max_lights - 1}, got {shadow_lights!r}"
+            )
         self._shade = bool(shade)
         self.shadow_map: Texture | None = None
         if self._max_views > 1 and max_parts > 1 << VIEW_SHIFT:
@@ -337,8 +348,11 @@ class BodyRenderer:
         shading = np.frombuffer(self.shading.map(np.uint8), np.uint8)
         self._texture_rects = shading[:SHADING_HEADER].view(np.uint32).reshape(MAX_TEXTURES, 4)
         self._texture_rects[:] = 0
-        self._poses = shading[SHADING_HEADER:].view(np.float32).reshape(
-            self._light_groups, self._max_lights, POSE_BYTES // 4)
+        self._poses = (
+            shading[SHADING_HEADER:]
+            .view(np.float32)
+            .reshape(self._light_groups, self._max_lights, POSE_BYTES // 4)
+        )
         self._poses[:] = 0
         # Per group and light: its view-projection for its shadow map (row-major) and its
         # tile there (xy scale, zw offset of clip space), written by the caller.
@@ -553,8 +567,10 @@ class BodyRenderer:
         if not isinstance(material, Material):
             raise self.shape_error(f"material must be a hypergl.bodies.Material, got {material!r}")
         if material.texture >= self._textures:
-            raise self.shape_error(f"material texture {material.texture} is not in the "
-                                   f"renderer's atlas ({self._textures} images: set_textures)")
+            raise self.shape_error(
+                f"material texture {material.texture} is not in the "
+                f"renderer's atlas ({self._textures} images: set_textures)"
+            )
         self._set_parts(int(body_id), list(parts), new_meshes or {}, rgb, material.checked())
 
     def _check_id(self, body_id: Any) -> None:
@@ -674,7 +690,8 @@ class BodyRenderer:
         if self._shadow_lights:
             self._poses[..., 8:12] = self.shadow_tiles
             self._poses[..., 12:28] = self.shadow_matrices.transpose(0, 1, 3, 2).reshape(
-                *self.shadow_matrices.shape[:2], 16)  # column-major
+                *self.shadow_matrices.shape[:2], 16
+            )  # column-major
 
     @serialised
     def write_extras(self, rows: Sequence[tuple[Any, int, Any]]) -> None:
@@ -752,11 +769,15 @@ class BodyRenderer:
         :meth:`record`."""
         if self._recorded_views is not None:
             raise self.shape_error("set_sky after record(): record the frame again")
-        if isinstance(texture, bool) or not isinstance(texture, (int, np.integer)) or not (
-            texture >= 0 and texture + 6 <= self._textures
+        if (
+            isinstance(texture, bool)
+            or not isinstance(texture, (int, np.integer))
+            or not (texture >= 0 and texture + 6 <= self._textures)
         ):
-            raise self.shape_error(f"sky texture {texture!r} is not a cube map of the atlas "
-                                   f"({self._textures} images: set_textures first)")
+            raise self.shape_error(
+                f"sky texture {texture!r} is not a cube map of the atlas "
+                f"({self._textures} images: set_textures first)"
+            )
         if not isinstance(distance, (int, float)) or not np.isfinite(distance) or distance <= 0:
             raise self.shape_error(f"sky distance must be a positive number, got {distance!r}")
         rotation = np.eye(3) if axes is None else np.asarray(axes, np.float64)
@@ -765,8 +786,10 @@ class BodyRenderer:
         self._sky = (int(texture), float(distance), rotation)
         if self.sky_pipeline is None:
             fill = {**self._fill, "defines": self._defines() + "\n#define RAY_KIND 0"}
-            self.shader_sources["sky"] = {"vertex": SKY_VERTEX.format(**fill),
-                                          "fragment": SKY_FRAGMENT.format(**fill)}
+            self.shader_sources["sky"] = {
+                "vertex": SKY_VERTEX.format(**fill),
+                "fragment": SKY_FRAGMENT.format(**fill),
+            }
             self.sky_pipeline = self._ctx.pipeline(
                 vertex_shader=self.shader_sources["sky"]["vertex"],
                 fragment_shader=self.shader_sources["sky"]["fragment"],
@@ -786,9 +809,13 @@ class BodyRenderer:
         at = np.asarray(point, np.float64)
         up = np.asarray(normal, np.float64)
         rgba = np.asarray(color, np.float64)
-        if at.shape != (3,) or up.shape != (3,) or rgba.shape != (4,) or not (
-            np.isfinite(at).all() and np.isfinite(up).all() and np.isfinite(rgba).all()
-        ) or not np.linalg.norm(up) > 0:
+        if (
+            at.shape != (3,)
+            or up.shape != (3,)
+            or rgba.shape != (4,)
+            or not (np.isfinite(at).all() and np.isfinite(up).all() and np.isfinite(rgba).all())
+            or not np.linalg.norm(up) > 0
+        ):
             raise self.shape_error(f"set_haze takes a point, a non-zero normal and (r, g, b, "
                                    f"a), got {point!r}, {normal!r}, {color!r}")  # fmt: skip
         if not isinstance(ratio, (int, float)) or not 0 < ratio < 1:
@@ -801,8 +828,10 @@ class BodyRenderer:
                       (float(ratio), float(peak), 0.0, 0.0))  # fmt: skip
         if self.haze_pipeline is None:
             fill = {**self._fill, "defines": self._defines() + "\n#define RAY_KIND 0"}
-            self.shader_sources["haze"] = {"vertex": SKY_VERTEX.format(**fill),
-                                           "fragment": HAZE_FRAGMENT.format(**fill)}
+            self.shader_sources["haze"] = {
+                "vertex": SKY_VERTEX.format(**fill),
+                "fragment": HAZE_FRAGMENT.format(**fill),
+            }
             self.haze_pipeline = self._ctx.pipeline(
                 vertex_shader=self.shader_sources["haze"]["vertex"],
                 fragment_shader=self.shader_sources["haze"]["fragment"],
@@ -948,11 +977,15 @@ class BodyRenderer:
         groups = np.zeros(count, np.uint32)
         if light_groups is not None:
             groups = np.asarray(light_groups)
-            if groups.shape != (count,) or groups.dtype.kind not in "iu" or (
-                count and not (groups.min() >= 0 and groups.max() < self._light_groups)
+            if (
+                groups.shape != (count,)
+                or groups.dtype.kind not in "iu"
+                or (count and not (groups.min() >= 0 and groups.max() < self._light_groups))
             ):
-                raise errors.BodyError(f"light_groups must be {count} ints in "
-                                       f"0..{self._light_groups - 1}, got {light_groups!r}")
+                raise errors.BodyError(
+                    f"light_groups must be {count} ints in "
+                    f"0..{self._light_groups - 1}, got {light_groups!r}"
+                )
         self._views[:count] = tile_views(matrices, checked, *grid)
         self._views["range"][:count, 3] = groups
         self._views[count:] = np.zeros(1, VIEW_DTYPE)

@@ -66,8 +66,9 @@ class PixelObservations(gym.ObservationWrapper, gym.utils.RecordConstructorArgs)
 
     def observation(self, observation: Any) -> Any:
         result = self.renderer.render(self._data)
-        return self._layout.observation(observation, {name: result[name][0, 0]
-                                                      for name in self.renderer.outputs})
+        return self._layout.observation(
+            observation, {name: result[name][0, 0] for name in self.renderer.outputs}
+        )
 
     def close(self) -> None:
         self.renderer.close()

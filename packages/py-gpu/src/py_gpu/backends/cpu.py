@@ -150,4 +150,3 @@ class CpuBackend(Backend):
             np.asarray(ids, dtype=np.int32).reshape(height, width),
             np.asarray(depth, dtype=np.float64).reshape(height, width),
         )
-

@@ -305,4 +305,3 @@ class ModernGLBackend(Backend):
                 buffer.release()
         self._packs.clear()
         self._ctx.release()
-

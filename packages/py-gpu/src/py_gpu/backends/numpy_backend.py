@@ -267,4 +267,3 @@ class NumpyBackend(Backend):
         batch, width, height, _ = check_render_args(batch, width, height, (0, 0, 0), None)
         ids, depth = rasterize_arrays(batch.arrays()[0], width, height)
         return ids.reshape(height, width), depth.reshape(height, width)
-
