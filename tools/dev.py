@@ -36,7 +36,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from virtual_display import virtual_display_command  # tools/ is not a package
+from pytest_workers import worker_args  # tools/ is not a package
+from virtual_display import virtual_display_command
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
@@ -244,7 +245,7 @@ def command_test(python: Path, args: list[str]) -> int:
         except sanitize.SanitizeError as exc:
             fail(str(exc))
         say("running the suite on the engine built with AddressSanitizer + UBSan")
-    pytest = [str(python), "-m", "pytest", *args]
+    pytest = [str(python), "-m", "pytest", *worker_args(args), *args]
     code = run(virtual_display_command(pytest), cwd=ROOT, env=env).returncode
     if code == 5:  # pytest: no tests collected
         say("pytest collected no tests")

@@ -134,7 +134,13 @@ else  # the suites that need GL; lint and packaging need tools the machine lacks
            --ignore=tests/integration/test_lint.py
            --ignore=tests/integration/test_packaging.py)
 fi
-step tests 300 "$PY" -m pytest -q -p no:cacheprovider -m "not window" \
+# A worker per core, up to 4 (pytest-xdist, one test file each: tools/pytest_workers.py), where
+# the environment has it: on 2 cores the suites take longer than the step's 300 s one by one.
+WORKERS=()
+if "$PY" -c "import xdist" 2>/dev/null; then
+    WORKERS=(-n "$(( $(nproc) < 4 ? $(nproc) : 4 ))" --dist loadfile --no-loadscope-reorder)
+fi
+step tests 300 "$PY" -m pytest -q -p no:cacheprovider -m "not window" "${WORKERS[@]}" \
     --junitxml="$WORK/tests.xml" "${TESTS[@]}"
 
 # name | arguments at full size (fits ~8 minutes with the steps above) | smallest

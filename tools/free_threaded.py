@@ -45,6 +45,7 @@ MEMBERS = ["packages/hypergl-compiler", "packages/py-gpu", "packages/hypergl-cor
 TEST_REQUIREMENTS = [
     "numpy>=1.26",
     "pytest>=8",
+    "pytest-xdist>=3.6",
     "hypothesis>=6",
     "pillow>=10",
     "glfw>=2.7",
@@ -165,6 +166,9 @@ def environment(free_threaded: bool = True) -> Path:
 
 
 def main(pytest_args: list[str]) -> int:
+    from pytest_workers import worker_args  # as tools/dev.py test: a worker per core
+    from virtual_display import virtual_display_command  # window tests under Xvfb, as in dev.py
+
     venv_python = environment(free_threaded=True)
     probe = "import sys, sysconfig; print(sysconfig.get_config_var('Py_GIL_DISABLED'))"
     flag = subprocess.run([str(venv_python), "-c", probe], capture_output=True, text=True)
@@ -172,10 +176,10 @@ def main(pytest_args: list[str]) -> int:
         raise SystemExit(f"[free-threaded] error: {venv_python} is not free-threaded")
     # Options alone (-q, -x, -m ...) apply to the four suites; paths choose other tests.
     paths = [a for a in pytest_args if (ROOT / a.split("::")[0]).exists()]
-    command = [str(venv_python), "-m", "pytest", "-p", "no:cacheprovider", *pytest_args,
+    command = [str(venv_python), "-m", "pytest", "-p", "no:cacheprovider",
+               *worker_args(pytest_args), *pytest_args,
                *([] if paths else SUITES)]  # fmt: skip
     say(" ".join(command[2:]))
-    from virtual_display import virtual_display_command  # window tests under Xvfb, as in dev.py
 
     # Run outside the checkout's src folders: the installed (FREE_THREADED) engine is tested.
     return subprocess.run(virtual_display_command(command), cwd=ROOT, check=False).returncode
