@@ -17,7 +17,8 @@ For each distribution under packages/ (tools/distributions.py), in build order:
    or this checkout's version when no release satisfies the range), itself from this
    checkout, as wheels;
 4. its tests, from packages/DIST/tests, against those installed wheels
-   (tools/test_installed.py), without the ``slow`` ones unless pytest arguments are given.
+   (tools/test_installed.py), without the ``slow`` ones unless pytest arguments are given:
+   once every environment is ready, a distribution per core at a time.
 
 Third-party resolutions are cached in ~/.cache/hypergl/lowest, one environment per hash
 of (Python, requirements, siblings' versions and requirements): a second run reinstalls only
@@ -37,6 +38,7 @@ import sys
 import tarfile
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from packaging.requirements import Requirement
@@ -216,7 +218,8 @@ def check_floors(dist: distributions.Distribution, python: Path) -> list[str]:
     return wrong
 
 
-def test(dist: distributions.Distribution, out: Path, pytest_args: list[str]) -> bool:
+def prepare(dist: distributions.Distribution, out: Path) -> tuple[Path, list[str]]:
+    """``dist``'s floors environment with our wheels installed, and its floors that are wrong."""
     python = interpreter(distributions.oldest_python(dist))
     say(f"{dist.name} {dist.version}: Python {distributions.oldest_python(dist)} ({python})")
     wheels = sibling_wheels(dist, out)
@@ -231,11 +234,18 @@ def test(dist: distributions.Distribution, out: Path, pytest_args: list[str]) ->
             + "; ".join(wrong)
             + " (raise each to the version installed)"
         )
+    return target, wrong
+
+
+def test(dist: distributions.Distribution, target: Path, out: Path,
+         pytest_args: list[str]) -> tuple[str, bool, float]:  # fmt: skip
+    """``dist``'s tests in its floors environment: what they printed, passed, seconds."""
+    begun = time.monotonic()
     command = [target, ROOT / "tools" / "test_installed.py", dist.name, "--from", dist.folder,
                *(pytest_args or DEFAULT_PYTEST)]  # fmt: skip
-    code = subprocess.run([str(c) for c in command], cwd=out).returncode
-    say(f"  {dist.name}: tests {'passed' if code == 0 else f'failed (exit {code})'} at the floors")
-    return code == 0 and not wrong
+    done = subprocess.run([str(c) for c in command], cwd=out, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    return done.stdout.rstrip(), done.returncode == 0, time.monotonic() - begun
 
 
 def main(argv: list[str]) -> int:
@@ -250,11 +260,27 @@ def main(argv: list[str]) -> int:
     started = time.monotonic()
     failed = []
     with tempfile.TemporaryDirectory(prefix="hypergl-lowest-") as work:
-        for name in [n for n in names if n in only]:
-            begun = time.monotonic()
-            if not test(distributions.by_name(name), Path(work), args.pytest_args):
-                failed.append(name)
-            say(f"  {name}: {time.monotonic() - begun:.0f} s")
+        chosen = [distributions.by_name(n) for n in names if n in only]
+        # The environments one after another (siblings' wheels are built once, in build
+        # order), then the tests a distribution per core, each one's output printed whole.
+        prepared = []
+        for dist in chosen:
+            target, wrong = prepare(dist, Path(work))
+            prepared.append((dist, target))
+            if wrong:
+                failed.append(dist.name)
+        say(f"environments ready in {time.monotonic() - started:.0f} s; testing "
+            f"{min(len(chosen), os.cpu_count() or 1)} distributions at a time")  # fmt: skip
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            runs = {pool.submit(test, d, t, Path(work), args.pytest_args): d for d, t in prepared}
+            for finished in as_completed(runs):
+                name = runs[finished].name
+                output, passed, seconds = finished.result()
+                print(output, flush=True)
+                say(f"  {name}: tests {'passed' if passed else 'failed'} at the floors "
+                    f"({seconds:.0f} s)")  # fmt: skip
+                if not passed and name not in failed:
+                    failed.append(name)
     elapsed = time.monotonic() - started
     if failed:
         fail(f"at their floors, {', '.join(failed)} failed ({elapsed:.0f} s)")
