@@ -10,9 +10,12 @@ does the same in a Debian 11 root made here, with nothing of this machine's newe
    inside it from Debian's source (the free-threaded tool's source, built with the GIL;
    a few minutes), since Debian 11 ships Python 3.9 only.
 2. Every run: the wheels in DIR (``tools/dev.py dist --build-only`` when absent) are copied
-   in, a fresh venv installs them with ``--only-binary :all:`` and their test extras (kept
-   while the wheels' SHA-256 are the same), and each distribution's tests (from its sdist,
-   through tools/test_installed.py) run there on Mesa 20.3's llvmpipe through headless EGL.
+   in, a venv installs them with ``--only-binary :all:`` and their test extras, and each
+   distribution's tests (from its sdist, through tools/test_installed.py) run there on Mesa
+   20.3's llvmpipe through headless EGL. The venv is kept while what decides its third-party
+   packages is the same (the wheels' names and declared requirements, the extras, the
+   interpreter): then only wheels whose bytes changed are reinstalled (``--no-deps``), and
+   none while the wheels' SHA-256 are the same.
 
 Needs root (chroot, bind mounts) and Debian's debootstrap. Standard library only.
 """
@@ -21,12 +24,14 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tarfile
 import time
+import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -163,13 +168,50 @@ def ensure_python() -> None:
     stamp.write_text(configure)
 
 
-def wheels_digest(wheels: list[Path]) -> str:
-    """A hash of the wheels, their extras and the interpreter: the venv made from them is
-    reused while it is unchanged (its third-party packages as pip resolved them then)."""
+def requirements_digest(wheels: list[Path]) -> str:
+    """A hash of what decides the venv's third-party packages: the wheels' names and declared
+    requirements, the extras installed and the interpreter. The venv made from them is kept
+    while it is unchanged (its packages as pip resolved them then)."""
     digest = hashlib.sha256(f"{EXTRAS} {free_threaded.CONFIGURE}".encode())
+    declared = ("Requires-Dist:", "Provides-Extra:", "Requires-Python:")
     for wheel in wheels:
-        digest.update(wheel.name.encode() + hashlib.sha256(wheel.read_bytes()).digest())
+        with zipfile.ZipFile(wheel) as archive:
+            name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+            lines = [x for x in archive.read(name).decode().splitlines() if x.startswith(declared)]
+        digest.update("\n".join([wheel.name, *lines]).encode())
     return digest.hexdigest()
+
+
+def wheel_digests(wheels: list[Path]) -> dict[str, str]:
+    """Each wheel's SHA-256 (the wheels are reproducible: the same sources, the same bytes)."""
+    return {wheel.name: hashlib.sha256(wheel.read_bytes()).hexdigest() for wheel in wheels}
+
+
+def install(wheels: list[Path], requirements: str) -> str:
+    """Brings the venv to these wheels (see the module's note); says what it did."""
+    made = DEBIAN / VENV.lstrip("/") / ".hypergl-requirements"
+    installed = DEBIAN / VENV.lstrip("/") / ".hypergl-wheels"
+    wanted, digests = requirements_digest(wheels), wheel_digests(wheels)
+    if made.exists() and made.read_text() == wanted and installed.exists():
+        before = json.loads(installed.read_text())
+        changed = [w for w in wheels if before.get(w.name) != digests[w.name]]
+        if not changed:
+            return f"{VENV} has these wheels already (same SHA-256): not installed again"
+        names = " ".join(f"'/work/wheels/{w.name}'" for w in changed)
+        if in_root(f"{VENV}/bin/python -m pip install -q --no-deps --force-reinstall "
+                   f"--only-binary :all: {names}").returncode != 0:  # fmt: skip
+            fail("pip could not reinstall the changed wheels on Debian 11")
+        installed.write_text(json.dumps(digests))
+        return (f"reinstalled {', '.join(w.name for w in changed)} (--no-deps: the requirements "
+                f"are unchanged, the venv's other packages kept)")  # fmt: skip
+    result = in_root(f"rm -rf {VENV} && {PYTHON}/bin/python3 -m venv {VENV} && "
+                     f"{VENV}/bin/python -m pip install -q --only-binary :all: "
+                     f"{requirements}")  # fmt: skip
+    if result.returncode != 0:
+        fail("pip could not install the wheels with --only-binary :all: on Debian 11")
+    made.write_text(wanted)
+    installed.write_text(json.dumps(digests))
+    return f"installed the {len(wheels)} wheels with --only-binary :all: (pip took no sdist)"
 
 
 def main(argv: list[str]) -> int:
@@ -202,20 +244,13 @@ def main(argv: list[str]) -> int:
     names = {dist: next(dist_dir.glob(f"{dist.replace('-', '_')}-*.whl")).name for dist in EXTRAS}
     requirements = " ".join(f"'/work/wheels/{names[d]}[{','.join(EXTRAS[d])}]'" for d in EXTRAS)
     failed = []
-    stamp = DEBIAN / VENV.lstrip("/") / ".hypergl-wheels"
-    digest = wheels_digest(sorted(dist_dir.glob("*.whl")))
+    times = [f"root {time.monotonic() - started:.0f} s"]
     with Mounted():
-        if stamp.exists() and stamp.read_text() == digest:
-            say(f"{VENV} has these wheels already (same SHA-256): not installed again")
-        else:
-            result = in_root(f"rm -rf {VENV} && {PYTHON}/bin/python3 -m venv {VENV} && "
-                             f"{VENV}/bin/python -m pip install -q --only-binary :all: "
-                             f"{requirements}")  # fmt: skip
-            if result.returncode != 0:
-                fail("pip could not install the wheels with --only-binary :all: on Debian 11")
-            stamp.write_text(digest)
-            say(f"installed the {len(names)} wheels with --only-binary :all: (pip took no sdist)")
+        began = time.monotonic()
+        say(install(sorted(dist_dir.glob("*.whl")), requirements))
+        times.append(f"venv {time.monotonic() - began:.0f} s")
         for dist in only:
+            began = time.monotonic()
             sdist = next(dist_dir.glob(f"{dist.replace('-', '_')}-*.tar.gz"))
             with tarfile.open(sdist) as archive:
                 archive.extractall(work / "sdists", filter="data")
@@ -227,7 +262,9 @@ def main(argv: list[str]) -> int:
             if in_root(f"cd /work && {VENV}/bin/python /work/tools/test_installed.py {dist} "
                        f"--from {inside} {pytest}").returncode != 0:  # fmt: skip
                 failed.append(dist)
+            times.append(f"{dist} {time.monotonic() - began:.0f} s")
     elapsed = time.monotonic() - started
+    say("times: " + ", ".join(times))
     if failed:
         fail(f"tests failed on Debian 11 for: {', '.join(failed)}")
     say(f"ok in {elapsed:.0f} s: {', '.join(only)} pass on Debian 11 ({glibc})")

@@ -113,17 +113,20 @@ FULL_SCREEN = (
 
 @pytest.mark.gl
 @pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="needs POSIX signals")
-def test_ctrl_c_during_a_long_gpu_wait_stops_the_run(gl_ctx, sigint_raises):
+@pytest.mark.parametrize("wait", ["load", "fence"])
+def test_ctrl_c_during_a_long_gpu_wait_stops_the_run(gl_ctx, sigint_raises, wait):
     """Issue 17: SIGINT during a long draw was not honoured until the run ended.
 
-    A slow draw, then a `load` that waits for the GPU, then a `store` of a marker:
-    Ctrl+C must stop the run as soon as the driver returns (during the draw or
-    between slices of the wait), so the marker is never written.
+    A slow draw, then a `load` that waits for the GPU (or a fence signalled and waited
+    for), then a `store` of a marker: Ctrl+C must stop the run as soon as the driver
+    returns (during the draw, inside the fence's flush, which Mesa 20.3's llvmpipe ends
+    only with the frame, or between slices of the wait), so the marker is never written.
     """
     fb = gl_ctx.framebuffer((256, 256), depth=None)
     pipe = gl_ctx.pipeline(vertex_shader=FULL_SCREEN, fragment_shader=HEAVY_FRAGMENT)
     data = gl_ctx.buffer(size=16)
     marker = gl_ctx.buffer(size=16)
+    fence = gl_ctx.fence()
 
     def heavy(iterations):
         cmd = gl_ctx.command_buffer()
@@ -131,7 +134,11 @@ def test_ctrl_c_during_a_long_gpu_wait_stops_the_run(gl_ctx, sigint_raises):
         cmd.bind_pipeline(pipe)
         cmd.uniform_const(0, iterations, "int")
         cmd.draw(3)
-        cmd.load(0, data, 0)  # waits for the draw: the GPU wrote since the CPU synchronised
+        if wait == "load":
+            cmd.load(0, data, 0)  # waits for the draw: the GPU wrote since the CPU synchronised
+        else:
+            cmd.fence_signal(fence)
+            cmd.fence_wait(fence, 4_000_000_000)
         cmd.li(1, 1)
         cmd.store(1, marker, 0)
         cmd.end()

@@ -12,6 +12,8 @@ out/parity/.
 
 from __future__ import annotations
 
+import re
+
 import mujoco
 import numpy as np
 import pytest
@@ -60,6 +62,12 @@ def check_views(name, model, data, cameras, size, gl_ctx, psnr_floor, within_flo
     assert not failures, f"{name}: " + "; ".join(failures)
 
 
+def mesa_version(gl_ctx) -> tuple[int, int]:
+    """(major, minor) of the context's Mesa; (99, 0) for another driver."""
+    found = re.search(r"Mesa (\d+)\.(\d+)", gl_ctx.info["version"])
+    return (int(found[1]), int(found[2])) if found else (99, 0)
+
+
 @pytest.mark.parametrize("size", [(84, 84), (240, 320)])
 def test_textures_lights_and_sky_as_mujoco_draws_them(size, gl_ctx):
     model = models.picture()
@@ -75,6 +83,12 @@ def test_gymnasium_models_rgb(name, gl_ctx):
     # MuJoCo 3.x's picture of the free camera is further from ours: 70.9-72.4% within
     # 16/255 on 3.5.0 (tools/dev.py mujoco-matrix, floor leg) where 4.x gives 77% or more
     within = 0.77 if int(mujoco.__version__.split(".")[0]) >= 4 else 0.70
+    if mesa_version(gl_ctx) < (21, 0):
+        # MuJoCo's own picture moves on Mesa 20.3's llvmpipe (Debian 11): 4.2% of its free
+        # camera's pixels are beyond 16/255 of its picture on Mesa 22.3 (its shadow pass
+        # mostly: 1.6% with shadows off); ours moves by 3/255 at most. There ours is 75.7
+        # to 77.3% within of it (humanoid, half_cheetah).
+        within -= 0.02
     check_views(name, model, data, [*range(model.ncam), -1], (84, 84), gl_ctx, 22.0, within)
 
 

@@ -497,7 +497,10 @@ void GLDevice::copy_buffer(Buffer &source, Buffer &destination, uint32_t source_
     poll_stop();
 }
 
-void GLDevice::fence_signal(Resource &fence) { static_cast<GLFence &>(fence).signal(); }
+void GLDevice::fence_signal(Resource &fence) {
+    static_cast<GLFence &>(fence).signal();
+    poll_stop();  // making a fence flushes: Mesa 20.3 runs the frame there (wait_idle)
+}
 
 bool GLDevice::fence_ready(Resource &fence) { return static_cast<GLFence &>(fence).ready(); }
 

@@ -33,8 +33,14 @@ GLenum client_wait(const GLApi &api, GLsync sync, uint64_t timeout_ns,
 }
 
 void wait_idle(const GLApi &api, const std::function<bool()> *stop) {
+    const int64_t began = poll_clock_ns();
     GLsync sync = api.glFenceSync(gl::SYNC_GPU_COMMANDS_COMPLETE, 0);
     try {
+        // Making a fence flushes, and Mesa 20.3's llvmpipe (Debian 11) rasterizes inside
+        // the flush, on this thread: the whole wait may have happened here, so a long one
+        // is followed by a check, as a long slice is.
+        if (stop && *stop && poll_clock_ns() - began >= kPollPeriodNs && (*stop)())
+            throw Interrupted();
         client_wait(api, sync, UINT64_MAX, stop);
     } catch (...) {
         api.glDeleteSync(sync);
