@@ -60,6 +60,7 @@ import numpy as np
 from .errors import ResourceError
 from .resources import Buffer, Pipeline, TextureSet
 from .serialised import Guard, closing, serialised
+from .shader_prelude import insert_after_directives
 
 if TYPE_CHECKING:
     from .context import Context
@@ -84,7 +85,6 @@ COMMAND_DTYPE = np.dtype(
     [("count", "<u4"), ("instances", "<u4"), ("first", "<u4"), ("base_instance", "<u4")]
 )
 _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
-_DIRECTIVES = re.compile(r"^[ \t]*#[ \t]*(version|extension)\b.*$", re.MULTILINE)
 _VERTEX_FORMAT_FLOATS = {"f32": 1, "f32x2": 2, "f32x3": 3, "f32x4": 4}
 _MAX_CAPACITY = 1 << 24
 
@@ -344,12 +344,7 @@ class DrawList:
     def _include(self, source: Any, stage: str, label: str) -> str:
         if not isinstance(source, str) or not source.strip():
             raise TypeError(f"{label} must be GLSL source text, got {source!r}")
-        last = None
-        for match in _DIRECTIVES.finditer(source):
-            last = match
-        cut = last.end() + 1 if last else 0
-        lines = source[:cut].count("\n") + 1
-        return f"{source[:cut]}#line 1 2\n{self.glsl(stage)}#line {lines} 0\n{source[cut:]}"
+        return insert_after_directives(source, self.glsl(stage), 2)
 
     @serialised
     def pipeline(self, *, vertex_shader: str, fragment_shader: str, **state: Any) -> Pipeline:

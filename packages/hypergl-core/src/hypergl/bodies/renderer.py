@@ -34,6 +34,7 @@ from ..memory_budget import check_memory
 from ..memory_budget import memory_limit as checked_memory_limit
 from ..resources import Buffer, Fence, Framebuffer, Pipeline, Texture
 from ..serialised import Guard, closing, serialised
+from ..shader_prelude import CAMERA_BYTES, camera_block, camera_record
 from . import meshes
 from .parts import MODE_SOFT, RAYCAST, Part, check_color, named_parts
 from .shaders import (
@@ -370,11 +371,12 @@ class BodyRenderer:
         self.sky_pipeline: Pipeline | None = None
         self._haze: tuple[tuple[float, ...], ...] | None = None  # set_haze's uniforms
         self.haze_pipeline: Pipeline | None = None
-        self.camera: Buffer = ctx.buffer(size=112, usage="uniform", name="body_camera")
+        self.camera: Buffer = ctx.buffer(size=CAMERA_BYTES, usage="uniform", name="body_camera")
         self.set_camera(np.eye(4))
         self.fence: Fence = ctx.fence()
         defines = self._defines()
         self._fill = fill = {"bodies": self._source_glsl(), "camera": camera_binding,
+                             "camera_block": camera_block(camera_binding, "BodyCamera"),
                              **self._bindings,
                 "max_meshes": self._max_meshes, "max_extras": max_extras,
                 "atlas_unit": ATLAS_UNIT, "max_textures": MAX_TEXTURES,
@@ -913,20 +915,17 @@ class BodyRenderer:
     def set_camera(self, view_proj: Any, light: Sequence[float] = (0.3, 1.0, 0.5)) -> None:
         """The view-projection matrix (row-major, column vectors) and a light direction."""
         matrix = self._checked_matrix(view_proj)
-        block = np.zeros(28, np.float32)
-        block[:16] = matrix.T.reshape(-1)  # std140 mat4: column-major
         direction = np.asarray(light, dtype=np.float64)
         length = float(np.linalg.norm(direction)) if direction.shape == (3,) else 0.0
         if not np.isfinite(length) or length == 0.0:
             raise ValueError(f"light must be a finite, non-zero (x, y, z), got {light!r}")
-        block[16:19] = direction / length  # unit length: the fragment shader skips normalize
         if not self._own_lights:  # the one light of a renderer nobody gave lights
             self._lights[:] = lights(1)[0]
             self._lights[:, 0] = default_lights(direction)[0]
             self._write_lights()
-        block[20] = self._lod
-        block[24:28] = eye_of(matrix)  # ray-cast parts: the rays' origin
-        self.camera.write(block)
+        # the light of unit length: the fragment shader skips normalize; the eye: the
+        # ray-cast parts' rays' origin
+        self.camera.write(camera_record(matrix, eye_of(matrix), direction / length, self._lod))
         if self._regions_dirty:
             self._layout_regions()
 
