@@ -30,6 +30,7 @@ import numpy as np
 from .. import errors
 from ..command_buffer import CommandBuffer
 from ..finite import check_within
+from ..indirect_draws import INDEXED_COMMAND, IndirectCommands, mapped_records
 from ..memory_budget import check_memory
 from ..memory_budget import memory_limit as checked_memory_limit
 from ..resources import Buffer, Fence, Framebuffer, Pipeline, Texture
@@ -283,18 +284,20 @@ class BodyRenderer:
         # DrawElementsIndirectCommand per mesh: count, instanceCount (0 here: the compute
         # pass counts), firstIndex, baseVertex, baseInstance (the mesh's instance list).
         # Two sets of max_meshes: the second draws what occlusion culling's second pass adds.
-        self.template = ctx.buffer(size=2 * self._max_meshes * 20, name="body_commands_zero")
-        self._template = self.template.map(np.uint32, (2 * self._max_meshes, 5))
-        self._template[:] = 0
-        self.indirect: Buffer = ctx.buffer(size=2 * self._max_meshes * 20, usage="indirect",
-                                           name="body_commands")  # fmt: skip
+        # The template is copied over the GPU-written commands each frame (the records and
+        # commands core the draw lists share: indirect_draws).
+        template, _ = mapped_records(ctx, INDEXED_COMMAND, 2 * self._max_meshes,
+                                     name="body_commands_zero")  # fmt: skip
+        self.template: Buffer = template
+        self._template = template.map(np.uint32, (2 * self._max_meshes, 5))
+        self._commands = IndirectCommands(ctx, 2 * self._max_meshes, indexed=True,
+                                          name="body_commands", mapped=False)  # fmt: skip
+        self.indirect: Buffer = self._commands.buffer
         # The draw count (meshes in the library) for multi-draw-indirect-count, where the
         # GPU has it (GL 4.6 or ARB_indirect_parameters); else all max_meshes commands.
-        caps = ctx.capabilities
-        self.indirect_count: bool = caps is None or caps.indirect_count
-        self.draw_count = ctx.buffer(size=4, usage="parameter", name="body_draw_count")
-        self._draw_count = self.draw_count.map(np.uint32, (1,))
-        self._draw_count[0] = 0
+        self.indirect_count: bool = self._commands.indirect_count
+        self._draw_count = self._commands.set_counts([0])
+        self.draw_count: Buffer = self._commands.count_buffer
         # Room for every part twice (a coarse mesh's list also holds its fine mesh's parts)
         # per view, and that once per command set.
         self._instance_capacity = 2 * max_parts * self._max_views * self._copies
@@ -1222,14 +1225,10 @@ class BodyRenderer:
         first = command_set * self._max_meshes  # the command set's first command
         for pipeline, command in self._ray_draws:  # one command each
             self._bind_draw(cmd, pipeline)
-            cmd.multi_draw_indexed_indirect(1, offset=(first + command) * 20, stride=20)
+            self._commands.draw(cmd, first + command, 1)
         self._bind_draw(cmd, self.pipeline)
-        offset, commands = (first + self._first_mesh) * 20, self._max_meshes - self._first_mesh
-        if self.indirect_count:
-            cmd.bind_parameter_buffer(self.draw_count)
-            cmd.multi_draw_indexed_indirect_count(commands, offset=offset)
-        else:
-            cmd.multi_draw_indexed_indirect(commands, offset=offset, stride=20)
+        commands = self._max_meshes - self._first_mesh
+        self._commands.draw(cmd, first + self._first_mesh, commands, counted=0)
 
     def _bind_draw(self, cmd: CommandBuffer, pipeline: Pipeline) -> None:
         cmd.bind_pipeline(pipeline)
@@ -1247,7 +1246,7 @@ class BodyRenderer:
         cmd.bind_vertex_buffer(self.vertices, 0)
         cmd.bind_vertex_buffer(self.instances, 1)
         cmd.bind_index_buffer(self.indices)
-        cmd.bind_indirect_buffer(self.indirect)
+        self._commands.bind(cmd)
 
     @serialised
     def instance_counts(self) -> dict[str, int]:
