@@ -453,7 +453,7 @@ class DrawList:
         self.draw_id_buffer = self._ctx.buffer(ids, usage="vertex", name=f"{prefix}_ids")
         self.draw_ids = self.draw_id_buffer.map(np.uint32, len(ids))
         self.commands[: len(commands)] = np.array(commands, np.uint32).view(COMMAND_DTYPE)[:, 0]
-        self.counts = self._commands.set_counts([n for _, _, n in self._groups])
+        self.counts = self._commands.set_counts([n for _, _, n in self._groups], f"{prefix}_counts")
         self.count_buffer = self._commands.count_buffer
         self._recorded = True
 

@@ -70,12 +70,13 @@ class IndirectCommands:
         self.count_buffer: Buffer | None = None
         self.counts: np.ndarray | None = None
 
-    def set_counts(self, counts: Sequence[int]) -> np.ndarray:
-        """Make the parameter buffer of one draw count per range, `counts` in it; returns
-        its mapping (write a range's count there; a GPU pass may write the buffer too)."""
+    def set_counts(self, counts: Sequence[int], name: str | None = None) -> np.ndarray:
+        """Make the parameter buffer (`name`, default the commands' name + ``_counts``) of
+        one draw count per range, `counts` in it; returns its mapping (write a range's
+        count there; a GPU pass may write the buffer too)."""
         values = np.asarray(counts, np.uint32).reshape(-1)
         self.count_buffer = self._ctx.buffer(values, usage="parameter",
-                                             name=f"{self._name}_counts")  # fmt: skip
+                                             name=name or f"{self._name}_counts")  # fmt: skip
         self.counts = self.count_buffer.map(np.uint32, len(values))
         return self.counts
 

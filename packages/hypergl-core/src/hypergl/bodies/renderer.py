@@ -296,7 +296,7 @@ class BodyRenderer:
         # The draw count (meshes in the library) for multi-draw-indirect-count, where the
         # GPU has it (GL 4.6 or ARB_indirect_parameters); else all max_meshes commands.
         self.indirect_count: bool = self._commands.indirect_count
-        self._draw_count = self._commands.set_counts([0])
+        self._draw_count = self._commands.set_counts([0], "body_draw_count")
         self.draw_count: Buffer = self._commands.count_buffer
         # Room for every part twice (a coarse mesh's list also holds its fine mesh's parts)
         # per view, and that once per command set.
