@@ -1,16 +1,17 @@
 """Camera math: view and projection matrices in NumPy (row-major, column vectors:
 ``clip = M @ p``), OpenGL clip space (NDC z in -1..1), the camera looking down its -Z axis.
 
-The one home of the camera math of hypergl and its bridges: the body renderer's callers,
-the Culverin bridge and demo, hypergl-mujoco's cameras (``mjr_lookAt``, ``glFrustum`` /
-``glOrtho``: :func:`look_along`, :func:`frustum_projection`) and hypergl-rl's batch renderer
-all make their matrices here. :func:`look_along` and :func:`frustum_projection` take stacks
-of cameras (``(..., 3)``, ``(..., 6)``) and check nothing: their callers check their own
-inputs and say what is wrong in their own terms; :func:`look_at`, :func:`perspective` and
-:func:`orthographic` are the checked one-camera forms (an :class:`~hypergl.ArgumentError`
-naming the bad value). py_gpu, which depends on nothing, keeps a NumPy copy of the
-one-camera forms (``py_gpu.camera``) held to these numbers by a test
-(tests/integration/test_camera_names.py).
+The one home of the camera math of hypergl and its bridges: the body renderer (the
+ray-cast parts' eyes, :func:`eye_of`) and its callers, the Culverin bridge and demo,
+hypergl-mujoco's cameras (``mjr_lookAt``, ``glFrustum`` / ``glOrtho``: :func:`look_along`,
+:func:`frustum_projection`) and hypergl-rl's batch renderer all make their matrices here.
+:func:`look_along`, :func:`frustum_projection` and :func:`eye_of` take stacks of cameras
+(``(..., 3)``, ``(..., 6)``, ``(..., 4, 4)``) and check nothing: their callers check their
+own inputs and say what is wrong in their own terms; :func:`look_at`, :func:`perspective`
+and :func:`orthographic` are the checked one-camera forms (an
+:class:`~hypergl.ArgumentError` naming the bad value). py_gpu, which depends on nothing,
+keeps a NumPy copy of the one-camera forms (``py_gpu.camera``) held to these numbers by a
+test (tests/integration/test_camera_names.py).
 
 Upload one to GLSL with ``matrix.T`` (std140 and uniforms read mat4 column by column;
 :func:`hypergl.shader_prelude.camera_record` does it). `project` predicts where a point
@@ -121,6 +122,28 @@ def _vec3(value: ArrayLike, name: str) -> np.ndarray:
     if array.shape != (3,) or not np.isfinite(array).all():
         raise ArgumentError(f"look_at: {name} must be three finite numbers, got {value!r}")
     return array
+
+
+def eye_of(view_proj: ArrayLike) -> np.ndarray:
+    """The camera's centre of a view-projection matrix, homogeneous: the point it maps to
+    clip x = y = w = 0. A perspective camera's (x, y, z, 1); an orthographic one's is at
+    infinity, (direction back toward the camera, 0). Ray-cast parts cast rays from it.
+    Vectorised: (..., 4, 4) matrices give (..., 4) eyes."""
+    matrix = np.asarray(view_proj, np.float64)
+    # The null vector of rows x, y, w: the generalised cross product, each component a
+    # signed 3x3 minor (a quarter of an SVD's time for 256 views).
+    rows = matrix[..., [0, 1, 3], :]
+    minors = np.stack([rows[..., [j for j in range(4) if j != i]] for i in range(4)], axis=-3)
+    eye = np.linalg.det(minors) * np.array([1.0, -1.0, 1.0, -1.0])
+    w = eye[..., 3:]
+    finite = np.abs(w) > 1e-9
+    direction = eye[..., :3] / np.linalg.norm(eye[..., :3], axis=-1, keepdims=True)
+    at_infinity = np.concatenate([direction, np.zeros_like(w)], axis=-1)
+    # clip z grows away from the camera: point the direction back at it
+    toward = np.einsum("...j,...j->...", matrix[..., 2, :], at_infinity)[..., None] > 0
+    at_infinity = np.where(toward, -at_infinity, at_infinity)
+    safe_w = np.where(finite, w, 1.0)
+    return np.where(finite, eye / safe_w, at_infinity).astype(np.float32)
 
 
 def project(view_proj: np.ndarray, points: ArrayLike, size: tuple[int, int]) -> np.ndarray:
