@@ -36,6 +36,7 @@ from ..memory_budget import memory_limit as checked_memory_limit
 from ..resources import Buffer, Fence, Framebuffer, Pipeline, Texture
 from ..serialised import Guard, closing, serialised
 from ..shader_prelude import CAMERA_BYTES, camera_block, camera_record
+from ..shader_prelude import defines as glsl_defines
 from . import meshes
 from .parts import MODE_SOFT, RAYCAST, Part, check_color, named_parts
 from .shaders import (
@@ -470,14 +471,12 @@ class BodyRenderer:
     def _defines(self) -> str:
         depth, ident = "depth" in self.outputs, "id" in self.outputs
         shadows = ", ".join(str(i) for i in self._shadow_lights) or "0"
-        return (f"#define MULTI_VIEW {int(self._max_views > 1)}\n"
-                f"#define LIGHTS {self._max_lights}\n#define SHADE {int(self._shade)}\n"
-                f"#define SHADOW_MAPS {len(self._shadow_lights)}\n"
-                f"const int SHADOW_LIGHT[{max(len(self._shadow_lights), 1)}] = "
-                f"int[]({shadows});\n#define SHADOW_BIAS {SHADOW_BIAS}\n"
-
-                f"#define OUTPUT_DEPTH {int(depth)}\n#define OUTPUT_ID {int(ident)}\n"
-                f"#define ID_LOCATION {1 + int(depth)}")  # fmt: skip
+        shadow_count = len(self._shadow_lights)
+        return (glsl_defines({"MULTI_VIEW": int(self._max_views > 1), "LIGHTS": self._max_lights,
+                         "SHADE": int(self._shade), "SHADOW_MAPS": shadow_count})
+                + f"const int SHADOW_LIGHT[{max(shadow_count, 1)}] = int[]({shadows});\n"
+                + glsl_defines({"SHADOW_BIAS": SHADOW_BIAS, "OUTPUT_DEPTH": int(depth),
+                           "OUTPUT_ID": int(ident), "ID_LOCATION": 1 + int(depth)}))  # fmt: skip
 
     def _source_glsl(self) -> str:
         """The source's record declarations and accessors (see :mod:`.records`)."""
