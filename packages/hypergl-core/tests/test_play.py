@@ -40,6 +40,55 @@ def test_play_writes_the_last_frame(gl_ctx, tmp_path):
     assert (tmp_path / "out" / "last.png").read_bytes().startswith(b"\x89PNG")
 
 
+def test_play_checks_the_submit_options_once_not_every_frame(gl_ctx, tmp_path, monkeypatch):
+    """Scene.prepare: the first frame's options (with the seed) and the rest's, two in all."""
+    import hypergl.scene
+
+    made = []
+    real = hypergl.scene.submit_options
+    monkeypatch.setattr(hypergl.scene, "submit_options",
+                        lambda *args: made.append(args) or real(*args))  # fmt: skip
+    path = scene_file(gl_ctx, tmp_path / "s.hgb")
+    play(path, 6, tmp_path / "out", fps=10, seed=3)
+    assert len(made) == 2
+
+
+def test_the_frames_are_those_of_a_submit_per_frame(gl_ctx, tmp_path):
+    """Prepared once, the frames still see the clock of each frame, the seed at the first
+    and the registers carried over: the same registers as scene.submit per frame."""
+    cmd = gl_ctx.command_buffer()
+    sc = SceneCompiler(cmd)
+    cmd.bind_framebuffer(gl_ctx.framebuffer((8, 8), name="screen"))
+    sc.time(1)  # r1: this frame's clock
+    sc.random(2)  # r2: the generator's next number
+    cmd.iadd(3, 3, 4)  # r3 += r4: counts frames when r4 is 1
+    cmd.li(4, 1)
+    cmd.end()
+    path = tmp_path / "r.hgb"
+    hypergl.save(cmd, path)
+    frames = []
+    from hypergl import play as play_module
+
+    real = play_module.FrameSubmits.submit
+
+    def spy(self):
+        real(self)
+        frames.append(self._scene._replayer._kept)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(play_module.FrameSubmits, "submit", spy)
+        play(path, 4, tmp_path / "out", fps=10, seed=7, device="null")
+    with hypergl.context(device="null") as ctx:
+        scene = ctx.load(path)
+        expected = []
+        for index in range(4):
+            stats = scene.submit(clock=index / 10, seed=7 if index == 0 else None,
+                                 keep_registers=True)  # fmt: skip
+            expected.append(list(stats.registers))
+    assert [list(f) for f in frames] == expected
+    assert expected[-1][3] == 3  # the registers carried over
+
+
 def test_a_scene_with_two_framebuffers_needs_one_named(gl_ctx, tmp_path):
     path = scene_file(gl_ctx, tmp_path / "s.hgb", framebuffers=2)
     with pytest.raises(PlayError, match=r"2 framebuffers \(\['screen0', 'screen1'\]\)"):

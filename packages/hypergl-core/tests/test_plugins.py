@@ -26,3 +26,45 @@ def test_an_unknown_bridge_lists_the_installed_ones(trace_ctx):
         trace_ctx.bridge("teleport", object())
     with pytest.raises(TypeError, match="bridge name must be a string"):
         trace_ctx.bridge(42, object())
+
+
+class _Renderer:
+    def __init__(self, ctx):
+        self.context = ctx
+
+    def render(self, state):
+        return {}
+
+    def close(self):
+        pass
+
+
+def test_the_bridge_contract_is_checked(trace_ctx):
+    """What a hypergl.bridges factory returns: a Bridge (context, close) that is a record
+    source or a renderer; anything else is a PluginError naming what it lacks."""
+    from hypergl.plugins import Bridge, checked_bridge
+
+    renderer = _Renderer(trace_ctx)
+    assert checked_bridge("r", renderer, trace_ctx) is renderer and isinstance(renderer, Bridge)
+    records = hypergl.bodies.InstanceRecords(trace_ctx, 4)
+    records.close = records.release  # a record source with close() keeps the contract
+    assert checked_bridge("s", records, trace_ctx) is records
+    with pytest.raises(hypergl.PluginError, match=r"bridge 'x' returned object, which lacks "
+                                                  r"context, close"):  # fmt: skip
+        checked_bridge("x", object(), trace_ctx)
+    with pytest.raises(hypergl.PluginError, match=r"lacks render \(a renderer\) or binding"):
+        checked_bridge("y", _Half(trace_ctx), trace_ctx)
+    other = hypergl.context(device="trace")
+    try:
+        with pytest.raises(hypergl.PluginError, match="another context"):
+            checked_bridge("z", _Renderer(other), trace_ctx)
+    finally:
+        other.close()
+
+
+class _Half:
+    def __init__(self, ctx):
+        self.context = ctx
+
+    def close(self):
+        pass

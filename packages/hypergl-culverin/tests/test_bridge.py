@@ -132,3 +132,20 @@ def test_assign_id_and_create_body(ctx, make_world):
     assert world.get_user_data(bridge.create_body(pos=(2, 5, 0), size=0.5, shape=1)) == 2
     with pytest.raises(ValueError, match="assigns user_data"):
         bridge.create_body(pos=(0, 0, 0), user_data=7)
+
+
+def test_the_bridge_keeps_the_bridge_contract(bridge):
+    """ctx.bridge's object is a hypergl.plugins.Bridge and a record source: hypergl-core's
+    own BodyRenderer draws it as it is (docs/plugins/hypergl-bridge.md)."""
+    from hypergl.bodies import BodyRenderer
+    from hypergl.plugins import RECORD_SOURCE, Bridge
+
+    assert isinstance(bridge, Bridge)
+    assert all(hasattr(bridge, member) for member in RECORD_SOURCE)
+    assert "uint body_count()" in bridge.body_glsl()
+    renderer = BodyRenderer(bridge)
+    renderer.set_look(0, "sphere", 0.5)
+    renderer.release()
+    bridge.close()
+    bridge.close()  # twice: nothing
+    assert bridge.released

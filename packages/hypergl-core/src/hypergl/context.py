@@ -426,13 +426,15 @@ class Context(WindowControls):
         return CommandBuffer(self, name=name)
 
     def bridge(self, name: str, source: Any, **options: Any) -> Any:
-        """A bridge plugin (entry-point group ``hypergl.bridges``) feeding `source` to the GPU.
+        """A bridge plugin (entry-point group ``hypergl.bridges``) feeding `source` to the GPU:
+        a :class:`hypergl.plugins.Bridge` of this context, which is a record source for
+        ``hypergl.bodies.BodyRenderer`` or a renderer over it (docs/plugins/hypergl-bridge.md).
 
         ``ctx.bridge("culverin", world)`` needs hypergl-culverin installed.
         """
-        from .plugins import load_bridge
+        from .plugins import checked_bridge, load_bridge
 
-        return load_bridge(name)(self, source, **options)
+        return checked_bridge(name, load_bridge(name)(self, source, **options), self)
 
     def load(
         self,

@@ -58,8 +58,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .errors import ResourceError
+from .indirect_draws import DRAW_COMMAND, IndirectCommands, mapped_records
 from .resources import Buffer, Pipeline, TextureSet
 from .serialised import Guard, closing, serialised
+from .shader_prelude import insert_after_directives
 
 if TYPE_CHECKING:
     from .context import Context
@@ -80,11 +82,8 @@ FIELD_TYPES: dict[str, tuple[str, tuple[int, ...], int, int]] = {
 TEXTURE_FIELD = "texture_index"
 ORDERS = ("keep", "mesh")
 BATCHES = ("merged", "instanced")
-COMMAND_DTYPE = np.dtype(
-    [("count", "<u4"), ("instances", "<u4"), ("first", "<u4"), ("base_instance", "<u4")]
-)
+COMMAND_DTYPE = DRAW_COMMAND  # what ``commands`` holds: DrawArraysIndirectCommand
 _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
-_DIRECTIVES = re.compile(r"^[ \t]*#[ \t]*(version|extension)\b.*$", re.MULTILINE)
 _VERTEX_FORMAT_FLOATS = {"f32": 1, "f32x2": 2, "f32x3": 3, "f32x4": 4}
 _MAX_CAPACITY = 1 << 24
 
@@ -207,17 +206,13 @@ class DrawList:
         self._recorded = False
         self._groups: list[tuple[Pipeline, int, int]] = []
 
-        self.record_buffer: Buffer = ctx.buffer(
-            size=self._capacity * self._dtype.itemsize, usage="storage", name=f"{name}_records"
-        )
-        self.command_buffer: Buffer = ctx.buffer(
-            size=self._capacity * COMMAND_DTYPE.itemsize, usage="indirect",
-            name=f"{name}_commands",
-        )  # fmt: skip
-        self.records: np.ndarray = self.record_buffer.map(self._dtype, self._capacity)
-        self.records[:] = np.zeros((), self._dtype)
-        self.commands: np.ndarray = self.command_buffer.map(COMMAND_DTYPE, self._capacity)
-        self.commands[:] = np.zeros((), COMMAND_DTYPE)
+        # The records and their commands: the core the body renderer shares (indirect_draws)
+        self.record_buffer, self.records = mapped_records(ctx, self._dtype, self._capacity,
+                                                          name=f"{name}_records")  # fmt: skip
+        self._commands = IndirectCommands(ctx, self._capacity, indexed=False,
+                                          name=f"{name}_commands")  # fmt: skip
+        self.command_buffer: Buffer = self._commands.buffer
+        self.commands: np.ndarray = self._commands.commands
         # Made by record(): the vertices, the record index of each vertex or instance,
         # the draw count of each pipeline.
         self.vertex_buffer: Buffer | None = None
@@ -250,8 +245,7 @@ class DrawList:
     @property
     def indirect_count(self) -> bool:
         """True when the draw counts come from ``count_buffer`` (GL 4.6 or indirect parameters)."""
-        caps = self._ctx.capabilities
-        return caps is None or caps.indirect_count
+        return self._commands.indirect_count
 
     def mesh_range(self, mesh: str) -> tuple[int, int]:
         """(first vertex, vertex count) of `mesh` in ``vertex_buffer``."""
@@ -344,12 +338,7 @@ class DrawList:
     def _include(self, source: Any, stage: str, label: str) -> str:
         if not isinstance(source, str) or not source.strip():
             raise TypeError(f"{label} must be GLSL source text, got {source!r}")
-        last = None
-        for match in _DIRECTIVES.finditer(source):
-            last = match
-        cut = last.end() + 1 if last else 0
-        lines = source[:cut].count("\n") + 1
-        return f"{source[:cut]}#line 1 2\n{self.glsl(stage)}#line {lines} 0\n{source[cut:]}"
+        return insert_after_directives(source, self.glsl(stage), 2)
 
     @serialised
     def pipeline(self, *, vertex_shader: str, fragment_shader: str, **state: Any) -> Pipeline:
@@ -464,9 +453,8 @@ class DrawList:
         self.draw_id_buffer = self._ctx.buffer(ids, usage="vertex", name=f"{prefix}_ids")
         self.draw_ids = self.draw_id_buffer.map(np.uint32, len(ids))
         self.commands[: len(commands)] = np.array(commands, np.uint32).view(COMMAND_DTYPE)[:, 0]
-        counts = np.array([n for _, _, n in self._groups], np.uint32)
-        self.count_buffer = self._ctx.buffer(counts, usage="parameter", name=f"{prefix}_counts")
-        self.counts = self.count_buffer.map(np.uint32, len(counts))
+        self.counts = self._commands.set_counts([n for _, _, n in self._groups], f"{prefix}_counts")
+        self.count_buffer = self._commands.count_buffer
         self._recorded = True
 
     @serialised
@@ -479,18 +467,12 @@ class DrawList:
         self._group()
         cmd.bind_texture(self._textures, self._unit)
         cmd.bind_storage_buffer(self.record_buffer, self._binding)
-        cmd.bind_indirect_buffer(self.command_buffer)
-        if self.indirect_count:
-            cmd.bind_parameter_buffer(self.count_buffer)
-        size = COMMAND_DTYPE.itemsize
+        self._commands.bind(cmd)
         for group, (pipeline, start, count) in enumerate(self._groups):
             cmd.bind_pipeline(pipeline)
             cmd.bind_vertex_buffer(self.vertex_buffer, 0)
             cmd.bind_vertex_buffer(self.draw_id_buffer, 1)
-            if self.indirect_count:
-                cmd.multi_draw_indirect_count(count, offset=start * size, count_offset=4 * group)
-            else:
-                cmd.multi_draw_indirect(count, offset=start * size)
+            self._commands.draw(cmd, start, count, counted=group)
 
     @property
     def released(self) -> bool:

@@ -1,6 +1,7 @@
 """`hypergl play FILE.hgb`: run a self-contained .hgb scene, frame after frame.
 
-Each frame is one ``scene.submit()`` and nothing else: the program animates itself from
+Each frame is one prepared submit (``scene.prepare()``: the options are checked once, not
+every frame) and nothing else: the program animates itself from
 ``get_time`` and ``gen_rand``. The generator starts from a fixed seed (``--seed``, default
 0) and the registers carry over from frame to frame (``keep_registers``). The file is
 loaded as ``ctx.load`` loads any file (every bound checked, ``--memory-limit``).
@@ -80,14 +81,28 @@ def check_options(frames: Any, seed: Any, budget: Any, memory_limit: Any) -> int
         raise PlayError(f"--memory-limit: {exc}") from None
 
 
-def submit_frame(scene: Any, budget: int, **frame: Any) -> None:
-    """One frame: `scene.submit(budget=budget, **frame)`; a spent budget says how to raise it."""
-    try:
-        scene.submit(budget=budget, keep_registers=True, **frame)
-    except VMError as exc:
-        if not exc.reason.startswith("instruction budget"):
-            raise
-        raise PlayError(f"{exc} (instructions per frame): --budget N raises it") from None
+class FrameSubmits:
+    """The frames of `scene`, each one prepared submit (``Scene.prepare``: the options are
+    checked once, not every frame): the first frame's restarts the generator from `seed`;
+    the others', prepared after it ran, go on from the registers it left (keep_registers).
+    A spent budget says how to raise it."""
+
+    def __init__(self, scene: Any, budget: int, seed: int) -> None:
+        self._scene, self._budget = scene, budget
+        self._next = scene.prepare(budget=budget, keep_registers=True, seed=seed)
+        self._first = True
+
+    def submit(self) -> None:
+        """One frame."""
+        try:
+            self._next.submit()
+        except VMError as exc:
+            if not exc.reason.startswith("instruction budget"):
+                raise
+            raise PlayError(f"{exc} (instructions per frame): --budget N raises it") from None
+        if self._first:
+            self._first = False
+            self._next = self._scene.prepare(budget=self._budget, keep_registers=True)
 
 
 def play(
@@ -121,10 +136,11 @@ def play(
             on_open()
         video = mp4_writer(out / "play.mp4", fps) if device == "gl" else None
         frame = None
+        submits = FrameSubmits(scene, budget, seed)
         try:
             for index in range(frames):
-                submit_frame(scene, budget, clock=index / fps,
-                             seed=seed if index == 0 else None)  # fmt: skip
+                ctx.set_clock(index / fps)  # frame-exact time, whatever the wall clock says
+                submits.submit()
                 if device == "gl":
                     frame = target.read()
                     if video is not None:
@@ -190,8 +206,9 @@ def play_window(
         if on_open is not None:
             on_open()
         shown_frames = 0
+        submits = FrameSubmits(scene, budget, seed)
         while not ctx.should_close and (frames is None or shown_frames < frames):
-            submit_frame(scene, budget, seed=seed if shown_frames == 0 else None)
+            submits.submit()
             ctx.swap()
             ctx.poll()
             shown_frames += 1

@@ -4,13 +4,21 @@ from hypergl-culverin).
 
 Discovery is lazy and cached: the group is read once, and only the chosen
 name is imported. An unknown name raises an error listing what is installed.
+
+The bridge contract (docs/plugins/hypergl-bridge.md): a ``hypergl.bridges`` entry point
+is a callable ``factory(ctx, source, **options)``; what it returns is a :class:`Bridge`
+(its ``context`` is ``ctx``, ``close()`` releases what it made) that feeds ``source`` to
+:class:`hypergl.bodies.BodyRenderer` in one of two ways: it *is* a record source
+(:data:`RECORD_SOURCE`, the protocol of :mod:`hypergl.bodies.records`; the Culverin
+bridge), or it *is* a renderer over the body renderer (``render(state)``; the MuJoCo
+bridge). ``ctx.bridge`` checks what the factory returned against this.
 """
 
 from __future__ import annotations
 
 import functools
 from importlib import metadata
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from .errors import HyperGLError
 
@@ -19,7 +27,43 @@ COMMAND_GROUP = "hypergl.commands"
 
 
 class PluginError(HyperGLError, LookupError):
-    """No plugin of that name is installed, or it failed to load."""
+    """No plugin of that name is installed, or it failed to load, or it broke the
+    contract of its group."""
+
+
+@runtime_checkable
+class Bridge(Protocol):
+    """What a ``hypergl.bridges`` factory returns (see the module's text)."""
+
+    @property
+    def context(self) -> Any:
+        """The ``hypergl.Context`` the factory was given."""
+        ...
+
+    def close(self) -> None:
+        """Release every GPU object the bridge made; safe to call twice."""
+        ...
+
+
+# A record source's members (hypergl.bodies.records): what BodyRenderer(source) reads.
+RECORD_SOURCE = ("binding", "capacity", "body_glsl", "bind", "record")
+
+
+def checked_bridge(name: str, bridge: Any, ctx: Any) -> Any:
+    """`bridge` as the factory of bridge `name` made it for `ctx`, else PluginError saying
+    what of the contract it lacks."""
+    missing = [member for member in ("context", "close") if not hasattr(bridge, member)]
+    if not missing and not (hasattr(bridge, "render")
+                            or all(hasattr(bridge, m) for m in RECORD_SOURCE)):  # fmt: skip
+        absent = [m for m in RECORD_SOURCE if not hasattr(bridge, m)]
+        missing = [f"render (a renderer) or {', '.join(absent)} (a record source)"]
+    if missing:
+        raise PluginError(f"bridge {name!r} returned {type(bridge).__name__}, which lacks "
+                          f"{', '.join(missing)}: see docs/plugins/hypergl-bridge.md")  # fmt: skip
+    if bridge.context is not ctx:
+        raise PluginError(f"bridge {name!r} returned an object of another context than the "
+                          "one it was given")  # fmt: skip
+    return bridge
 
 
 @functools.cache

@@ -37,9 +37,11 @@ from py_gpu.geometry import RasterBatch
 from py_gpu.readback import PendingFrame, Ring
 
 from .errors import HyperGLError
+from .shader_prelude import VERSION
 
-VERTEX_SHADER = """#version 430
-// 2 / viewport width, 2 / viewport height, guard band in pixels
+VERTEX_SHADER = (
+    VERSION
+    + """// 2 / viewport width, 2 / viewport height, guard band in pixels
 layout(location = 0) uniform vec3 u_scale;
 layout(location = 0) in vec3 in_position;  // x, y snapped; z: the affine depth in [0, 0.5]
 layout(location = 1) in vec4 in_color;
@@ -50,20 +52,25 @@ void main() {
     v_color = in_color;
 }
 """
-FRAGMENT_SHADER = """#version 430
-flat in vec4 v_color;
+)
+FRAGMENT_SHADER = (
+    VERSION
+    + """flat in vec4 v_color;
 out vec4 frag_color;
 void main() {
     frag_color = v_color;
 }
 """
-ID_FRAGMENT_SHADER = """#version 430
-flat in vec4 v_color;
+)
+ID_FRAGMENT_SHADER = (
+    VERSION
+    + """flat in vec4 v_color;
 out float frag_id;
 void main() {
     frag_id = float(gl_PrimitiveID + 1);
 }
 """
+)
 #: Frames in flight for render_async (framebuffers per frame size).
 RING_SIZE = 3
 VERTEX_DTYPE = np.dtype([("position", np.float32, 3), ("color", np.uint8, 4)])

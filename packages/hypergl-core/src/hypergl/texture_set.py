@@ -12,7 +12,7 @@ shader source draw the same image on both.
 
 from __future__ import annotations
 
-import re
+from .shader_prelude import insert_after_directives
 
 _BINDLESS = """\
 #extension GL_ARB_bindless_texture : require
@@ -29,8 +29,6 @@ vec4 hgl_texture(uint index, vec2 uv) {{
 }}
 """
 
-_DIRECTIVES = re.compile(r"^[ \t]*#[ \t]*(version|extension)\b.*$", re.MULTILINE)
-
 
 def preamble(bindless: bool, unit: int) -> str:
     return (_BINDLESS if bindless else _ARRAY).format(unit=unit)
@@ -38,16 +36,4 @@ def preamble(bindless: bool, unit: int) -> str:
 
 def inject(source: str, bindless: bool, unit: int) -> str:
     """`source` with the texture-set preamble after its #version / #extension lines."""
-    last = None
-    for match in _DIRECTIVES.finditer(source):
-        last = match
-    cut = last.end() + 1 if last else 0
-    return (
-        source[:cut]
-        + "#line 1 1\n"
-        + preamble(bindless, unit)
-        + "#line "
-        + str(source[:cut].count("\n") + 1)
-        + " 0\n"
-        + source[cut:]
-    )
+    return insert_after_directives(source, preamble(bindless, unit), 1)

@@ -66,6 +66,14 @@ TRACKED_OPTIONS = ("max_torque", "max_rpm")
 _serial = itertools.count()
 
 
+# The record source's accessors over the CulverinBody records (layout.py).
+ACCESSORS = """uint body_count() { return culverin_count; }
+vec3 body_position(uint row) { return vec3(culverin_bodies[row].position.xyz); }
+vec4 body_rotation(uint row) { return culverin_bodies[row].rotation; }
+uint body_id(uint row) { return culverin_bodies[row].id; }
+"""
+
+
 class _WorldFeed:
     """The lock shared by syncs and steps, and the capacity message.
 
@@ -598,6 +606,12 @@ class CulverinBridge:
         binding = self._binding if binding is None else binding
         return self._layout.glsl(binding, binding + 1)
 
+    def body_glsl(self) -> str:
+        """:meth:`glsl` and the accessors a record source defines (``body_count()``,
+        ``body_position(row)``, ...): the bridge is a record source of
+        ``hypergl.bodies.BodyRenderer`` (the bridge contract)."""
+        return self.glsl() + ACCESSORS
+
     @property
     def world(self) -> Any:
         return self._world
@@ -641,6 +655,10 @@ class CulverinBridge:
             raise ContextError("the bridge's context has been closed")
         if self.released:
             raise BridgeReleasedError("this culverin bridge (or its buffer) has been released")
+
+    def close(self) -> None:
+        """:meth:`release` (the name every bridge of ``ctx.bridge`` has)."""
+        self.release()
 
     def release(self) -> None:
         """Free the buffer, the counter and the external source."""

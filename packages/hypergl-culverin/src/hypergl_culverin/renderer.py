@@ -24,13 +24,6 @@ from .bridge import CulverinBridge
 from .errors import ShapeError
 from .shapes import Shape, from_name
 
-# The core renderer's accessors over the bridge's CulverinBody records (layout.py).
-ACCESSORS = """uint body_count() { return culverin_count; }
-vec3 body_position(uint row) { return vec3(culverin_bodies[row].position.xyz); }
-vec4 body_rotation(uint row) { return culverin_bodies[row].rotation; }
-uint body_id(uint row) { return culverin_bodies[row].id; }
-"""
-
 
 class BodyRenderer(core.BodyRenderer):
     """Every body of a bridge, each kind with its own mesh, in one multi-draw.
@@ -52,9 +45,6 @@ class BodyRenderer(core.BodyRenderer):
         self._bridge = bridge
         self._shapes_seen = 0
         super().__init__(bridge, **options)
-
-    def _source_glsl(self) -> str:
-        return self._bridge.glsl() + ACCESSORS
 
     @serialised
     def set_look(

@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 import mujoco
 import numpy as np
 
+from hypergl import transforms
 from hypergl.finite import check_within
 
 from .errors import CameraError
@@ -120,40 +121,16 @@ def _world_array(value: Any, name: str, rows: int, width: int) -> np.ndarray:
 
 
 def look_at(position: np.ndarray, forward: np.ndarray, up: np.ndarray) -> np.ndarray:
-    """View matrices (..., 4, 4) as ``mjr_lookAt`` builds them (up re-orthogonalised)."""
-    f = forward / np.linalg.norm(forward, axis=-1, keepdims=True)
-    s = np.cross(f, up)
-    s /= np.linalg.norm(s, axis=-1, keepdims=True)
-    u = np.cross(s, f)
-    u /= np.linalg.norm(u, axis=-1, keepdims=True)
-    view = np.zeros((*position.shape[:-1], 4, 4))
-    view[..., 0, :3], view[..., 1, :3], view[..., 2, :3] = s, u, -f
-    view[..., 0, 3] = -np.einsum("...i,...i", s, position)
-    view[..., 1, 3] = -np.einsum("...i,...i", u, position)
-    view[..., 2, 3] = np.einsum("...i,...i", f, position)
-    view[..., 3, 3] = 1.0
-    return view
+    """View matrices (..., 4, 4) as ``mjr_lookAt`` builds them (up re-orthogonalised):
+    hypergl's camera math (:func:`hypergl.transforms.look_along`)."""
+    return transforms.look_along(position, forward, up)
 
 
 def projection(frustum: np.ndarray, orthographic: np.ndarray) -> np.ndarray:
     """glFrustum / glOrtho matrices (..., 4, 4) from (..., 6) frustums
-    (left, right, bottom, top, near, far); depth -1..1."""
-    left, right, bottom, top, near, far = np.moveaxis(np.asarray(frustum, np.float64), -1, 0)
-    ortho = np.asarray(orthographic, bool)
-    width, height, depth = right - left, top - bottom, far - near
-    out = np.zeros((*left.shape, 4, 4))
-    scale = np.where(ortho, 2.0, 2.0 * near)
-    out[..., 0, 0], out[..., 1, 1] = scale / width, scale / height
-    # perspective: the offsets multiply z; orthographic: they are the translation
-    out[..., 0, 2] = np.where(ortho, 0.0, (right + left) / width)
-    out[..., 1, 2] = np.where(ortho, 0.0, (top + bottom) / height)
-    out[..., 0, 3] = np.where(ortho, -(right + left) / width, 0.0)
-    out[..., 1, 3] = np.where(ortho, -(top + bottom) / height, 0.0)
-    out[..., 2, 2] = np.where(ortho, -2.0 / depth, -(far + near) / depth)
-    out[..., 2, 3] = np.where(ortho, -(far + near) / depth, -2.0 * far * near / depth)
-    out[..., 3, 2] = np.where(ortho, 0.0, -1.0)
-    out[..., 3, 3] = np.where(ortho, 1.0, 0.0)
-    return out
+    (left, right, bottom, top, near, far); depth -1..1: hypergl's camera math
+    (:func:`hypergl.transforms.frustum_projection`)."""
+    return transforms.frustum_projection(frustum, orthographic)
 
 
 class Cameras:

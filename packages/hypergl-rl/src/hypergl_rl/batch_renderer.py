@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from hypergl import transforms
 from hypergl.errors import ResourceError
 from hypergl.serialised import Guard, closing, serialised
 
@@ -268,13 +269,13 @@ class BatchRenderer:
         if not np.all(np.isfinite(norm)) or np.any(norm == 0):
             raise RLConfigError(f"look_at: eye {eye.tolist()} and target {target.tolist()} "
                                 "must be distinct finite points")  # fmt: skip
-        forward = forward / norm
-        right = np.cross(forward, np.float32([0.0, 1.0, 0.0]))
-        right_norm = np.linalg.norm(right, axis=-1, keepdims=True)
+        right_norm = np.linalg.norm(np.cross(forward / norm, np.float32([0.0, 1.0, 0.0])),
+                                    axis=-1)  # fmt: skip
         if np.any(right_norm < 1e-6):
             raise RLConfigError("look_at: the camera looks straight up or down; tilt it")
-        right = right / right_norm
-        up = np.cross(right, forward)
+        # the view's rows are the camera's right, up and backward axes (hypergl's camera math)
+        view = transforms.look_along(eye, forward, (0.0, 1.0, 0.0))
+        right, up, forward = view[..., 0, :3], view[..., 1, :3], -view[..., 2, :3]
         fov = np.asarray(fov, np.float32)
         if not np.all((fov > 0) & (fov < 180)):
             raise RLConfigError(f"look_at: fov must be in (0, 180) degrees, got {fov.tolist()}")

@@ -27,6 +27,8 @@ Per-environment record (std430, ``vec4`` rows, see ``record_rows``)::
 
 from __future__ import annotations
 
+from hypergl.shader_prelude import VERSION
+
 HEADER_ROWS = 5
 OBJECT_ROWS = 2
 
@@ -117,8 +119,7 @@ def stack_vertex(width: int, height: int, max_objects: int, framebuffer_width: i
         f"    bounds[{o}] = sphere_bounds(state[b + {HEADER_ROWS + OBJECT_ROWS * o}]);"
         for o in range(max_objects)
     )
-    return f"""#version 430
-layout(location = 0) uniform int env_base;
+    return f"""{VERSION}layout(location = 0) uniform int env_base;
 layout(location = 1) uniform int tiles;
 {load_record(max_objects)}
 {sphere_bounds(width, height, framebuffer_width)}
@@ -224,8 +225,7 @@ def stack_fragment(width: int, height: int, max_objects: int, packed: bool) -> s
         f"all(greaterThanEqual(t, bounds[{o}].xy)) && all(lessThan(t, bounds[{o}].zw))"
         for o in range(max_objects)
     )
-    head = f"""#version 430
-out vec4 frag;
+    head = f"""{VERSION}out vec4 frag;
 flat in ivec4 bounds[{max_objects}];
 bool near_sphere(int x, int row) {{
     ivec2 t = ivec2(x, row);
@@ -259,13 +259,15 @@ void main() {
     return head + scene_functions(width, height, max_objects) + body
 
 
-BACKGROUND_VERTEX = """#version 430
-// One triangle covering the whole stack.
+BACKGROUND_VERTEX = (
+    VERSION
+    + """// One triangle covering the whole stack.
 void main() {
     vec2 p = vec2(float((gl_VertexID & 1) << 2) - 1.0, float((gl_VertexID & 2) << 1) - 1.0);
     gl_Position = vec4(p, 0.0, 1.0);
 }
 """
+)
 
 
 def _background_fetch(framebuffer_width: int) -> str:
@@ -280,7 +282,8 @@ vec4 cached_texel() {
 def background_fragment(framebuffer_width: int) -> str:
     """The cached background, texel for texel (unpack then store returns the same bytes)."""
     return (
-        "#version 430\nout vec4 frag;\n"
+        VERSION
+        + "out vec4 frag;\n"
         + _background_fetch(framebuffer_width)
         + "void main() { frag = cached_texel(); }\n"
     )
@@ -301,8 +304,7 @@ def sphere_vertex(
     ivec4 was = sphere_bounds(previous[index]);
     if (was.z > was.x)
         box = box.z > box.x ? ivec4(min(box.xy, was.xy), max(box.zw, was.zw)) : was;"""
-    return f"""#version 430
-layout(location = 0) uniform int env_base;
+    return f"""{VERSION}layout(location = 0) uniform int env_base;
 layout(location = 1) uniform int tiles;
 {load_record(max_objects)}
 layout(std430, binding = 2) readonly buffer Previous {{ vec4 previous[]; }};
@@ -360,7 +362,8 @@ void main() {
 }
 """
     return (
-        "#version 430\nout vec4 frag;\n"
+        VERSION
+        + "out vec4 frag;\n"
         + _background_fetch(framebuffer_width)
         + scene_functions(width, height, max_objects)
         + body

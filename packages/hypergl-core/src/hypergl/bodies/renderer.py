@@ -30,10 +30,13 @@ import numpy as np
 from .. import errors
 from ..command_buffer import CommandBuffer
 from ..finite import check_within
+from ..indirect_draws import INDEXED_COMMAND, IndirectCommands, mapped_records
 from ..memory_budget import check_memory
 from ..memory_budget import memory_limit as checked_memory_limit
 from ..resources import Buffer, Fence, Framebuffer, Pipeline, Texture
 from ..serialised import Guard, closing, serialised
+from ..shader_prelude import CAMERA_BYTES, camera_block, camera_record
+from ..shader_prelude import defines as glsl_defines
 from . import meshes
 from .parts import MODE_SOFT, RAYCAST, Part, check_color, named_parts
 from .shaders import (
@@ -282,18 +285,20 @@ class BodyRenderer:
         # DrawElementsIndirectCommand per mesh: count, instanceCount (0 here: the compute
         # pass counts), firstIndex, baseVertex, baseInstance (the mesh's instance list).
         # Two sets of max_meshes: the second draws what occlusion culling's second pass adds.
-        self.template = ctx.buffer(size=2 * self._max_meshes * 20, name="body_commands_zero")
-        self._template = self.template.map(np.uint32, (2 * self._max_meshes, 5))
-        self._template[:] = 0
-        self.indirect: Buffer = ctx.buffer(size=2 * self._max_meshes * 20, usage="indirect",
-                                           name="body_commands")  # fmt: skip
+        # The template is copied over the GPU-written commands each frame (the records and
+        # commands core the draw lists share: indirect_draws).
+        template, _ = mapped_records(ctx, INDEXED_COMMAND, 2 * self._max_meshes,
+                                     name="body_commands_zero")  # fmt: skip
+        self.template: Buffer = template
+        self._template = template.map(np.uint32, (2 * self._max_meshes, 5))
+        self._commands = IndirectCommands(ctx, 2 * self._max_meshes, indexed=True,
+                                          name="body_commands", mapped=False)  # fmt: skip
+        self.indirect: Buffer = self._commands.buffer
         # The draw count (meshes in the library) for multi-draw-indirect-count, where the
         # GPU has it (GL 4.6 or ARB_indirect_parameters); else all max_meshes commands.
-        caps = ctx.capabilities
-        self.indirect_count: bool = caps is None or caps.indirect_count
-        self.draw_count = ctx.buffer(size=4, usage="parameter", name="body_draw_count")
-        self._draw_count = self.draw_count.map(np.uint32, (1,))
-        self._draw_count[0] = 0
+        self.indirect_count: bool = self._commands.indirect_count
+        self._draw_count = self._commands.set_counts([0], "body_draw_count")
+        self.draw_count: Buffer = self._commands.count_buffer
         # Room for every part twice (a coarse mesh's list also holds its fine mesh's parts)
         # per view, and that once per command set.
         self._instance_capacity = 2 * max_parts * self._max_views * self._copies
@@ -370,11 +375,12 @@ class BodyRenderer:
         self.sky_pipeline: Pipeline | None = None
         self._haze: tuple[tuple[float, ...], ...] | None = None  # set_haze's uniforms
         self.haze_pipeline: Pipeline | None = None
-        self.camera: Buffer = ctx.buffer(size=112, usage="uniform", name="body_camera")
+        self.camera: Buffer = ctx.buffer(size=CAMERA_BYTES, usage="uniform", name="body_camera")
         self.set_camera(np.eye(4))
         self.fence: Fence = ctx.fence()
         defines = self._defines()
         self._fill = fill = {"bodies": self._source_glsl(), "camera": camera_binding,
+                             "camera_block": camera_block(camera_binding, "BodyCamera"),
                              **self._bindings,
                 "max_meshes": self._max_meshes, "max_extras": max_extras,
                 "atlas_unit": ATLAS_UNIT, "max_textures": MAX_TEXTURES,
@@ -465,14 +471,12 @@ class BodyRenderer:
     def _defines(self) -> str:
         depth, ident = "depth" in self.outputs, "id" in self.outputs
         shadows = ", ".join(str(i) for i in self._shadow_lights) or "0"
-        return (f"#define MULTI_VIEW {int(self._max_views > 1)}\n"
-                f"#define LIGHTS {self._max_lights}\n#define SHADE {int(self._shade)}\n"
-                f"#define SHADOW_MAPS {len(self._shadow_lights)}\n"
-                f"const int SHADOW_LIGHT[{max(len(self._shadow_lights), 1)}] = "
-                f"int[]({shadows});\n#define SHADOW_BIAS {SHADOW_BIAS}\n"
-
-                f"#define OUTPUT_DEPTH {int(depth)}\n#define OUTPUT_ID {int(ident)}\n"
-                f"#define ID_LOCATION {1 + int(depth)}")  # fmt: skip
+        shadow_count = len(self._shadow_lights)
+        return (glsl_defines({"MULTI_VIEW": int(self._max_views > 1), "LIGHTS": self._max_lights,
+                         "SHADE": int(self._shade), "SHADOW_MAPS": shadow_count})
+                + f"const int SHADOW_LIGHT[{max(shadow_count, 1)}] = int[]({shadows});\n"
+                + glsl_defines({"SHADOW_BIAS": SHADOW_BIAS, "OUTPUT_DEPTH": int(depth),
+                           "OUTPUT_ID": int(ident), "ID_LOCATION": 1 + int(depth)}))  # fmt: skip
 
     def _source_glsl(self) -> str:
         """The source's record declarations and accessors (see :mod:`.records`)."""
@@ -913,20 +917,17 @@ class BodyRenderer:
     def set_camera(self, view_proj: Any, light: Sequence[float] = (0.3, 1.0, 0.5)) -> None:
         """The view-projection matrix (row-major, column vectors) and a light direction."""
         matrix = self._checked_matrix(view_proj)
-        block = np.zeros(28, np.float32)
-        block[:16] = matrix.T.reshape(-1)  # std140 mat4: column-major
         direction = np.asarray(light, dtype=np.float64)
         length = float(np.linalg.norm(direction)) if direction.shape == (3,) else 0.0
         if not np.isfinite(length) or length == 0.0:
             raise ValueError(f"light must be a finite, non-zero (x, y, z), got {light!r}")
-        block[16:19] = direction / length  # unit length: the fragment shader skips normalize
         if not self._own_lights:  # the one light of a renderer nobody gave lights
             self._lights[:] = lights(1)[0]
             self._lights[:, 0] = default_lights(direction)[0]
             self._write_lights()
-        block[20] = self._lod
-        block[24:28] = eye_of(matrix)  # ray-cast parts: the rays' origin
-        self.camera.write(block)
+        # the light of unit length: the fragment shader skips normalize; the eye: the
+        # ray-cast parts' rays' origin
+        self.camera.write(camera_record(matrix, eye_of(matrix), direction / length, self._lod))
         if self._regions_dirty:
             self._layout_regions()
 
@@ -1223,14 +1224,10 @@ class BodyRenderer:
         first = command_set * self._max_meshes  # the command set's first command
         for pipeline, command in self._ray_draws:  # one command each
             self._bind_draw(cmd, pipeline)
-            cmd.multi_draw_indexed_indirect(1, offset=(first + command) * 20, stride=20)
+            self._commands.draw(cmd, first + command, 1)
         self._bind_draw(cmd, self.pipeline)
-        offset, commands = (first + self._first_mesh) * 20, self._max_meshes - self._first_mesh
-        if self.indirect_count:
-            cmd.bind_parameter_buffer(self.draw_count)
-            cmd.multi_draw_indexed_indirect_count(commands, offset=offset)
-        else:
-            cmd.multi_draw_indexed_indirect(commands, offset=offset, stride=20)
+        commands = self._max_meshes - self._first_mesh
+        self._commands.draw(cmd, first + self._first_mesh, commands, counted=0)
 
     def _bind_draw(self, cmd: CommandBuffer, pipeline: Pipeline) -> None:
         cmd.bind_pipeline(pipeline)
@@ -1248,7 +1245,7 @@ class BodyRenderer:
         cmd.bind_vertex_buffer(self.vertices, 0)
         cmd.bind_vertex_buffer(self.instances, 1)
         cmd.bind_index_buffer(self.indices)
-        cmd.bind_indirect_buffer(self.indirect)
+        self._commands.bind(cmd)
 
     @serialised
     def instance_counts(self) -> dict[str, int]:

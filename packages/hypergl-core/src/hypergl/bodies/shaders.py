@@ -33,6 +33,8 @@ The fragment stage shades with the lights and textures of ``SHADING`` (see
 view) and the texture atlas at texture unit ``{atlas_unit}``.
 """
 
+from ..shader_prelude import VERSION
+
 VIEW_SHIFT = 20  # multi-view instances: part index in bits 0..19, view above
 
 COMMON = """
@@ -51,9 +53,7 @@ layout(std430, binding = {tables}) readonly buffer BodyTables {{
     uvec2 looks[];
 }};
 // eye: the camera's centre, homogeneous (w 0: an orthographic camera's backward direction)
-layout(std140, binding = {camera}) uniform BodyCamera {{ mat4 view_proj; vec4 light;
-                                                         vec4 lod; vec4 eye; }};
-#if MULTI_VIEW
+{camera_block}#if MULTI_VIEW
 // tile: xy scale and zw offset of the view's clip space into the framebuffer's; range: its
 // first record row, its row count, and 1 (0: no view here).
 // depth: the row giving a point's depth output (metres along the view axis; views.py)
@@ -106,8 +106,8 @@ flat {direction} vec4 v_shadow_tile[SHADOW_MAPS];
 # culling it cannot change the picture; the others that phase 1 left out go to the second
 # command set. Either way phase 2 records the part's visibility for the next frame.
 EXPAND = (
-    """#version 430
-{defines}
+    VERSION
+    + """{defines}
 layout(local_size_x = 64) in;
 {bodies}"""
     + COMMON
@@ -248,8 +248,9 @@ void main() {{
 
 # One invocation per 4 x 4 pixel tile of the depth attachment, one work group per 16 x 16:
 # the farthest depth of each tile at both sizes (phase 2 of the expansion reads them).
-DEPTH_TILES = """#version 430
-layout(local_size_x = 4, local_size_y = 4) in;
+DEPTH_TILES = (
+    VERSION
+    + """layout(local_size_x = 4, local_size_y = 4) in;
 layout(binding = {depth_unit}) uniform sampler2D depth_attachment;
 layout(std430, binding = {tiles}) writeonly buffer BodyDepthTiles {{ float tiles[]; }};
 shared float group_far[16];
@@ -280,10 +281,11 @@ void main() {{
     }}
 }}
 """
+)
 
 VERTEX = (
-    """#version 430
-{defines}
+    VERSION
+    + """{defines}
 {bodies}"""
     + COMMON
     + SHADING_BUFFER
@@ -720,8 +722,8 @@ SHADING = ATLAS + LIGHTING
 
 
 FRAGMENT = (
-    """#version 430
-{defines}
+    VERSION
+    + """{defines}
 in vec3 v_surface;
 in vec3 v_world;
 #if RAY_KIND == 0 || RAY_KIND == 6
@@ -852,8 +854,8 @@ void main() {{
 # shading). ``sky_axes`` turn world directions into the cube's. The haze's quad lies at
 # ``sky.w``.
 SKY_VERTEX = (
-    """#version 430
-{defines}
+    VERSION
+    + """{defines}
 """
     + COMMON
     + """
@@ -888,8 +890,8 @@ void main() {{
 )
 
 SKY_FRAGMENT = (
-    """#version 430
-{defines}
+    VERSION
+    + """{defines}
 """
     + COMMON
     + SHADING_BUFFER
@@ -940,8 +942,8 @@ void main() {{
 # (xyz) and its normal in haze_normal.xyz; haze: rgb, alpha; haze_shape: x ratio, y the
 # opaque height (0..1 of the cone).
 HAZE_FRAGMENT = (
-    """#version 430
-{defines}
+    VERSION
+    + """{defines}
 """
     + COMMON
     + """
@@ -990,15 +992,18 @@ void main() {{
 
 # A full-screen triangle that sets the background of the extra outputs (a plain clear
 # writes one colour to every attachment): colour, depth +inf (nothing hit), id -1.
-BACKGROUND_VERTEX = """#version 430
-void main() {{
+BACKGROUND_VERTEX = (
+    VERSION
+    + """void main() {{
     vec2 corner = vec2(float((gl_VertexID & 1) << 2) - 1.0, float((gl_VertexID & 2) << 1) - 1.0);
     gl_Position = vec4(corner, 0.0, 1.0);
 }}
 """
+)
 
-BACKGROUND_FRAGMENT = """#version 430
-{defines}
+BACKGROUND_FRAGMENT = (
+    VERSION
+    + """{defines}
 layout(location = 0) uniform vec4 background;
 layout(location = 0) out vec4 color;
 #if OUTPUT_DEPTH
@@ -1017,3 +1022,4 @@ void main() {{
 #endif
 }}
 """
+)

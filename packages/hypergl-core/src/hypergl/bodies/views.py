@@ -12,6 +12,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import BodyError
+from ..transforms import eye_of
+
+__all__ = ["VIEW_DTYPE", "eye_of", "grid_shape", "tile_views"]  # eye_of: hypergl.transforms's
 
 # std430 View: mat4 view_proj (column-major); tile: clip xy scale, offset (the vertex
 # stage clips to the view's frustum sides, so its tile needs no pixel rectangle); range:
@@ -20,31 +23,10 @@ from ..errors import BodyError
 # depth output (metres along the view axis): view_proj's last row (clip w) by default,
 # which is that for a perspective camera; an orthographic one's clip w is 1, so its
 # caller gives the row (forward, -forward . position): see set_view_matrices.
+
 VIEW_DTYPE = np.dtype([("view_proj", np.float32, 16), ("tile", np.float32, 4),
                        ("range", np.uint32, 4), ("eye", np.float32, 4),
                        ("depth", np.float32, 4)])  # fmt: skip
-
-
-def eye_of(view_proj: Any) -> np.ndarray:
-    """The camera's centre of a view-projection matrix, homogeneous: the point it maps to
-    clip x = y = w = 0. A perspective camera's (x, y, z, 1); an orthographic one's is at
-    infinity, (direction back toward the camera, 0). Ray-cast parts cast rays from it.
-    Vectorised: (..., 4, 4) matrices give (..., 4) eyes."""
-    matrix = np.asarray(view_proj, np.float64)
-    # The null vector of rows x, y, w: the generalised cross product, each component a
-    # signed 3x3 minor (a quarter of an SVD's time for 256 views).
-    rows = matrix[..., [0, 1, 3], :]
-    minors = np.stack([rows[..., [j for j in range(4) if j != i]] for i in range(4)], axis=-3)
-    eye = np.linalg.det(minors) * np.array([1.0, -1.0, 1.0, -1.0])
-    w = eye[..., 3:]
-    finite = np.abs(w) > 1e-9
-    direction = eye[..., :3] / np.linalg.norm(eye[..., :3], axis=-1, keepdims=True)
-    at_infinity = np.concatenate([direction, np.zeros_like(w)], axis=-1)
-    # clip z grows away from the camera: point the direction back at it
-    toward = np.einsum("...j,...j->...", matrix[..., 2, :], at_infinity)[..., None] > 0
-    at_infinity = np.where(toward, -at_infinity, at_infinity)
-    safe_w = np.where(finite, w, 1.0)
-    return np.where(finite, eye / safe_w, at_infinity).astype(np.float32)
 
 
 def grid_shape(views: int, columns: int | None) -> tuple[int, int]:

@@ -13,17 +13,12 @@ if TYPE_CHECKING:
 
 import numpy as np
 
+from hypergl.shader_prelude import CAMERA_BYTES, CAMERA_DTYPE, camera_block, camera_record
+
 from ..camera import look_at, perspective
 
-# std140 block: mat4 view_proj; vec4 eye; vec4 light_direction.
-CAMERA_GLSL = """
-layout(std140, binding = 0) uniform Camera {
-    mat4 view_proj;
-    vec4 eye;
-    vec4 light_direction;
-};
-"""
-CAMERA_BYTES = 64 + 16 + 16
+# hypergl's one camera block (view_proj, eye, light, lod) at uniform binding 0
+CAMERA_GLSL = camera_block(0)
 
 
 class Camera:
@@ -38,7 +33,7 @@ class Camera:
         height: float = 18.0,
     ) -> None:
         self.buffer: hypergl.Buffer = ctx.buffer(size=CAMERA_BYTES, usage="uniform", name="camera")
-        self._data = self.buffer.map(np.float32, (24,))
+        self._data = self.buffer.map(CAMERA_DTYPE, 1)
         self._projection = perspective(50.0, size[0] / size[1], 0.5, 400.0)
         self.target: np.ndarray = np.asarray(target, float)
         self.distance: float = distance
@@ -50,7 +45,5 @@ class Camera:
         )
         view_proj = self._projection @ look_at(eye, self.target)
         light = np.array([0.4, 1.0, 0.3])
-        self._data[:16] = view_proj.T.ravel()  # GLSL reads matrices column by column
-        self._data[16:19], self._data[19] = eye, 1.0
-        self._data[20:23], self._data[23] = light / np.linalg.norm(light), 0.0
+        self._data[0] = camera_record(view_proj, (*eye, 1.0), light / np.linalg.norm(light))[0]
         return view_proj

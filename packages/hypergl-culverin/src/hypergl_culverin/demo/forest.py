@@ -15,6 +15,7 @@ import numpy as np
 
 import hypergl
 from hypergl import SceneCompiler, subroutine
+from hypergl.shader_prelude import VERSION
 
 from .camera import CAMERA_GLSL
 from .meshes import VERTEX_LAYOUT, ground, tree
@@ -31,7 +32,7 @@ BASE_LOCATION = 0  # uniform uint: first instance of the draw
 # the light is worked out per vertex and handed on flat: the same picture as per pixel, with
 # no interpolant for llvmpipe to set up per triangle and interpolate per pixel.
 LIT_VERTEX = (
-    "#version 430\n"
+    VERSION
     + CAMERA_GLSL
     + """
 layout(std430, binding = 1) readonly buffer Instances { vec4 instances[]; };  // x, z, scale, yaw
@@ -45,18 +46,20 @@ void main() {
     float c = cos(t.w), s = sin(t.w);
     vec3 p = vec3(c * position.x - s * position.z, position.y, s * position.x + c * position.z);
     vec3 n = vec3(c * normal.x - s * normal.z, normal.y, s * normal.x + c * normal.z);
-    v_lit = colour * (0.35 + 0.65 * max(dot(normalize(n), light_direction.xyz), 0.0));
+    v_lit = colour * (0.35 + 0.65 * max(dot(normalize(n), light.xyz), 0.0));
     gl_Position = view_proj * vec4(p * t.z + vec3(t.x, 0.0, t.y), 1.0);
 }
 """
 )
-LIT_FRAGMENT = """#version 430
-flat in vec3 v_lit;
+LIT_FRAGMENT = (
+    VERSION
+    + """flat in vec3 v_lit;
 out vec4 color;
 void main() { color = vec4(v_lit, 1.0); }
 """
+)
 CULL_COMPUTE = (
-    "#version 430\n"
+    VERSION
     + CAMERA_GLSL
     + """
 layout(local_size_x = 64) in;
