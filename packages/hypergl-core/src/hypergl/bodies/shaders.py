@@ -654,15 +654,18 @@ layout(std140, binding = {lights_block}) uniform BodyLights {{ Light light_looks
 layout(binding = {shadow_unit}) uniform sampler2D body_shadow_map;
 
 // 1 where the light of shadow map k reaches P (its map's depth there is not nearer), 0
-// in its shadow; outside its view, lit (as MuJoCo's map reads its cleared border).
+// in its shadow; outside its view, lit (as MuJoCo's map reads its cleared border). One
+// texel fetch (the map's nearest texel): texture() cost llvmpipe a level of detail per
+// fragment, and its early returns are no branches there (every lane runs every path).
 float shadow_light(int k, vec3 P) {{
     vec4 s = v_shadow[k] * vec4(P, 1.0);
-    if (s.w <= 0.0) return 1.0;
     vec3 q = s.xyz / s.w;
-    if (abs(q.x) > 1.0 || abs(q.y) > 1.0 || abs(q.z) > 1.0) return 1.0;
+    bool outside = !(s.w > 0.0) || any(greaterThan(abs(q), vec3(1.0)));
     vec2 uv = (q.xy * v_shadow_tile[k].xy + v_shadow_tile[k].zw) * 0.5 + 0.5;
-    float nearest = texture(body_shadow_map, uv).r;
-    return 0.5 * q.z + 0.5 <= nearest + SHADOW_BIAS ? 1.0 : 0.0;
+    ivec2 size = textureSize(body_shadow_map, 0);
+    ivec2 texel = clamp(ivec2(uv * vec2(size)), ivec2(0), size - 1);
+    float nearest = texelFetch(body_shadow_map, texel, 0).r;
+    return outside || 0.5 * q.z + 0.5 <= nearest + SHADOW_BIAS ? 1.0 : 0.0;
 }}
 #endif
 
