@@ -602,9 +602,10 @@ vec4 atlas_sample(uvec4 r, vec2 uv, vec2 dx, vec2 dy, bool repeat) {{
     // largest texel step along either axis, not the length of the step.
     vec2 step = max(abs(dx), abs(dy)) * size;
     float lambda = log2(max(max(step.x, step.y), 1e-12));
-    if (lambda <= 0.0) return atlas_level(r, 0, uv);
+    // Magnified (lambda <= 0): level 0 alone, as the second level's weight is 0 (two
+    // lookups always: an early return is no branch on llvmpipe, it made three).
     int last = findMSB(int(max(r.z, r.w)));
-    lambda = min(lambda, float(last));
+    lambda = clamp(lambda, 0.0, float(last));
     int d1 = int(lambda);
     int d2 = min(d1 + 1, last);
     return mix(atlas_level(r, d1, uv), atlas_level(r, d2, uv), lambda - float(d1));
@@ -669,53 +670,62 @@ float shadow_light(int k, vec3 P) {{
 }}
 #endif
 
+// One light's term, added to `total` (or to `passes`: a light that casts shadows is drawn
+// as MuJoCo draws it, in a pass of its own added to the others, with its own clamp, where its
+// shadow map's frustum, not its cutoff, bounds a spot's light: the frustum is wider, and Mesa
+// lights past the cutoff there). i: its slot; kind (LIGHT_KIND_*), shadow_map (-1: none) and
+// pass are constants of the call (LIGHT_CALLS, made with the pipeline from the renderer's
+// lights): each call compiles to its own light's path alone (llvmpipe runs every branch a
+// fragment might take: a branch on a uniform kind costs every light every kind's work).
+#define LIGHT_KIND_HEAD 1
+#define LIGHT_KIND_DIRECTIONAL 2
+#define LIGHT_KIND_POINT 3
+#define LIGHT_KIND_SPOT 4
+void add_light(int i, int kind, int shadow_map, bool pass, vec3 P, vec3 N, vec3 V, vec3 rgb,
+               vec4 material, vec3 forward, bool two_sided, inout vec3 total,
+               inout vec3 passes) {{
+    Light light = light_looks[i];
+    vec3 L;
+    float factor = 1.0;
+    if (kind == LIGHT_KIND_HEAD) {{
+        L = -forward;  // the headlight: along the view
+    }} else if (kind == LIGHT_KIND_DIRECTIONAL) {{
+        L = -v_light_direction[i].xyz;
+    }} else {{
+        vec3 to_light = v_light_position[i].xyz - P;
+        float distance = length(to_light);
+        L = to_light / max(distance, 1e-12);
+        vec3 k = light.attenuation.xyz;
+        factor /= max(k.x + k.y * distance + k.z * distance * distance, 1e-12);
+        if (kind == LIGHT_KIND_SPOT) {{  // its cone, and its exponent
+            float c = dot(-L, v_light_direction[i].xyz);
+            bool inside = pass || c >= light.direction.w;
+            factor *= inside ? pow(max(c, 1e-30), light.ambient.w) : 0.0;
+        }}
+    }}
+    float facing = dot(N, L);
+    if (two_sided) facing = abs(facing);
+    vec3 c = light.ambient.rgb * rgb + max(facing, 0.0) * light.diffuse.rgb * rgb;
+    float exponent = material.y * 128.0;
+    float h = max(dot(N, normalize(L + V)), 1e-30);
+    float shine = exponent > 0.0 ? pow(h, exponent) : 1.0;
+    c += (facing > 0.0 ? shine : 0.0) * light.specular.rgb * material.x;
+#if SHADOW_MAPS
+    if (shadow_map >= 0) factor *= shadow_light(shadow_map, P);
+#endif
+    if (pass)
+        passes += clamp(factor * c, 0.0, 1.0);
+    else
+        total += factor * c;
+}}
+
 // The sum of the lights on a surface of colour rgb and material (specular, shininess,
-// emission): OpenGL's fixed-function model with a local viewer, clamped as drawn. A light
-// that casts shadows (specular.w 1) is drawn as MuJoCo draws it, in a pass of its own
-// added to the others (its own clamp), where its shadow map's frustum, not its cutoff,
-// bounds a spot's light (the frustum is wider: Mesa lights past the cutoff there).
+// emission): OpenGL's fixed-function model with a local viewer, clamped as drawn.
 vec3 light_surface(vec3 P, vec3 N, vec3 V, vec3 rgb, vec4 material, vec3 forward,
                    bool two_sided) {{
     vec3 total = material.z * rgb;
     vec3 passes = vec3(0.0);
-    float exponent = material.y * 128.0;
-    for (int i = 0; i < LIGHTS; ++i) {{
-        Light light = light_looks[i];
-        float kind = light.diffuse.w;
-        vec3 L;
-        float factor = kind > 0.5 ? 1.0 : 0.0;  // 0: off
-        if (kind > 1.5) {{
-            L = -forward;  // the headlight: along the view
-        }} else if (light.position.w == 0.0) {{
-            L = -v_light_direction[i].xyz;  // directional
-        }} else {{
-            vec3 to_light = v_light_position[i].xyz - P;
-            float distance = length(to_light);
-            L = to_light / max(distance, 1e-12);
-            vec3 k = light.attenuation.xyz;
-            factor /= max(k.x + k.y * distance + k.z * distance * distance, 1e-12);
-            if (light.direction.w > -1.5) {{  // a spot: its cone, and its exponent
-                float c = dot(-L, v_light_direction[i].xyz);
-                bool inside = c >= light.direction.w || light.specular.w > 0.5;
-                factor *= inside ? pow(max(c, 1e-30), light.ambient.w) : 0.0;
-            }}
-        }}
-        float facing = dot(N, L);
-        if (two_sided) facing = abs(facing);
-        vec3 c = light.ambient.rgb * rgb + max(facing, 0.0) * light.diffuse.rgb * rgb;
-        if (facing > 0.0) {{
-            float h = max(dot(N, normalize(L + V)), 1e-30);
-            c += (exponent > 0.0 ? pow(h, exponent) : 1.0) * light.specular.rgb * material.x;
-        }}
-#if SHADOW_MAPS
-        for (int k = 0; k < SHADOW_MAPS; ++k)
-            if (SHADOW_LIGHT[k] == i) factor *= shadow_light(k, P);
-#endif
-        if (light.specular.w > 0.5)
-            passes += clamp(factor * c, 0.0, 1.0);
-        else
-            total += factor * c;
-    }}
+    LIGHT_CALLS
     return clamp(total, 0.0, 1.0) + passes;
 }}
 """
@@ -766,24 +776,34 @@ flat in float v_eye_depth;
     + SHADING
     + """
 // The texel at unit-shape coordinates X (the part's frame), as the part's mapping says.
+// TEXTURE_PLANAR, TEXTURE_BOX, TEXTURE_CUBE (0 or 1): whether a part this pipeline draws has
+// that mapping (the pipeline is made for its parts' mappings: every path is run here).
 vec4 surface_texel(vec3 X) {{
     int index = v_info.y, mapping = v_info.z;
-    if (index < 0) return vec4(1.0);
-    if (mapping >= 3) {{  // a cube map
-        vec3 d = X * v_uv_map.xyz;
-        if (mapping == 4) d = vec3(d.x, -d.z, d.y);  // the part's y is the cube's z
-        return atlas_cube(v_texture_rect, d, dFdx(d), dFdy(d));
-    }}
-    vec2 uv;
-    if (mapping == 1) {{
-        uv = vec2(X.x, X.z) * v_uv_map.xy + v_uv_map.zw;
-    }} else {{  // a box's faces: each 0..1 across
+    vec4 texel = vec4(1.0);
+#if TEXTURE_CUBE
+    vec3 d = X * v_uv_map.xyz;
+    if (mapping == 4) d = vec3(d.x, -d.z, d.y);  // the part's y is the cube's z
+    vec4 cube = atlas_cube(v_texture_rect, d, dFdx(d), dFdy(d));
+    if (mapping >= 3) texel = cube;
+#endif
+#if TEXTURE_PLANAR || TEXTURE_BOX
+    vec2 uv = vec2(0.0);
+#if TEXTURE_PLANAR
+    if (mapping == 1) uv = vec2(X.x, X.z) * v_uv_map.xy + v_uv_map.zw;
+#endif
+#if TEXTURE_BOX
+    if (mapping == 2) {{  // a box's faces: each 0..1 across
         vec3 a = abs(X);
         vec2 face = a.z >= a.x && a.z >= a.y ? vec2(X.x, -X.y)
                   : a.x >= a.y ? vec2(X.y, -X.z) : vec2(X.x, -X.z);
         uv = (face * 0.5 + 0.5) * v_uv_map.xy;
     }}
-    return atlas_sample(v_texture_rect, uv, dFdx(uv), dFdy(uv), true);
+#endif
+    vec4 flat_texel = atlas_sample(v_texture_rect, uv, dFdx(uv), dFdy(uv), true);
+    if (mapping == 1 || mapping == 2) texel = flat_texel;
+#endif
+    return index < 0 ? vec4(1.0) : texel;
 }}
 
 void main() {{
