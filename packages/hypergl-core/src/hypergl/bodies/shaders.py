@@ -880,8 +880,12 @@ SKY_VERTEX = (
 """
     + COMMON
     + """
-out vec4 v_near;  // the ray's points on the near and far planes, homogeneous (world)
-out vec4 v_far;
+// The view ray from the near plane to the far one (world, not normalised) and its origin
+// (the eye, or an orthographic view's point on the near plane): both affine across the
+// screen for a perspective or orthographic projection (the near and far planes' points
+// have one w each), so interpolated exactly, with no divide per fragment.
+out vec3 v_direction;
+out vec3 v_origin;
 flat out uint v_view;
 const vec2 CORNERS[6] = vec2[6](vec2(-1, -1), vec2(1, -1), vec2(1, 1), vec2(-1, -1),
                                 vec2(1, 1), vec2(-1, 1));
@@ -892,8 +896,9 @@ void main() {{
     vec2 corner = CORNERS[gl_VertexID];
     mat4 vp = view_matrix(view);
     mat4 inv = inverse(vp);
-    v_near = inv * vec4(corner, -1.0, 1.0);
-    v_far = inv * vec4(corner, 1.0, 1.0);
+    vec4 near = inv * vec4(corner, -1.0, 1.0);
+    vec4 far = inv * vec4(corner, 1.0, 1.0);
+    v_direction = far.xyz / far.w - near.xyz / near.w;
     v_view = view;
 #if MULTI_VIEW
     // a view beyond those set draws nothing
@@ -903,7 +908,8 @@ void main() {{
     // the quad's depth: a point that far ahead of the eye (orthographic: from the near plane)
     vec4 eye = view_eye(view);
     vec3 ahead = eye.w == 0.0 ? -eye.xyz : normalize(vec3(vp[0][3], vp[1][3], vp[2][3]));
-    vec3 from = eye.w == 0.0 ? (v_near.xyz / v_near.w) : eye.xyz;
+    vec3 from = eye.w == 0.0 ? (near.xyz / near.w) : eye.xyz;
+    v_origin = from;
     vec4 at = vp * vec4(from + ahead * (haze_pass != 0 ? sky.w : sky.z), 1.0);
     gl_Position = vec4(corner, clamp(at.z / at.w, -1.0, 1.0), 1.0);
 }}
@@ -918,8 +924,8 @@ SKY_FRAGMENT = (
     + SHADING_BUFFER
     + ATLAS
     + """
-in vec4 v_near;
-in vec4 v_far;
+in vec3 v_direction;
+in vec3 v_origin;
 flat in uint v_view;
 layout(location = 0) uniform vec4 sky;  // x: the cube's first face, y: the distance
 layout(location = 1) uniform vec4 sky_x;  // rows of the world-to-cube rotation
@@ -935,14 +941,12 @@ layout(location = 1) out float depth_out;
 layout(location = ID_LOCATION) out float id_out;
 #endif
 void main() {{
-    vec3 a = v_near.xyz / v_near.w, b = v_far.xyz / v_far.w;
-    vec3 D = normalize(b - a);
-    vec4 eye = view_eye(v_view);
-    vec3 origin = eye.w == 0.0 ? a : eye.xyz;  // orthographic: from the near plane
+    // D not normalised: the cube's lookup and the test below do not depend on its length.
+    vec3 D = v_direction;
     // The ground nearer than the cylinder (between the quad and it): the ground shows.
-    float t_sky = sky.y / max(max(length(D.xy), abs(D.z)), 1e-6);
+    float t_sky = sky.y / max(max(length(D.xy), abs(D.z)), 1e-30);
     float toward = dot(D, haze_normal.xyz);
-    float height = dot(origin - haze_plane.xyz, haze_normal.xyz);
+    float height = dot(v_origin - haze_plane.xyz, haze_normal.xyz);
     if (toward < 0.0 && height > 0.0 && height < -toward * t_sky) discard;
     vec3 d = vec3(dot(sky_x.xyz, D), dot(sky_y.xyz, D), dot(sky_z.xyz, D));
     color = vec4(atlas_cube(texture_rects[int(sky.x)], d, dFdx(d), dFdy(d)).rgb, 1.0);
@@ -968,8 +972,8 @@ HAZE_FRAGMENT = (
 """
     + COMMON
     + """
-in vec4 v_near;
-in vec4 v_far;
+in vec3 v_direction;
+in vec3 v_origin;
 flat in uint v_view;
 layout(location = 0) uniform vec4 sky;  // y: the sky's distance
 layout(location = 4) uniform vec4 haze_plane;
@@ -985,12 +989,9 @@ layout(location = 1) out vec4 depth_out;
 layout(location = ID_LOCATION) out vec4 id_out;
 #endif
 void main() {{
-    vec3 a = v_near.xyz / v_near.w, b = v_far.xyz / v_far.w;
-    vec3 D = normalize(b - a);
-    vec4 eye = view_eye(v_view);
-    vec3 origin = eye.w == 0.0 ? a : eye.xyz;
+    vec3 D = normalize(v_direction);
     vec3 n = haze_normal.xyz;
-    float e = dot(origin - haze_plane.xyz, n) / sky.y;  // the eye's height, in sky units
+    float e = dot(v_origin - haze_plane.xyz, n) / sky.y;  // the eye's height, in sky units
     float down = dot(D, n);
     float across = sqrt(max(1.0 - down * down, 0.0));
     float r = haze_shape.x;
