@@ -255,7 +255,12 @@ class InstancedRenderer:
         return block
 
     def render(self, datas: list) -> np.ndarray:
-        """(worlds, H, W, 3) uint8, top row first."""
+        """(worlds, H, W, 3) uint8, top row first. Its context is made current first (the
+        process's other renderers make theirs current: without it, its calls go to theirs)."""
+        with self.ctx:
+            return self._render(datas)
+
+    def _render(self, datas: list) -> np.ndarray:
         self.views.write(self._views(datas).tobytes())
         xpos = np.stack([d.geom_xpos for d in datas])  # (W, ngeom, 3): one gather per field
         xmat = np.stack([d.geom_xmat for d in datas])
