@@ -7,13 +7,19 @@ ratios medians of per-round ratios (this machine is noisy). Per model, a cheetah
 own state, seen by the model's "track" camera:
 
   ours            ``BatchRenderer(model, 256, ["track"], 84, 84, ("rgb",)).render(datas)``:
-                  every world in one submit
+                  every world in one submit, MuJoCo's default picture
+  ours_tuned      the same with ``scene_flags`` shadows, reflection and skybox off: against
+                  mujoco_tuned (tuned the same way)
   mujoco_default  ``mujoco.Renderer(model, 84, 84)`` looped over the worlds:
                   ``update_scene(data, "track"); render()`` with its default options
   mujoco_tuned    the same with shadows, reflection and skybox off (scene flags
                   mjRND_SHADOW, mjRND_REFLECTION, mjRND_SKYBOX; vis.quality.shadowsize 0)
                   and MSAA off (vis.quality.offsamples 0)
   (--full: also mujoco_effects_off, the tuned one with MSAA on: the issue's middle column)
+  moderngl        what a competent user writes alone (benchmarks/mujoco_moderngl.py): one
+                  instanced draw per geom type, all worlds' poses in one array write, tiled
+                  views; its picture is MuJoCo's without textures, shadows, reflection and
+                  skybox, against ``ours_plain`` (the same flags, ``texture=False``)
 
 The MuJoCo loops are timed over the first few worlds by default (their cost per frame does
 not depend on how many; ``--full`` loops over all 256). Then the pose sync of 256 humanoid
@@ -40,13 +46,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import interleaved, median, pairwise_ratio, parser, write_json
+from mujoco_moderngl import InstancedRenderer
 from mujoco_sync import sync_variants
 
 SIZE = 84
 WORLDS = 256
 MODELS = {"cheetah": "half_cheetah", "humanoid": "humanoid"}
-TARGETS = {"vs_default_cheetah": 100.0, "vs_tuned_cheetah": 10.0, "vs_tuned_humanoid": 5.0,
-           "sync_vs_python": 50.0}  # fmt: skip
+TARGETS = {"vs_default_cheetah": 100.0, "vs_default_humanoid": 100.0, "vs_tuned_cheetah": 10.0,
+           "vs_tuned_humanoid": 10.0, "sync_vs_python": 50.0}  # fmt: skip
+# "with shadows and reflections off", ours and MuJoCo's alike (ours draws no reflection yet)
+TUNED_FLAGS = {"mjRND_SHADOW": False, "mjRND_REFLECTION": False, "mjRND_SKYBOX": False}
 
 
 def load_model(name: str):
@@ -164,11 +173,22 @@ def main() -> None:
         ours = BatchRenderer(model, WORLDS, ["track"], SIZE, SIZE, ("rgb",))
         one = BatchRenderer(model, 1, ["track"], SIZE, SIZE, ("rgb",))
         floorless = BatchRenderer(without_planes(model), WORLDS, ["track"], SIZE, SIZE, ("rgb",))
+        tuned = BatchRenderer(model, WORLDS, ["track"], SIZE, SIZE, ("rgb",),
+                              scene_flags=TUNED_FLAGS)  # fmt: skip
         variants[f"ours_{key}"] = lambda r=ours, d=datas: r.render(d)
         variants[f"ours_one_{key}"] = lambda r=one, d=datas[0]: r.render(d)
         variants[f"ours_floorless_{key}"] = lambda r=floorless, d=datas: r.render(d)
+        variants[f"ours_tuned_{key}"] = lambda r=tuned, d=datas: r.render(d)
+        # the instanced-moderngl baseline and ours at its picture (no textures either)
+        plain = BatchRenderer(model, WORLDS, ["track"], SIZE, SIZE, ("rgb",),
+                              scene_flags=TUNED_FLAGS, texture=False)  # fmt: skip
+        baseline = InstancedRenderer(model, WORLDS, "track", SIZE, SIZE)
+        variants[f"ours_plain_{key}"] = lambda r=plain, d=datas: r.render(d)
+        variants[f"moderngl_{key}"] = lambda r=baseline, d=datas: r.render(d)
         frames[f"ours_{key}"], frames[f"ours_one_{key}"] = WORLDS, 1
-        frames[f"ours_floorless_{key}"] = WORLDS
+        for name in ("ours_floorless", "ours_tuned", "ours_plain", "moderngl"):
+            frames[f"{name}_{key}"] = WORLDS
+        closers += [plain.close, baseline.release]
         columns = [("default", True, True, default_frames), ("tuned", False, False, tuned_frames)]
         if args.full:
             columns.append(("effects_off", False, True, tuned_frames))
@@ -178,7 +198,7 @@ def main() -> None:
             frames[f"mujoco_{label}_{key}"] = count
             split[f"mujoco_{label}_{key}_scene_share"] = scene_share(renderer, datas[0], 2)
             closers.append(renderer.close)
-        closers += [ours.close, one.close, floorless.close]
+        closers += [ours.close, one.close, floorless.close, tuned.close]
 
     sync, rows, _, close_sync = sync_variants(WORLDS)
     # its own rounds (source, Python, source, ...): in a training loop the sync follows
@@ -224,8 +244,16 @@ def main() -> None:
                 results[f"{name}_scene_share"] = split[f"{name}_scene_share"]
         results[f"vs_default_{key}"] = pairwise_ratio(per_frame[f"mujoco_default_{key}"],
                                                       per_frame[f"ours_{key}"])  # fmt: skip
+        results[f"ours_tuned_fps_{key}"] = rate[f"ours_tuned_{key}"]
+        # tuned the same way: shadows, reflection and skybox off in both
         results[f"vs_tuned_{key}"] = pairwise_ratio(per_frame[f"mujoco_tuned_{key}"],
-                                                    per_frame[f"ours_{key}"])  # fmt: skip
+                                                    per_frame[f"ours_tuned_{key}"])  # fmt: skip
+        results[f"ours_plain_fps_{key}"] = rate[f"ours_plain_{key}"]
+        results[f"moderngl_fps_{key}"] = rate[f"moderngl_{key}"]
+        results[f"vs_moderngl_{key}"] = pairwise_ratio(per_frame[f"moderngl_{key}"],
+                                                       per_frame[f"ours_plain_{key}"])  # fmt: skip
+        results[f"default_vs_tuned_{key}"] = pairwise_ratio(per_frame[f"mujoco_tuned_{key}"],
+                                                            per_frame[f"ours_{key}"])  # fmt: skip
     results["sync_rows_per_s"] = rate["sync_source"]
     results["python_rows_per_s"] = rate["sync_python"]
     results["sync_vs_python"] = pairwise_ratio(per_frame["sync_python"], per_frame["sync_source"])
@@ -247,6 +275,8 @@ def report(r: dict, repeat: int) -> None:
     for key in MODELS:
         print(f"{key} ({MODELS[key]}.xml), frames/s:")
         print(f"  {'hypergl_mujoco, one submit':<54}{r[f'ours_fps_{key}']:>9,.0f}")
+        print(f"  {'hypergl_mujoco tuned: shadows, skybox off':<54}"
+              f"{r[f'ours_tuned_fps_{key}']:>9,.0f}")  # fmt: skip
         for label, what in (("default", "default options"),
                             ("effects_off", "shadows, reflection, skybox off"),
                             ("tuned", "tuned: those and MSAA off")):  # fmt: skip
@@ -254,10 +284,16 @@ def report(r: dict, repeat: int) -> None:
                 share = r[f"mujoco_{label}_{key}_scene_share"]
                 print(f"  {'mujoco.Renderer, ' + what:<54}{r[f'mujoco_{label}_fps_{key}']:>9,.0f}"
                       f"   (update_scene {share:.1%} of a frame, the rest GL)")  # fmt: skip
-        for which in ("default", "tuned"):
-            name = f"vs_{which}_{key}"
+        for which, what in (("default", "default vs default"), ("tuned", "tuned vs tuned"),
+                            ("default_vs_tuned", "our default vs their tuned")):  # fmt: skip
+            name = f"vs_{which}_{key}" if which != "default_vs_tuned" else f"{which}_{key}"
             target = f"   (target >= {TARGETS[name]:g}x)" if name in TARGETS else ""
-            print(f"  {'ours vs ' + which:<54}{r[name]:>8.1f}x{target}")
+            print(f"  {'ours vs mujoco.Renderer, ' + what:<54}{r[name]:>8.1f}x{target}")
+        print(f"  {'instanced moderngl (no textures, shadows, skybox)':<54}"
+              f"{r[f'moderngl_fps_{key}']:>9,.0f}")  # fmt: skip
+        print(f"  {'hypergl_mujoco at that picture':<54}{r[f'ours_plain_fps_{key}']:>9,.0f}")
+        print(f"  {'ours vs instanced moderngl, same picture':<54}"
+              f"{r[f'vs_moderngl_{key}']:>8.2f}x   (target >= 1.5x)")  # fmt: skip
         fixed_ms = 1e3 / r[f"ours_one_world_fps_{key}"]
         whole_ms = 1e3 * r["worlds"] / r[f"ours_fps_{key}"]
         per_world_us = 1e3 * (whole_ms - fixed_ms) / (r["worlds"] - 1)

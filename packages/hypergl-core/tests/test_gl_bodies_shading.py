@@ -125,3 +125,66 @@ def test_bad_lights_materials_and_textures_are_refused(gl_ctx):
         BodyRenderer(records, max_ids=2, max_lights=1, shadow_lights=(3,))
     renderer.release()
     records.release()
+
+
+def test_the_draw_pipelines_hold_the_paths_of_their_lights_and_mappings_alone(gl_ctx):
+    """llvmpipe runs every branch a fragment might take: the fragment stage is made for the
+    renderer's lights (a call per light, its kind a constant) and for the mappings of the
+    parts it draws (an untextured box: no cube map and no 2D lookup in it)."""
+    records, renderer = one_box(gl_ctx, max_lights=3)
+    rows = lights(3)
+    set_light(rows[0], kind=LIGHT_HEAD, diffuse=(0.5, 0.5, 0.5))
+    set_light(rows[2], kind=LIGHT_WORLD, direction=(0, 0, -1), diffuse=(0.2, 0.2, 0.2))
+    renderer.set_lights(rows)  # light 1 off: no call
+    renderer.set_look(0, "box", (1.0, 1.0, 1.0), color=(1.0, 1.0, 1.0))
+    shot(renderer)
+    fragment = renderer.shader_sources["draw"]["fragment"]
+    assert "add_light(0, 1, -1, false," in fragment and "add_light(2, 2, -1, false," in fragment
+    assert "add_light(1," not in fragment
+    for mapping in ("PLANAR", "BOX", "CUBE"):
+        assert f"#define TEXTURE_{mapping} 0" in fragment
+    renderer.release()
+    records.release()
+
+
+def test_a_kind_of_light_or_a_mapping_the_recorded_pipelines_lack_asks_for_a_new_record(gl_ctx):
+    """After record(), a light of another kind (or a part with a texture mapping the
+    pipelines were not made for) makes the recorded program stale: update() says so rather
+    than draw it wrong, and recording the frame again draws it."""
+    records, renderer = one_box(gl_ctx, max_lights=1)
+    rows = lights(1)
+    set_light(rows[0], kind=LIGHT_HEAD, ambient=(0.2, 0.2, 0.2), diffuse=(0.3, 0.3, 0.3))
+    renderer.set_lights(rows)
+    renderer.set_look(0, "box", (1.0, 1.0, 1.0), color=(1.0, 1.0, 1.0))
+    before = shot(renderer)[32, 32]
+    # a spot straight above the face now: another kind of light
+    set_light(rows[0], kind=LIGHT_WORLD, position=(0, 0, 5), direction=(0, 0, -1),
+              diffuse=(0.8, 0.8, 0.8), cutoff=60, exponent=0)  # fmt: skip
+    renderer.set_lights(rows)
+    with pytest.raises(BodyError, match="record the frame again"):
+        renderer.update()
+    after = shot(renderer)[32, 32]  # recorded again: the spot's light
+    np.testing.assert_allclose(before, [0.5 * 255] * 3, atol=2)
+    np.testing.assert_allclose(after, [0.8 * 255] * 3, atol=2)
+    # a box-mapped texture where the pipelines have no 2D lookup
+    atlas = TextureAtlas()
+    index = atlas.add_2d(np.full((2, 2, 3), 128, np.uint8))
+    fresh_records, fresh = one_box(gl_ctx, max_lights=1)
+    fresh.set_lights(rows)
+    fresh.set_textures(atlas)
+    fresh.set_look(0, "box", (1.0, 1.0, 1.0), color=(1.0, 1.0, 1.0))
+    fb = fresh.framebuffer((64, 64))
+    cmd = gl_ctx.command_buffer()
+    cmd.bind_framebuffer(fb)
+    fresh.record_clear(cmd)
+    fresh.record(cmd)
+    cmd.end()
+    fresh.set_parts(0, renderer_parts(), color=(1.0, 1.0, 1.0),
+                    material=Material(texture=index, mapping=TEXTURE_BOX))  # fmt: skip
+    with pytest.raises(BodyError, match="record the frame again"):
+        fresh.update()
+    textured = shot(fresh)[32, 32]  # recorded again: the texture's grey times the light
+    np.testing.assert_allclose(textured, [0.8 * 128] * 3, atol=3)
+    fb.release()
+    for part in (renderer, records, fresh, fresh_records):
+        part.release()

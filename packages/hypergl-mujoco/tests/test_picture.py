@@ -117,3 +117,16 @@ def test_a_flag_mujoco_does_not_have_is_refused(gl_ctx):
     with pytest.raises(hypergl_mujoco.OutputError, match="'mjRND_SKY' is not a mujoco"):
         hypergl_mujoco.BatchRenderer(models.picture(), context=gl_ctx,
                                      scene_flags={"mjRND_SKY": False})  # fmt: skip
+
+
+def test_the_shadow_pass_draws_depth_alone(gl_ctx):
+    """The maps' framebuffer has no colour attachment: on llvmpipe each one costs every
+    fragment of the pass (4 maps' texels a view's pixel) a store nobody reads."""
+    model = models.picture()
+    with hypergl_mujoco.BatchRenderer(model, 2, cameras=["front"], outputs=("rgb",),
+                                      context=gl_ctx) as renderer:  # fmt: skip
+        renderer.render([models.stepped(model, 1), models.stepped(model, 1)])
+        shadows = renderer._shadows
+        assert shadows is not None
+        assert shadows.framebuffer._desc["color"] in ((), [])
+        assert shadows.texture is not None  # the depth the main pass reads

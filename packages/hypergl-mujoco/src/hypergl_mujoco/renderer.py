@@ -501,8 +501,8 @@ class BatchRenderer:
         maps = len(shadow_slots(model)) if flags is None or flags["mjRND_SHADOW"] else 0
         size = getattr(self, "_shadow_size", None) or DEFAULT_SIZE
         shadows = maps * (
-            VIEW_DTYPE.itemsize + 2 * 2 * geom_parts * 8 + size * size * 8
-        )  # views, instance lists, colour + depth24
+            VIEW_DTYPE.itemsize + 2 * 2 * geom_parts * 8 + size * size * 4
+        )  # views, instance lists, depth24 (the maps have no colour)
         return (records + views + instances + arrays + light_rows + shadows
                 + ncam * self.width * self.height * pixel)  # fmt: skip
 

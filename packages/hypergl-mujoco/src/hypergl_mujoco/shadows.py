@@ -71,7 +71,11 @@ class ShadowMaps:
         ngeom = model.ngeom
         ranges = [(w * ngeom, ngeom) for w in range(worlds) for _ in self.slots]
         self.renderer.set_views([np.eye(4)] * maps, (self.size, self.size), ranges=ranges)
-        self.framebuffer: hypergl.Framebuffer = self.renderer.framebuffer(name="mujoco_shadows")
+        # Depth only: no colour attachment for the depth pass to write (on llvmpipe every
+        # attachment costs every fragment its store).
+        self.framebuffer: hypergl.Framebuffer = ctx.framebuffer(
+            self.renderer.framebuffer_size, color=(), name="mujoco_shadows"
+        )
         self.tiles: np.ndarray = self.renderer.view_tiles.reshape(worlds, len(self.slots), 4)
         extent = float(model.stat.extent)
         self._near = np.float32(model.vis.map.znear * extent)
@@ -86,7 +90,7 @@ class ShadowMaps:
         """The maps: every light's depth (before the main pass), from the records the
         snapshot synced (BatchRenderer.snapshot: the drawing program syncs nothing)."""
         cmd.bind_framebuffer(self.framebuffer)
-        cmd.clear(color=(0.0, 0.0, 0.0, 1.0), depth=1.0)
+        cmd.clear(depth=1.0)  # depth only: the framebuffer has no colour
         self.renderer.record(cmd, sync=False)
 
     def matrices(self, light_xpos: np.ndarray, light_xdir: np.ndarray) -> np.ndarray:

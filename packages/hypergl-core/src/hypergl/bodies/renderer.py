@@ -54,7 +54,13 @@ from .shaders import (
 from .shading import (
     DEFAULT_MATERIAL,
     LIGHT_DTYPE,
+    LIGHT_HEAD,
+    LIGHT_OFF,
     MAX_TEXTURES,
+    TEXTURE_BOX,
+    TEXTURE_CUBE,
+    TEXTURE_CUBE_Y_UP,
+    TEXTURE_PLANAR,
     Material,
     TextureAtlas,
     default_lights,
@@ -168,6 +174,10 @@ class BodyRenderer:
     (``shadow_lights``, :meth:`set_shadow_map`; a renderer made with ``shade=False`` draws
     depth only, for the maps). Without :meth:`set_lights`, one light along
     :meth:`set_camera`'s ``light`` gives the look of before: 0.35 + 0.65 max(N.L, 0).
+    The draw pipelines are made (again, at :meth:`record`) for the lights' kinds and the
+    texture mappings of the parts each draws, as constants (llvmpipe runs every branch a
+    fragment might take); after :meth:`record`, a light of another kind or a part with a
+    mapping they lack makes :meth:`update` raise BodyError until the frame is recorded again.
     """
 
     shape_error: type[Exception] = errors.BodyError  # bridges raise their own kind
@@ -391,23 +401,20 @@ class BodyRenderer:
             "expand": {"compute": EXPAND.format(**fill)},
             "tiles": {"compute": DEPTH_TILES.format(depth_unit=DEPTH_UNIT,
                                                     tiles=self._bindings["tiles"])},
-            "draw": {"vertex": VERTEX.format(**fill), "fragment": FRAGMENT.format(**fill)},
         }  # fmt: skip
-        for key in list(self._mesh_index)[: self._first_mesh]:  # a pipeline per ray-cast kind
-            kind = {**fill, "defines": f"{defines}\n#define RAY_KIND {RAY_MODE[key]}"}
-            self.shader_sources[key] = {"vertex": VERTEX.format(**kind),
-                                        "fragment": FRAGMENT.format(**kind)}  # fmt: skip
         self.expand = ctx.pipeline(compute_shader=self.shader_sources["expand"]["compute"],
                                    name="body_expand")  # fmt: skip
         self.tiles_pipeline = ctx.pipeline(
             compute_shader=self.shader_sources["tiles"]["compute"], name="body_depth_tiles"
         )
-        self.pipeline: Pipeline = self._draw_pipeline("draw", depth_test)
-        # (pipeline, its one command) of each ray-cast kind
-        self._ray_draws: list[tuple[Pipeline, int]] = [
-            (self._draw_pipeline(key, depth_test), self._mesh_index[key])
-            for key in list(self._mesh_index)[: self._first_mesh]
-        ]
+        # The draw pipelines (the meshes', and one per ray-cast kind with its one command),
+        # made for the lights and the parts' mappings they draw (see _specialise).
+        self._depth_test = depth_test
+        self._specialised: tuple[Any, ...] | None = None  # what they are made for
+        self._stale: str | None = None  # why the recorded program no longer draws right
+        self.pipeline: Pipeline
+        self._ray_draws: list[tuple[Pipeline, int]] = []
+        self._specialise()
         self.background_pipeline: Pipeline | None = None
         if len(self.outputs) > 1:  # a plain clear writes one colour to every attachment
             self.background_pipeline = ctx.pipeline(
@@ -417,6 +424,98 @@ class BodyRenderer:
                 name="body_background",
             )
         self.update()
+
+    # --- pipelines made for what they draw --------------------------------------------------
+    def _draw_keys(self) -> list[str]:
+        """The draw pipelines' keys: "draw" (every mesh), then each ray-cast kind's proxy."""
+        return ["draw", *list(self._mesh_index)[: self._first_mesh]]
+
+    def _light_kinds(self) -> tuple[tuple[int, bool], ...]:
+        """Per light slot: its LIGHT_KIND_* of shaders.LIGHTING (0: off) and whether it is
+        drawn in a pass of its own (it casts shadows), from the looks every group shares."""
+        kinds = []
+        for row in self._lights[0]:
+            kind = round(float(row["diffuse"][3]))
+            if kind == LIGHT_OFF:
+                kinds.append((0, False))
+                continue
+            if kind == LIGHT_HEAD:
+                code = 1
+            elif row["position"][3] == 0.0:
+                code = 2  # directional
+            else:
+                code = 4 if row["direction"][3] > -1.5 else 3  # a spot (a cone), a point
+            kinds.append((code, bool(row["specular"][3] > 0.5)))
+        return tuple(kinds)
+
+    def _mappings(self) -> dict[str, frozenset[int]]:
+        """Per draw pipeline: the texture mappings of the parts it draws (textured ones)."""
+        used = self._parts_used
+        mesh = self._part_mesh[:used]
+        texture = self._parts["texture"][:used]
+        textured = (mesh >= 0) & (texture[:, 0] >= 0)
+        keys = self._draw_keys()
+        out = {key: set() for key in keys}
+        for index, mapping in zip(mesh[textured], texture[textured, 1], strict=True):
+            key = keys[1 + int(index)] if index < self._first_mesh else "draw"
+            out[key].add(int(mapping))
+        return {key: frozenset(value) for key, value in out.items()}
+
+    def _specialise(self) -> None:
+        """(Re)make the draw pipelines when the lights' kinds or the parts' texture mappings
+        are other than those they were made for. llvmpipe runs every branch a fragment might
+        take, so each holds only the paths its parts and the lights take: a light's kind
+        and pass are constants of its call (no light loop), a mapping no part of the
+        pipeline has is not there."""
+        wanted = (self._light_kinds(), self._mappings())
+        if wanted == self._specialised:
+            return
+        kinds, mappings = wanted
+        calls = []
+        for slot, (kind, own_pass) in enumerate(kinds):
+            if kind == 0:
+                continue  # off: adds nothing
+            shadow_map = self._shadow_lights.index(slot) if slot in self._shadow_lights else -1
+            calls.append(f"add_light({slot}, {kind}, {shadow_map}, {str(own_pass).lower()}, P, "
+                         "N, V, rgb, material, forward, two_sided, total, passes);")  # fmt: skip
+        defines = self._defines() + "\n#define LIGHT_CALLS " + " ".join(calls)
+        made: list[Pipeline] = []
+        try:
+            for key in self._draw_keys():
+                ray_kind = 0 if key == "draw" else RAY_MODE[key]
+                used = mappings[key]
+                flags = {"PLANAR": TEXTURE_PLANAR in used, "BOX": TEXTURE_BOX in used,
+                         "CUBE": bool(used & {TEXTURE_CUBE, TEXTURE_CUBE_Y_UP})}  # fmt: skip
+                text = "".join(f"\n#define TEXTURE_{k} {int(v)}" for k, v in flags.items())
+                fill = {**self._fill, "defines": f"{defines}{text}\n#define RAY_KIND {ray_kind}"}
+                self.shader_sources[key] = {"vertex": VERTEX.format(**fill),
+                                            "fragment": FRAGMENT.format(**fill)}  # fmt: skip
+                made.append(self._draw_pipeline(key, self._depth_test))
+        except BaseException:
+            for pipeline in made:
+                pipeline.release()
+            raise
+        old = [] if self._specialised is None else [self.pipeline, *(p for p, _ in self._ray_draws)]
+        self.pipeline = made[0]
+        rays = zip(made[1:], self._draw_keys()[1:], strict=True)
+        self._ray_draws = [(pipeline, self._mesh_index[key]) for pipeline, key in rays]
+        self._specialised = wanted
+        for pipeline in old:
+            if not pipeline.released:
+                pipeline.release()
+
+    def _check_specialised(self, what: str) -> None:
+        """After record(): whether the recorded pipelines still draw the lights and parts
+        (a kind of light or a texture mapping they lack makes the program stale: update()
+        refuses it until the frame is recorded again)."""
+        if self._recorded_views is None or self._specialised is None:
+            return
+        kinds, mappings = self._specialised
+        mapped = self._mappings()
+        if self._light_kinds() != kinds or any(not mapped[k] <= mappings[k] for k in mapped):
+            self._stale = (f"{what} after record(): the recorded pipelines were made for "
+                           "other kinds of light or texture mappings; record the frame "
+                           "again")  # fmt: skip
 
     def _draw_pipeline(self, key: str, depth_test: bool) -> Pipeline:
         """The draw pipeline of `key`'s shader sources ("draw": every mesh)."""
@@ -626,6 +725,7 @@ class BodyRenderer:
         self._look_parts[body_id] = (first, len(parts))
         self._looks[body_id] = (first, len(parts))
         self._regions_dirty = True
+        self._check_specialised(f"body {body_id}'s look")
 
     def _drop_look(self, body_id: int) -> None:
         old = self._look_parts.pop(body_id, None)
@@ -681,6 +781,13 @@ class BodyRenderer:
     def update(self) -> None:
         """Lay out the instance lists after looks changed. Bridges extend it with their
         own per-frame bookkeeping; call once per frame, before ``submit``."""
+        if (self._stale is None and self._recorded_views is not None
+                and self._specialised is not None
+                and self._light_kinds() != self._specialised[0]):  # fmt: skip
+            self._stale = ("the lights' kinds changed after record(): the recorded pipelines "
+                           "were made for the kinds before; record the frame again")  # fmt: skip
+        if self._stale is not None:
+            raise self.shape_error(self._stale)
         if self._regions_dirty:
             self._layout_regions()
         self._write_lights()
@@ -744,6 +851,7 @@ class BodyRenderer:
             raise self.shape_error("light values must be finite")
         self._lights[:] = table
         self._own_lights = True
+        self._check_specialised("set_lights")
         self._write_lights()
 
     @serialised
@@ -1148,6 +1256,8 @@ class BodyRenderer:
             raise errors.BodyError("record: call set_views first")
         depth = self._occlusion_depth(occlusion)
         self._recorded_soft = None  # a new recording takes in new soft bodies
+        self._stale = None
+        self._specialise()  # the pipelines for the lights and parts set now
         self.update()
         if sync:
             self.record_sync(cmd)

@@ -604,9 +604,10 @@ vec4 atlas_sample(uvec4 r, vec2 uv, vec2 dx, vec2 dy, bool repeat) {{
     // largest texel step along either axis, not the length of the step.
     vec2 step = max(abs(dx), abs(dy)) * size;
     float lambda = log2(max(max(step.x, step.y), 1e-12));
-    if (lambda <= 0.0) return atlas_level(r, 0, uv);
+    // Magnified (lambda <= 0): level 0 alone, as the second level's weight is 0 (two
+    // lookups always: an early return is no branch on llvmpipe, it made three).
     int last = findMSB(int(max(r.z, r.w)));
-    lambda = min(lambda, float(last));
+    lambda = clamp(lambda, 0.0, float(last));
     int d1 = int(lambda);
     int d2 = min(d1 + 1, last);
     return mix(atlas_level(r, d1, uv), atlas_level(r, d2, uv), lambda - float(d1));
@@ -656,65 +657,77 @@ layout(std140, binding = {lights_block}) uniform BodyLights {{ Light light_looks
 layout(binding = {shadow_unit}) uniform sampler2D body_shadow_map;
 
 // 1 where the light of shadow map k reaches P (its map's depth there is not nearer), 0
-// in its shadow; outside its view, lit (as MuJoCo's map reads its cleared border).
+// in its shadow; outside its view, lit (as MuJoCo's map reads its cleared border). One
+// texel fetch (the map's nearest texel): texture() cost llvmpipe a level of detail per
+// fragment, and its early returns are no branches there (every lane runs every path).
 float shadow_light(int k, vec3 P) {{
     vec4 s = v_shadow[k] * vec4(P, 1.0);
-    if (s.w <= 0.0) return 1.0;
     vec3 q = s.xyz / s.w;
-    if (abs(q.x) > 1.0 || abs(q.y) > 1.0 || abs(q.z) > 1.0) return 1.0;
+    bool outside = !(s.w > 0.0) || any(greaterThan(abs(q), vec3(1.0)));
     vec2 uv = (q.xy * v_shadow_tile[k].xy + v_shadow_tile[k].zw) * 0.5 + 0.5;
-    float nearest = texture(body_shadow_map, uv).r;
-    return 0.5 * q.z + 0.5 <= nearest + SHADOW_BIAS ? 1.0 : 0.0;
+    ivec2 size = textureSize(body_shadow_map, 0);
+    ivec2 texel = clamp(ivec2(uv * vec2(size)), ivec2(0), size - 1);
+    float nearest = texelFetch(body_shadow_map, texel, 0).r;
+    return outside || 0.5 * q.z + 0.5 <= nearest + SHADOW_BIAS ? 1.0 : 0.0;
 }}
 #endif
 
+// One light's term, added to `total` (or to `passes`: a light that casts shadows is drawn
+// as MuJoCo draws it, in a pass of its own added to the others, with its own clamp, where its
+// shadow map's frustum, not its cutoff, bounds a spot's light: the frustum is wider, and Mesa
+// lights past the cutoff there). i: its slot; kind (LIGHT_KIND_*), shadow_map (-1: none) and
+// pass are constants of the call (LIGHT_CALLS, made with the pipeline from the renderer's
+// lights): each call compiles to its own light's path alone (llvmpipe runs every branch a
+// fragment might take: a branch on a uniform kind costs every light every kind's work).
+#define LIGHT_KIND_HEAD 1
+#define LIGHT_KIND_DIRECTIONAL 2
+#define LIGHT_KIND_POINT 3
+#define LIGHT_KIND_SPOT 4
+void add_light(int i, int kind, int shadow_map, bool pass, vec3 P, vec3 N, vec3 V, vec3 rgb,
+               vec4 material, vec3 forward, bool two_sided, inout vec3 total,
+               inout vec3 passes) {{
+    Light light = light_looks[i];
+    vec3 L;
+    float factor = 1.0;
+    if (kind == LIGHT_KIND_HEAD) {{
+        L = -forward;  // the headlight: along the view
+    }} else if (kind == LIGHT_KIND_DIRECTIONAL) {{
+        L = -v_light_direction[i].xyz;
+    }} else {{
+        vec3 to_light = v_light_position[i].xyz - P;
+        float distance = length(to_light);
+        L = to_light / max(distance, 1e-12);
+        vec3 k = light.attenuation.xyz;
+        factor /= max(k.x + k.y * distance + k.z * distance * distance, 1e-12);
+        if (kind == LIGHT_KIND_SPOT) {{  // its cone, and its exponent
+            float c = dot(-L, v_light_direction[i].xyz);
+            bool inside = pass || c >= light.direction.w;
+            factor *= inside ? pow(max(c, 1e-30), light.ambient.w) : 0.0;
+        }}
+    }}
+    float facing = dot(N, L);
+    if (two_sided) facing = abs(facing);
+    vec3 c = light.ambient.rgb * rgb + max(facing, 0.0) * light.diffuse.rgb * rgb;
+    float exponent = material.y * 128.0;
+    float h = max(dot(N, normalize(L + V)), 1e-30);
+    float shine = exponent > 0.0 ? pow(h, exponent) : 1.0;
+    c += (facing > 0.0 ? shine : 0.0) * light.specular.rgb * material.x;
+#if SHADOW_MAPS
+    if (shadow_map >= 0) factor *= shadow_light(shadow_map, P);
+#endif
+    if (pass)
+        passes += clamp(factor * c, 0.0, 1.0);
+    else
+        total += factor * c;
+}}
+
 // The sum of the lights on a surface of colour rgb and material (specular, shininess,
-// emission): OpenGL's fixed-function model with a local viewer, clamped as drawn. A light
-// that casts shadows (specular.w 1) is drawn as MuJoCo draws it, in a pass of its own
-// added to the others (its own clamp), where its shadow map's frustum, not its cutoff,
-// bounds a spot's light (the frustum is wider: Mesa lights past the cutoff there).
+// emission): OpenGL's fixed-function model with a local viewer, clamped as drawn.
 vec3 light_surface(vec3 P, vec3 N, vec3 V, vec3 rgb, vec4 material, vec3 forward,
                    bool two_sided) {{
     vec3 total = material.z * rgb;
     vec3 passes = vec3(0.0);
-    float exponent = material.y * 128.0;
-    for (int i = 0; i < LIGHTS; ++i) {{
-        Light light = light_looks[i];
-        float kind = light.diffuse.w;
-        vec3 L;
-        float factor = kind > 0.5 ? 1.0 : 0.0;  // 0: off
-        if (kind > 1.5) {{
-            L = -forward;  // the headlight: along the view
-        }} else if (light.position.w == 0.0) {{
-            L = -v_light_direction[i].xyz;  // directional
-        }} else {{
-            vec3 to_light = v_light_position[i].xyz - P;
-            float distance = length(to_light);
-            L = to_light / max(distance, 1e-12);
-            vec3 k = light.attenuation.xyz;
-            factor /= max(k.x + k.y * distance + k.z * distance * distance, 1e-12);
-            if (light.direction.w > -1.5) {{  // a spot: its cone, and its exponent
-                float c = dot(-L, v_light_direction[i].xyz);
-                bool inside = c >= light.direction.w || light.specular.w > 0.5;
-                factor *= inside ? pow(max(c, 1e-30), light.ambient.w) : 0.0;
-            }}
-        }}
-        float facing = dot(N, L);
-        if (two_sided) facing = abs(facing);
-        vec3 c = light.ambient.rgb * rgb + max(facing, 0.0) * light.diffuse.rgb * rgb;
-        if (facing > 0.0) {{
-            float h = max(dot(N, normalize(L + V)), 1e-30);
-            c += (exponent > 0.0 ? pow(h, exponent) : 1.0) * light.specular.rgb * material.x;
-        }}
-#if SHADOW_MAPS
-        for (int k = 0; k < SHADOW_MAPS; ++k)
-            if (SHADOW_LIGHT[k] == i) factor *= shadow_light(k, P);
-#endif
-        if (light.specular.w > 0.5)
-            passes += clamp(factor * c, 0.0, 1.0);
-        else
-            total += factor * c;
-    }}
+    LIGHT_CALLS
     return clamp(total, 0.0, 1.0) + passes;
 }}
 """
@@ -765,24 +778,34 @@ flat in float v_eye_depth;
     + SHADING
     + """
 // The texel at unit-shape coordinates X (the part's frame), as the part's mapping says.
+// TEXTURE_PLANAR, TEXTURE_BOX, TEXTURE_CUBE (0 or 1): whether a part this pipeline draws has
+// that mapping (the pipeline is made for its parts' mappings: every path is run here).
 vec4 surface_texel(vec3 X) {{
     int index = v_info.y, mapping = v_info.z;
-    if (index < 0) return vec4(1.0);
-    if (mapping >= 3) {{  // a cube map
-        vec3 d = X * v_uv_map.xyz;
-        if (mapping == 4) d = vec3(d.x, -d.z, d.y);  // the part's y is the cube's z
-        return atlas_cube(v_texture_rect, d, dFdx(d), dFdy(d));
-    }}
-    vec2 uv;
-    if (mapping == 1) {{
-        uv = vec2(X.x, X.z) * v_uv_map.xy + v_uv_map.zw;
-    }} else {{  // a box's faces: each 0..1 across
+    vec4 texel = vec4(1.0);
+#if TEXTURE_CUBE
+    vec3 d = X * v_uv_map.xyz;
+    if (mapping == 4) d = vec3(d.x, -d.z, d.y);  // the part's y is the cube's z
+    vec4 cube = atlas_cube(v_texture_rect, d, dFdx(d), dFdy(d));
+    if (mapping >= 3) texel = cube;
+#endif
+#if TEXTURE_PLANAR || TEXTURE_BOX
+    vec2 uv = vec2(0.0);
+#if TEXTURE_PLANAR
+    if (mapping == 1) uv = vec2(X.x, X.z) * v_uv_map.xy + v_uv_map.zw;
+#endif
+#if TEXTURE_BOX
+    if (mapping == 2) {{  // a box's faces: each 0..1 across
         vec3 a = abs(X);
         vec2 face = a.z >= a.x && a.z >= a.y ? vec2(X.x, -X.y)
                   : a.x >= a.y ? vec2(X.y, -X.z) : vec2(X.x, -X.z);
         uv = (face * 0.5 + 0.5) * v_uv_map.xy;
     }}
-    return atlas_sample(v_texture_rect, uv, dFdx(uv), dFdy(uv), true);
+#endif
+    vec4 flat_texel = atlas_sample(v_texture_rect, uv, dFdx(uv), dFdy(uv), true);
+    if (mapping == 1 || mapping == 2) texel = flat_texel;
+#endif
+    return index < 0 ? vec4(1.0) : texel;
 }}
 
 void main() {{
@@ -859,8 +882,12 @@ SKY_VERTEX = (
 """
     + COMMON
     + """
-out vec4 v_near;  // the ray's points on the near and far planes, homogeneous (world)
-out vec4 v_far;
+// The view ray from the near plane to the far one (world, not normalised) and its origin
+// (the eye, or an orthographic view's point on the near plane): both affine across the
+// screen for a perspective or orthographic projection (the near and far planes' points
+// have one w each), so interpolated exactly, with no divide per fragment.
+out vec3 v_direction;
+out vec3 v_origin;
 flat out uint v_view;
 const vec2 CORNERS[6] = vec2[6](vec2(-1, -1), vec2(1, -1), vec2(1, 1), vec2(-1, -1),
                                 vec2(1, 1), vec2(-1, 1));
@@ -871,8 +898,9 @@ void main() {{
     vec2 corner = CORNERS[gl_VertexID];
     mat4 vp = view_matrix(view);
     mat4 inv = inverse(vp);
-    v_near = inv * vec4(corner, -1.0, 1.0);
-    v_far = inv * vec4(corner, 1.0, 1.0);
+    vec4 near = inv * vec4(corner, -1.0, 1.0);
+    vec4 far = inv * vec4(corner, 1.0, 1.0);
+    v_direction = far.xyz / far.w - near.xyz / near.w;
     v_view = view;
 #if MULTI_VIEW
     // a view beyond those set draws nothing
@@ -882,7 +910,8 @@ void main() {{
     // the quad's depth: a point that far ahead of the eye (orthographic: from the near plane)
     vec4 eye = view_eye(view);
     vec3 ahead = eye.w == 0.0 ? -eye.xyz : normalize(vec3(vp[0][3], vp[1][3], vp[2][3]));
-    vec3 from = eye.w == 0.0 ? (v_near.xyz / v_near.w) : eye.xyz;
+    vec3 from = eye.w == 0.0 ? (near.xyz / near.w) : eye.xyz;
+    v_origin = from;
     vec4 at = vp * vec4(from + ahead * (haze_pass != 0 ? sky.w : sky.z), 1.0);
     gl_Position = vec4(corner, clamp(at.z / at.w, -1.0, 1.0), 1.0);
 }}
@@ -897,8 +926,8 @@ SKY_FRAGMENT = (
     + SHADING_BUFFER
     + ATLAS
     + """
-in vec4 v_near;
-in vec4 v_far;
+in vec3 v_direction;
+in vec3 v_origin;
 flat in uint v_view;
 layout(location = 0) uniform vec4 sky;  // x: the cube's first face, y: the distance
 layout(location = 1) uniform vec4 sky_x;  // rows of the world-to-cube rotation
@@ -914,14 +943,12 @@ layout(location = 1) out float depth_out;
 layout(location = ID_LOCATION) out float id_out;
 #endif
 void main() {{
-    vec3 a = v_near.xyz / v_near.w, b = v_far.xyz / v_far.w;
-    vec3 D = normalize(b - a);
-    vec4 eye = view_eye(v_view);
-    vec3 origin = eye.w == 0.0 ? a : eye.xyz;  // orthographic: from the near plane
+    // D not normalised: the cube's lookup and the test below do not depend on its length.
+    vec3 D = v_direction;
     // The ground nearer than the cylinder (between the quad and it): the ground shows.
-    float t_sky = sky.y / max(max(length(D.xy), abs(D.z)), 1e-6);
+    float t_sky = sky.y / max(max(length(D.xy), abs(D.z)), 1e-30);
     float toward = dot(D, haze_normal.xyz);
-    float height = dot(origin - haze_plane.xyz, haze_normal.xyz);
+    float height = dot(v_origin - haze_plane.xyz, haze_normal.xyz);
     if (toward < 0.0 && height > 0.0 && height < -toward * t_sky) discard;
     vec3 d = vec3(dot(sky_x.xyz, D), dot(sky_y.xyz, D), dot(sky_z.xyz, D));
     color = vec4(atlas_cube(texture_rects[int(sky.x)], d, dFdx(d), dFdy(d)).rgb, 1.0);
@@ -947,8 +974,8 @@ HAZE_FRAGMENT = (
 """
     + COMMON
     + """
-in vec4 v_near;
-in vec4 v_far;
+in vec3 v_direction;
+in vec3 v_origin;
 flat in uint v_view;
 layout(location = 0) uniform vec4 sky;  // y: the sky's distance
 layout(location = 4) uniform vec4 haze_plane;
@@ -964,12 +991,9 @@ layout(location = 1) out vec4 depth_out;
 layout(location = ID_LOCATION) out vec4 id_out;
 #endif
 void main() {{
-    vec3 a = v_near.xyz / v_near.w, b = v_far.xyz / v_far.w;
-    vec3 D = normalize(b - a);
-    vec4 eye = view_eye(v_view);
-    vec3 origin = eye.w == 0.0 ? a : eye.xyz;
+    vec3 D = normalize(v_direction);
     vec3 n = haze_normal.xyz;
-    float e = dot(origin - haze_plane.xyz, n) / sky.y;  // the eye's height, in sky units
+    float e = dot(v_origin - haze_plane.xyz, n) / sky.y;  // the eye's height, in sky units
     float down = dot(D, n);
     float across = sqrt(max(1.0 - down * down, 0.0));
     float r = haze_shape.x;
