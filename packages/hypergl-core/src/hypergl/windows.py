@@ -190,12 +190,12 @@ class SDLWindow:
         self._escape_closes = False
         # SDL_GL_MakeCurrent takes the window too; the engine passes only the context:
         # this C-callable function adds it (and puts back the window of what it replaces).
-        previous_window = [None]
+        window, previous_window = self._window, [None]  # (not self: no cycle through it)
 
         def make_current(context: int | None) -> None:
             if context == ours:
                 previous_window[0] = video.SDL_GL_GetCurrentWindow()
-                video.SDL_GL_MakeCurrent(self._window, context)
+                video.SDL_GL_MakeCurrent(window, context)
             else:
                 video.SDL_GL_MakeCurrent(previous_window[0] if context else None, context)
 
