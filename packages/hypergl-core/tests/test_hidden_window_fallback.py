@@ -175,7 +175,7 @@ def test_a_foreign_context_refuses_null_functions():
 
 
 def test_a_foreign_context_refuses_a_null_handle():
-    from hypergl.hidden_window import _address
+    from hypergl.windows import _address
 
     glfw = pytest.importorskip("glfw")
     lib = glfw._glfw

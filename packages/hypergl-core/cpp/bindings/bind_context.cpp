@@ -197,6 +197,21 @@ void register_context(nb::module_ &m) {
         .def("release_all", [](Context &c) { locked(c, [&] { c.release_all(); }); })
         .def("close", [](Context &c) { locked(c, [&] { c.close(); }); },
              "Release every resource and refuse new ones (ContextError).")
+        .def(
+            "call_current",
+            [](Context &c, nb::callable action) {
+                nb::object result;
+                locked(c, [&] {
+                    nb::gil_scoped_acquire gil;
+                    result = action();
+                });
+                return result;
+            },
+            nb::arg("action"),
+            "`action()`'s result, run holding the context's lock, its GL context current on "
+            "this thread: what a window does beside the engine (swap, resize) with no other "
+            "thread's call in between. `action` must not call into the context "
+            "(ContextError).")
         .def("buffer_view", &buffer_view, nb::arg("buffer"),
              "A writable uint8 NumPy array over the buffer's memory (no copy).")
         .def("live_objects", [](Context &c) { return locked(c, [&] { return c.live_objects(); }); })

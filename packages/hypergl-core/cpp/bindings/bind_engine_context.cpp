@@ -60,7 +60,8 @@ void register_engine_context(nb::module_ &m) {
             nb::arg("handle"),
             "Addresses of glfwMakeContextCurrent, glfwGetCurrentContext and "
             "glfwGetProcAddress, and the GLFWwindow*.")
-        .def_prop_ro("destroyed", &ForeignGLContext::destroyed)
+        .def_prop_ro("destroyed", &ForeignGLContext::destroyed,
+                     nb::call_guard<nb::gil_scoped_release>())
         .def("destroy", &ForeignGLContext::destroy, nb::call_guard<nb::gil_scoped_release>(),
              "Let go of the context and forget the window; using it afterwards raises "
              "ContextError.");

@@ -15,20 +15,28 @@ void ForeignGLContext::enter() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!handle_) throw ContextFailure("this context has been closed");
     previous_ = functions_.get_current();
-    if (previous_ == handle_) return;  // already current here: nothing to undo
+    if (previous_ == handle_) {  // already current here: nothing to undo
+        entered_ = true;
+        return;
+    }
     functions_.make_current(handle_);
     // The library reports a failure to its error callback only: ask what is current.
     if (functions_.get_current() != handle_)
-        throw ContextFailure("could not make the hidden window's OpenGL context current on "
-                             "this thread");
-    made_current_ = true;
+        throw ContextFailure("could not make the window's OpenGL context current on this "
+                             "thread");
+    entered_ = made_current_ = true;
 }
 
 void ForeignGLContext::leave() noexcept {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!made_current_) return;
-    made_current_ = false;
-    functions_.make_current(previous_);  // usually none: free for the next thread
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        entered_ = false;
+        if (made_current_) {
+            made_current_ = false;
+            functions_.make_current(previous_);  // usually none: free for the next thread
+        }
+    }
+    left_.notify_all();
 }
 
 GLLoader ForeignGLContext::loader() const {
@@ -37,7 +45,10 @@ GLLoader ForeignGLContext::loader() const {
 }
 
 void ForeignGLContext::destroy() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_lock<std::mutex> lock(mutex_);
+    // A window destroyed while current on a thread in a call leaves that thread's library
+    // pointing at freed memory (its leave() would make-current through it): wait.
+    left_.wait(lock, [this] { return !entered_; });
     if (!handle_) return;
     if (functions_.get_current() == handle_) functions_.make_current(nullptr);
     handle_ = nullptr;

@@ -61,6 +61,18 @@ class ContextLink:
         if self.host is not None:
             self.host.make_current()
 
+    def current(self, action: Any) -> Any:
+        """`action()`'s result, run under the engine's lock with the GL context current on
+        this thread: a window's own calls (swap, events, its size), never beside another
+        thread's call nor on a window that a racing close destroyed (ContextError then)."""
+        self.enter()
+        try:
+            return self.native.call_current(action)
+        except ContextError:
+            if self.closed:  # closed on the way in: say why, as every later call does
+                raise ContextGoneError(self.closed_reason) from None
+            raise
+
     # --- the handle table ------------------------------------------------------------
     def track(self, resource: Any) -> Any:
         """Note a new resource as live; returns it."""

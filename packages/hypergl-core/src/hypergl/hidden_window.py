@@ -12,19 +12,13 @@ create the context there.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import threading
 from typing import Any
 
-from . import _core
 from .errors import ContextError
 from .windows import open_glfw_window
 
 PLATFORM = "glfw-hidden-window"
-
-
-def _address(pointer: Any) -> int:
-    return ctypes.cast(pointer, ctypes.c_void_p).value or 0
 
 
 class HiddenWindowHost:
@@ -39,26 +33,13 @@ class HiddenWindowHost:
                                "there): create the context on the main thread, then use it "
                                "from any thread")  # fmt: skip
         try:
-            import glfw
+            import glfw  # noqa: F401 (here for this message, naming the extra)
         except ImportError as exc:
             raise ContextError("it needs glfw: pip install 'hypergl-core[window]' "
                                f"({exc})") from exc  # fmt: skip
-        # No flush when the engine lets go after each call: the next entry, on any thread,
-        # continues the same command stream (as EGL_KHR_context_flush_control).
-        hints = ((glfw.CONTEXT_RELEASE_BEHAVIOR, glfw.RELEASE_BEHAVIOR_NONE),)
-        self._glfw, self._window = open_glfw_window((16, 16), "HyperGL", visible=False,
-                                                    hints=hints)  # fmt: skip
-        glfw.make_context_current(None)  # free for whichever thread enters first
-        library = glfw._glfw  # pyglfw's ctypes handle of libglfw: its C functions' addresses
-        try:
-            self.engine_context = _core.ForeignGLContext(
-                _address(library.glfwMakeContextCurrent), _address(library.glfwGetCurrentContext),
-                _address(library.glfwGetProcAddress), _address(self._window),
-            )  # fmt: skip
-        except BaseException:
-            glfw.destroy_window(self._window)
-            self._window = None
-            raise
+        self._glfw, self._window, self.engine_context = open_glfw_window(
+            (16, 16), "HyperGL", visible=False
+        )
 
     @property
     def glfw(self) -> Any:
@@ -76,7 +57,7 @@ class HiddenWindowHost:
 
     def close(self) -> None:
         if self._window:
-            self.engine_context.destroy()  # not current anywhere now: the window can go
+            self.engine_context.destroy()  # waits for a call in progress: current nowhere now
             self._glfw.destroy_window(self._window)
             self._window = None
 
