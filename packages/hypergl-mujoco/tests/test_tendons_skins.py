@@ -1,9 +1,10 @@
-"""Spatial tendons and skins as MuJoCo draws them, and ``scene_option`` (an MjvOption) as
+"""Spatial tendons, skins and flexes as MuJoCo draws them, and ``scene_option`` (an MjvOption) as
 ``mujoco.Renderer.update_scene`` applies it: segmentation against ``mujoco.Renderer``'s
 (MuJoCo's default scene options, every element kind in our id space), on dm_control's
 ball_in_cup (a tendon that hangs as a catenary) and dog (a skin of 24,065 vertices and 57
 bones) where dm_control is installed, and on models of ours that cover what those do not
-(wrapping, pulleys, inflated skins, many worlds, a Batch)."""
+(wrapping, pulleys, inflated skins, flexes of 1, 2 and 3 dimensions, many worlds, a
+Batch)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from .models import needs_batch
 pytestmark = pytest.mark.gl
 
 KINDS = (mujoco.mjtObj.mjOBJ_GEOM, mujoco.mjtObj.mjOBJ_SITE, mujoco.mjtObj.mjOBJ_TENDON,
-         mujoco.mjtObj.mjOBJ_SKIN)  # fmt: skip
+         mujoco.mjtObj.mjOBJ_SKIN, mujoco.mjtObj.mjOBJ_FLEX)  # fmt: skip
 
 
 def mujoco_ids(model, data, camera, width, height, option=None):
@@ -38,7 +39,7 @@ def mujoco_ids(model, data, camera, width, height, option=None):
     ids = np.full(seg.shape[:2], -1, np.int32)
     first = 0
     for kind, count in zip(
-        KINDS, (model.ngeom, model.nsite, model.ntendon, model.nskin), strict=True
+        KINDS, (model.ngeom, model.nsite, model.ntendon, model.nskin, model.nflex), strict=True
     ):
         mine = seg[..., 1] == kind
         ids[mine] = first + seg[..., 0][mine]
@@ -281,15 +282,14 @@ def test_object_ids_name_tendons_and_skins(gl_ctx):
         pairs = renderer.object_ids(seg)
     at = tuple(np.argwhere(seg == model.ngeom + model.nsite)[0])
     assert pairs[at].tolist() == [0, int(mujoco.mjtObj.mjOBJ_TENDON)]
-    ids = np.array([model.ngeom + model.nsite + model.ntendon, 0, model.ngeom, -1])
-    skins = hypergl_mujoco.BatchRenderer(model, context=gl_ctx)
-    assert skins.object_ids(ids).tolist() == [
-        [0, int(mujoco.mjtObj.mjOBJ_SKIN)],
-        [0, int(mujoco.mjtObj.mjOBJ_GEOM)],
-        [0, int(mujoco.mjtObj.mjOBJ_SITE)],
-        [-1, -1],
-    ]
-    skins.close()
+    for model, kind in ((mujoco.MjModel.from_xml_string(tube_skin(0.0)), "SKIN"),
+                        (flex_model(), "FLEX")):  # fmt: skip
+        first = model.ngeom + model.nsite + model.ntendon  # no skins: the flexes' first
+        ids = np.array([first, 0, -1])
+        with hypergl_mujoco.BatchRenderer(model, context=gl_ctx) as renderer:
+            pairs = renderer.object_ids(ids).tolist()
+        element = int(getattr(mujoco.mjtObj, f"mjOBJ_{kind}"))
+        assert pairs == [[0, element], [0, int(mujoco.mjtObj.mjOBJ_GEOM)], [-1, -1]]
 
 
 def test_geom_groups_and_static_from_scene_option(gl_ctx):
@@ -345,6 +345,60 @@ def test_a_skin_too_large_for_the_memory_limit(gl_ctx):
     model = mujoco.MjModel.from_xml_string(tube_skin(0.0, rings=40, around=50))
     before = len(gl_ctx.live_objects())
     with pytest.raises(hypergl_mujoco.SizeError, match=r"skin 0 \('tube'\) \(4096 worlds x 2002"):
+        hypergl_mujoco.BatchRenderer(model, 4096, width=8, height=8, context=gl_ctx,
+                                     memory_limit=64 << 20)  # fmt: skip
+    assert len(gl_ctx.live_objects()) == before
+
+
+# --- flexes ------------------------------------------------------------------------------
+FLEXES = """<mujoco><worldbody><geom type="plane" size="2 2 .1"/>
+  <flexcomp name="cloth" type="grid" count="6 6 1" spacing=".1 .1 .1" pos="0 0 1" radius=".01"
+            dim="2" rgba=".2 .6 .9 1"><edge equality="true"/></flexcomp>
+  <flexcomp name="block" type="grid" count="3 3 3" spacing=".1 .1 .1" pos=".8 0 .5"
+            radius=".005" dim="3" rgba=".9 .6 .2 1"><edge equality="true"/></flexcomp>
+  <flexcomp name="cable" type="grid" count="8 1 1" spacing=".1 .1 .1" pos="-.8 0 .5"
+            radius=".02" dim="1" rgba=".9 .2 .2 1"><edge equality="true"/></flexcomp>
+</worldbody></mujoco>"""
+
+
+def flex_model():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # MuJoCo's own about the block's stiffness
+        return mujoco.MjModel.from_xml_string(FLEXES)
+
+
+def test_flexes_skins_and_edges_as_mujoco(gl_ctx):
+    """A falling cloth (2D: top, bottom and rims at its radius), a block (3D: its shell)
+    and a cable (1D: its edges as cylinders), each world in its own state."""
+    model = flex_model()
+    first = model.ngeom + model.nsite + model.ntendon + model.nskin
+    for steps in (0, 150):
+        data = stepped(model, steps)
+        seg, seen = every_view(model, data, f"flexes_{steps}", 2, size=128, context=gl_ctx)
+        assert {first, first + 1, first + 2} <= seen
+        assert {first, first + 1, first + 2} <= set(np.unique(seg).tolist())
+
+
+def test_flex_flags_and_groups_as_mujoco(gl_ctx):
+    """mjVIS_FLEXSKIN off: the cloth and block drawn by their edges; flexgroup off: none."""
+    model = flex_model()
+    data = stepped(model, 50)
+    option = mujoco.MjvOption()
+    option.flags[mujoco.mjtVisFlag.mjVIS_FLEXSKIN] = 0
+    every_view(model, data, "flex_edges", option=option, context=gl_ctx)
+    option = mujoco.MjvOption()
+    option.flexgroup[0] = 0
+    seg, _ = every_view(model, data, "flex_group_off", option=option, context=gl_ctx)
+    assert seg.max() < model.ngeom
+
+
+def test_a_flex_too_large_for_the_memory_limit(gl_ctx):
+    model = mujoco.MjModel.from_xml_string(
+        '<mujoco><worldbody><flexcomp name="cloth" type="grid" count="40 40 1" '
+        'spacing=".02 .02 .02" radius=".001" dim="2"/></worldbody></mujoco>'
+    )
+    before = len(gl_ctx.live_objects())
+    with pytest.raises(hypergl_mujoco.SizeError, match=r"flex 0 \('cloth'\) \(4096 worlds x 1600"):
         hypergl_mujoco.BatchRenderer(model, 4096, width=8, height=8, context=gl_ctx,
                                      memory_limit=64 << 20)  # fmt: skip
     assert len(gl_ctx.live_objects()) == before

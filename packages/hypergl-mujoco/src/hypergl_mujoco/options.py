@@ -79,6 +79,7 @@ def visual_options(scene_option: object, groups: Sequence[int], site_groups: Seq
     ignored = [name for name, flag in mujoco.mjtVisFlag.__members__.items()
                if name != "mjNVISFLAG" and name not in ELEMENT_FLAGS
                and scene_option.flags[int(flag)] and not default.flags[int(flag)]]  # fmt: skip
+    ignored += [name for name in ("mjVIS_FLEXVERT", "mjVIS_FLEXFACE") if flags[name]]
     if ignored:
         warnings.warn(f"hypergl-mujoco draws MuJoCo's default elements only: scene_option's "
                       f"{', '.join(ignored)} are not drawn", stacklevel=3)  # fmt: skip

@@ -46,9 +46,10 @@ from .errors import (
     SizeError,
     WorldCountError,
 )
+from .flexes import FlexEdges, FlexSkins, drawn_flexes
 from .options import visual_options
 from .shadows import DEFAULT_SIZE, ShadowMaps, shadow_slots
-from .skins import Skins, drawn_skins, skin_bytes_per_world, skin_memory
+from .skins import Skins, drawn_skins
 from .sync import RECORD, GeomRecords, WorldArrays, geom_source
 from .tendons import Tendons, drawn_tendons
 from .versions import batch_type
@@ -58,8 +59,9 @@ BATCH = batch_type()  # mujoco.batch.Batch; None before MuJoCo 3.17
 OUTPUTS = ("rgb", "depth", "segmentation")
 BODY_OUTPUT = {"rgb": "color", "depth": "depth", "segmentation": "id"}
 GEOM, SITE = int(mujoco.mjtObj.mjOBJ_GEOM), int(mujoco.mjtObj.mjOBJ_SITE)
-# segmentation ids, kind after kind: geoms, sites, tendons, skins (object_ids)
-OBJECT_TYPES = (GEOM, SITE, int(mujoco.mjtObj.mjOBJ_TENDON), int(mujoco.mjtObj.mjOBJ_SKIN))
+# segmentation ids, kind after kind: geoms, sites, tendons, skins, flexes (object_ids)
+OBJECT_TYPES = (GEOM, SITE, int(mujoco.mjtObj.mjOBJ_TENDON), int(mujoco.mjtObj.mjOBJ_SKIN),
+                int(mujoco.mjtObj.mjOBJ_FLEX))  # fmt: skip
 MAX_VIEWS = 1 << (32 - VIEW_SHIFT)  # a view sits above the part index in an instance
 # Room for the body renderer's own meshes (unit primitives, ray-cast proxies) beside the
 # model's meshes and height fields.
@@ -77,8 +79,9 @@ class RenderResult(Mapping[str, np.ndarray]):
     (``result.rgb``): rgb (worlds, cameras, H, W, 3) uint8, depth (worlds, cameras, H, W)
     float32 metres along the view axis (the far distance where nothing is hit, as
     MuJoCo's renderer), segmentation (worlds, cameras, H, W) int32: a geom's id, ngeom + a
-    site's, ngeom + nsite + a tendon's, ngeom + nsite + ntendon + a skin's, or -1
-    (:meth:`BatchRenderer.object_ids` gives MuJoCo's (id, type) pairs)."""
+    site's, ngeom + nsite + a tendon's, ngeom + nsite + ntendon + a skin's, ngeom + nsite +
+    ntendon + nskin + a flex's, or -1 (:meth:`BatchRenderer.object_ids` gives MuJoCo's (id,
+    type) pairs)."""
 
     def __init__(self, arrays: dict[str, np.ndarray]) -> None:
         self._arrays = arrays
@@ -137,10 +140,11 @@ class BatchRenderer:
     by :meth:`close`). `groups`: the geom groups drawn (MuJoCo's default 0, 1, 2);
     `site_groups`: the site groups drawn (MuJoCo's default 0, 1, 2; ``()``: no sites). A
     site's pixels have segmentation id ``ngeom + site id``, a spatial tendon's ``ngeom + nsite
-    + tendon id``, a skin's ``ngeom + nsite + ntendon + skin id`` (:meth:`object_ids` gives
-    MuJoCo's (id, type) pairs). `scene_option`: a ``mujoco.MjvOption``, as
-    ``mujoco.Renderer.update_scene(scene_option=...)`` takes it, for every view: its geom,
-    site, tendon and skin groups and the flags ``mjVIS_TENDON``, ``mjVIS_SKIN``,
+    + tendon id``, a skin's ``ngeom + nsite + ntendon + skin id``, a flex's after the skins
+    (:meth:`object_ids` gives MuJoCo's (id, type) pairs). `scene_option`: a
+    ``mujoco.MjvOption``, as ``mujoco.Renderer.update_scene(scene_option=...)`` takes it,
+    for every view: its geom, site, tendon, skin and flex groups and the flags
+    ``mjVIS_TENDON``, ``mjVIS_SKIN``, ``mjVIS_FLEXSKIN``, ``mjVIS_FLEXEDGE``,
     ``mjVIS_TEXTURE`` and ``mjVIS_STATIC`` (:mod:`.options`; with it, leave `groups`,
     `site_groups` and `texture` at their defaults).
     `primitives`: ``"raycast"`` draws spheres, ellipsoids, capsules, cylinders and planes
@@ -246,6 +250,12 @@ class BatchRenderer:
         if skins:
             elements.append(Skins(model, skins, model.ngeom + model.nsite + model.ntendon,
                                   worlds))  # fmt: skip
+        surfaces, edges = drawn_flexes(model, options.flex_groups, options.flags)
+        first = model.ngeom + model.nsite + model.ntendon + model.nskin
+        if surfaces:
+            elements.append(FlexSkins(model, surfaces, first, worlds))
+        if edges:
+            elements.append(FlexEdges(model, edges, first, worlds))
         return elements
 
     def _dynamic(self, looks: list[scene.GeomLook], element: str) -> list[scene.GeomLook]:
@@ -309,11 +319,10 @@ class BatchRenderer:
         worlds, ncam = self.num_worlds, len(self._cameras)
         pixels = worlds * ncam * self.width * self.height
         others = len([o for o in self.outputs if o != "rgb"])
-        skins = [e for e in self._elements if isinstance(e, Skins)]
-        # the skins first, named (their vertices leave memory_per_world's part)
-        parts = [part for e in skins for part in skin_memory(self.model, e.skins, worlds)]
-        rest = self.memory_per_world - sum(skin_bytes_per_world(self.model, e.skins)
-                                           for e in skins)  # fmt: skip
+        named = [e for e in self._elements if hasattr(e, "memory")]
+        # the skins and flexes first, named (their vertices leave memory_per_world's part)
+        parts = [part for e in named for part in e.memory(worlds)]
+        rest = self.memory_per_world - sum(e.named_per_world for e in named)
         parts += [(f"{worlds} worlds x memory_per_world {self.memory_per_world} bytes "
                   f"({ncam} cameras of {self.width}x{self.height} pixels, outputs "
                   f"{', '.join(self.outputs)})", worlds * rest),
@@ -654,10 +663,10 @@ class BatchRenderer:
     def object_ids(self, segmentation: np.ndarray) -> np.ndarray:
         """`segmentation` (of :meth:`render`) as MuJoCo's segmentation gives it: (..., 2)
         int32 object id and ``mjtObj`` type (``mjOBJ_GEOM``, ``mjOBJ_SITE``,
-        ``mjOBJ_TENDON``, ``mjOBJ_SKIN``), -1 and -1 where nothing is."""
+        ``mjOBJ_TENDON``, ``mjOBJ_SKIN``, ``mjOBJ_FLEX``), -1 and -1 where nothing is."""
         ids = np.asarray(segmentation, np.int32)
         model = self.model
-        firsts = np.cumsum([0, model.ngeom, model.nsite, model.ntendon])
+        firsts = np.cumsum([0, model.ngeom, model.nsite, model.ntendon, model.nskin])
         kind_index = np.searchsorted(firsts, ids, side="right") - 1  # the kind's range
         kind_index = np.clip(kind_index, 0, len(firsts) - 1)
         kind = np.where(ids < 0, -1, np.asarray(OBJECT_TYPES, np.int32)[kind_index])

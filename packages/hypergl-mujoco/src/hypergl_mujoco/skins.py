@@ -190,6 +190,14 @@ class Skins:
     def arrays(self) -> dict[str, tuple[int, ...]]:
         return {"xpos": (self.model.nbody, 3), "xquat": (self.model.nbody, 4)}
 
+    def memory(self, worlds: int) -> list[tuple[str, int]]:
+        """The named parts of the memory check (their per-world bytes: named_per_world)."""
+        return skin_memory(self.model, self.skins, worlds)
+
+    @property
+    def named_per_world(self) -> int:
+        return skin_bytes_per_world(self.model, self.skins)
+
     def memory_per_world(self, cameras: int) -> int:
         """One world's rows, instance lists, pulled poses, vertices and bone matrices."""
         return (self.count * (64 + cameras * 2 * 2 * 8) + self.model.nbody * 56
@@ -285,8 +293,8 @@ class Skins:
 
     def write(self, arrays: dict[str, np.ndarray]) -> None:
         """Every world's bone matrices (pose times inverse bind pose), in one NumPy pass."""
-        xpos = arrays.pop("xpos").reshape(self.worlds, -1, 3)
-        xquat = arrays.pop("xquat").reshape(self.worlds, -1, 4)
+        xpos = arrays["xpos"].reshape(self.worlds, -1, 3)
+        xquat = arrays["xquat"].reshape(self.worlds, -1, 4)
         if self._bones_view is None or not len(self._bone_body):
             return
         quat = _quat_mul(xquat[:, self._bone_body], self._bind_inverse)

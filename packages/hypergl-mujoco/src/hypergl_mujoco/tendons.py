@@ -131,11 +131,11 @@ class Tendons:
         if self.records is None or not self.count:
             return
         worlds = self.worlds
-        xpos = arrays.pop("wrap_xpos").reshape(worlds, -1, 3)
-        obj = arrays.pop("wrap_obj").reshape(worlds, -1)
-        first = arrays.pop("ten_wrapadr").reshape(worlds, -1)[:, self.row_tendon]
-        number = arrays.pop("ten_wrapnum").reshape(worlds, -1)[:, self.row_tendon]
-        length = arrays.pop("ten_length", None)
+        xpos = arrays["wrap_xpos"].reshape(worlds, -1, 3)
+        obj = arrays["wrap_obj"].reshape(worlds, -1)
+        first = arrays["ten_wrapadr"].reshape(worlds, -1)[:, self.row_tendon]
+        number = arrays["ten_wrapnum"].reshape(worlds, -1)[:, self.row_tendon]
+        length = arrays.get("ten_length")
         last = max(xpos.shape[1] - 2, 0)
         at = np.clip(first + self.row_segment, 0, last)
         world = np.arange(worlds)[:, None]
