@@ -129,11 +129,14 @@ class FlexSkins:
 
     def __init__(self, model: mujoco.MjModel, flexes: list[int], first_id: int,
                  worlds: int) -> None:  # fmt: skip
-        self.model, self.flexes, self.worlds, self.first_id = model, flexes, worlds, first_id
-        self.max_ids = first_id + model.nflex
-        self.count = len(flexes)
-        self.vertices = sum(int(model.flex_vertnum[f]) for f in flexes)
-        self.soft_vertices = 2 * worlds * self.vertices
+        self.model: mujoco.MjModel = model
+        self.flexes: list[int] = flexes
+        self.worlds: int = worlds
+        self.first_id: int = first_id
+        self.max_ids: int = first_id + model.nflex
+        self.count: int = len(flexes)
+        self.vertices: int = sum(int(model.flex_vertnum[f]) for f in flexes)
+        self.soft_vertices: int = 2 * worlds * self.vertices
         self.looks: list[GeomLook] = []
         self._faces = {}
         for f in flexes:
@@ -246,8 +249,10 @@ class FlexEdges:
 
     def __init__(self, model: mujoco.MjModel, flexes: list[int], first_id: int,
                  worlds: int) -> None:  # fmt: skip
-        self.model, self.worlds, self.first_id = model, worlds, first_id
-        self.max_ids = first_id + model.nflex
+        self.model: mujoco.MjModel = model
+        self.worlds: int = worlds
+        self.first_id: int = first_id
+        self.max_ids: int = first_id + model.nflex
         ends, owners = [], []
         for f in flexes:
             edges = model.flex_edge[model.flex_edgeadr[f] :][: int(model.flex_edgenum[f])]
@@ -255,9 +260,9 @@ class FlexEdges:
             owners.append(np.full(len(edges), f))
         self._ends = np.concatenate(ends)
         self._owner = np.concatenate(owners)
-        self.count = len(self._ends)
-        self.copies = int(max(model.flex_edgenum[f] for f in flexes))
-        self.looks = []
+        self.count: int = len(self._ends)
+        self.copies: int = int(max(model.flex_edgenum[f] for f in flexes))
+        self.looks: list[GeomLook] = []
         for f in flexes:
             r = float(model.flex_radius[f])
             part = Part("cylinder", rotation=Y_TO_Z, scale=(r, 1.0, r))

@@ -461,8 +461,9 @@ class BatchRenderer:
             _release(old.arrays)
 
     def _build(self) -> None:
-        """One body renderer per element kind (geoms, then sites), each with the records of
-        every world's elements, drawing into one framebuffer."""
+        """One body renderer per element kind (geoms, sites, then the tendons, skins and
+        flexes drawn), each with the records of every world's elements, drawing into one
+        framebuffer."""
         model = self.model
         self._shadow_lights = shadow_slots(model) if self._flags["mjRND_SHADOW"] else []
         layers = [("geom", model.ngeom, 0, self._looks),
@@ -479,6 +480,14 @@ class BatchRenderer:
                 )
                 made.append(renderer)
                 self._layers.append((element, records, renderer))
+            # tendons, skins, flexes: a layer each, drawn after the geoms' and sites'
+            for layer in self._elements:
+                made.append(layer)  # its records and buffers
+                renderer = self._body_renderer(layer.make_records(self.context), layer.count,
+                                               layer.looks, layer.max_ids, geoms=False,
+                                               attach=layer)  # fmt: skip
+                made.append(renderer)
+                self._layers.append((layer.element, layer.records, renderer))
             framebuffer = self._layers[0][2].framebuffer(name="mujoco_views")
         except BaseException:
             self._layers = []
@@ -487,17 +496,6 @@ class BatchRenderer:
             raise
         _, self._records, self._renderer = self._layers[0]
         self._framebuffer = framebuffer
-        try:  # tendons, then skins: a layer each, drawn after the geoms' and sites'
-            for element in self._elements:
-                records = element.make_records(self.context)
-                renderer = self._body_renderer(records, element.count, element.looks,
-                                               element.max_ids, geoms=False,
-                                               attach=element)  # fmt: skip
-                self._layers.append((element.element, records, renderer))
-        except BaseException:
-            for element in self._elements:
-                element.release()
-            raise
         if self._shadow_lights:
             meshes, rows = scene.library_size(self._looks)
             self._shadows = ShadowMaps(model, self._records, self.num_worlds, self._looks,

@@ -152,9 +152,12 @@ class Skins:
 
     def __init__(self, model: mujoco.MjModel, skins: list[int], first_id: int,
                  worlds: int) -> None:  # fmt: skip
-        self.model, self.skins, self.worlds, self.first_id = model, skins, worlds, first_id
-        self.max_ids = first_id + model.nskin
-        self.count = len(skins)  # rows per world
+        self.model: mujoco.MjModel = model
+        self.skins: list[int] = skins
+        self.worlds: int = worlds
+        self.first_id: int = first_id
+        self.max_ids: int = first_id + model.nskin
+        self.count: int = len(skins)  # rows per world
         self.looks: list[GeomLook] = []
         for s in skins:
             faces = model.skin_face[model.skin_faceadr[s] : model.skin_faceadr[s]
@@ -171,9 +174,9 @@ class Skins:
                     geom_material(model, s, rgba, "skin"),
                 )
             )
-        self.vertices = sum(int(model.skin_vertnum[s]) for s in skins)
-        self.soft_vertices = worlds * self.vertices
-        self.inflate = any(model.skin_inflate[s] for s in skins)
+        self.vertices: int = sum(int(model.skin_vertnum[s]) for s in skins)
+        self.soft_vertices: int = worlds * self.vertices
+        self.inflate: bool = any(model.skin_inflate[s] for s in skins)
         # the bones of every drawn skin in a row: their bodies and bind poses
         bones = np.concatenate([np.arange(model.skin_boneadr[s],
                                           model.skin_boneadr[s] + model.skin_bonenum[s])

@@ -77,22 +77,24 @@ class Tendons:
 
     def __init__(self, model: mujoco.MjModel, tendons: list[int], first_id: int,
                  worlds: int) -> None:  # fmt: skip
-        self.model, self.worlds, self.first_id = model, worlds, first_id
-        self.none_id = first_id + model.ntendon  # an id without a look: nothing drawn
-        self.max_ids = self.none_id + 1
-        self.catenary_points = min(int(model.vis.quality.numslices) + 1, MAX_CATENARY)
+        self.model: mujoco.MjModel = model
+        self.worlds: int = worlds
+        self.first_id: int = first_id
+        self.none_id: int = first_id + model.ntendon  # an id without a look: nothing drawn
+        self.max_ids: int = self.none_id + 1
+        self.catenary_points: int = min(int(model.vis.quality.numslices) + 1, MAX_CATENARY)
         table: list[tuple[int, int]] = []  # (tendon, segment) per row of a world
-        self.catenaries = [t for t in tendons if catenary_candidate(model, t)]
+        self.catenaries: list[int] = [t for t in tendons if catenary_candidate(model, t)]
         for t in tendons:
             most = 2 * int(model.tendon_num[t]) - 1  # a wrapping geom adds two points
             if t in self.catenaries:
                 most = max(most, self.catenary_points - 1)
             table += [(t, s) for s in range(most)]
-        self.row_tendon = np.array([t for t, _ in table], np.int64)
-        self.row_segment = np.array([s for _, s in table], np.int64)
-        self.count = len(table)
-        self.copies = int(np.bincount(self.row_tendon).max()) if table else 1  # rows per id
-        self.looks = []
+        self.row_tendon: np.ndarray = np.array([t for t, _ in table], np.int64)
+        self.row_segment: np.ndarray = np.array([s for _, s in table], np.int64)
+        self.count: int = len(table)
+        self.copies: int = int(np.bincount(self.row_tendon).max()) if table else 1  # per id
+        self.looks: list[GeomLook] = []
         for t in tendons:
             rgba = geom_color(model, t, "tendon")
             if rgba[3] == 0:
