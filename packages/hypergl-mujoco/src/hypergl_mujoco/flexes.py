@@ -68,7 +68,10 @@ def drawn_flexes(model: mujoco.MjModel, groups: tuple[int, ...], flags: dict[str
     visible = [f for f in range(model.nflex)
                if min(max(int(model.flex_group[f]), 0), 5) in groups
                and geom_color(model, f, "flex")[3] > 0]  # fmt: skip
-    skins = [f for f in visible if flags["mjVIS_FLEXSKIN"] and int(model.flex_dim[f]) >= 2]
+    # a skin over its elements (2D) or shell (3D); without them MuJoCo draws no faces
+    faces = {2: model.flex_elemnum, 3: model.flex_shellnum}
+    skins = [f for f in visible if flags["mjVIS_FLEXSKIN"] and int(model.flex_dim[f]) >= 2
+             and faces[int(model.flex_dim[f])][f] > 0]  # fmt: skip
     edges = [f for f in visible if flags["mjVIS_FLEXEDGE"] and f not in skins
              and model.flex_radius[f] > 0 and model.flex_edgenum[f]]  # fmt: skip
     return skins, edges

@@ -97,8 +97,8 @@ class Tendons:
         self.looks: list[GeomLook] = []
         for t in tendons:
             rgba = geom_color(model, t, "tendon")
-            if rgba[3] == 0:
-                continue
+            if rgba[3] == 0 or model.tendon_width[t] <= 0:
+                continue  # nothing to see
             width = float(model.tendon_width[t])
             part = Part("capsule", rotation=Y_TO_Z, scale=(width, 1.0, width), mode=MODE_CAPSULE)
             material = geom_material(model, t, rgba, "tendon")
