@@ -78,12 +78,14 @@ def stepped(model, steps, seed=0):
 
 
 def suite_model(name):
-    """dm_control's suite model `name`, loaded by MuJoCo from dm_control's files (skips
-    where dm_control is not installed: CPython 3.12 with the mujoco distribution)."""
+    """dm_control's suite model `name` (or a path under dm_control's package), loaded by
+    MuJoCo from dm_control's files (skips where dm_control is not installed: CPython 3.12
+    with the mujoco distribution)."""
     spec = importlib.util.find_spec("dm_control")
     if spec is None or not spec.submodule_search_locations:
-        pytest.skip("dm_control is not installed (its suite's models are the reference)")
-    path = Path(next(iter(spec.submodule_search_locations))) / "suite" / f"{name}.xml"
+        pytest.skip("dm_control is not installed (its models are the reference)")
+    root = Path(next(iter(spec.submodule_search_locations)))
+    path = root / name if "/" in name else root / "suite" / f"{name}.xml"
     return mujoco.MjModel.from_xml_path(str(path))
 
 
@@ -270,6 +272,18 @@ def test_dm_control_dog_is_its_skin(gl_ctx):
     skin = model.ngeom + model.nsite + model.ntendon
     seg, seen = every_view(model, data, "dog", context=gl_ctx)
     assert skin in seen and skin in seg
+
+
+@pytest.mark.parametrize("path", ["locomotion/walkers/assets/rodent.xml",
+                                  "locomotion/walkers/assets/dog_v2/dog.xml"])  # fmt: skip
+def test_dm_control_walkers_skins(path, gl_ctx):
+    """dm_control's locomotion walkers whose bodies are skins: the rodent and the dog v2,
+    every camera."""
+    model = suite_model(path)
+    data = stepped(model, 10)
+    skin = model.ngeom + model.nsite + model.ntendon
+    _, seen = every_view(model, data, Path(path).stem, context=gl_ctx)
+    assert skin in seen
 
 
 # --- options, ids, Batch, bad input ------------------------------------------------------
