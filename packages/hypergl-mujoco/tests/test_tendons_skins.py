@@ -416,3 +416,22 @@ def test_a_flex_too_large_for_the_memory_limit(gl_ctx):
         hypergl_mujoco.BatchRenderer(model, 4096, width=8, height=8, context=gl_ctx,
                                      memory_limit=64 << 20)  # fmt: skip
     assert len(gl_ctx.live_objects()) == before
+
+
+def test_a_textured_skin_takes_its_textures_mean_colour():
+    """Per-vertex texture coordinates are not drawn: a textured skin is its texture's mean
+    colour times its rgba (the dm_control dog: brown, not white)."""
+    from hypergl_mujoco.skins import skin_color
+
+    xml = tube_skin(0.0)
+    vertices = 7 * 10 + 2
+    texcoord = " ".join(["0.5 0.5"] * vertices)
+    xml = xml.replace('<skin name="tube" rgba=".9 .6 .3 1"',
+                      f'<skin name="tube" material="fur" texcoord="{texcoord}"')  # fmt: skip
+    assets = ('<asset><texture name="fur" type="2d" builtin="checker" rgb1=".8 .4 .2" '
+              'rgb2=".4 .2 .1" width="8" height="8"/>'
+              '<material name="fur" texture="fur" rgba="1 .5 1 1"/></asset>')  # fmt: skip
+    xml = xml.replace("<worldbody>", assets + "<worldbody>", 1)
+    model = mujoco.MjModel.from_xml_string(xml)
+    colour = skin_color(model, 0)
+    np.testing.assert_allclose(colour[:3], np.array([0.6, 0.3, 0.15]) * (1, 0.5, 1), atol=0.01)

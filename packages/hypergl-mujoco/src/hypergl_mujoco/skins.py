@@ -9,7 +9,8 @@ in the drawing program a compute pass skins every world's vertices into the body
 renderer's soft vertices (one invocation per vertex and world; a second for the normals
 when a skin inflates), and each skin is one soft look (``MODE_SOFT``) drawn in every world,
 its row naming the world's vertices (``BODY_SOFT_FIRST``). Segmentation id: ``first_id +
-skin id``. Textures on skins are not drawn (the skin's colour is its material's or rgba).
+skin id``. A textured skin is drawn in its texture's mean colour times its rgba (per-vertex
+texture coordinates are not drawn), flat shaded (MuJoCo smooths it).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from hypergl.bodies import MODE_SOFT, BodyRenderer, Part, meshes
 
 from .element_records import TailRecords
 from .scene import GeomLook, geom_color, geom_material
+from .textures import ROLE_RGB, texture_pixels
 
 VERTEX_BYTES = 16  # a soft vertex: vec4
 # Per world and skin vertex: the skinned vertex in the renderer's soft vertices (and, when
@@ -122,6 +124,20 @@ def _name(model: mujoco.MjModel, skin: int) -> str:
     return f"skin {skin}" + (f" ({name!r})" if name else "")
 
 
+def skin_color(model: mujoco.MjModel, skin: int) -> np.ndarray:
+    """The rgba a skin is drawn with: its own or its material's, times its texture's mean
+    colour where it has one and texture coordinates."""
+    rgba = geom_color(model, skin, "skin").copy()
+    material = int(model.skin_matid[skin])
+    if material < 0 or int(model.skin_texcoordadr[skin]) < 0:
+        return rgba
+    tex = int(model.mat_texid[material][ROLE_RGB])
+    if tex >= 0 and int(model.tex_nchannel[tex]) in (1, 3, 4):
+        mean = texture_pixels(model, tex).reshape(-1, int(model.tex_nchannel[tex])).mean(0)
+        rgba[:3] *= np.resize(mean[:3], 3) / 255.0  # a grey texture's one channel thrice
+    return rgba
+
+
 def _quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """mju_mulQuat over the leading axes (w, x, y, z)."""
     aw, ax, ay, az = np.moveaxis(a, -1, 0)
@@ -164,7 +180,7 @@ class Skins:
                                     + model.skin_facenum[s]]  # fmt: skip
             key = f"mujoco_skin{s}"
             rows = meshes.indexed_rows(int(model.skin_vertnum[s]), faces.reshape(-1))
-            rgba = geom_color(model, s, "skin")
+            rgba = skin_color(model, s)
             self.looks.append(
                 GeomLook(
                     first_id + s,
