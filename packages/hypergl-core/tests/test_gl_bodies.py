@@ -304,6 +304,8 @@ def active_glsl(source):
             expression = expression.replace("&&", " and ").replace("||", " or ")
             expression = re.sub(r"!(?!=)", " not ", expression)
             keep.append(bool(eval(expression)))  # our own shader text's 0/1 expressions
+        elif head == "#ifdef":  # a record source's optional accessors (BODY_SCALE)
+            keep.append(words[1] in defines)
         elif head == "#else":
             keep[-1] = not keep[-1]
         elif head == "#endif":
@@ -331,5 +333,21 @@ def test_every_stage_declares_at_most_8_storage_blocks(gl_ctx, views, rotation, 
             assert len(blocks) <= STORAGE_BLOCK_LIMIT, f"{pipeline} {stage}: {blocks}"
         every = sorted({b for blocks in counts.values() for b in blocks})
         assert len(every) <= STORAGE_BLOCK_LIMIT, f"{pipeline} combined: {every}"
+    renderer.release()
+    records.release()
+
+
+def test_soft_vertices_a_caller_fills_itself(gl_ctx):
+    """add_soft_vertices without a source: room in soft_vertices, its first index
+    returned, nothing uploaded by the renderer (a bridge's compute pass fills it)."""
+    records = InstanceRecords(gl_ctx, 4, rotation="matrix")
+    renderer = BodyRenderer(records, max_soft_vertices=10)
+    assert renderer.add_soft_vertices(1, 4) == 0
+    assert renderer.add_soft_vertices(2, 6) == 4
+    with pytest.raises(BodyError, match="0 are left"):
+        renderer.add_soft_vertices(3, 1)
+    cmd = gl_ctx.command_buffer()
+    renderer.record(cmd)  # no upload for the two bodies: nothing to sync
+    cmd.end()
     renderer.release()
     records.release()

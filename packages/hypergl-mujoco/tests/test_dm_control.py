@@ -35,6 +35,9 @@ TASKS = [
 ]
 SMALL = {"height": 84, "width": 84, "camera_id": 0}
 GEOM, SITE = 5, 6  # mjtObj
+# our segmentation ids, kind after kind (BatchRenderer's): geoms, sites, tendons, skins, flexes
+KINDS = (mujoco.mjtObj.mjOBJ_GEOM, mujoco.mjtObj.mjOBJ_SITE, mujoco.mjtObj.mjOBJ_TENDON,
+         mujoco.mjtObj.mjOBJ_SKIN, mujoco.mjtObj.mjOBJ_FLEX)  # fmt: skip
 
 
 def load(domain, task, seed=0):
@@ -74,28 +77,45 @@ def test_a_custom_observation_key(gl_ctx):
     ours.close()
 
 
-def dm_segmentation(env, size, camera):
-    """dm_control's segmentation in our id space (a geom's id, ngeom + a site's id, -1 for
-    nothing), the pixels of objects we do not draw (tendons), and the depth of the same
-    scene from ``mujoco.Renderer`` (dm_control's own depth, from the depth buffer through
-    near / (1 - d (1 - near / far)), is 1-2% off on MuJoCo 3.5: 5.64 m for MuJoCo's 5.755)."""
-    seg = env.physics.render(size, size, camera_id=camera, segmentation=True)
+def dm_segmentation(env, size, camera, scene_option=None):
+    """dm_control's segmentation in our id space (geoms, then sites, tendons, skins and
+    flexes; -1 for nothing), and the depth of the same scene from ``mujoco.Renderer``
+    (dm_control's own depth, from the depth buffer through near / (1 - d (1 - near /
+    far)), is 1-2% off on MuJoCo 3.5: 5.64 m for MuJoCo's 5.755)."""
+    seg = env.physics.render(size, size, camera_id=camera, segmentation=True,
+                             scene_option=scene_option)  # fmt: skip
     with mujoco.Renderer(env.physics.model.ptr, size, size) as renderer:
         renderer.enable_depth_rendering()
-        renderer.update_scene(env.physics.data.ptr, camera)
+        renderer.update_scene(env.physics.data.ptr, camera,
+                              scene_option=getattr(scene_option, "ptr", None))  # fmt: skip
         depth = renderer.render()
-    ngeom = env.physics.model.ngeom
+    model = env.physics.model
     ids = np.full(seg.shape[:2], -1, np.int32)
-    ids[seg[..., 1] == GEOM] = seg[..., 0][seg[..., 1] == GEOM]
-    ids[seg[..., 1] == SITE] = ngeom + seg[..., 0][seg[..., 1] == SITE]
-    undrawn = (seg[..., 1] >= 0) & (seg[..., 1] != GEOM) & (seg[..., 1] != SITE)
-    return ids, undrawn, depth
+    first = 0
+    for kind, count in zip(KINDS, (model.ngeom, model.nsite, model.ntendon, model.nskin,
+                                   model.nflex), strict=True):  # fmt: skip
+        mine = seg[..., 1] == kind
+        ids[mine] = first + seg[..., 0][mine]
+        first += count
+    return ids, depth
+
+
+def our_ids(env, pairs):
+    """Our object_ids pairs back in the one id space."""
+    model = env.physics.model
+    firsts = dict(zip((int(k) for k in KINDS), np.cumsum([0, model.ngeom, model.nsite,
+                                                          model.ntendon, model.nskin]),
+                      strict=True))  # fmt: skip
+    ids = np.full(pairs.shape[:2], -1, np.int32)
+    for kind, first in firsts.items():
+        mine = pairs[..., 1] == kind
+        ids[mine] = first + pairs[..., 0][mine]
+    return ids
 
 
 @pytest.mark.parametrize(("domain", "task"), TASKS)
 def test_depth_and_segmentation_match_physics_render(domain, task, gl_ctx):
-    """Geoms and sites as dm_control shows them; the pixels of tendons (not drawn yet:
-    ball_in_cup's string) left out."""
+    """Geoms, sites and tendons (ball_in_cup's string) as dm_control shows them."""
     env = load(domain, task)
     env.reset()
     for _ in range(5):
@@ -108,17 +128,39 @@ def test_depth_and_segmentation_match_physics_render(domain, task, gl_ctx):
     with dm_pixels.BatchedPixels([env], render_kwargs={**kwargs, "depth": True},
                                  context=gl_ctx) as batch:  # fmt: skip
         ours_depth = batch.render()[0]
-    theirs_ids, undrawn, theirs_depth = dm_segmentation(env, 84, camera)
-    ngeom = env.physics.model.ngeom
-    ours_ids = np.where(pairs[..., 1] == SITE, ngeom + pairs[..., 0], pairs[..., 0])
-    assert set(np.unique(pairs[..., 1])) <= {-1, GEOM, SITE}
-    ours_ids = np.where(undrawn, theirs_ids, ours_ids)
+    theirs_ids, theirs_depth = dm_segmentation(env, 84, camera)
+    ours_ids = our_ids(env, pairs)
     stats = parity.compare(ours_ids, ours_depth, theirs_ids, theirs_depth)
-    print(f"{domain}-{task}: {stats}, tendon pixels left out {int(undrawn.sum())}")  # -s
+    print(f"{domain}-{task}: {stats}")  # -s
     if stats["agree"] < 0.99:
         path = parity.write_picture(f"dm_{domain}_{task}", ours_ids, theirs_ids)
         raise AssertionError(f"{domain}-{task}: {stats} (picture: {path})")
     assert stats["depth_median"] < 1e-3, stats
+
+
+@pytest.mark.parametrize(("domain", "task", "flag"), [("ball_in_cup", "catch", "mjVIS_TENDON"),
+                                                      ("dog", "walk", "mjVIS_SKIN")])  # fmt: skip
+def test_scene_option_as_physics_render(domain, task, flag, gl_ctx):
+    """render_kwargs' scene_option (dm_control's MjvOption), an element's flag off: the
+    picture Physics.render gives with it, and without the element."""
+    from dm_control.mujoco import wrapper
+
+    env = load(domain, task)
+    env.reset()
+    option = wrapper.core.MjvOption()
+    option.flags[getattr(mujoco.mjtVisFlag, flag)] = False
+    kwargs = {"height": 84, "width": 84, "camera_id": 0, "segmentation": True,
+              "scene_option": option}  # fmt: skip
+    with dm_pixels.BatchedPixels([env], render_kwargs=kwargs, context=gl_ctx) as batch:
+        pairs = batch.render()[0]
+    theirs_ids, _ = dm_segmentation(env, 84, 0, option)
+    ours_ids = our_ids(env, pairs)
+    kind = mujoco.mjtObj.mjOBJ_TENDON if flag == "mjVIS_TENDON" else mujoco.mjtObj.mjOBJ_SKIN
+    assert not (pairs[..., 1] == kind).any()
+    agreement = float((ours_ids == theirs_ids).mean())
+    if agreement < 0.99:
+        path = parity.write_picture(f"dm_option_{domain}", ours_ids, theirs_ids)
+        raise AssertionError(f"{domain}: {agreement:.4f} agree (picture: {path})")
 
 
 def test_many_environments_in_one_submit_each_as_alone(gl_ctx):
@@ -141,6 +183,7 @@ def test_many_environments_in_one_submit_each_as_alone(gl_ctx):
 
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"overlays": ["x"]}, r"\['overlays'\]: hypergl-mujoco draws MuJoCo's default scene"),
+    ({"scene_option": "tendons off"}, "scene_option must be an MjvOption"),
     ({"hieght": 84}, r"\['hieght'\] are not Physics.render's"),
     ({"depth": True, "segmentation": True}, "depth and segmentation together"),
 ])  # fmt: skip

@@ -6,9 +6,11 @@ distribution).
 ``render_kwargs`` are ``Physics.render``'s: ``height`` (240), ``width`` (320),
 ``camera_id`` (-1: MuJoCo's default free camera; a name or an id), ``depth`` (float32
 metres, (H, W)) and ``segmentation`` ((H, W, 2) int32 object id and type, -1 for nothing,
-as dm_control returns them); the observation spec's shape and dtype are the same as
-dm_control's. Options of ``Physics.render`` that change the scene (``overlays``,
-``scene_option``, ``render_flag_overrides``, ``scene_callback``) are refused with
+as dm_control returns them) and ``scene_option`` (dm_control's ``wrapper.MjvOption`` or
+a ``mujoco.MjvOption``: the groups and flags :class:`BatchRenderer` honours); the
+observation spec's shape and dtype are the same as dm_control's. Options of
+``Physics.render`` that change the scene otherwise (``overlays``,
+``render_flag_overrides``, ``scene_callback``) are refused with
 :class:`~hypergl_mujoco.errors.EnvError`, never ignored.
 """
 
@@ -28,9 +30,10 @@ from .errors import EnvError
 from .renderer import BatchRenderer
 
 STATE_KEY = "state"  # dm_control's key for a wrapped env's non-dict observation
+# Physics.render's
 DEFAULTS: dict[str, Any] = {"height": 240, "width": 320, "camera_id": -1, "depth": False,
-                            "segmentation": False}  # Physics.render's  # fmt: skip
-SCENE_OPTIONS = ("overlays", "scene_option", "render_flag_overrides", "scene_callback")
+                            "segmentation": False, "scene_option": None}  # fmt: skip
+SCENE_OPTIONS = ("overlays", "render_flag_overrides", "scene_callback")
 
 
 def render_options(render_kwargs: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -45,6 +48,12 @@ def render_options(render_kwargs: Mapping[str, Any] | None) -> dict[str, Any]:
         raise EnvError(f"render_kwargs {changing}: hypergl-mujoco draws MuJoCo's default "
                        "scene and does not take these")  # fmt: skip
     options = {**DEFAULTS, **{k: v for k, v in given.items() if k in DEFAULTS}}
+    option = options["scene_option"]
+    option = getattr(option, "ptr", option)  # dm_control's wrapper holds MuJoCo's
+    if option is not None and not isinstance(option, mujoco.MjvOption):
+        raise EnvError(f"render_kwargs scene_option must be an MjvOption (dm_control's or "
+                       f"MuJoCo's), got {options['scene_option']!r}")  # fmt: skip
+    options["scene_option"] = option
     if options["depth"] and options["segmentation"]:
         raise EnvError("render_kwargs: depth and segmentation together (Physics.render "
                        "refuses them too)")  # fmt: skip
@@ -112,6 +121,7 @@ class BatchedPixels:
         self.renderer: BatchRenderer = BatchRenderer(
             parts[0][0], len(self.envs), cameras=[options["camera_id"]], width=options["width"],
             height=options["height"], outputs=(self._output,), context=context,
+            scene_option=options["scene_option"],
         )  # fmt: skip
         try:
             shape = {

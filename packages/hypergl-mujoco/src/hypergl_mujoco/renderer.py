@@ -46,8 +46,12 @@ from .errors import (
     SizeError,
     WorldCountError,
 )
+from .flexes import FlexEdges, FlexSkins, drawn_flexes
+from .options import visual_options
 from .shadows import DEFAULT_SIZE, ShadowMaps, shadow_slots
+from .skins import Skins, drawn_skins
 from .sync import RECORD, GeomRecords, WorldArrays, geom_source
+from .tendons import Tendons, drawn_tendons
 from .versions import batch_type
 
 BATCH = batch_type()  # mujoco.batch.Batch; None before MuJoCo 3.17
@@ -55,6 +59,9 @@ BATCH = batch_type()  # mujoco.batch.Batch; None before MuJoCo 3.17
 OUTPUTS = ("rgb", "depth", "segmentation")
 BODY_OUTPUT = {"rgb": "color", "depth": "depth", "segmentation": "id"}
 GEOM, SITE = int(mujoco.mjtObj.mjOBJ_GEOM), int(mujoco.mjtObj.mjOBJ_SITE)
+# segmentation ids, kind after kind: geoms, sites, tendons, skins, flexes (object_ids)
+OBJECT_TYPES = (GEOM, SITE, int(mujoco.mjtObj.mjOBJ_TENDON), int(mujoco.mjtObj.mjOBJ_SKIN),
+                int(mujoco.mjtObj.mjOBJ_FLEX))  # fmt: skip
 MAX_VIEWS = 1 << (32 - VIEW_SHIFT)  # a view sits above the part index in an instance
 # Room for the body renderer's own meshes (unit primitives, ray-cast proxies) beside the
 # model's meshes and height fields.
@@ -71,7 +78,10 @@ class RenderResult(Mapping[str, np.ndarray]):
     """The outputs of one ``render``, by name (``result["rgb"]``) or attribute
     (``result.rgb``): rgb (worlds, cameras, H, W, 3) uint8, depth (worlds, cameras, H, W)
     float32 metres along the view axis (the far distance where nothing is hit, as
-    MuJoCo's renderer), segmentation (worlds, cameras, H, W) int32 geom id or -1."""
+    MuJoCo's renderer), segmentation (worlds, cameras, H, W) int32: a geom's id, ngeom + a
+    site's, ngeom + nsite + a tendon's, ngeom + nsite + ntendon + a skin's, ngeom + nsite +
+    ntendon + nskin + a flex's, or -1 (:meth:`BatchRenderer.object_ids` gives MuJoCo's (id,
+    type) pairs)."""
 
     def __init__(self, arrays: dict[str, np.ndarray]) -> None:
         self._arrays = arrays
@@ -129,8 +139,14 @@ class BatchRenderer:
     `context`: a ``hypergl.Context`` to draw in (None: a headless one of its own, closed
     by :meth:`close`). `groups`: the geom groups drawn (MuJoCo's default 0, 1, 2);
     `site_groups`: the site groups drawn (MuJoCo's default 0, 1, 2; ``()``: no sites). A
-    site's pixels have segmentation id ``ngeom + site id`` (:meth:`object_ids` gives MuJoCo's
-    (id, type) pairs).
+    site's pixels have segmentation id ``ngeom + site id``, a spatial tendon's ``ngeom + nsite
+    + tendon id``, a skin's ``ngeom + nsite + ntendon + skin id``, a flex's after the skins
+    (:meth:`object_ids` gives MuJoCo's (id, type) pairs). `scene_option`: a
+    ``mujoco.MjvOption``, as ``mujoco.Renderer.update_scene(scene_option=...)`` takes it,
+    for every view: its geom, site, tendon, skin and flex groups and the flags
+    ``mjVIS_TENDON``, ``mjVIS_SKIN``, ``mjVIS_FLEXSKIN``, ``mjVIS_FLEXEDGE``,
+    ``mjVIS_TEXTURE`` and ``mjVIS_STATIC`` (:mod:`.options`; with it, leave `groups`,
+    `site_groups` and `texture` at their defaults).
     `primitives`: ``"raycast"`` draws spheres, ellipsoids, capsules, cylinders and planes
     as a few triangles intersected exactly per fragment (exact silhouettes; on llvmpipe
     the faster: few triangles per world), ``"mesh"`` as tessellated meshes
@@ -163,6 +179,7 @@ class BatchRenderer:
         scene_flags: Mapping[Any, bool] | None = None,
         texture: bool = True,
         shadow_size: int | None = None,
+        scene_option: mujoco.MjvOption | None = None,
     ) -> None:
         if not isinstance(model, mujoco.MjModel):
             raise DataError(f"model must be a mujoco.MjModel, got {type(model).__name__}")
@@ -182,7 +199,10 @@ class BatchRenderer:
                                   "renderer tiles")  # fmt: skip
         # close() (in the except below, or the caller's) goes through the guard.
         self._guard = Guard(RendererClosedError, "this BatchRenderer has been closed")
-        self._groups = tuple(groups)
+        self._options = visual_options(scene_option, groups, site_groups, texture,
+                                       scene.DEFAULT_GROUPS)  # fmt: skip
+        self._groups = self._options.geom_groups
+        self._elements = self._checked_elements()  # tendons and skins: their sizes, no GPU yet
         self._shadow_size = (None if shadow_size is None
                              else _positive_int(shadow_size, "shadow_size", SizeError))  # fmt: skip
         self._check_memory(memory_limit)  # before the context, the looks or any buffer
@@ -203,11 +223,13 @@ class BatchRenderer:
         self._shadows: ShadowMaps | None = None
         try:
             self._check_size()
-            self._looks = scene.model_looks(model, self._groups)
-            self._site_looks = scene.site_looks(model, tuple(site_groups))
+            self._looks = self._dynamic(scene.model_looks(model, self._groups), "geom")
+            self._site_looks = self._dynamic(
+                scene.site_looks(model, self._options.site_groups), "site"
+            )
             self._far = scene.far_distance(model)
             self._flags = scene.render_flags(scene_flags)
-            drawn = [look.geom for look in self._looks] if texture else []
+            drawn = [look.geom for look in self._looks] if self._options.texture else []
             self._textures = textures.ModelTextures(model, drawn, self._far,
                                                     sky=self._flags["mjRND_SKYBOX"])  # fmt: skip
         except BaseException:
@@ -215,6 +237,37 @@ class BatchRenderer:
             raise
 
     # --- checks ----------------------------------------------------------------------------
+    def _checked_elements(self) -> list[Any]:
+        """The tendon and skin layers the options draw (none: nothing made, nothing paid)."""
+        model, options, worlds = self.model, self._options, self.num_worlds
+        elements: list[Any] = []
+        tendons = drawn_tendons(model, options.tendon_groups) if options.tendons else []
+        if tendons:
+            layer = Tendons(model, tendons, model.ngeom + model.nsite, worlds)
+            if layer.looks and layer.count:
+                elements.append(layer)
+        skins = drawn_skins(model, options.skin_groups) if options.skins else []
+        if skins:
+            elements.append(Skins(model, skins, model.ngeom + model.nsite + model.ntendon,
+                                  worlds))  # fmt: skip
+        surfaces, edges = drawn_flexes(model, options.flex_groups, options.flags)
+        first = model.ngeom + model.nsite + model.ntendon + model.nskin
+        if surfaces:
+            elements.append(FlexSkins(model, surfaces, first, worlds))
+        if edges:
+            elements.append(FlexEdges(model, edges, first, worlds))
+        return elements
+
+    def _dynamic(self, looks: list[scene.GeomLook], element: str) -> list[scene.GeomLook]:
+        """`looks` without the static bodies' (welded to the world) when ``mjVIS_STATIC``
+        is off."""
+        if self._options.flags["mjVIS_STATIC"]:
+            return looks
+        model = self.model
+        first = model.ngeom if element == "site" else 0
+        bodies = getattr(model, f"{element}_bodyid")
+        return [look for look in looks if model.body_weldid[bodies[look.geom - first]] != 0]
+
     @staticmethod
     def _checked_outputs(outputs: Any) -> tuple[str, ...]:
         if isinstance(outputs, str) or not isinstance(outputs, Sequence) or not outputs:
@@ -266,9 +319,13 @@ class BatchRenderer:
         worlds, ncam = self.num_worlds, len(self._cameras)
         pixels = worlds * ncam * self.width * self.height
         others = len([o for o in self.outputs if o != "rgb"])
-        parts = [(f"{worlds} worlds x memory_per_world {self.memory_per_world} bytes "
+        named = [e for e in self._elements if hasattr(e, "memory")]
+        # the skins and flexes first, named (their vertices leave memory_per_world's part)
+        parts = [part for e in named for part in e.memory(worlds)]
+        rest = self.memory_per_world - sum(e.named_per_world for e in named)
+        parts += [(f"{worlds} worlds x memory_per_world {self.memory_per_world} bytes "
                   f"({ncam} cameras of {self.width}x{self.height} pixels, outputs "
-                  f"{', '.join(self.outputs)})", worlds * self.memory_per_world),
+                  f"{', '.join(self.outputs)})", worlds * rest),
                  (f"the images render() reads and returns ({pixels} pixels)",
                   pixels * (4 + 3 + 8 * others))]  # fmt: skip
         parts += [
@@ -358,10 +415,14 @@ class BatchRenderer:
         needed["subtree_com"] = (model.nbody, 3)  # tracking MjvCameras look at it
         if model.nlight:
             needed.update(light_xpos=(model.nlight, 3), light_xdir=(model.nlight, 3))
+        for element in self._elements:
+            needed.update(element.arrays())
         made: list[Any] = []
         previous: list[tuple[GeomRecords, Any]] = []  # each layer's source before
         try:
             for element, records, _ in self._layers:
+                if element not in ("geom", "site"):
+                    continue  # the tendons' and skins' rows are written from NumPy
                 count = model.ngeom if element == "geom" else model.nsite
                 source = geom_source(ctx, data, kind, element) if count else None
                 made.append(source)
@@ -374,8 +435,11 @@ class BatchRenderer:
             cmd.bind_framebuffer(self._framebuffer)
             renderer.record_clear(cmd, background=(0.0, 0.0, 0.0))
             sync = ctx.command_buffer()  # the snapshot: every world's geom and site poses
-            for _, _, layer in self._layers:
-                layer.record(cmd, sync=False)  # the sites' depth-tested against the geoms'
+            preludes = {element.element: element for element in self._elements}
+            for element, _, layer in self._layers:
+                if element in preludes:
+                    preludes[element].record(cmd)  # the skinning pass, before its draws
+                layer.record(cmd, sync=False)  # each depth-tested against those before
                 layer.record_sync(sync)
             cmd.end()
             sync.end()
@@ -397,8 +461,9 @@ class BatchRenderer:
             _release(old.arrays)
 
     def _build(self) -> None:
-        """One body renderer per element kind (geoms, then sites), each with the records of
-        every world's elements, drawing into one framebuffer."""
+        """One body renderer per element kind (geoms, sites, then the tendons, skins and
+        flexes drawn), each with the records of every world's elements, drawing into one
+        framebuffer."""
         model = self.model
         self._shadow_lights = shadow_slots(model) if self._flags["mjRND_SHADOW"] else []
         layers = [("geom", model.ngeom, 0, self._looks),
@@ -415,6 +480,14 @@ class BatchRenderer:
                 )
                 made.append(renderer)
                 self._layers.append((element, records, renderer))
+            # tendons, skins, flexes: a layer each, drawn after the geoms' and sites'
+            for layer in self._elements:
+                made.append(layer)  # its records and buffers
+                renderer = self._body_renderer(layer.make_records(self.context), layer.count,
+                                               layer.looks, layer.max_ids, geoms=False,
+                                               attach=layer)  # fmt: skip
+                made.append(renderer)
+                self._layers.append((layer.element, layer.records, renderer))
             framebuffer = self._layers[0][2].framebuffer(name="mujoco_views")
         except BaseException:
             self._layers = []
@@ -431,11 +504,12 @@ class BatchRenderer:
                                        self._shadow_size)  # fmt: skip
             self._renderer.set_shadow_map(self._shadows.texture)
 
-    def _body_renderer(self, records: GeomRecords, count: int, looks: list[scene.GeomLook],
-                       ids: int, geoms: bool) -> BodyRenderer:  # fmt: skip
+    def _body_renderer(self, records: Any, count: int, looks: list[scene.GeomLook],
+                       ids: int, geoms: bool, attach: Any = None) -> BodyRenderer:  # fmt: skip
         """The body renderer of one element kind's `records` (`count` a world), its looks
         set, its views laid out as every layer's, lit by each world's lights (the geoms'
-        with their materials and textures, the sky, its haze and the shadow lights)."""
+        with their materials and textures, the sky, its haze and the shadow lights);
+        `attach`: a layer that adds soft vertices (skins) before the looks."""
         model = self.model
         worlds, ncam = self.num_worlds, len(self._cameras)
         body_outputs = ["color", *(BODY_OUTPUT[o] for o in self.outputs if o != "rgb")]
@@ -450,9 +524,14 @@ class BatchRenderer:
                                 primitives=self.primitives,
                                 memory_limit=self._memory_limit,
                                 max_lights=lights.light_count(model), light_groups=worlds,
+                                max_soft_vertices=max(getattr(attach, "soft_vertices", 1), 1),
+                                # a tendon's segments share its id: that many in a view
+                                copies=getattr(attach, "copies", 1),
                                 shadow_lights=[slot for slot, _ in self._shadow_lights]
                                 if geoms else ())  # fmt: skip
         try:
+            if attach is not None and hasattr(attach, "attach"):
+                attach.attach(renderer)
             shadows = self._flags["mjRND_SHADOW"] and geoms
             group = lights.model_lights(model, shadows=shadows)
             renderer.set_lights(np.broadcast_to(group, renderer.lights.shape).copy())
@@ -482,8 +561,8 @@ class BatchRenderer:
     @property
     def memory_per_world(self) -> int:
         """GPU bytes one more world adds: its geom records, its views' records and
-        instance lists, its camera arrays and its pixels (the meshes, looks and programs
-        are shared by every world)."""
+        instance lists, its camera arrays and its pixels, its tendons' segments and its
+        skinned vertices (the meshes, looks and programs are shared by every world)."""
         ncam, model = len(self._cameras), self.model
         sites = getattr(self, "_site_looks", True)  # before the looks: at most
         records = (model.ngeom + (model.nsite if sites else 0)) * RECORD
@@ -503,7 +582,8 @@ class BatchRenderer:
         shadows = maps * (
             VIEW_DTYPE.itemsize + 2 * 2 * geom_parts * 8 + size * size * 4
         )  # views, instance lists, depth24 (the maps have no colour)
-        return (records + views + instances + arrays + light_rows + shadows
+        elements = sum(e.memory_per_world(ncam) for e in getattr(self, "_elements", ()))
+        return (records + views + instances + arrays + light_rows + shadows + elements
                 + ncam * self.width * self.height * pixel)  # fmt: skip
 
     # --- rendering -------------------------------------------------------------------------
@@ -513,8 +593,12 @@ class BatchRenderer:
         pass."""
         arrays = world_arrays.pull()
         light_xpos, light_xdir = arrays.pop("light_xpos", None), arrays.pop("light_xdir", None)
+        names = {name for element in self._elements for name in element.arrays()}
+        theirs = {name: arrays.pop(name) for name in names}
         # the cameras first: they say what is wrong with data never forwarded
         matrices, depth = self._cameras.views(self.width / self.height, **arrays)
+        for element in self._elements:  # the tendons' rows, the skins' bones
+            element.write(theirs)
         if light_xpos is not None:  # every world's lights, in every layer
             for _, _, layer in self._layers:
                 lights.write_poses(layer.lights, self.model, light_xpos, light_xdir)
@@ -576,13 +660,16 @@ class BatchRenderer:
 
     def object_ids(self, segmentation: np.ndarray) -> np.ndarray:
         """`segmentation` (of :meth:`render`) as MuJoCo's segmentation gives it: (..., 2)
-        int32 object id and ``mjtObj`` type (``mjOBJ_GEOM``, ``mjOBJ_SITE``), -1 and -1
-        where nothing is."""
+        int32 object id and ``mjtObj`` type (``mjOBJ_GEOM``, ``mjOBJ_SITE``,
+        ``mjOBJ_TENDON``, ``mjOBJ_SKIN``, ``mjOBJ_FLEX``), -1 and -1 where nothing is."""
         ids = np.asarray(segmentation, np.int32)
-        ngeom = self.model.ngeom
-        site = ids >= ngeom
-        kind = np.where(ids < 0, -1, np.where(site, SITE, GEOM)).astype(np.int32)
-        return np.stack([np.where(site, ids - ngeom, ids), kind], axis=-1)
+        model = self.model
+        firsts = np.cumsum([0, model.ngeom, model.nsite, model.ntendon, model.nskin])
+        kind_index = np.searchsorted(firsts, ids, side="right") - 1  # the kind's range
+        kind_index = np.clip(kind_index, 0, len(firsts) - 1)
+        kind = np.where(ids < 0, -1, np.asarray(OBJECT_TYPES, np.int32)[kind_index])
+        local = np.where(ids < 0, -1, ids - firsts[kind_index])
+        return np.stack([local, kind], axis=-1).astype(np.int32)
 
     def _check_poses(self) -> None:
         """The geom poses this submit synced (the records' mapped rows, all worlds in one
@@ -614,6 +701,7 @@ class BatchRenderer:
             return
         fed, self._fed = self._fed, None
         parts = [fed.arrays if fed else None, self._framebuffer, self._shadows]
+        parts += getattr(self, "_elements", [])
         self._shadows = None
         for _, records, renderer in self._layers:
             parts += [renderer, records]

@@ -94,10 +94,12 @@ def haze_plane(model: mujoco.MjModel) -> tuple[np.ndarray, np.ndarray] | None:
     return None
 
 
-def geom_material(model: mujoco.MjModel, geom: int, rgba: np.ndarray) -> Material:
+def geom_material(model: mujoco.MjModel, geom: int, rgba: np.ndarray, element: str = "geom"
+                  ) -> Material:  # fmt: skip
     """The geom's specular, shininess, emission and reflectance as ``mjv_updateScene``
-    gives them (its material's, else MuJoCo's defaults 0.5, 0.5, 0, 0), and its alpha."""
-    material = int(model.geom_matid[geom])
+    gives them (its material's, else MuJoCo's defaults 0.5, 0.5, 0, 0), and its alpha
+    (`element` "tendon", "skin": that one's)."""
+    material = int(getattr(model, f"{element}_matid")[geom])
     if material < 0:
         return Material(specular=0.5, shininess=0.5, alpha=float(rgba[3]))
     return Material(specular=float(model.mat_specular[material]),

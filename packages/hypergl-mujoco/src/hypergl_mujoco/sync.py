@@ -108,25 +108,27 @@ class WorldArrays:
     Batch's bound arrays are read as they are)."""
 
     def __init__(self, ctx: hypergl.Context, data: Any, kind: str,
-                 arrays: dict[str, tuple[int, int]]) -> None:  # fmt: skip
-        """`arrays`: MjData field name -> (rows, width) of one world."""
+                 arrays: dict[str, tuple[int, ...]]) -> None:  # fmt: skip
+        """`arrays`: MjData field name -> (rows, width) of one world, float64, or (rows,
+        width, 1) for an int32 field (``wrap_obj``, ``ten_wrapadr``: pulled as int32)."""
         self._ctx = ctx
         self._batch: dict[str, np.ndarray] = {}
         self._sources: list[tuple[hypergl.ExternalSource, hypergl.Buffer]] = []
         self._views: dict[str, np.ndarray] = {}
         worlds = data.nsim if kind == "batch" else 1 if kind == "data" else len(data)
-        for name, (rows, width) in arrays.items():
+        for name, (rows, width, *integer) in arrays.items():
             if kind == "batch":  # live arrays already: nothing to copy
                 self._batch[name] = data.bind(name).reshape(worlds, rows, width)
                 continue
-            field = {"source": 0, "type": "f64", "stride": 8 * width, "components": width,
-                     "to": "f64"}  # fmt: skip
+            kind_of, size, dtype = ("i32", 4, np.int32) if integer else ("f64", 8, np.float64)
+            field = {"source": 0, "type": kind_of, "stride": size * width,
+                     "components": width, "to": kind_of}  # fmt: skip
             owners = [data] if kind == "data" else list(data)
             source = ctx.attribute_source(owners=owners, names=[name], fields=[field],
-                                          record_size=8 * width, keep_views=True)  # fmt: skip
-            buffer = ctx.buffer(size=max(worlds * rows * width * 8, 8), name=f"mujoco_{name}")
+                                          record_size=size * width, keep_views=True)  # fmt: skip
+            buffer = ctx.buffer(size=max(worlds * rows * width * size, 8), name=f"mujoco_{name}")
             self._sources.append((source, buffer))
-            self._views[name] = buffer.map(np.float64, (worlds, rows, width))
+            self._views[name] = buffer.map(dtype, (worlds, rows, width))
 
     def pull(self) -> dict[str, np.ndarray]:
         """Every array, as of now."""

@@ -9,6 +9,10 @@ A *record source* is what a bridge hands :class:`~hypergl.bodies.BodyRenderer`: 
 * ``body_glsl()`` GLSL that declares its buffers and defines ``uint body_count()``,
   ``vec3 body_position(uint row)``, ``vec4 body_rotation(uint row)`` (a quaternion x, y, z,
   w) and ``uint body_id(uint row)`` (the look drawn: :meth:`BodyRenderer.set_look`);
+  optionally ``#define BODY_SCALE`` and ``vec3 body_scale(uint row)``: each row's parts'
+  scales times it (a segment whose length changes every frame: a MuJoCo tendon's);
+  optionally ``#define BODY_SOFT_FIRST`` and ``uint body_soft_first(uint row)``: added to a
+  soft part's first vertex (one look's soft vertices per row: a skin in many worlds);
 * ``bind(cmd)`` recording its buffers' bindings, and ``record(cmd)`` recording its per-frame
   sync (the engine's ``upload`` from the physics state, or nothing). Recorded in a program
   of its own (``BodyRenderer.record_sync``), the sync is the snapshot that lets the physics

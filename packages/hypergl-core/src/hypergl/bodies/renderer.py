@@ -741,9 +741,12 @@ class BodyRenderer:
                                "add_soft_vertices first")  # fmt: skip
 
     @serialised
-    def add_soft_vertices(self, body_id: int, count: int, source: Any, staging: Buffer) -> None:
+    def add_soft_vertices(self, body_id: int, count: int, source: Any = None,
+                          staging: Buffer | None = None) -> int:  # fmt: skip
         """Room for `count` world-space vertices of soft body `body_id`, copied each frame
-        from `staging` after the engine's ``upload(source, staging)``."""
+        from `staging` after the engine's ``upload(source, staging)``; the first vertex's
+        index in :attr:`soft_vertices`. `source` None: the caller fills those rows itself
+        (a compute pass of its own, recorded before :meth:`record`'s draws)."""
         if self._recorded_soft is not None:
             raise self.shape_error(
                 "a soft body was made after renderer.record(): its vertices are "
@@ -753,9 +756,12 @@ class BodyRenderer:
             raise self.shape_error(f"soft body {body_id} has {count} vertices, "
                                    f"{len(self.soft_vertices_view) - self._soft_used} are "
                                    "left: raise max_soft_vertices")  # fmt: skip
-        self._soft.append((source, staging, self._soft_used, count))
-        self._soft_first_of[body_id] = self._soft_used
+        first = self._soft_used
+        if source is not None:
+            self._soft.append((source, staging, first, count))
+        self._soft_first_of[body_id] = first
         self._soft_used += count
+        return first
 
     def _layout_regions(self) -> None:
         """Each mesh's instance list starts where the previous one's largest use ends (a

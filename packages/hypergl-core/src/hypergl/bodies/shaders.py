@@ -186,6 +186,9 @@ void list_parts(uint row, uint view, vec3 position, vec4 rotation, uint id) {{
         if (int(parts[p].offset_mode.w + 0.5) != 2) {{  // soft bodies: never culled
             vec3 centre = position + rotate(rotation, parts[p].offset_mode.xyz);
             vec3 s = abs(parts[p].scale_mesh.xyz);
+#ifdef BODY_SCALE
+            if (source == 0) s *= body_scale(row);  // a source whose rows scale their parts
+#endif
             float radius = info.x * max(s.x, max(s.y, s.z));
             bool inside = true;
             for (int i = 0; i < 6; ++i) {{
@@ -418,10 +421,17 @@ void main() {{
     vec3 world;
     vec3 normal = a_normal;
     vec3 s = part.scale_mesh.xyz;
+#ifdef BODY_SCALE
+    if ((a_instance.x >> 31) == 0u) s *= body_scale(row);
+#endif
     vec3 local = vec3(0.0), centre = vec3(0.0);
     vec4 q = vec4(0.0, 0.0, 0.0, 1.0);
     if (mode == 2) {{  // soft body: the vertex, in world space, from the soft-vertex buffer
-        world = soft_vertices[uint(part.scale_mesh.x + 0.5) + uint(a_position.x + 0.5)].xyz;
+        uint soft_first = uint(part.scale_mesh.x + 0.5);
+#ifdef BODY_SOFT_FIRST
+        if ((a_instance.x >> 31) == 0u) soft_first += body_soft_first(row);  // the row's own
+#endif
+        world = soft_vertices[soft_first + uint(a_position.x + 0.5)].xyz;
     }} else {{
 #if RAY_KIND == 0
         if (mode == 1) {{  // capsule: hemispheres to +-half height, the rest by the radius
