@@ -44,3 +44,13 @@ def test_a_dump_after_the_cut_is_still_bounds_checked(trace_ctx):
     cmd.end()
     with pytest.raises(VMError, match=r"dump range r1 \(12\) \+ 8 is outside buffer 'data'"):
         cmd.submit(debug_sink=lambda text: None)
+
+
+def test_nothing_is_formatted_after_the_cut(trace_ctx):
+    data = trace_ctx.buffer(np.arange(64, dtype=np.uint8), name="data")
+    cmd = flood(trace_ctx, data, 20_000)
+    stats = cmd.submit(debug_sink=lambda text: None)
+    # every formatted print or dump ends its text with a line break, the cut one with "...\n":
+    # so the formatted ones are the output's lines, not the flood's 40,000 instructions
+    assert stats.debug_formatted == stats.debug_output.count("\n") < 1000
+    assert cmd.submit().debug_formatted == 0  # no sink: nothing formatted at all

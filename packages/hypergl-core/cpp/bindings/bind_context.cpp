@@ -69,6 +69,7 @@ nb::dict stats_dict(const RunStats &stats) {
     out["binds_issued"] = stats.binds_issued;
     out["binds_skipped"] = stats.binds_skipped;
     out["device_calls"] = stats.device_calls;
+    out["debug_formatted"] = stats.debug_formatted;
     return out;
 }
 

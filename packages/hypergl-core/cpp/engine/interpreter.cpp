@@ -211,6 +211,7 @@ void Interpreter::debug_write(const std::string &text) {
 
 void Interpreter::debug_print(uint32_t reg) {
     char line[96];
+    ++stats_.debug_formatted;
     const uint32_t v = r_[reg];
     std::snprintf(line, sizeof line, "[%u] r%u = %u (i32 %d, f32 %.9g)\n", pc_, reg, v,
                   as_int(v), double(as_float(v)));
@@ -224,6 +225,7 @@ void Interpreter::debug_dump(Buffer &b, uint32_t reg, uint32_t size) {
              std::to_string(size) + " is outside buffer '" + b.name() + "' of " +
              std::to_string(b.size()) + " bytes");
     if (!debug_sink_) return;
+    ++stats_.debug_formatted;
     dev_.prepare_cpu_read(b);
     std::string text = "[" + std::to_string(pc_) + "] " + b.name() + "[" +
                        std::to_string(offset) + ".." + std::to_string(offset + size) + "]:";

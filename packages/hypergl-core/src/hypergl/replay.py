@@ -47,6 +47,9 @@ class SubmitStats:
     registers: tuple[int, ...]
     # What print and dump wrote (only when a debug_sink was given; also passed to it).
     debug_output: str = ""
+    # The print and dump instructions whose text was formatted: none without a sink, and
+    # none after the sink's output was cut in this submit (the cost of a debug flood).
+    debug_formatted: int = 0
 
     def signed(self, reg: int) -> int:
         """Register `reg` read as a signed 32-bit integer."""

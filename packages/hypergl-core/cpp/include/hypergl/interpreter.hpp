@@ -21,6 +21,8 @@ struct RunStats {
     uint64_t binds_issued = 0;
     uint64_t binds_skipped = 0;
     uint64_t device_calls = 0;
+    // print and dump instructions whose text was formatted (none past a debug sink's cut)
+    uint64_t debug_formatted = 0;
 };
 
 struct RunOptions {
