@@ -37,7 +37,9 @@ OPTIONAL = {
     "stable_baselines3",
     "torch",
     "dm_env",
-}  # dm_env: hypergl_mujoco.dm_pixels, with a user's dm_control
+    "dm_control",
+}  # dm_env: hypergl_mujoco.dm_pixels, with a user's dm_control; dm_control: its suite's
+#   models in hypergl-mujoco's tests and benchmarks/mujoco_elements.py, where installed
 
 
 @pytest.mark.gl

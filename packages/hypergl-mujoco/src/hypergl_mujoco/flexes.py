@@ -22,6 +22,7 @@ import numpy as np
 
 import hypergl
 from hypergl.bodies import MODE_SOFT, BodyRenderer, Part, meshes
+from hypergl.shader_prelude import VERSION
 
 from .element_records import TailRecords
 from .scene import Y_TO_Z, GeomLook, geom_color, geom_material
@@ -29,8 +30,9 @@ from .tendons import connectors
 
 VERTEX_BYTES = 16
 # Per world and flex vertex: its normal from its faces, its two skin vertices.
-SURFACE = """#version 430
-layout(local_size_x = 64) in;
+SURFACE = (
+    VERSION
+    + """layout(local_size_x = 64) in;
 layout(std430, binding = 0) readonly buffer Positions { vec4 positions[]; };  // per world
 // per vertex: (first, count) of its faces, its first soft vertex in world 0, per world;
 // then each face, four uints: its three vertices (among the drawn flexes')
@@ -58,6 +60,7 @@ void main() {
     out_vertices[to + 1u] = vec4(p - radius[v] * normal, 1.0);
 }
 """
+)
 
 
 def drawn_flexes(model: mujoco.MjModel, groups: tuple[int, ...], flags: dict[str, bool]

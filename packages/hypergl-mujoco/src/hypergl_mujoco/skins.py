@@ -22,6 +22,7 @@ import numpy as np
 
 import hypergl
 from hypergl.bodies import MODE_SOFT, BodyRenderer, Part, meshes
+from hypergl.shader_prelude import VERSION
 
 from .element_records import TailRecords
 from .scene import GeomLook, geom_color, geom_material
@@ -30,8 +31,9 @@ from .textures import ROLE_RGB, texture_pixels
 VERTEX_BYTES = 16  # a soft vertex: vec4
 # Per world and skin vertex: the skinned vertex in the renderer's soft vertices (and, when
 # a skin inflates, its un-inflated one), its bone blend's inputs.
-SKIN = """#version 430
-#define INFLATE {inflate}
+SKIN = (
+    VERSION
+    + """#define INFLATE {inflate}
 layout(local_size_x = 64) in;
 layout(std430, binding = 0) readonly buffer Bones {{ vec4 bones[]; }};  // [R | t], 3 rows
 layout(std430, binding = 1) readonly buffer Rest {{ vec4 rest[]; }};   // the bind position
@@ -58,10 +60,12 @@ void main() {{
 #endif
 }}
 """
+)
 # Per world and vertex: the normal from its faces (their cross products summed: weighted by
 # area, as MuJoCo), the vertex moved along it by its skin's inflate.
-INFLATE = """#version 430
-layout(local_size_x = 64) in;
+INFLATE = (
+    VERSION
+    + """layout(local_size_x = 64) in;
 layout(std430, binding = 0) readonly buffer Skinned { vec4 skinned[]; };
 layout(std430, binding = 1) readonly buffer Rest { vec4 rest[]; };  // w: the skin's inflate
 layout(std430, binding = 2) readonly buffer Info { uvec4 info[]; };
@@ -86,6 +90,7 @@ void main() {
     out_vertices[to.z + w * to.w] = vec4(skinned[base + v].xyz + rest[v].w * normal, 1.0);
 }
 """
+)
 
 
 def drawn_skins(model: mujoco.MjModel, groups: tuple[int, ...]) -> list[int]:
