@@ -95,7 +95,7 @@ class Buffer(GPUResource):
             raise TypeError(f"map: {dtype!r} is not a NumPy dtype") from exc
         if dtype.hasobject or dtype.itemsize == 0:
             raise TypeError(f"map: dtype {dtype} cannot alias GPU memory")
-        raw = _Mapping(self._view(), self._link.host).array()
+        raw = self._mapped()
         if shape is None:
             if self.size % dtype.itemsize:
                 raise ValueError(
@@ -128,7 +128,16 @@ class Buffer(GPUResource):
                 f"write: {raw.nbytes} bytes at offset {offset!r} do not fit buffer "
                 f"'{self.name}' of {self.size} bytes"
             )
-        self._view()[offset : offset + raw.nbytes] = raw
+        self._mapped()[offset : offset + raw.nbytes] = raw
+
+    def _mapped(self) -> np.ndarray:
+        """A uint8 array over the memory that keeps the memory and the GL context's host
+        alive. The host is read before the view is taken: a close racing this either comes
+        first (the view is refused) or finds the view and leaves the host to it (read after
+        the view, a close in between left None, and the host's GL context, freeing the
+        memory, went with the close: a heap corruption on Mesa 20.3)."""
+        host = self._link.host
+        return _Mapping(self._view(), host).array()
 
     def _view(self) -> np.ndarray:
         """The engine's uint8 array over the memory; it keeps the memory alive, so writes
