@@ -99,14 +99,27 @@ def gym_model(name: str) -> mujoco.MjModel:
     return mujoco.MjModel.from_xml_path(str(Path(envs.__file__).parent / "assets" / f"{name}.xml"))
 
 
-def stepped(model: mujoco.MjModel, steps: int = 30, seed: int = 0) -> mujoco.MjData:
-    """Data a few random-control steps from the model's start (poses off the defaults)."""
+def stepped(model: mujoco.MjModel, steps: int = 30, seed: int = 0,
+            noise: float = 0.05) -> mujoco.MjData:  # fmt: skip
+    """Data a few random-control steps from the model's start (poses off the defaults by
+    `noise` radians or metres, normally distributed)."""
     data = mujoco.MjData(model)
     rng = np.random.default_rng(seed)
-    data.qpos[:] += rng.normal(0, 0.05, model.nq) if model.nq else 0
+    data.qpos[:] += rng.normal(0, noise, model.nq) if model.nq else 0
     for _ in range(steps):
         if model.nu:
             data.ctrl[:] = rng.uniform(-1, 1, model.nu)
         mujoco.mj_step(model, data)
     mujoco.mj_forward(model, data)
     return data
+
+
+def free(model: mujoco.MjModel, azimuth: float, elevation: float, distance: float,
+         lookat: object = None) -> mujoco.MjvCamera:  # fmt: skip
+    """MuJoCo's free camera of `model`, turned and moved as given."""
+    camera = mujoco.MjvCamera()
+    mujoco.mjv_defaultFreeCamera(model, camera)
+    camera.azimuth, camera.elevation, camera.distance = azimuth, elevation, distance
+    if lookat is not None:
+        camera.lookat[:] = lookat
+    return camera

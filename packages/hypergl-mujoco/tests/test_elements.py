@@ -11,6 +11,7 @@ import pytest
 import hypergl_mujoco
 
 from . import parity
+from .models import free
 
 pytestmark = pytest.mark.gl
 
@@ -47,15 +48,6 @@ def mujoco_ids(model, data, camera, size):
     ids[geom] = seg[..., 0][geom]
     ids[site] = model.ngeom + seg[..., 0][site]
     return ids, depth
-
-
-def free(model, azimuth, elevation, distance, lookat=None):
-    camera = mujoco.MjvCamera()
-    mujoco.mjv_defaultFreeCamera(model, camera)
-    camera.azimuth, camera.elevation, camera.distance = azimuth, elevation, distance
-    if lookat is not None:
-        camera.lookat[:] = lookat
-    return camera
 
 
 @pytest.mark.parametrize("size", [84, 128])

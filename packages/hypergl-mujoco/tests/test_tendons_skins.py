@@ -18,8 +18,8 @@ import pytest
 
 import hypergl_mujoco
 
-from . import parity
-from .models import needs_batch
+from . import models, parity
+from .models import free, needs_batch
 
 pytestmark = pytest.mark.gl
 
@@ -47,15 +47,6 @@ def mujoco_ids(model, data, camera, width, height, option=None):
     return ids
 
 
-def free(model, azimuth, elevation, distance, lookat=None):
-    camera = mujoco.MjvCamera()
-    mujoco.mjv_defaultFreeCamera(model, camera)
-    camera.azimuth, camera.elevation, camera.distance = azimuth, elevation, distance
-    if lookat is not None:
-        camera.lookat[:] = lookat
-    return camera
-
-
 def agree(name, ours, theirs, floor=0.99):
     """At least `floor` of the pixels agree; else ours | MuJoCo's | difference to out/."""
     share = float((ours == theirs).mean())
@@ -66,15 +57,7 @@ def agree(name, ours, theirs, floor=0.99):
 
 
 def stepped(model, steps, seed=0):
-    data = mujoco.MjData(model)
-    rng = np.random.default_rng(seed)
-    data.qpos[:] += rng.normal(0, 0.1, model.nq)
-    for _ in range(steps):
-        if model.nu:
-            data.ctrl[:] = rng.uniform(-1, 1, model.nu)
-        mujoco.mj_step(model, data)
-    mujoco.mj_forward(model, data)
-    return data
+    return models.stepped(model, steps, seed, noise=0.1)  # further off the defaults
 
 
 def suite_model(name):
