@@ -28,7 +28,7 @@ import numpy as np
 import hypergl
 from hypergl.bodies import BodyRenderer
 from hypergl.bodies.shaders import VIEW_SHIFT
-from hypergl.bodies.views import VIEW_DTYPE
+from hypergl.bodies.views import VIEW_DTYPE, Tiling
 from hypergl.finite import check_within
 from hypergl.memory_budget import check_memory
 from hypergl.memory_budget import memory_limit as checked_memory_limit
@@ -300,14 +300,13 @@ class BatchRenderer:
                 raise SizeError(f"{what} {value} is above the context's max_texture_size "
                                 f"{limit}")  # fmt: skip
         views = self.num_worlds * len(self._cameras)
-        columns = max(1, min(views, limit // self.width))
-        rows = -(-views // columns)
-        if rows * self.height > limit:
-            raise SizeError(f"{views} views of {self.width}x{self.height} do not fit one "
-                            f"{limit}x{limit} framebuffer (the context's max_texture_size): "
-                            "fewer worlds or cameras, or smaller images")  # fmt: skip
-        square = int(np.ceil(np.sqrt(views)))
-        self._columns = square if square * self.width <= limit else columns
+        self._tiling = Tiling.fitted(
+            views,
+            (self.width, self.height),
+            limit,
+            error=SizeError,
+            hint=": fewer worlds or cameras, or smaller images",
+        )
 
     def _check_memory(self, memory_limit: Any) -> None:
         """What the model, the worlds and the image size ask for, added up against
@@ -551,7 +550,7 @@ class BatchRenderer:
             identity = [np.eye(4)] * (worlds * ncam)
             light_groups = [w for w in range(worlds) for _ in range(ncam)]  # each world's lights
             renderer.set_views(identity, (self.width, self.height), ranges=ranges,
-                               columns=self._columns, light_groups=light_groups)  # fmt: skip
+                               columns=self._tiling.columns, light_groups=light_groups)  # fmt: skip
             renderer.set_camera(np.eye(4), light=LIGHT)
         except BaseException:
             renderer.release()

@@ -66,7 +66,7 @@ from .shading import (
     default_lights,
     lights,
 )
-from .views import VIEW_DTYPE, eye_of, grid_shape, tile_views
+from .views import VIEW_DTYPE, Tiling, eye_of, tile_views
 
 PART_DTYPE = np.dtype([("offset_mode", np.float32, 4), ("rotation", np.float32, 4),
                        ("scale_mesh", np.float32, 4), ("color", np.float32, 4),
@@ -330,8 +330,7 @@ class BodyRenderer:
         self.views: Buffer | None = None
         self._view_count = 1
         self._view_rows = source.capacity  # the most rows one view's range may hold
-        self._view_tile: tuple[int, int] | None = None
-        self._grid: tuple[int, int] = (1, 1)
+        self.tiling: Tiling | None = None  # the views' layout (set_views)
         if self._max_views > 1:
             self.views = ctx.buffer(size=self._max_views * VIEW_DTYPE.itemsize, name="body_views")
             self._views = self.views.map(VIEW_DTYPE, self._max_views)
@@ -976,7 +975,7 @@ class BodyRenderer:
     def view_tiles(self) -> np.ndarray:
         """Each view's tile (xy scale, zw offset of its clip space into the framebuffer's),
         as :meth:`set_views` laid them out."""
-        if self._view_tile is None:
+        if self.tiling is None:
             raise errors.BodyError("view_tiles: call set_views first")
         return self._views["tile"][: self._view_count].copy()
 
@@ -1083,7 +1082,7 @@ class BodyRenderer:
                                        f"{capacity} rows")  # fmt: skip
             checked.append((first, rows))
         width, height = (_positive_int(v, "tile size") for v in tile)
-        grid = grid_shape(count, columns)
+        tiling = Tiling.grid(count, (width, height), columns)
         widest = max(rows for _, rows in checked)
         recorded = self._recorded_views
         if recorded is not None and (count > recorded[0] or widest > recorded[1]):
@@ -1101,11 +1100,11 @@ class BodyRenderer:
                     f"light_groups must be {count} ints in "
                     f"0..{self._light_groups - 1}, got {light_groups!r}"
                 )
-        self._views[:count] = tile_views(matrices, checked, *grid)
+        self._views[:count] = tile_views(matrices, checked, tiling)
         self._views["range"][:count, 3] = groups
         self._views[count:] = np.zeros(1, VIEW_DTYPE)
         self._view_count, self._view_rows = count, widest
-        self._view_tile, self._grid = (width, height), grid
+        self.tiling = tiling
         self._regions_dirty = True
         self._layout_regions()
 
@@ -1122,7 +1121,7 @@ class BodyRenderer:
         camera position). None: each matrix's last row (clip w), which is that for a
         perspective camera; an orthographic camera's clip w is 1, and its matrix does not
         say where the camera is, so its depth in metres needs the row."""
-        if self._view_tile is None:
+        if self.tiling is None:
             raise errors.BodyError("set_view_matrices: call set_views first")
         try:
             matrices = np.asarray(view_proj, dtype=np.float64)
@@ -1155,10 +1154,9 @@ class BodyRenderer:
     @property
     def framebuffer_size(self) -> tuple[int, int]:
         """(width, height) the tiled views cover (multi-view: after :meth:`set_views`)."""
-        if self._view_tile is None:
+        if self.tiling is None:
             raise errors.BodyError("framebuffer_size: call set_views first")
-        columns, rows = self._grid
-        return (columns * self._view_tile[0], rows * self._view_tile[1])
+        return self.tiling.size
 
     @serialised
     def framebuffer(self, size: tuple[int, int] | None = None, *, name: str | None = None
@@ -1208,13 +1206,9 @@ class BodyRenderer:
     @serialised
     def split_views(self, image: np.ndarray) -> np.ndarray:
         """(views, tile height, tile width, ...) of a read of the tiled framebuffer."""
-        if self._view_tile is None:
+        if self.tiling is None:
             raise errors.BodyError("split_views: call set_views first")
-        width, height = self._view_tile
-        columns, rows = self._grid
-        tiles = image.reshape(rows, height, columns, width, *image.shape[2:])
-        tiles = np.moveaxis(tiles, 2, 1).reshape(rows * columns, height, width, *image.shape[2:])
-        return tiles[: self._view_count]
+        return self.tiling.split(image)
 
     # --- recording -------------------------------------------------------------------------
     def _record_sync(self, cmd: CommandBuffer) -> None:
@@ -1258,7 +1252,7 @@ class BodyRenderer:
         if occlusion is not None and self._max_views > 1:
             raise errors.BodyError("occlusion culling draws one view: make the renderer "
                                    "with views=1 for it")  # fmt: skip
-        if self._max_views > 1 and self._view_tile is None:
+        if self._max_views > 1 and self.tiling is None:
             raise errors.BodyError("record: call set_views first")
         depth = self._occlusion_depth(occlusion)
         self._recorded_soft = None  # a new recording takes in new soft bodies

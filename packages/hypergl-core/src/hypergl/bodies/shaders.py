@@ -34,10 +34,14 @@ view) and the texture atlas at texture unit ``{atlas_unit}``.
 """
 
 from ..shader_prelude import VERSION
+from .views import TILE_GLSL
 
+# The tiling's vertex-stage half (views.py), braces doubled for the templates below.
+TILE = TILE_GLSL.replace("{", "{{").replace("}", "}}")
 VIEW_SHIFT = 20  # multi-view instances: part index in bits 0..19, view above
 
-COMMON = """
+COMMON = (
+    """
 #define VIEW_SHIFT 20u
 struct Part {{ vec4 offset_mode; vec4 rotation; vec4 scale_mesh; vec4 color; vec4 material;
                vec4 texture; vec4 uv_map; }};
@@ -62,7 +66,9 @@ layout(std430, binding = {views}) readonly buffer BodyViews {{ View views[]; }};
 mat4 view_matrix(uint view) {{ return views[view].view_proj; }}
 vec4 view_eye(uint view) {{ return views[view].eye; }}
 float view_distance(uint view, vec4 p) {{ return dot(views[view].depth, p); }}
-#else
+"""
+    + TILE
+    + """#else
 mat4 view_matrix(uint view) {{ return view_proj; }}
 vec4 view_eye(uint view) {{ return eye; }}
 float view_distance(uint view, vec4 p) {{ return (view_proj * p).w; }}  // perspective
@@ -72,6 +78,7 @@ vec4 qmul(vec4 a, vec4 b) {{
     return vec4(a.w * b.xyz + b.w * a.xyz + cross(a.xyz, b.xyz), a.w * b.w - dot(a.xyz, b.xyz));
 }}
 """
+)
 
 # The shading buffer: the atlas's rectangles and every group's light poses.
 SHADING_BUFFER = """
@@ -521,7 +528,7 @@ void main() {{
     gl_ClipDistance[1] = clip.w - clip.x;
     gl_ClipDistance[2] = clip.w + clip.y;
     gl_ClipDistance[3] = clip.w - clip.y;
-    clip.xy = clip.xy * views[view].tile.xy + views[view].tile.zw * clip.w;
+    clip = tiled(clip, views[view].tile);  // into the view's tile (views.Tiling)
 #endif
     gl_Position = clip;
 }}
@@ -915,7 +922,7 @@ void main() {{
 #if MULTI_VIEW
     // a view beyond those set draws nothing
     corner = views[view].range.z == 0u ? vec2(3.0)
-                                       : corner * views[view].tile.xy + views[view].tile.zw;
+                                       : tiled(vec4(corner, 0.0, 1.0), views[view].tile).xy;
 #endif
     // the quad's depth: a point that far ahead of the eye (orthographic: from the near plane)
     vec4 eye = view_eye(view);
