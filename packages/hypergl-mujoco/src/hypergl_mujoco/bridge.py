@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import mujoco
+import numpy as np
 
 import hypergl
 
@@ -24,6 +25,25 @@ from .sync import GeomRecords, geom_source
 from .versions import batch_type
 
 BATCH = batch_type()  # mujoco.batch.Batch; None before MuJoCo 3.17
+
+
+def check_same_model(model: mujoco.MjModel, other: mujoco.MjModel, what: str,
+                     whose: str) -> None:  # fmt: skip
+    """`what` must be of `model` (`whose`), or of a model object with the same geoms (a
+    gymnasium vector env gives each sub-env its own copy of one model): same sizes, geom
+    types, sizes and meshes; ModelMismatchError naming what differs."""
+    if other is model:
+        return
+    mine = (model.ngeom, model.nbody, model.ncam)
+    theirs = (other.ngeom, other.nbody, other.ncam)
+    if mine != theirs:
+        raise ModelMismatchError(f"{what} belongs to a model of {theirs[0]} geoms, "
+                                 f"{theirs[1]} bodies and {theirs[2]} cameras, not to "
+                                 f"{whose} ({mine[0]}, {mine[1]}, {mine[2]})")  # fmt: skip
+    for field in ("geom_type", "geom_size", "geom_dataid"):
+        if not np.array_equal(getattr(model, field), getattr(other, field)):
+            raise ModelMismatchError(f"{what} belongs to another model: its {field} "
+                                     f"differs from {whose} model")  # fmt: skip
 
 
 def data_worlds(data: Any) -> tuple[str, mujoco.MjModel, int]:
@@ -39,9 +59,7 @@ def data_worlds(data: Any) -> tuple[str, mujoco.MjModel, int]:
                 raise DataError(f"world {world} is a {type(one).__name__}, not an MjData")
         model = data[0].model
         for world, one in enumerate(data):
-            if (one.model.ngeom, one.model.nbody) != (model.ngeom, model.nbody):
-                raise ModelMismatchError(f"world {world}'s data is of another model than "
-                                         "world 0's")  # fmt: skip
+            check_same_model(model, one.model, f"world {world}'s data", "world 0's")
         return "sequence", model, len(data)
     hint = (": for MuJoCo's whole picture of a model, hypergl_mujoco.BatchRenderer(model, "
             "context=ctx)" if isinstance(data, mujoco.MjModel) else "")  # fmt: skip

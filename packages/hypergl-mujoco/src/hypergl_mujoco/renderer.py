@@ -36,10 +36,10 @@ from hypergl.process_safety import new_context
 from hypergl.serialised import Guard, closing, serialised
 
 from . import lights, scene, textures
+from .bridge import check_same_model
 from .cameras import Cameras
 from .errors import (
     DataError,
-    ModelMismatchError,
     OutputError,
     PoseError,
     RendererClosedError,
@@ -361,22 +361,8 @@ class BatchRenderer:
                         f"got {type(data).__name__}")  # fmt: skip
 
     def _check_model(self, other: mujoco.MjModel, what: str) -> None:
-        """`what` (data or a Batch) must be of the renderer's model, or of a model object
-        with the same geoms (a gymnasium vector env gives each sub-env its own copy of
-        one model): same sizes, geom types, sizes and meshes."""
-        model = self.model
-        if other is model:
-            return
-        mine = (model.ngeom, model.nbody, model.ncam)
-        theirs = (other.ngeom, other.nbody, other.ncam)
-        if mine != theirs:
-            raise ModelMismatchError(f"{what} belongs to a model of {theirs[0]} geoms, "
-                                     f"{theirs[1]} bodies and {theirs[2]} cameras, not to the "
-                                     f"renderer's ({mine[0]}, {mine[1]}, {mine[2]})")  # fmt: skip
-        for field in ("geom_type", "geom_size", "geom_dataid"):
-            if not np.array_equal(getattr(model, field), getattr(other, field)):
-                raise ModelMismatchError(f"{what} belongs to another model: its {field} "
-                                         "differs from the renderer's model")  # fmt: skip
+        """`what` (data or a Batch) must be of the renderer's model (bridge.check_same_model)."""
+        check_same_model(self.model, other, what, "the renderer's")
 
     # --- building --------------------------------------------------------------------------
     def _is_bound(self, data: Any) -> bool:
