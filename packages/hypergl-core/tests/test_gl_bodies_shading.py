@@ -154,8 +154,8 @@ def test_the_draw_pipelines_hold_the_paths_of_their_lights_and_mappings_alone(gl
 
 def test_a_kind_of_light_or_a_mapping_the_recorded_pipelines_lack_asks_for_a_new_record(gl_ctx):
     """After record(), a light of another kind (or a part with a texture mapping or a
-    specular material the pipelines were not made for) makes the recorded program stale: update() says so rather
-    than draw it wrong, and recording the frame again draws it."""
+    specular material the pipelines were not made for) makes the recorded program stale:
+    update() says so rather than draw it wrong, and recording the frame again draws it."""
     records, renderer = one_box(gl_ctx, max_lights=1)
     rows = lights(1)
     set_light(rows[0], kind=LIGHT_HEAD, ambient=(0.2, 0.2, 0.2), diffuse=(0.3, 0.3, 0.3))
