@@ -45,9 +45,11 @@ def randomiser(renderer, model, count: int):
         if model.nmat:
             renderer.set_geom_material(rng.integers(-1, model.nmat, (count, model.ngeom)))
         if model.nlight:
-            renderer.set_light_pose(rng.normal(0, 1, (count, 1, 3)) + (0, 0, 4), (0, 0, -1))
+            renderer.set_light_pose(
+                rng.normal(0, 1, (count, 1, 3)) + np.array([0, 0, 4]), (0, 0, -1)
+            )
         if cameras:
-            renderer.set_camera_pose(rng.normal(0, 0.2, (count, 1, 3)) + (0, -4, 1), eye)
+            renderer.set_camera_pose(rng.normal(0, 0.2, (count, 1, 3)) + np.array([0, -4, 1]), eye)
             renderer.reset_looks()  # the cameras back (and every look: set again next call)
 
     return randomise
@@ -82,8 +84,8 @@ def main() -> None:
         finally:
             renderer.close()
         results[label] = {k: round(median(v) * 1e3, 2) for k, v in samples.items()}
-        print(f"{label:9s} {args.worlds} worlds: "
-              + "  ".join(f"{k} {v:.2f} ms" for k, v in results[label].items()), flush=True)  # fmt: skip
+        figures = "  ".join(f"{k} {v:.2f} ms" for k, v in results[label].items())
+        print(f"{label:9s} {args.worlds} worlds: {figures}", flush=True)
     write_json(args.json, {"worlds": args.worlds, "ms": results})
 
 

@@ -104,6 +104,19 @@ def test_a_camera_placed_in_one_world_sees_what_the_data_would_show(gl_ctx):
     assert np.array_equal(after[1], reference[1])
 
 
+def test_looks_set_before_the_first_render_are_drawn(picture, gl_ctx):
+    data = models.stepped(picture, 1)
+    ball = _geom(picture, "ball")
+    with _two_worlds(picture, gl_ctx) as renderer:
+        renderer.set_geom_rgba((0.0, 1.0, 0.0, 1.0), worlds=0, geoms=ball)
+        renderer.set_geom_material(-1, worlds=0, geoms=ball)  # no marble texture over it
+        result = renderer.render([data, data])
+    green = result.rgb[0][result.segmentation[0] == ball].astype(int)
+    other = result.rgb[1][result.segmentation[1] == ball].astype(int)
+    assert (green[:, 1] > green[:, 0] + 40).mean() > 0.9
+    assert (other[:, 1] > other[:, 0] + 40).mean() < 0.5
+
+
 @pytest.mark.parametrize(
     ("call", "args", "message"),
     [
@@ -141,3 +154,18 @@ def test_an_inactive_light_is_refused(gl_ctx):
     renderer = hypergl_mujoco.BatchRenderer(model, num_worlds=2, context=gl_ctx)
     with renderer, pytest.raises(LookError, match="light 0 is not drawn"):
         renderer.set_light_pose((0, 0, 1), (0, 0, -1), lights="off")
+
+
+@models.needs_batch
+def test_the_guide_s_example_runs(capsys):
+    import re
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[3] / "docs" / "guide" / "mujoco.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", guide, re.S)
+    first = next(b for b in blocks if "mujoco.batch.Batch(" in b)
+    looks = next(b for b in blocks if "set_geom_rgba" in b)
+    namespace: dict = {}
+    exec(compile(first + looks, "docs/guide/mujoco.md", "exec"), namespace)
+    capsys.readouterr()
+    assert namespace["result"].rgb.shape == (16, 1, 84, 84, 3)

@@ -14,6 +14,10 @@ and its haze (:mod:`.textures`), shadows (:mod:`.shadows`), under ``scene_flags`
 yet: reflections, multisampling, transparency's blending (transparent geoms are drawn
 opaque), fog, 2D textures on curved shapes and meshes (benchmarks/mujoco_picture.py
 measures how close it is).
+
+Each world's looks (geom colours and materials, light and camera poses) may differ, set
+between frames without recording again (:mod:`.world_looks`, :meth:`BatchRenderer.
+set_geom_rgba` and its siblings).
 """
 
 from __future__ import annotations
