@@ -228,7 +228,10 @@ class BatchRenderer:
         self._shadows: ShadowMaps | None = None
         try:
             self._check_size()
-            self._looks = self._dynamic(scene.model_looks(model, self._groups), "geom")
+            # a height field finer than the image: every k-th grid line, about one a pixel
+            # (a 201 x 201 field at 84 x 84: 101 x 101, a quarter of the triangles)
+            points = max(self.width, self.height)
+            self._looks = self._dynamic(scene.model_looks(model, self._groups, points), "geom")
             self._site_looks = self._dynamic(
                 scene.site_looks(model, self._options.site_groups), "site"
             )
