@@ -237,10 +237,16 @@ class BatchRenderer:
             )
             self._far = scene.far_distance(model)
             self._flags = scene.render_flags(scene_flags)
-            drawn = [look.geom for look in self._looks] if self._options.texture else []
+            # depth and segmentation alone: nothing lit, shadowed, textured or sky (what
+            # no output shows costs nothing: half of such a frame's time)
+            self._rgb = "rgb" in self.outputs
+            if not self._rgb:
+                self._flags.update(mjRND_SHADOW=False, mjRND_SKYBOX=False, mjRND_HAZE=False)
+            texture = self._options.texture and self._rgb
+            drawn = [look.geom for look in self._looks] if texture else []
             self._textures = textures.ModelTextures(model, drawn, self._far,
                                                     sky=self._flags["mjRND_SKYBOX"],
-                                                    choices=self._options.texture)  # fmt: skip
+                                                    choices=texture)  # fmt: skip
             self._world_looks = WorldLooks(model, self.num_worlds, len(self._cameras),
                                            self._looks, self._textures)  # fmt: skip
         except BaseException:
@@ -549,7 +555,9 @@ class BatchRenderer:
             if attach is not None and hasattr(attach, "attach"):
                 attach.attach(renderer)
             shadows = self._flags["mjRND_SHADOW"] and geoms
-            group = lights.model_lights(model, shadows=shadows)
+            group = (
+                lights.model_lights(model, shadows=shadows) if self._rgb else lights.unlit(model)
+            )
             renderer.set_lights(np.broadcast_to(group, renderer.lights.shape).copy())
             if geoms:
                 renderer.set_textures(self._textures.atlas)
