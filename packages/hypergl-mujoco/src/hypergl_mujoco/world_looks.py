@@ -53,7 +53,7 @@ class LookRecords(GeomRecords):
     def __init__(self, ctx: hypergl.Context, ngeom: int, worlds: int,
                  texture_mappings: dict[int, frozenset[int]]) -> None:  # fmt: skip
         super().__init__(ctx, ngeom, worlds)
-        self.texture_mappings = texture_mappings
+        self.texture_mappings: dict[int, frozenset[int]] = texture_mappings
         self.look_buffer: hypergl.Buffer = ctx.buffer(
             size=self.capacity * LOOK_DTYPE.itemsize, name="mujoco_world_looks"
         )
@@ -119,13 +119,15 @@ class WorldLooks:
 
     def __init__(self, model: mujoco.MjModel, worlds: int, cameras: int,
                  looks: list[GeomLook], textures: ModelTextures) -> None:  # fmt: skip
-        self.model, self.worlds, self.cameras = model, worlds, cameras
+        self.model: mujoco.MjModel = model
+        self.worlds: int = worlds
+        self.cameras: int = cameras
         self._textures = textures
         self._drawn = np.array([look.geom for look in looks], np.int64)
         ngeom = model.ngeom
-        self.rgba = np.broadcast_to(np.asarray(model.geom_rgba, np.float32),
+        self.rgba: np.ndarray = np.broadcast_to(np.asarray(model.geom_rgba, np.float32),
                                     (worlds, ngeom, 4)).copy()  # fmt: skip
-        self.matid = np.broadcast_to(np.asarray(model.geom_matid, np.int64),
+        self.matid: np.ndarray = np.broadcast_to(np.asarray(model.geom_matid, np.int64),
                                      (worlds, ngeom)).copy()  # fmt: skip
         # per material (row 0: none): specular, shininess, emission, reflectance
         self._surface = np.concatenate([
