@@ -58,3 +58,22 @@ def test_the_coarser_field_agrees_with_mujoco_s_depth(terrain, gl_ctx):
                                       outputs=("depth",)) as renderer:  # fmt: skip
         depth = renderer.render(data).depth[0, 0]
     assert (np.abs(depth - expected) < 0.01).mean() > 0.99
+
+
+def test_shadow_maps_take_a_coarser_field_and_the_rest_as_it_is(terrain):
+    from . import models
+
+    model = models.all_geoms()  # a 5 x 7 field: already coarser than any map
+    looks = scene.model_looks(model)
+    hfield = int(mujoco.mjtGeom.mjGEOM_HFIELD)
+    for before, after in zip(looks, scene.with_hfield_points(model, looks, 64), strict=True):
+        if int(model.geom_type[before.geom]) != hfield:
+            assert after is before
+        else:  # every point of it
+            (a,), (b,) = before.new_meshes.values(), after.new_meshes.values()
+            assert np.array_equal(a, b)
+    fine = scene.model_looks(terrain, hfield_points=84)
+    coarse = scene.with_hfield_points(terrain, fine, 64)
+    (rows,) = coarse[0].new_meshes.values()
+    assert len(rows) < len(next(iter(fine[0].new_meshes.values()))) / 2
+    assert coarse[0].color == fine[0].color and coarse[0].material == fine[0].material

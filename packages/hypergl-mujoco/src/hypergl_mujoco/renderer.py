@@ -520,7 +520,10 @@ class BatchRenderer:
         self._framebuffer = framebuffer
         if self._shadow_lights:
             meshes, rows = scene.library_size(self._looks)
-            self._shadows = ShadowMaps(model, self._records, self.num_worlds, self._looks,
+            # a height field at half the map's texels a side: what the map resolves
+            size = self._shadow_size or DEFAULT_SIZE
+            looks = scene.with_hfield_points(model, self._looks, max(size // 2, 2))
+            self._shadows = ShadowMaps(model, self._records, self.num_worlds, looks,
                                        self.primitives, (BUILT_IN_MESHES + meshes,
                                                          BUILT_IN_ROWS + rows),
                                        self._shadow_size)  # fmt: skip

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import mujoco
@@ -167,6 +167,19 @@ def geom_parts(model: mujoco.MjModel, geom: int, hfield_points: int | None = Non
     """The parts of one geom (empty: MuJoCo draws nothing for it), and new meshes."""
     return shape_parts(model, int(model.geom_type[geom]), model.geom_size[geom],
                        int(model.geom_dataid[geom]), hfield_points)  # fmt: skip
+
+
+def with_hfield_points(model: mujoco.MjModel, looks: list[GeomLook], points: int
+                       ) -> list[GeomLook]:  # fmt: skip
+    """`looks` with their height fields drawn with at most about `points` grid points a
+    side (a shadow map of that many texels resolves no more)."""
+    out = []
+    for look in looks:
+        if int(model.geom_type[look.geom]) == GEOM.mjGEOM_HFIELD:
+            parts, new_meshes = geom_parts(model, look.geom, points)
+            look = replace(look, parts=parts, new_meshes=new_meshes)
+        out.append(look)
+    return out
 
 
 def shape_parts(model: mujoco.MjModel, kind: int, sizes: Any, data: int = -1,
