@@ -117,6 +117,16 @@ def test_looks_set_before_the_first_render_are_drawn(picture, gl_ctx):
     assert (other[:, 1] > other[:, 0] + 40).mean() < 0.5
 
 
+def test_a_shiny_material_given_to_a_matte_geom_keeps_its_specular_term(picture, gl_ctx):
+    """The box's own material has no specular, the marble has: the box's pipeline is made
+    with the term, so a world that gives it the marble shines."""
+    data = models.stepped(picture, 1)
+    with _two_worlds(picture, gl_ctx) as renderer:
+        renderer.render([data, data])
+        needs = renderer._renderer._specialised[1]["draw"]  # the box: the mesh pipeline's
+        assert "specular" in needs and 3 in needs  # and the marble's cube mapping
+
+
 @pytest.mark.parametrize(
     ("call", "args", "message"),
     [

@@ -491,7 +491,7 @@ class BatchRenderer:
                 if not looks and element != "geom":
                     continue
                 records = (LookRecords(self.context, count, self.num_worlds,
-                                       self._world_looks.texture_mappings)
+                                       self._world_looks.fragment_needs)
                            if element == "geom"
                            else GeomRecords(self.context, count, self.num_worlds, element,
                                             first_id))  # fmt: skip

@@ -47,13 +47,13 @@ DEFAULT_SURFACE = (0.5, 0.5, 0.0, 0.0)  # mjv_updateScene's without a material
 
 class LookRecords(GeomRecords):
     """Geom records with a look row each (:data:`LOOK_DTYPE`, same row order: world *
-    ngeom + geom), :attr:`looks` mapped; `texture_mappings`: geom -> the texture mappings
-    its rows may switch to (the draw pipelines are made with them)."""
+    ngeom + geom), :attr:`looks` mapped; `fragment_needs`: geom -> the texture mappings
+    (and "specular") its rows may switch to (the draw pipelines are made with them)."""
 
     def __init__(self, ctx: hypergl.Context, ngeom: int, worlds: int,
-                 texture_mappings: dict[int, frozenset[int]]) -> None:  # fmt: skip
+                 fragment_needs: dict[int, frozenset[int | str]]) -> None:  # fmt: skip
         super().__init__(ctx, ngeom, worlds)
-        self.texture_mappings: dict[int, frozenset[int]] = texture_mappings
+        self.fragment_needs: dict[int, frozenset[int | str]] = fragment_needs
         self.look_buffer: hypergl.Buffer = ctx.buffer(
             size=self.capacity * LOOK_DTYPE.itemsize, name="mujoco_world_looks"
         )
@@ -139,16 +139,18 @@ class WorldLooks:
         self._texture = np.zeros((ngeom, model.nmat + 1, 4), np.float32)
         self._texture[..., 0] = -1.0
         self._uv_map = np.zeros((ngeom, model.nmat + 1, 4), np.float32)
-        self.texture_mappings: dict[int, frozenset[int]] = {}
+        self.fragment_needs: dict[int, frozenset[int | str]] = {}
         for geom in self._drawn:
-            mappings = set()
+            needs: set[int | str] = set()
             for material in range(-1, model.nmat):
+                if self._surface[material + 1, 0] != 0.0:
+                    needs.add("specular")
                 chosen = textures.material(int(geom), DEFAULT_MATERIAL, material)
                 self._texture[geom, material + 1] = (chosen.texture, chosen.mapping, 0, 0)
                 self._uv_map[geom, material + 1] = chosen.uv_map
                 if chosen.texture >= 0:
-                    mappings.add(int(chosen.mapping))
-            self.texture_mappings[int(geom)] = frozenset(mappings)
+                    needs.add(int(chosen.mapping))
+            self.fragment_needs[int(geom)] = frozenset(needs)
         self._rows: np.ndarray | None = None
         self._light_pose: np.ndarray | None = None  # (worlds, nlight, 6), NaN: the data's
         self._camera_pose: np.ndarray | None = None  # (worlds, cameras, 12), NaN: the data's

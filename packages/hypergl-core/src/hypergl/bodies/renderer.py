@@ -175,10 +175,11 @@ class BodyRenderer:
     (``shadow_lights``, :meth:`set_shadow_map`; a renderer made with ``shade=False`` draws
     depth only, for the maps). Without :meth:`set_lights`, one light along
     :meth:`set_camera`'s ``light`` gives the look of before: 0.35 + 0.65 max(N.L, 0).
-    The draw pipelines are made (again, at :meth:`record`) for the lights' kinds and the
-    texture mappings of the parts each draws, as constants (llvmpipe runs every branch a
-    fragment might take); after :meth:`record`, a light of another kind or a part with a
-    mapping they lack makes :meth:`update` raise BodyError until the frame is recorded again.
+    The draw pipelines are made (again, at :meth:`record`) for the lights' kinds and for the
+    texture mappings and specular materials of the parts each draws, as constants (llvmpipe
+    runs every branch a fragment might take); after :meth:`record`, a light of another kind
+    or a part with a mapping or a specular material they lack makes :meth:`update` raise
+    BodyError until the frame is recorded again.
     """
 
     shape_error: type[Exception] = errors.BodyError  # bridges raise their own kind
@@ -409,7 +410,7 @@ class BodyRenderer:
             compute_shader=self.shader_sources["tiles"]["compute"], name="body_depth_tiles"
         )
         # The draw pipelines (the meshes', and one per ray-cast kind with its one command),
-        # made for the lights and the parts' mappings they draw (see _specialise).
+        # made for the lights and for what the parts they draw need (see _specialise).
         self._depth_test = depth_test
         self._specialised: tuple[Any, ...] | None = None  # what they are made for
         self._stale: str | None = None  # why the recorded program no longer draws right
@@ -449,35 +450,44 @@ class BodyRenderer:
             kinds.append((code, bool(row["specular"][3] > 0.5)))
         return tuple(kinds)
 
-    def _mappings(self) -> dict[str, frozenset[int]]:
-        """Per draw pipeline: the texture mappings of the parts it draws (textured ones)."""
+    def _fragment_needs(self) -> dict[str, frozenset[int | str]]:
+        """Per draw pipeline: what the parts it draws need of its fragment stage: the
+        texture mappings of its textured parts, and "specular" where one of them has a
+        specular material (without one, the pipeline has no specular term, and the linker
+        drops the view's eye and the point from the fragment stage's inputs)."""
         used = self._parts_used
         mesh = self._part_mesh[:used]
         texture = self._parts["texture"][:used]
-        textured = (mesh >= 0) & (texture[:, 0] >= 0)
+        shiny = self._parts["material"][:used, 0] != 0.0
         keys = self._draw_keys()
-        out = {key: set() for key in keys}
-        for index, mapping in zip(mesh[textured], texture[textured, 1], strict=True):
-            key = keys[1 + int(index)] if index < self._first_mesh else "draw"
-            out[key].add(int(mapping))
-        # mappings a source's rows may switch their looks' parts to (BODY_LOOK)
-        for body_id, extra in getattr(self._source, "texture_mappings", {}).items():
+        out: dict[str, set[int | str]] = {key: set() for key in keys}
+        for index, (texture_index, mapping), specular in zip(mesh, texture[:, :2], shiny,
+                                                             strict=True):  # fmt: skip
+            if index < 0:
+                continue  # a dropped look's slot
+            need = out[keys[1 + int(index)] if index < self._first_mesh else "draw"]
+            if texture_index >= 0:
+                need.add(int(mapping))
+            if specular:
+                need.add("specular")
+        # what a source's rows may switch their looks' parts to (BODY_LOOK)
+        for body_id, extra in getattr(self._source, "fragment_needs", {}).items():
             first, count = self._look_parts.get(int(body_id), (0, 0))
             for index in self._part_mesh[first : first + count]:
-                key = keys[1 + int(index)] if 0 <= index < self._first_mesh else "draw"
-                out[key].update(int(m) for m in extra)
+                if index >= 0:
+                    out[keys[1 + int(index)] if index < self._first_mesh else "draw"].update(extra)
         return {key: frozenset(value) for key, value in out.items()}
 
     def _specialise(self) -> None:
-        """(Re)make the draw pipelines when the lights' kinds or the parts' texture mappings
-        are other than those they were made for. llvmpipe runs every branch a fragment might
-        take, so each holds only the paths its parts and the lights take: a light's kind
-        and pass are constants of its call (no light loop), a mapping no part of the
-        pipeline has is not there."""
-        wanted = (self._light_kinds(), self._mappings())
+        """(Re)make the draw pipelines when the lights' kinds or the parts' needs (texture
+        mappings, specular) are other than those they were made for. llvmpipe runs every
+        branch a fragment might take, so each holds only the paths its parts and the
+        lights take: a light's kind and pass are constants of its call (no light loop), a
+        mapping or a specular term no part of the pipeline has is not there."""
+        wanted = (self._light_kinds(), self._fragment_needs())
         if wanted == self._specialised:
             return
-        kinds, mappings = wanted
+        kinds, needs = wanted
         calls = []
         for slot, (kind, own_pass) in enumerate(kinds):
             if kind == 0:
@@ -490,10 +500,12 @@ class BodyRenderer:
         try:
             for key in self._draw_keys():
                 ray_kind = 0 if key == "draw" else RAY_MODE[key]
-                used = mappings[key]
-                flags = {"PLANAR": TEXTURE_PLANAR in used, "BOX": TEXTURE_BOX in used,
-                         "CUBE": bool(used & {TEXTURE_CUBE, TEXTURE_CUBE_Y_UP})}  # fmt: skip
-                text = "".join(f"\n#define TEXTURE_{k} {int(v)}" for k, v in flags.items())
+                used = needs[key]
+                flags = {"TEXTURE_PLANAR": TEXTURE_PLANAR in used,
+                         "TEXTURE_BOX": TEXTURE_BOX in used,
+                         "TEXTURE_CUBE": bool(used & {TEXTURE_CUBE, TEXTURE_CUBE_Y_UP}),
+                         "SPECULAR": "specular" in used}  # fmt: skip
+                text = "".join(f"\n#define {k} {int(v)}" for k, v in flags.items())
                 fill = {**self._fill, "defines": f"{defines}{text}\n#define RAY_KIND {ray_kind}"}
                 self.shader_sources[key] = {"vertex": VERTEX.format(**fill),
                                             "fragment": FRAGMENT.format(**fill)}  # fmt: skip
@@ -513,15 +525,16 @@ class BodyRenderer:
 
     def _check_specialised(self, what: str) -> None:
         """After record(): whether the recorded pipelines still draw the lights and parts
-        (a kind of light or a texture mapping they lack makes the program stale: update()
-        refuses it until the frame is recorded again)."""
+        (a kind of light, a texture mapping or a specular material they lack makes the
+        program stale: update() refuses it until the frame is recorded again)."""
         if self._recorded_views is None or self._specialised is None:
             return
-        kinds, mappings = self._specialised
-        mapped = self._mappings()
-        if self._light_kinds() != kinds or any(not mapped[k] <= mappings[k] for k in mapped):
+        kinds, needs = self._specialised
+        wanted = self._fragment_needs()
+        if self._light_kinds() != kinds or any(not wanted[k] <= needs[k] for k in wanted):
             self._stale = (f"{what} after record(): the recorded pipelines were made for "
-                           "other kinds of light or texture mappings; record the frame "
+                           "other kinds of light, texture mappings or materials; record "
+                           "the frame "
                            "again")  # fmt: skip
 
     def _draw_pipeline(self, key: str, depth_test: bool) -> Pipeline:

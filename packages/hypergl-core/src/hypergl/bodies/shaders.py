@@ -723,10 +723,12 @@ void add_light(int i, int kind, int shadow_map, bool pass, vec3 P, vec3 N, vec3 
     float facing = dot(N, L);
     if (two_sided) facing = abs(facing);
     vec3 c = light.ambient.rgb * rgb + max(facing, 0.0) * light.diffuse.rgb * rgb;
+#if SPECULAR
     float exponent = material.y * 128.0;
     float h = max(dot(N, normalize(L + V)), 1e-30);
     float shine = exponent > 0.0 ? pow(h, exponent) : 1.0;
     c += (facing > 0.0 ? shine : 0.0) * light.specular.rgb * material.x;
+#endif
 #if SHADOW_MAPS
     if (shadow_map >= 0) factor *= shadow_light(shadow_map, P);
 #endif
@@ -870,7 +872,11 @@ void main() {{
 #if SHADE
     vec4 texel = surface_texel(X);
     vec3 N = normalize(n);
+#if SPECULAR
     vec3 V = normalize(v_view_eye.xyz - P * v_view_eye.w);
+#else
+    vec3 V = vec3(0.0);  // no part of this pipeline has a specular material: no V needed
+#endif
     vec3 lit = light_surface(P, N, V, v_color.rgb, v_material, v_forward, soft);
     color = vec4(clamp(lit * texel.rgb, 0.0, 1.0), v_color.a * texel.a);
 #else
