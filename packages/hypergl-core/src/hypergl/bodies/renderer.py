@@ -140,9 +140,10 @@ class BodyRenderer:
 
     Storage bindings from ``source.binding`` (B): the source's B and B + 1, the tables
     (mesh info, extras, looks) B + 2, parts B + 3, commands B + 5, instances B + 6, soft
-    vertices B + 8, visibility B + 9, depth tiles B + 10, views B + 11 (B + 4 and B + 7 are
-    free); the camera block at uniform binding ``camera_binding``; occlusion culling reads
-    depth at texture unit 0.
+    vertices B + 8, visibility B + 9, depth tiles B + 10, views B + 11, the shading B + 4
+    (B + 7 is the source's: its rows' own looks, ``BODY_LOOK`` of :mod:`.records`); the
+    camera block at uniform binding ``camera_binding``; occlusion culling reads depth at
+    texture unit 0.
 
     ``lod_threshold``: a sphere or capsule whose projected radius is below this share of
     the half screen height is drawn with the coarse mesh (0 turns LOD off).
@@ -468,6 +469,12 @@ class BodyRenderer:
                 need.add(int(mapping))
             if specular:
                 need.add("specular")
+        # what a source's rows may switch their looks' parts to (BODY_LOOK)
+        for body_id, extra in getattr(self._source, "fragment_needs", {}).items():
+            first, count = self._look_parts.get(int(body_id), (0, 0))
+            for index in self._part_mesh[first : first + count]:
+                if index >= 0:
+                    out[keys[1 + int(index)] if index < self._first_mesh else "draw"].update(extra)
         return {key: frozenset(value) for key, value in out.items()}
 
     def _specialise(self) -> None:

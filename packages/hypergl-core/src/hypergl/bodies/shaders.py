@@ -424,6 +424,11 @@ void main() {{
     uint view = 0u;
     Part part = parts[a_instance.y];
 #endif
+#ifdef BODY_LOOK
+    // the row's own colour, material and texture over its look's (one world's geom)
+    if ((a_instance.x >> 31) == 0u)
+        body_look(row, part.color, part.material, part.texture, part.uv_map);
+#endif
     int mode = int(part.offset_mode.w + 0.5);
     vec3 world;
     vec3 normal = a_normal;
