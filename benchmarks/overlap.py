@@ -37,13 +37,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import parser, write_json
 
 ROOT = Path(__file__).resolve().parent.parent
+PHYSICS_THREADS = ("bench-physics", "hypergl-vector-physics")
 
 
 def thread_cpu() -> dict[str, float]:
     """CPU seconds of this process's threads so far, by kind of thread (Linux). Python
     threads are told apart by their native ids (before 3.14 the OS does not know their
     names); a thread's seconds are gone once it ends, so sample while it lives."""
-    physics = {t.native_id for t in threading.enumerate() if t.name == "bench-physics"}
+    physics = {t.native_id for t in threading.enumerate() if t.name in PHYSICS_THREADS}
     caller = threading.main_thread().native_id
     kinds: dict[str, float] = defaultdict(float)
     for task in Path("/proc/self/task").iterdir():
@@ -53,13 +54,16 @@ def thread_cpu() -> dict[str, float]:
         except OSError:  # the thread ended meanwhile
             continue
         tid = int(task.name)
-        kind = (
-            "physics thread"
-            if tid in physics
-            else "caller"
-            if tid == caller
-            else ("llvmpipe" if name.startswith("llvmpipe") else "jolt and others")
-        )  # others: Culverin's (Jolt's) job threads, the GL driver's helpers
+        if tid in physics:
+            kind = "physics thread"
+        elif tid == caller:
+            kind = "caller"
+        elif name.startswith("llvmpipe"):
+            kind = "llvmpipe"  # llvmpipe's raster threads (LP_NUM_THREADS of them)
+        elif name.startswith("Worker"):
+            kind = "jolt"  # Jolt's job threads (Culverin's num_threads of them)
+        else:
+            kind = "others"  # MuJoCo's batch threads, llvmpipe's compute pool, the driver's
         kinds[kind] += on_cpu_ns / 1e9
     return dict(kinds)
 
@@ -69,14 +73,16 @@ def cpu_per_frame(before: dict[str, float], after: dict[str, float], frames: int
             for k in sorted(set(before) | set(after))}  # fmt: skip
 
 
-def culverin_run(bodies: int, frames: int, overlapped: bool) -> dict:
+def culverin_run(
+    bodies: int, frames: int, overlapped: bool, physics_threads: int | None = None
+) -> dict:
     import hypergl
     from hypergl.pipelining import PhysicsPipeline
     from hypergl_culverin.demo import DT
     from hypergl_culverin.demo.scene import build_scene
 
     with hypergl.context() as ctx:  # a context a run, as the demo makes
-        scene = build_scene(ctx, bodies=bodies, size=(640, 360))
+        scene = build_scene(ctx, bodies=bodies, size=(640, 360), physics_threads=physics_threads)
         rgb = np.empty((360, 640, 3), np.uint8)
 
         def draw(frame: int) -> None:
@@ -97,7 +103,7 @@ def culverin_run(bodies: int, frames: int, overlapped: bool) -> dict:
     return row
 
 
-def humanoid_parts(worlds: int):
+def humanoid_parts(worlds: int, nthread: int = 0):
     sys.path.insert(0, str(ROOT / "examples"))
     import mujoco
     import mujoco.batch
@@ -106,7 +112,7 @@ def humanoid_parts(worlds: int):
     model = humanoid_model()
 
     def fresh():
-        batch = mujoco.batch.Batch(model, worlds)
+        batch = mujoco.batch.Batch(model, worlds, nthread=nthread)  # 0: a thread a core
         drop_from_above(batch, model, np.random.default_rng(0))
         return batch
 
@@ -145,6 +151,51 @@ def mujoco_run(model, fresh, worlds: int, frames: int, overlapped: bool) -> dict
     return row
 
 
+def vector_run(env_id: str, count: int, steps: int, parts: int) -> dict:
+    """VectorPixelObservations over a SyncVectorEnv: `parts` 1 renders after the step (the
+    sequential path), more renders each part while the later parts step."""
+    import gymnasium as gym
+
+    from hypergl_mujoco import VectorPixelObservations
+
+    envs = VectorPixelObservations(gym.make_vec(env_id, count, vectorization_mode="sync"),
+                                   width=84, height=84, camera="track", parts=parts)  # fmt: skip
+    spent = {"physics": 0.0}
+    vector_step = envs.env.step
+
+    def timed_step(actions):  # the sequential path's physics (in parts: the pipeline's times)
+        tick = time.perf_counter()
+        try:
+            return vector_step(actions)
+        finally:
+            spent["physics"] += time.perf_counter() - tick
+
+    envs.env.step = timed_step
+    envs.reset(seed=0)
+    envs.action_space.seed(0)
+    batches = [envs.action_space.sample() for _ in range(steps)]
+    envs.step(batches[0])  # the part renderers are made on the first step
+    spent["physics"] = 0.0
+    before = thread_cpu()
+    started = time.perf_counter()
+    for actions in batches[1:]:
+        obs, *_ = envs.step(actions)
+    wall = time.perf_counter() - started
+    after = thread_cpu()
+    n = steps - 1
+    if parts > 1:
+        row = envs._stepper.times.per_frame_ms()
+        row["frame_ms"] = 1e3 * wall / n
+    else:
+        physics = 1e3 * spent["physics"] / n
+        row = {"physics_ms": physics, "render_ms": 1e3 * wall / n - physics, "overlap_ms": 0.0,
+               "frame_ms": 1e3 * wall / n}  # fmt: skip
+    row["cpu_ms"] = cpu_per_frame(before, after, n)
+    row["final"] = obs.copy()
+    envs.close()
+    return row
+
+
 def summary(name: str, rounds: list[tuple[dict, dict]]) -> dict:
     """Medians over rounds of (sequential, overlapped) rows, the ratio and the bound."""
     sequential = [s for s, _ in rounds]
@@ -157,11 +208,17 @@ def summary(name: str, rounds: list[tuple[dict, dict]]) -> dict:
     physics, render = med(sequential, "physics_ms"), med(sequential, "render_ms")
     bound = med(sequential, "frame_ms") / max(physics, render)
     identical = all(np.array_equal(s["final"], o["final"]) for s, o in rounds)
+    # Where they differ (a world's tile at another place in the framebuffer: llvmpipe's
+    # rounding of the viewport offset), by how much.
+    differing = max(int((s["final"] != o["final"]).sum()) for s, o in rounds)
+    largest = max(int(np.abs(s["final"].astype(int) - o["final"]).max()) for s, o in rounds)
     out = {
         "ratio": ratio,
         "bound": bound,
         "share_of_bound": (ratio - 1.0) / (bound - 1.0) if bound > 1.0 else 0.0,
         "identical_final_frames": identical,
+        "final_values_differing": differing,
+        "final_largest_difference": largest,
     }
     for mode, rows in (("sequential", sequential), ("overlapped", overlapped)):
         out[mode] = {key: med(rows, key) for key in ("physics_ms", "render_ms", "overlap_ms",
@@ -189,7 +246,12 @@ def main() -> None:
     p.add_argument("--frames", type=int, default=120, help="demo frames a run (default 120)")
     p.add_argument("--worlds", type=int, default=64)
     p.add_argument("--mujoco-frames", type=int, default=60)
-    p.add_argument("--only", choices=("culverin", "mujoco"), help="one of the two workloads")
+    p.add_argument("--vector-env", default="HalfCheetah-v5")
+    p.add_argument("--vector-envs", type=int, default=16)
+    p.add_argument("--vector-steps", type=int, default=100)
+    p.add_argument("--vector-parts", type=int, default=2)
+    p.add_argument("--only", choices=("culverin", "mujoco", "vector"),
+                   help="one of the workloads")  # fmt: skip
     args = p.parse_args()
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; nice "
           f"{os.nice(0)}")  # fmt: skip
@@ -201,6 +263,11 @@ def main() -> None:
         model, fresh = humanoid_parts(args.worlds)
         workloads.append(("mujoco", lambda o: mujoco_run(model, fresh, args.worlds,
                                                          args.mujoco_frames, o)))  # fmt: skip
+    if args.only in (None, "vector"):
+        envs, steps, parts = args.vector_envs, args.vector_steps, args.vector_parts
+        workloads.append(
+            ("vector", lambda o: vector_run("HalfCheetah-v5", envs, steps, parts if o else 1))
+        )
     rounds: dict[str, list[tuple[dict, dict]]] = {name: [] for name, _ in workloads}
     for index in range(args.repeat):
         for name, run in workloads:
