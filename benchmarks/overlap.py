@@ -23,6 +23,7 @@ ratios of frame times (sequential / overlapped).
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import sys
@@ -228,9 +229,21 @@ def summary(name: str, rounds: list[tuple[dict, dict]]) -> dict:
                                for k in kinds}  # fmt: skip
         # The cores the run got: CPU seconds over wall seconds (2 = this machine, unloaded).
         out[mode]["cores_used"] = sum(out[mode]["cpu_ms"].values()) / out[mode]["frame_ms"]
-    print(f"\n{name}: overlapped {ratio:.2f}x sequential (bound {bound:.2f}x: the sequential "
-          f"frame over its longer stage; {100 * out['share_of_bound']:.0f}% of the way), "
-          f"final frames identical: {identical}")  # fmt: skip
+    # The cores' bound: however the threads are laid out, a frame cannot take less than its
+    # CPU time over the cores. A sequential run that keeps c of them busy leaves at most
+    # cores / c to gain, less what the overlapped layout adds to the CPU time.
+    cores = os.cpu_count() or 1
+    seq_cpu = sum(out["sequential"]["cpu_ms"].values())
+    ov_cpu = sum(out["overlapped"]["cpu_ms"].values())
+    out["cores_bound"] = cores / out["sequential"]["cores_used"] * seq_cpu / ov_cpu
+    print(
+        f"\n{name}: overlapped {ratio:.2f}x sequential (bound {bound:.2f}x: the sequential "
+        f"frame over its longer stage; {100 * out['share_of_bound']:.0f}% of the way; the "
+        f"{cores} cores' bound {out['cores_bound']:.2f}x: sequential used "
+        f"{out['sequential']['cores_used']:.2f} of them, CPU a frame {seq_cpu:.0f} ms "
+        f"sequential, {ov_cpu:.0f} ms overlapped), final frames identical: {identical}"
+        + ("" if identical else f" ({differing} values differ, at most by {largest})")
+    )
     for mode in ("sequential", "overlapped"):
         row = out[mode]
         cpu = ", ".join(f"{k} {v:.1f}" for k, v in row["cpu_ms"].items())
@@ -238,6 +251,90 @@ def summary(name: str, rounds: list[tuple[dict, dict]]) -> dict:
               f" ms, side by side {row['overlap_ms']:5.1f} ms, frame {row['frame_ms']:6.1f} ms; "
               f"CPU ms a frame: {cpu} ({row['cores_used']:.2f} cores used)")  # fmt: skip
     return out
+
+
+# Thread layouts, each run in a process of its own (llvmpipe reads LP_NUM_THREADS once, at
+# the process's first context): (name, workload, overlapped, engine threads, raster threads);
+# None: the engine's default (Culverin 4 job threads, MuJoCo's batch a thread a core,
+# llvmpipe a raster thread a core).
+LAYOUTS = [
+    ("sequential, defaults", "culverin", False, None, None),
+    ("sequential, 2 job threads", "culverin", False, 2, None),
+    ("overlapped, defaults", "culverin", True, None, None),
+    ("overlapped, stage_threads", "culverin", True, "stage", "stage"),
+    ("sequential, defaults", "mujoco", False, None, None),
+    ("overlapped, defaults", "mujoco", True, None, None),
+    ("overlapped, stage_threads", "mujoco", True, "stage", "stage"),
+]
+
+
+def one_run(spec: str) -> None:
+    """--one: a single run of a layout in this fresh process; prints its row as JSON."""
+    import hashlib
+    import json
+
+    from hypergl.pipelining import stage_threads
+
+    workload, overlapped, threads, frames, extra = json.loads(spec)
+    threads = stage_threads() if threads == "stage" else threads
+    if workload == "culverin":
+        row = culverin_run(extra, frames, overlapped, threads)
+    else:
+        model, fresh = humanoid_parts(extra, 0 if threads is None else threads)
+        row = mujoco_run(model, fresh, extra, frames, overlapped)
+    row["final"] = hashlib.sha256(np.ascontiguousarray(row["final"]).tobytes()).hexdigest()
+    print(json.dumps(row))
+
+
+def layouts(args) -> dict:
+    """--layouts: every layout of LAYOUTS a process each, the order rotating every round;
+    per round each layout's frame against the faster sequential layout of its workload."""
+    import json
+    import subprocess
+
+    from hypergl.pipelining import stage_threads
+
+    rows: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    chosen = [lay for lay in LAYOUTS if args.only in (None, lay[1])]
+    for index in range(args.repeat):
+        for name, workload, overlapped, threads, raster in chosen[index:] + chosen[:index]:
+            env = dict(os.environ)
+            raster = stage_threads() if raster == "stage" else raster
+            if raster is not None:
+                env["LP_NUM_THREADS"] = str(raster)
+            size = (args.frames, args.bodies) if workload == "culverin" else (
+                args.mujoco_frames, args.worlds)  # fmt: skip
+            spec = json.dumps([workload, overlapped, threads, *size])
+            done = subprocess.run([sys.executable, __file__, "--one", spec], env=env,
+                                  capture_output=True, text=True, check=True)  # fmt: skip
+            row = json.loads(done.stdout.strip().splitlines()[-1])
+            row["round"] = index
+            rows[(workload, name)].append(row)
+            print(f"round {index + 1} {workload} {name}: {row['frame_ms']:.1f} ms a frame",
+                  flush=True)  # fmt: skip
+    results: dict = {}
+    for workload in dict.fromkeys(lay[1] for lay in chosen):
+        mine = {name: got for (w, name), got in rows.items() if w == workload}
+        sequential = [got for name, got in mine.items() if name.startswith("sequential")]
+        best_sequential = [min(got[i]["frame_ms"] for got in sequential)
+                           for i in range(args.repeat)]  # fmt: skip
+        finals = {row["final"] for got in mine.values() for row in got}
+        print(f"\n{workload} thread layouts ({args.repeat} rounds, a process a run; final "
+              f"frames identical across all: {len(finals) == 1}):")  # fmt: skip
+        out = {"identical_final_frames": len(finals) == 1}
+        for name, got in mine.items():
+            cpu = {k: statistics.median(r["cpu_ms"].get(k, 0.0) for r in got)
+                   for k in sorted({k for r in got for k in r["cpu_ms"]})}  # fmt: skip
+            frame = statistics.median(r["frame_ms"] for r in got)
+            ratio = statistics.median(best_sequential[r["round"]] / r["frame_ms"] for r in got)
+            total = sum(cpu.values())
+            out[name] = {"frame_ms": frame, "vs_best_sequential": ratio, "cpu_ms": cpu,
+                         "cores_used": total / frame}  # fmt: skip
+            split = ", ".join(f"{k} {v:.1f}" for k, v in cpu.items())
+            print(f"  {name:>26}: frame {frame:6.1f} ms, {ratio:.2f}x the best sequential; CPU "
+                  f"ms a frame {total:.0f} ({split}; {total / frame:.2f} cores used)")  # fmt: skip
+        results[workload] = out
+    return results
 
 
 def main() -> None:
@@ -252,7 +349,18 @@ def main() -> None:
     p.add_argument("--vector-parts", type=int, default=2)
     p.add_argument("--only", choices=("culverin", "mujoco", "vector"),
                    help="one of the workloads")  # fmt: skip
+    p.add_argument("--layouts", action="store_true",
+                   help="compare the thread layouts of LAYOUTS, a process a run")  # fmt: skip
+    p.add_argument("--one", help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.one:
+        one_run(args.one)
+        return
+    if args.layouts:
+        print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        results = {"layouts": layouts(args), "load_before": os.getloadavg()[0]}
+        write_json(args.json, results)
+        return
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; nice "
           f"{os.nice(0)}")  # fmt: skip
     results: dict = {"cores": os.cpu_count(), "load_before": os.getloadavg()[0]}

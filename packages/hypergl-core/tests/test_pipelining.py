@@ -342,3 +342,26 @@ def test_step_in_parts_draws_a_part_while_the_step_still_runs():
     with hypergl.StepInParts() as stepper:
         waited, _ = stepper.run(step, 2, lambda k: k == 0 and part_zero_drawn.set())
     assert waited is True
+    if sysconfig.get_config_var("Py_GIL_DISABLED"):  # the free-threaded suite runs this too
+        assert sys._is_gil_enabled() is False
+
+
+def test_stage_threads_halves_a_small_machine_and_leaves_a_big_one_alone():
+    from hypergl.pipelining import stage_threads
+
+    assert [stage_threads(cores) for cores in (1, 2, 3, 4, 16)] == [1, 1, 1, 2, None]
+    for bad in (0, -2, 1.5, True):
+        with pytest.raises(ValueError, match=f"cores must be a positive integer, got {bad!r}"):
+            stage_threads(bad)
+
+
+def test_ask_raster_threads_keeps_what_the_environment_says(monkeypatch):
+    from hypergl.pipelining import ask_raster_threads
+
+    monkeypatch.setenv("LP_NUM_THREADS", "3")
+    assert ask_raster_threads(1) is False and os.environ["LP_NUM_THREADS"] == "3"
+    monkeypatch.delenv("LP_NUM_THREADS")
+    assert ask_raster_threads(1) is True and os.environ["LP_NUM_THREADS"] == "1"
+    for bad in (-1, "2", None):
+        with pytest.raises(ValueError, match="threads must be a non-negative integer"):
+            ask_raster_threads(bad)

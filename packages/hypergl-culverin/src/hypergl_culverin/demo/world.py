@@ -40,8 +40,7 @@ def build_world(bridge_factory, bodies: int, physics_threads: int | None = None)
     """
     import culverin
 
-    world = culverin.PhysicsWorld(settings=world_settings(physics_threads,
-                                                          max_bodies=bodies + 8))
+    world = culverin.PhysicsWorld(settings=world_settings(physics_threads, max_bodies=bodies + 8))
     world.create_body(pos=(0, -1, 0), size=(80, 1, 80), shape=culverin.SHAPE_BOX,
                       motion=culverin.MOTION_STATIC)  # fmt: skip
     bridge = bridge_factory(world, bodies + 8)
