@@ -18,7 +18,17 @@ threads (from /proc/self/task: both stages run threads of their own on the same 
 a 2-core machine what one takes the other waits for). Ratios are medians of per-round
 ratios of frame times (sequential / overlapped).
 
+  vector    hypergl_mujoco.VectorPixelObservations over 16 HalfCheetah-v5 sub-environments
+            at 84x84 (--vector-env, --vector-envs): parts=2 (each half rendered while the
+            other half's physics runs) against parts=1 (render after the step)
+
+The cores' bound is printed too: a frame cannot take less than its CPU time over the cores,
+whatever the layout. ``--layouts`` compares thread layouts (Jolt's job threads, MuJoCo's
+batch threads, llvmpipe's LP_NUM_THREADS), each run in a process of its own (llvmpipe
+reads LP_NUM_THREADS once per process), against the best sequential layout of each round.
+
     nice -n -5 python benchmarks/overlap.py [--repeat N] [--frames N] [--json FILE]
+    python benchmarks/overlap.py --layouts [--only culverin|mujoco] [--repeat N]
 """
 
 from __future__ import annotations
@@ -366,7 +376,14 @@ def main() -> None:
     results: dict = {"cores": os.cpu_count(), "load_before": os.getloadavg()[0]}
     workloads = []
     if args.only in (None, "culverin"):
-        workloads.append(("culverin", lambda o: culverin_run(args.bodies, args.frames, o)))
+        from hypergl.pipelining import stage_threads
+
+        # overlapped: Jolt's job threads as the demo sets them (llvmpipe's are the process's)
+        def culverin(overlapped: bool) -> dict:
+            threads = stage_threads() if overlapped else None
+            return culverin_run(args.bodies, args.frames, overlapped, threads)
+
+        workloads.append(("culverin", culverin))
     if args.only in (None, "mujoco"):
         model, fresh = humanoid_parts(args.worlds)
         workloads.append(("mujoco", lambda o: mujoco_run(model, fresh, args.worlds,

@@ -71,6 +71,7 @@ __all__ = [
     "Scene",
     "SceneCompiler",
     "ShaderError",
+    "StepInParts",
     "SubmitStats",
     "Texture",
     "TextureSet",

@@ -58,7 +58,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 from .errors import HyperGLError
 
@@ -218,7 +218,7 @@ class _PhysicsThread:
                 self._go.release()
                 self._thread.join()
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, kind: Any, *rest: Any) -> None:
@@ -403,25 +403,26 @@ class _PartProgress:
 
 
 # --- where the threads go ---------------------------------------------------------------------
-# Both stages bring threads of their own (Jolt's job threads, llvmpipe's raster threads, one
-# per core each by default): overlapped on a small machine they all contend for the same
-# cores. Measured on 2 shared cores (benchmarks/overlap.py --layouts, a process a run, 3
-# rounds): the demo overlapped with one job thread and one raster thread beside each
-# stage's own thread ran 1.30x the best sequential layout (1.25x with the defaults; 109
-# against 115 ms of CPU a frame). The humanoid grid did better with MuJoCo's defaults
-# (1.43x against 1.31x), so the demo asks for it and the grid does not. Above 4 cores it
-# was not measured, and the defaults stay.
-MEASURED_CORES = 4
+# Both stages bring threads of their own (Jolt's job threads, 4 by default; llvmpipe's raster
+# threads, one a core): overlapped on 2 cores, 7 threads contend for them. Measured on 2
+# shared cores (benchmarks/overlap.py --layouts, a process a run, 3 rounds, load 8.4): the
+# demo overlapped with one job thread and one raster thread beside each stage's own ran
+# 1.30x the best sequential layout, 1.25x with the defaults (CPU 109 against 115 ms a
+# frame; an earlier 3 rounds: a median frame of 75.0 against 81.9 ms); a small edge, under
+# noise of 20-30 % between rounds. The humanoid grid did better with MuJoCo's defaults
+# (1.43x against 1.31x), so the demo asks for it and the grid does not. Not measured on more
+# cores: there the engines' defaults stay.
+MEASURED_CORES = 2
 
 
 def stage_threads(cores: int | None = None) -> int | None:
     """Helper threads for each stage of an overlapped run on a machine of `cores` (None:
-    this one's): half of them, at least 1, on a machine of at most 4 cores; None above
-    (leave the engines' defaults)."""
+    this one's): 1 on a machine of at most 2 cores (each stage then has its own thread and
+    one helper); None on more (leave the engines' defaults)."""
     cores = os.cpu_count() if cores is None else cores
     if isinstance(cores, bool) or not isinstance(cores, int) or cores < 1:
         raise ValueError(f"cores must be a positive integer, got {cores!r}")
-    return max(1, cores // 2) if cores <= MEASURED_CORES else None
+    return 1 if cores <= MEASURED_CORES else None
 
 
 def ask_raster_threads(threads: int) -> bool:

@@ -10,7 +10,7 @@ draw-indirect-count), and a `read_framebuffer` into a ring of pixel-pack buffers
 one frame later. Python only steps the physics and moves the camera (a write into a
 mapped uniform buffer). The physics steps frame N + 1 on a thread of its own while frame N
 is drawn (``hypergl.pipelining``; ``--sequential``: one after the other, the same pictures);
-overlapped on a machine of up to 4 cores, Jolt and llvmpipe get half of them each
+overlapped on a machine of 2 cores, Jolt and llvmpipe get one helper thread each
 (``hypergl.pipelining.stage_threads``; ``--physics-threads`` and ``LP_NUM_THREADS`` decide
 instead when given).
 """

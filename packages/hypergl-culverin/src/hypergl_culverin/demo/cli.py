@@ -92,9 +92,9 @@ def parser() -> argparse.ArgumentParser:
                    "next frame's physics runs while this frame is drawn; the pictures are "
                    "the same)")  # fmt: skip
     p.add_argument("--physics-threads", type=_positive("physics threads", 256), default=None,
-                   help="Jolt's job threads (default: overlapped on a machine of up to 4 "
-                   "cores, half of them, and llvmpipe's raster threads as many unless "
-                   "LP_NUM_THREADS is set; else Culverin's 4)")  # fmt: skip
+                   help="Jolt's job threads (default: overlapped on a machine of 2 cores, 1, "
+                   "and one llvmpipe raster thread unless LP_NUM_THREADS is set; else "
+                   "Culverin's 4)")  # fmt: skip
     return p
 
 
