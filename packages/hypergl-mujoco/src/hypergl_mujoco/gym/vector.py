@@ -20,9 +20,9 @@ on). The pixels are those of the same parts rendered after the step (``overlappe
 against one render of every world they may differ by 1 in a few values (a world's tile sits
 elsewhere in another framebuffer, and llvmpipe's coverage rounds the viewport's offset),
 which is one reason it is not the default. The other: measured on 2 cores
-(benchmarks/overlap.py), the physics of gymnasium's MuJoCo envs is about a tenth of a step
-at 84 x 84, and the second submit costs more than the overlap gives (HalfCheetah-v5 x16:
-0.81x; Humanoid-v5 x16: 0.98x).
+(benchmarks/overlap.py --only vector), the second submit costs more than the overlap gives:
+16 sub-environments at 84 x 84, HalfCheetah-v5 0.77-0.81x (physics 2.1 ms of a 16.4 ms
+step), Humanoid-v5 0.81x (8.1 of 23.2 ms).
 """
 
 from __future__ import annotations
