@@ -101,10 +101,12 @@ worlds = [mujoco.MjData(model) for _ in range(2)]
 for data in worlds:
     mujoco.mj_forward(model, data)
 ctx = hypergl.context()
-renderer = ctx.bridge("mujoco", model, num_worlds=2, cameras=["c"])  # hypergl.bridges:mujoco
+renderer = hypergl_mujoco.BatchRenderer(model, 2, cameras=["c"], context=ctx)
 result = renderer.render(worlds)
+bridge = ctx.bridge("mujoco", worlds)  # hypergl.bridges:mujoco, the geoms' record source
 print("hypergl_mujoco", hypergl_mujoco.__version__, type(renderer).__name__,
-      result.rgb.shape, "geoms seen", sorted(set(result.segmentation.ravel().tolist())))
+      result.rgb.shape, "geoms seen", sorted(set(result.segmentation.ravel().tolist())),
+      type(bridge).__name__, bridge.capacity, "records")
 """,
     "hypergl-rl": """
 import hypergl_rl

@@ -44,7 +44,7 @@ def environment(folder: Path) -> dict[str, str]:
         "cc": f"{zig} cc -target {target}",
         "c++": f"{zig} c++ -target {target} -include cstdio -Wno-macro-redefined",
     }
-    env = {}
+    env = {"CCACHE_DISABLE": "1"}  # zig caches its own objects (~/.cache/zig)
     for name, command in wrappers.items():
         script = folder / f"zig-{name}"
         script.write_text(f'#!/bin/sh\nexec {command} "$@"\n')

@@ -70,5 +70,6 @@ def test_dist_builds_repairs_installs_and_tests_every_distribution(tmp_path):
         assert re.search(rf"{dist}: installed alone with \d+ dependencies", log), log[-3000:]
     assert "draws 1 pixel [ 26 153  51 255]" in log and "synced 1 bodies" in log
     assert "hypergl_mujoco 0.1.0 BatchRenderer (2, 1, 84, 84, 3)" in log
+    assert "MujocoBridge 4 records" in log  # ctx.bridge("mujoco", worlds)
     assert "hypergl_rl 0.1.0 BatchRenderer (4, 32, 32, 3)" in log
     assert "pypiserver stopped" in log

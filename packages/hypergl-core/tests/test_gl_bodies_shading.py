@@ -143,14 +143,19 @@ def test_the_draw_pipelines_hold_the_paths_of_their_lights_and_mappings_alone(gl
     assert "add_light(1," not in fragment
     for mapping in ("PLANAR", "BOX", "CUBE"):
         assert f"#define TEXTURE_{mapping} 0" in fragment
+    assert "#define SPECULAR 0" in fragment  # no part has a specular material
+    renderer.set_parts(0, renderer_parts(), color=(1.0, 1.0, 1.0),
+                       material=Material(specular=0.5))  # fmt: skip
+    shot(renderer)
+    assert "#define SPECULAR 1" in renderer.shader_sources["draw"]["fragment"]
     renderer.release()
     records.release()
 
 
 def test_a_kind_of_light_or_a_mapping_the_recorded_pipelines_lack_asks_for_a_new_record(gl_ctx):
-    """After record(), a light of another kind (or a part with a texture mapping the
-    pipelines were not made for) makes the recorded program stale: update() says so rather
-    than draw it wrong, and recording the frame again draws it."""
+    """After record(), a light of another kind (or a part with a texture mapping or a
+    specular material the pipelines were not made for) makes the recorded program stale:
+    update() says so rather than draw it wrong, and recording the frame again draws it."""
     records, renderer = one_box(gl_ctx, max_lights=1)
     rows = lights(1)
     set_light(rows[0], kind=LIGHT_HEAD, ambient=(0.2, 0.2, 0.2), diffuse=(0.3, 0.3, 0.3))
@@ -185,6 +190,21 @@ def test_a_kind_of_light_or_a_mapping_the_recorded_pipelines_lack_asks_for_a_new
         fresh.update()
     textured = shot(fresh)[32, 32]  # recorded again: the texture's grey times the light
     np.testing.assert_allclose(textured, [0.8 * 128] * 3, atol=3)
+    # a specular material where the pipelines have no specular term: a headlight's highlight
+    set_light(rows[0], kind=LIGHT_HEAD, diffuse=(0, 0, 0), specular=(0.5, 0.5, 0.5))
+    fresh.set_lights(rows)
+    shot(fresh)
+    cmd = gl_ctx.command_buffer()
+    cmd.bind_framebuffer(fb)
+    fresh.record_clear(cmd)
+    fresh.record(cmd)
+    cmd.end()
+    fresh.set_parts(0, renderer_parts(), color=(1.0, 1.0, 1.0),
+                    material=Material(specular=1.0))  # fmt: skip
+    with pytest.raises(BodyError, match="record the frame again"):
+        fresh.update()
+    shiny = shot(fresh)[32, 32]  # recorded again: the full highlight
+    np.testing.assert_allclose(shiny, [0.5 * 255] * 3, atol=3)
     fb.release()
     for part in (renderer, records, fresh, fresh_records):
         part.release()

@@ -28,36 +28,38 @@ def test_an_unknown_bridge_lists_the_installed_ones(trace_ctx):
         trace_ctx.bridge(42, object())
 
 
-class _Renderer:
-    def __init__(self, ctx):
-        self.context = ctx
+class _Records(hypergl.bodies.InstanceRecords):
+    """A record source with looks and close(): the whole bridge contract."""
 
-    def render(self, state):
-        return {}
+    def set_looks(self, renderer):
+        renderer.set_look(0, "sphere", 0.5)
 
     def close(self):
-        pass
+        self.release()
 
 
 def test_the_bridge_contract_is_checked(trace_ctx):
-    """What a hypergl.bridges factory returns: a Bridge (context, close) that is a record
-    source or a renderer; anything else is a PluginError naming what it lacks."""
+    """What a hypergl.bridges factory returns: a Bridge, a record source with set_looks
+    and close, of the context it was given; anything else is a PluginError naming what it
+    lacks."""
     from hypergl.plugins import Bridge, checked_bridge
 
-    renderer = _Renderer(trace_ctx)
-    assert checked_bridge("r", renderer, trace_ctx) is renderer and isinstance(renderer, Bridge)
-    records = hypergl.bodies.InstanceRecords(trace_ctx, 4)
-    records.close = records.release  # a record source with close() keeps the contract
-    assert checked_bridge("s", records, trace_ctx) is records
+    records = _Records(trace_ctx, 4)
+    assert checked_bridge("s", records, trace_ctx) is records and isinstance(records, Bridge)
     with pytest.raises(hypergl.PluginError, match=r"bridge 'x' returned object, which lacks "
-                                                  r"context, close"):  # fmt: skip
+                                                  r"context, close, binding"):  # fmt: skip
         checked_bridge("x", object(), trace_ctx)
-    with pytest.raises(hypergl.PluginError, match=r"lacks render \(a renderer\) or binding"):
+    with pytest.raises(hypergl.PluginError, match=r"returned _Half, which lacks binding, "
+                                                  r"capacity, body_glsl, bind, record, "
+                                                  r"set_looks:"):  # fmt: skip
         checked_bridge("y", _Half(trace_ctx), trace_ctx)
+    plain = hypergl.bodies.InstanceRecords(trace_ctx, 4)  # a record source, no looks
+    with pytest.raises(hypergl.PluginError, match=r"lacks close, set_looks"):
+        checked_bridge("p", plain, trace_ctx)
     other = hypergl.context(device="trace")
     try:
         with pytest.raises(hypergl.PluginError, match="another context"):
-            checked_bridge("z", _Renderer(other), trace_ctx)
+            checked_bridge("z", _Records(other, 4), trace_ctx)
     finally:
         other.close()
 

@@ -71,3 +71,29 @@ def test_the_options_reach_the_engine_as_one_run_options_made_once():
         cmd.end()
         with pytest.raises(hypergl.VMError, match="budget"):
             cmd.prepare(budget=5).submit()
+
+
+def test_a_plain_submit_reuses_its_options_and_any_keyword_makes_new_ones():
+    """submit() with no keywords skips the checks after the first (the run loop's fixed cost,
+    benchmarks/vm_dispatch.py); a keyword, or other budgets, never gets the plain options."""
+    from hypergl.submit_options import submit_options
+
+    plain = (None, None, None, False, 1 << 28, 1 << 26, None, None, False, None)
+    first = submit_options(*plain)
+    assert submit_options(*plain) is first
+    assert (
+        submit_options(None, 5, None, False, 1 << 28, 1 << 26, None, None, False, None).run.budget
+        == 5
+    )
+    other = submit_options(None, None, None, False, 7, 1 << 26, None, None, False, None)
+    assert other is not first and other.run.vertex_budget == 7
+    assert submit_options(*plain) is not other  # plain budgets again: plain options
+    with hypergl.context(device="null") as ctx:
+        cmd = ctx.command_buffer()
+        cmd.iaddi(0, 0, 1)
+        cmd.end()
+        assert cmd.submit(registers=[41]).registers[0] == 42
+        assert cmd.submit().registers[0] == 1  # from zeros, not from the registers before
+        with pytest.raises(hypergl.VMError, match="budget"):
+            cmd.submit(budget=1)
+        assert cmd.submit().instructions == 2

@@ -119,11 +119,50 @@ def test_own_context_and_the_bridge_entry_point(model, gl_ctx):
     renderer.close()
     renderer.close()  # twice is fine
     assert own.closed
-    bridged = gl_ctx.bridge("mujoco", model, num_worlds=2, cameras=["fixed"])
-    assert isinstance(bridged, hypergl_mujoco.BatchRenderer) and bridged.context is gl_ctx
-    bridged.render([models.stepped(model, 1), models.stepped(model, 2)])
-    bridged.close()
+    shared = hypergl_mujoco.BatchRenderer(model, 2, cameras=["fixed"], context=gl_ctx)
+    shared.render([models.stepped(model, 1), models.stepped(model, 2)])
+    shared.close()
     assert not gl_ctx.closed
+
+
+def test_the_bridge_is_the_geoms_record_source(model, gl_ctx):
+    """ctx.bridge("mujoco", data): every world's geom poses as records, uploaded in C++ by
+    the program its record() went into; the ids are the geoms'."""
+    datas = [models.stepped(model, 1), models.stepped(model, 2)]
+    bridge = gl_ctx.bridge("mujoco", datas)
+    assert isinstance(bridge, hypergl_mujoco.MujocoBridge) and bridge.context is gl_ctx
+    assert bridge.capacity == 2 * model.ngeom and bridge.num_worlds == 2
+    cmd = gl_ctx.command_buffer()
+    bridge.record(cmd)
+    cmd.end()
+    cmd.submit()
+    rows = bridge.records
+    for world, data in enumerate(datas):
+        mine = rows[world * model.ngeom : (world + 1) * model.ngeom]
+        assert np.array_equal(mine["position"], data.geom_xpos.astype(np.float32))
+        assert np.array_equal(mine["rotation"].reshape(-1, 9),
+                              data.geom_xmat.astype(np.float32))  # fmt: skip
+        assert mine["id"].tolist() == list(range(model.ngeom))
+    bridge.close()
+    bridge.close()
+
+
+def test_the_bridge_refuses_what_is_not_data(model, gl_ctx):
+    with pytest.raises(hypergl_mujoco.DataError, match=r"got MjModel: for MuJoCo's whole "
+                                                       r"picture of a model, hypergl_mujoco"
+                                                       r"\.BatchRenderer"):  # fmt: skip
+        gl_ctx.bridge("mujoco", model)
+    with pytest.raises(hypergl_mujoco.DataError, match="non-empty sequence"):
+        gl_ctx.bridge("mujoco", [])
+    with pytest.raises(hypergl_mujoco.DataError, match="world 1 is a str, not an MjData"):
+        gl_ctx.bridge("mujoco", [models.stepped(model, 1), "x"])
+    other = mujoco.MjModel.from_xml_string("<mujoco><worldbody/></mujoco>")
+    with pytest.raises(
+        hypergl_mujoco.ModelMismatchError, match="world 1's data belongs to a model of 0 geoms"
+    ):
+        gl_ctx.bridge("mujoco", [models.stepped(model, 1), mujoco.MjData(other)])
+    with pytest.raises(hypergl_mujoco.DataError, match="groups must be ints"):
+        gl_ctx.bridge("mujoco", models.stepped(model, 1), groups=("a",))
 
 
 def buffer_bytes(ctx):

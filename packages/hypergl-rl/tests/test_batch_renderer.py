@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import hypergl
+from hypergl.bodies.views import Tiling
 from hypergl_rl import BatchRenderer, ObservationArrayError, ObservationDtypeError, ReachTask
 
 pytestmark = pytest.mark.gl
@@ -102,6 +103,9 @@ def test_stacks_split_at_the_framebuffer_limit_and_keep_the_layout(ctx):
     height = limit // 2  # two tiles per stack at most
     with BatchRenderer(5, 8, height, context=ctx) as many:
         assert len(many.stacks) == 3 and sum(n for _, n in many.stacks) == 5
+        # the stacks are the body renderer's tiling: one column from the bottom
+        fits = min(limit, ctx.limits["max_texture_size"])
+        assert many.tilings == Tiling.stacks(5, (many.framebuffer_width, height), fits)
         reach_scene(many, seed=2)
         frames = many.render()
         with BatchRenderer(1, 8, height, context=ctx) as single:

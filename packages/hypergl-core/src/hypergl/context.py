@@ -427,8 +427,9 @@ class Context(WindowControls):
 
     def bridge(self, name: str, source: Any, **options: Any) -> Any:
         """A bridge plugin (entry-point group ``hypergl.bridges``) feeding `source` to the GPU:
-        a :class:`hypergl.plugins.Bridge` of this context, which is a record source for
-        ``hypergl.bodies.BodyRenderer`` or a renderer over it (docs/plugins/hypergl-bridge.md).
+        a :class:`hypergl.plugins.Bridge` of this context, the record source of `source`'s
+        bodies for ``hypergl.bodies.BodyRenderer``, whose ``set_looks(renderer)`` gives
+        them their looks (docs/plugins/hypergl-bridge.md).
 
         ``ctx.bridge("culverin", world)`` needs hypergl-culverin installed.
         """

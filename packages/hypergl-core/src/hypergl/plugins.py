@@ -5,13 +5,14 @@ from hypergl-culverin).
 Discovery is lazy and cached: the group is read once, and only the chosen
 name is imported. An unknown name raises an error listing what is installed.
 
-The bridge contract (docs/plugins/hypergl-bridge.md): a ``hypergl.bridges`` entry point
-is a callable ``factory(ctx, source, **options)``; what it returns is a :class:`Bridge`
-(its ``context`` is ``ctx``, ``close()`` releases what it made) that feeds ``source`` to
-:class:`hypergl.bodies.BodyRenderer` in one of two ways: it *is* a record source
-(:data:`RECORD_SOURCE`, the protocol of :mod:`hypergl.bodies.records`; the Culverin
-bridge), or it *is* a renderer over the body renderer (``render(state)``; the MuJoCo
-bridge). ``ctx.bridge`` checks what the factory returned against this.
+The bridge contract (docs/plugins/hypergl-bridge.md), one shape for every bridge: a
+``hypergl.bridges`` entry point is a callable ``factory(ctx, source, **options)`` returning a
+:class:`Bridge`: the *record source* of the engine's bodies (the protocol of
+:mod:`hypergl.bodies.records`, which :class:`hypergl.bodies.BodyRenderer` draws), whose
+``set_looks(renderer)`` gives each body the engine's own shape and colour on such a
+renderer, whose ``context`` is ``ctx`` and whose ``close()`` releases what it made. A
+bridge's own renderers (hypergl-culverin's ``BodyRenderer``, hypergl-mujoco's
+``BatchRenderer``) stand on it. ``ctx.bridge`` checks what the factory returned.
 """
 
 from __future__ import annotations
@@ -37,7 +38,35 @@ class Bridge(Protocol):
 
     @property
     def context(self) -> Any:
-        """The ``hypergl.Context`` the factory was given."""
+        """The ``hypergl.Context`` the factory was given: its records live there."""
+        ...
+
+    @property
+    def binding(self) -> int:
+        """The storage binding of its records (a body renderer takes the eleven after)."""
+        ...
+
+    @property
+    def capacity(self) -> int:
+        """The most record rows it holds."""
+        ...
+
+    def body_glsl(self) -> str:
+        """GLSL declaring its buffers and ``body_count()``, ``body_position(row)``,
+        ``body_rotation(row)``, ``body_id(row)`` (:mod:`hypergl.bodies.records`)."""
+        ...
+
+    def bind(self, cmd: Any) -> None:
+        """Record its buffers' bindings into `cmd`."""
+        ...
+
+    def record(self, cmd: Any) -> None:
+        """Record its per-frame sync into `cmd` (the engine's upload, or nothing)."""
+        ...
+
+    def set_looks(self, renderer: Any) -> None:
+        """Give each body it knows (since the last call for `renderer`) its look on
+        `renderer`, a ``hypergl.bodies.BodyRenderer`` over this bridge."""
         ...
 
     def close(self) -> None:
@@ -47,16 +76,13 @@ class Bridge(Protocol):
 
 # A record source's members (hypergl.bodies.records): what BodyRenderer(source) reads.
 RECORD_SOURCE = ("binding", "capacity", "body_glsl", "bind", "record")
+BRIDGE_MEMBERS = ("context", "close", *RECORD_SOURCE, "set_looks")
 
 
 def checked_bridge(name: str, bridge: Any, ctx: Any) -> Any:
     """`bridge` as the factory of bridge `name` made it for `ctx`, else PluginError saying
     what of the contract it lacks."""
-    missing = [member for member in ("context", "close") if not hasattr(bridge, member)]
-    if not missing and not (hasattr(bridge, "render")
-                            or all(hasattr(bridge, m) for m in RECORD_SOURCE)):  # fmt: skip
-        absent = [m for m in RECORD_SOURCE if not hasattr(bridge, m)]
-        missing = [f"render (a renderer) or {', '.join(absent)} (a record source)"]
+    missing = [member for member in BRIDGE_MEMBERS if not hasattr(bridge, member)]
     if missing:
         raise PluginError(f"bridge {name!r} returned {type(bridge).__name__}, which lacks "
                           f"{', '.join(missing)}: see docs/plugins/hypergl-bridge.md")  # fmt: skip

@@ -157,7 +157,7 @@ def bound_resources(
     """The native object for each slot: a binding by name, else the recorded object."""
     if not isinstance(bindings, Mapping):
         raise TypeError(f"bindings must map resource names to objects, got {bindings!r}")
-    unknown = set(bindings) - {resource.name for resource in program.resources}
+    unknown = bindings and set(bindings) - {resource.name for resource in program.resources}
     if unknown:
         raise ResourceError(f"bindings name unknown resources: {sorted(unknown)}")
     natives = []

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import threading
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -165,6 +166,10 @@ class CulverinBridge:
         # creation order for renderers to take in incrementally.
         self.shapes: dict[int, shapes.Shape] = {}
         self.shape_log: list[tuple[int, shapes.Shape, Any]] = []
+        # Per renderer set_looks has served: how far into shape_log, which soft bodies.
+        self._looks_given: weakref.WeakKeyDictionary[Any, tuple[int, set[int]]] = (
+            weakref.WeakKeyDictionary()
+        )
         # (id, () -> (position, rotation)): objects without a body row (vehicle wheels).
         self.attachments: list[tuple[int, Any]] = []
         self._owned: list[Any] = []  # ragdolls, characters, vehicles: alive while we are
@@ -586,6 +591,23 @@ class CulverinBridge:
         )  # fmt: skip
         self._soft_resources += [source, staging]
         return source, staging
+
+    def set_looks(self, renderer: Any) -> None:
+        """The looks of the bodies made since the last call for `renderer` (a
+        ``hypergl.bodies.BodyRenderer`` over this bridge): each body's shape and colour as
+        its creating helper recorded them, a soft body's vertices added first (the bridge
+        contract's looks; :class:`~hypergl_culverin.BodyRenderer` calls it each update)."""
+        self._check_live()
+        seen, soft = self._looks_given.get(renderer, (0, set()))
+        log = self.shape_log
+        for body_id, shape, color in log[seen:]:
+            if shape.kind == "soft_body" and body_id not in soft:
+                source, staging = self.soft_body_source(body_id)
+                renderer.add_soft_vertices(body_id, shape.vertex_count, source, staging)
+                soft.add(body_id)
+            renderer.set_parts(body_id, shape.parts(), shape.meshes(), color)
+            seen += 1
+            self._looks_given[renderer] = (seen, soft)  # a failure resumes at that body
 
     def _handle_of_soft(self, body_id: int) -> int:
         # Soft bodies are few: find the handle whose user_data is the id.

@@ -43,7 +43,6 @@ class BodyRenderer(core.BodyRenderer):
             raise ValueError("looks_binding is always bridge.binding + 2 (the renderer "
                              "uses the seven bindings after the bridge's)")  # fmt: skip
         self._bridge = bridge
-        self._shapes_seen = 0
         super().__init__(bridge, **options)
 
     @serialised
@@ -79,14 +78,7 @@ class BodyRenderer(core.BodyRenderer):
         """Take in the bridge's new looks and soft bodies; write characters' and wheels'
         transforms (one Culverin call each). Call once per frame, before ``submit``."""
         bridge = self._bridge
-        log = bridge.shape_log
-        if self._shapes_seen < len(log):
-            for body_id, shape, color in log[self._shapes_seen :]:
-                if shape.kind == "soft_body" and body_id not in self._soft_first_of:
-                    source, staging = bridge.soft_body_source(body_id)
-                    self.add_soft_vertices(body_id, shape.vertex_count, source, staging)
-                self.set_look(body_id, shape, color=color)
-            self._shapes_seen = len(log)
+        bridge.set_looks(self)  # the looks of the bodies made since the last update
         super().update()
         rows = []
         for body_id, transform in bridge.attachments:

@@ -2,7 +2,8 @@
 
 :class:`BatchRenderer` draws ``num_worlds`` copies of an ``MjModel`` from any cameras, with
 the poses read in C++ from one ``MjData``, a sequence of them or a ``mujoco.batch.Batch``;
-``ctx.bridge("mujoco", model, ...)`` makes one in a caller's context.
+``ctx.bridge("mujoco", data)`` is its bridge (:class:`MujocoBridge`): the record source of
+every world's geoms, the one contract of ``hypergl.plugins.Bridge``.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ from typing import TYPE_CHECKING, Any
 # first: MuJoCo checked (a clear error for a missing, broken or old one) before any module
 # of this package imports it
 from . import versions  # noqa: F401
+from .bridge import MujocoBridge
 from .cameras import Cameras, camera_id, camera_matrices
 from .errors import (
     CameraError,
     DataError,
     EnvError,
+    LookError,
     ModelMismatchError,
     MujocoBridgeError,
     MujocoVersionError,
@@ -50,7 +53,9 @@ __all__ = [
     "Cameras",
     "DataError",
     "EnvError",
+    "LookError",
     "ModelMismatchError",
+    "MujocoBridge",
     "MujocoBridgeError",
     "MujocoVersionError",
     "OutputError",

@@ -310,12 +310,15 @@ class Cameras:
         return self.views(aspect, cam_xpos, cam_xmat, subtree_com)[0]
 
     def views(self, aspect: float, cam_xpos: Any = None, cam_xmat: Any = None,
-              subtree_com: Any = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+              subtree_com: Any = None, adjust: Any = None
+              ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
         """The view-projection matrices of :meth:`view_projections` and (worlds, cameras,
         4) depth rows: a point's distance along the view axis (what MuJoCo's depth is, for
         perspective and orthographic cameras alike) is the row's dot product with (x, y,
-        z, 1)."""
+        z, 1). `adjust`: frames -> frames (per-world camera poses set over the data's)."""
         frames = self.frames(cam_xpos, cam_xmat, subtree_com)
+        if adjust is not None:
+            frames = adjust(frames)
         frustum, ortho = self.frustums(aspect)
         with np.errstate(all="ignore"):  # what overflows is refused just below
             matrices = projection(frustum, ortho)[None] @ look_at(*frames)

@@ -2,16 +2,22 @@
 rotation (``hypergl.bodies.MATRIX_RECORD_DTYPE`` leaves them free) hold either the row's
 part scale (``tail="scale"``: a tendon segment's half length and width factor) or the
 first of its soft vertices (``tail="soft_first"``: one skin's vertices in each world), read
-by the body renderer's ``BODY_SCALE`` / ``BODY_SOFT_FIRST`` (:mod:`hypergl.bodies.records`).
+by the body renderer's ``BODY_SCALE`` / ``BODY_SOFT_FIRST`` (:mod:`hypergl.bodies.records`);
+and :class:`ElementLayer`, what the element layers that fill them share.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+import mujoco
 import numpy as np
 
 import hypergl
 from hypergl.bodies import InstanceRecords
 from hypergl.bodies.records import MATRIX_GLSL
+
+from .scene import GeomLook
 
 TAILS = {
     "scale": (
@@ -50,3 +56,53 @@ class TailRecords(InstanceRecords):
         glsl = super().body_glsl()
         assert MATRIX_GLSL in glsl
         return glsl.replace(MATRIX_GLSL, self._struct) + self._accessor
+
+
+class ElementLayer:
+    """What every element layer (tendons, skins, flexes as skins and as edges) holds: the
+    model, the worlds, its segmentation ids (``first_id`` on, below ``max_ids``), its rows
+    a world (``count``), its looks, its records and the GPU resources it made; their
+    release and the record and instance-list sizes they share."""
+
+    element = ""
+
+    def __init__(self, model: mujoco.MjModel, worlds: int, first_id: int, max_ids: int
+                 ) -> None:  # fmt: skip
+        self.model: mujoco.MjModel = model
+        self.worlds: int = worlds
+        self.first_id: int = first_id
+        self.max_ids: int = max_ids
+        self.count: int = 0  # rows per world
+        self.looks: list[GeomLook] = []
+        self.records: TailRecords | None = None
+        self._resources: list[Any] = []
+
+    @staticmethod
+    def instance_bytes(cameras: int, parts: int, copies: int = 1) -> int:
+        """A world's instance lists: `parts` drawn `copies` times in each camera's view (2
+        lists, 2 command sets, 8 bytes an instance)."""
+        return cameras * 2 * 2 * parts * copies * 8
+
+    def _make_records(self, ctx: hypergl.Context, tail: str, ids: np.ndarray) -> TailRecords:
+        """Records of every world's rows, world after world, row k's id ``ids[k]``."""
+        self.records = records = TailRecords(ctx, max(self.worlds * self.count, 1), tail)
+        records.rows["id"][: self.worlds * self.count] = np.tile(ids, self.worlds)
+        records.count = self.worlds * self.count
+        return records
+
+    def _soft_records(self, ctx: hypergl.Context, ids: np.ndarray, vertices: np.ndarray
+                      ) -> TailRecords:  # fmt: skip
+        """Records of soft looks: row k of world w starts at w * ``vertices[k]`` of its
+        look's soft vertices (each look holds every world's, world after world)."""
+        records = self._make_records(ctx, "soft_first", ids)
+        offsets = np.arange(self.worlds)[:, None] * np.asarray(vertices, np.int64)[None, :]
+        records.rows["soft_first"][: self.worlds * self.count] = offsets.ravel()
+        return records
+
+    def release(self) -> None:
+        for resource in reversed(self._resources):
+            if not resource.released:
+                resource.release()
+        self._resources = []
+        if self.records is not None:
+            self.records.release()

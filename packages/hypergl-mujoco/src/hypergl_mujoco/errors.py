@@ -48,6 +48,12 @@ class OutputError(MujocoBridgeError, ValueError):
     """An output name that is not one of 'rgb', 'depth', 'segmentation'."""
 
 
+class LookError(MujocoBridgeError, ValueError):
+    """A per-world look the renderer cannot set: a world, geom, material, light or camera
+    the renderer does not have, a value that is not finite, out of range or of the wrong
+    shape (names the value)."""
+
+
 class RendererClosedError(MujocoBridgeError, ResourceError):
     """The renderer has been closed."""
 

@@ -15,8 +15,6 @@ scaled rows). Not drawn: ``mjVIS_FLEXVERT``'s spheres and ``mjVIS_FLEXFACE``'s f
 
 from __future__ import annotations
 
-from typing import Any
-
 import mujoco
 import numpy as np
 
@@ -24,7 +22,7 @@ import hypergl
 from hypergl.bodies import MODE_SOFT, BodyRenderer, Part, meshes
 from hypergl.shader_prelude import VERSION
 
-from .element_records import TailRecords
+from .element_records import ElementLayer, TailRecords
 from .scene import Y_TO_Z, GeomLook, geom_color, geom_material
 from .tendons import connectors
 
@@ -127,7 +125,7 @@ def _look(model: mujoco.MjModel, flex: int, first_id: int, parts: list[Part],
     return GeomLook(first_id + flex, parts, new_meshes, tuple(rgba[:3]), material)
 
 
-class FlexSkins:
+class FlexSkins(ElementLayer):
     """The layer of the flexes drawn as skins: a soft look each, a row per world and flex,
     the worlds' vertex positions written per snapshot, the skin's pass before the draws."""
 
@@ -135,15 +133,11 @@ class FlexSkins:
 
     def __init__(self, model: mujoco.MjModel, flexes: list[int], first_id: int,
                  worlds: int) -> None:  # fmt: skip
-        self.model: mujoco.MjModel = model
+        super().__init__(model, worlds, first_id, first_id + model.nflex)
         self.flexes: list[int] = flexes
-        self.worlds: int = worlds
-        self.first_id: int = first_id
-        self.max_ids: int = first_id + model.nflex
-        self.count: int = len(flexes)
+        self.count = len(flexes)
         self.vertices: int = sum(int(model.flex_vertnum[f]) for f in flexes)
         self.soft_vertices: int = 2 * worlds * self.vertices
-        self.looks: list[GeomLook] = []
         self._faces = {}
         for f in flexes:
             faces, normals_of = _faces(model, f)
@@ -155,8 +149,6 @@ class FlexSkins:
         self._rows = np.concatenate([np.arange(model.flex_vertadr[f],
                                                model.flex_vertadr[f] + model.flex_vertnum[f])
                                      for f in flexes])  # fmt: skip
-        self.records: TailRecords | None = None
-        self._resources: list[Any] = []
         self._positions: np.ndarray | None = None
 
     def arrays(self) -> dict[str, tuple[int, ...]]:
@@ -171,18 +163,13 @@ class FlexSkins:
         return self.vertices * 3 * VERTEX_BYTES
 
     def memory_per_world(self, cameras: int) -> int:
-        return (self.count * (64 + cameras * 2 * 2 * 8) + self.model.nflexvert * 24
+        return (self.count * 64 + self.instance_bytes(cameras, self.count)
+                + self.model.nflexvert * 24
                 + self.vertices * 3 * VERTEX_BYTES)  # fmt: skip
 
     def make_records(self, ctx: hypergl.Context) -> TailRecords:
-        self.records = TailRecords(ctx, max(self.worlds * self.count, 1), "soft_first")
-        rows = self.records.rows
-        for k, f in enumerate(self.flexes):
-            rows["id"][k :: self.count] = self.first_id + f
-            rows["soft_first"][k :: self.count] = (np.arange(self.worlds) * 2
-                                                   * int(self.model.flex_vertnum[f]))  # fmt: skip
-        self.records.count = self.worlds * self.count
-        return self.records
+        flexes = np.asarray(self.flexes, np.int64)  # two vertices a point: both sides
+        return self._soft_records(ctx, self.first_id + flexes, 2 * self.model.flex_vertnum[flexes])
 
     def attach(self, renderer: BodyRenderer) -> None:
         """Room for every world's skin vertices of each flex, the pass's buffers."""
@@ -238,16 +225,8 @@ class FlexSkins:
         cmd.dispatch(max(-(-self.vertices // 64), 1), self.worlds)
         cmd.barrier()
 
-    def release(self) -> None:
-        for resource in reversed(self._resources):
-            if not resource.released:
-                resource.release()
-        self._resources = []
-        if self.records is not None:
-            self.records.release()
 
-
-class FlexEdges:
+class FlexEdges(ElementLayer):
     """The layer of the flexes drawn as edges (cables): a cylinder of the flex's radius per
     edge and world, written per snapshot in a few NumPy passes over all worlds."""
 
@@ -255,10 +234,7 @@ class FlexEdges:
 
     def __init__(self, model: mujoco.MjModel, flexes: list[int], first_id: int,
                  worlds: int) -> None:  # fmt: skip
-        self.model: mujoco.MjModel = model
-        self.worlds: int = worlds
-        self.first_id: int = first_id
-        self.max_ids: int = first_id + model.nflex
+        super().__init__(model, worlds, first_id, first_id + model.nflex)
         ends, owners = [], []
         for f in flexes:
             edges = model.flex_edge[model.flex_edgeadr[f] :][: int(model.flex_edgenum[f])]
@@ -266,28 +242,21 @@ class FlexEdges:
             owners.append(np.full(len(edges), f))
         self._ends = np.concatenate(ends)
         self._owner = np.concatenate(owners)
-        self.count: int = len(self._ends)
+        self.count = len(self._ends)
         self.copies: int = int(max(model.flex_edgenum[f] for f in flexes))
-        self.looks: list[GeomLook] = []
         for f in flexes:
             r = float(model.flex_radius[f])
             part = Part("cylinder", rotation=Y_TO_Z, scale=(r, 1.0, r))
             self.looks.append(_look(model, f, first_id, [part], {}))
-        self.records: TailRecords | None = None
 
     def arrays(self) -> dict[str, tuple[int, ...]]:
         return {"flexvert_xpos": (self.model.nflexvert, 3)}
 
     def memory_per_world(self, cameras: int) -> int:
-        return self.count * 64 + cameras * 2 * 2 * len(self.looks) * self.copies * 8
+        return self.count * 64 + self.instance_bytes(cameras, len(self.looks), self.copies)
 
     def make_records(self, ctx: hypergl.Context) -> TailRecords:
-        self.records = TailRecords(ctx, max(self.worlds * self.count, 1), "scale")
-        self.records.rows["id"][: self.worlds * self.count] = np.tile(
-            self.first_id + self._owner, self.worlds
-        )
-        self.records.count = self.worlds * self.count
-        return self.records
+        return self._make_records(ctx, "scale", self.first_id + self._owner)
 
     def write(self, arrays: dict[str, np.ndarray]) -> None:
         positions = arrays["flexvert_xpos"].reshape(self.worlds, -1, 3)  # the skins' too
@@ -302,7 +271,3 @@ class FlexEdges:
 
     def record(self, cmd: hypergl.CommandBuffer) -> None:
         """Nothing on the GPU before the draw: the rows are written by :meth:`write`."""
-
-    def release(self) -> None:
-        if self.records is not None:
-            self.records.release()

@@ -65,6 +65,15 @@ def model_lights(model: mujoco.MjModel, *, shadows: bool = True) -> np.ndarray:
     return rows
 
 
+def unlit(model: mujoco.MjModel) -> np.ndarray:
+    """One world's light rows for a renderer drawing no RGB (depth, segmentation): every
+    slot off but an ambient one, so the fragments compute no lighting nobody reads."""
+    rows = lights(light_count(model))
+    rows["diffuse"][:, 3] = LIGHT_OFF
+    set_light(rows[0], kind=LIGHT_WORLD, ambient=(1.0, 1.0, 1.0), diffuse=(0, 0, 0))
+    return rows
+
+
 def write_poses(rows: np.ndarray, model: mujoco.MjModel, light_xpos: np.ndarray,
                 light_xdir: np.ndarray) -> None:  # fmt: skip
     """Every world's light poses into `rows` (worlds, max_lights): `light_xpos` and

@@ -14,6 +14,10 @@ and its haze (:mod:`.textures`), shadows (:mod:`.shadows`), under ``scene_flags`
 yet: reflections, multisampling, transparency's blending (transparent geoms are drawn
 opaque), fog, 2D textures on curved shapes and meshes (benchmarks/mujoco_picture.py
 measures how close it is).
+
+Each world's looks (geom colours and materials, light and camera poses) may differ, set
+between frames without recording again (:mod:`.world_looks`, :meth:`BatchRenderer.
+set_geom_rgba` and its siblings).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import numpy as np
 import hypergl
 from hypergl.bodies import BodyRenderer
 from hypergl.bodies.shaders import VIEW_SHIFT
-from hypergl.bodies.views import VIEW_DTYPE
+from hypergl.bodies.views import VIEW_DTYPE, Tiling
 from hypergl.finite import check_within
 from hypergl.memory_budget import check_memory
 from hypergl.memory_budget import memory_limit as checked_memory_limit
@@ -36,10 +40,10 @@ from hypergl.process_safety import new_context
 from hypergl.serialised import Guard, closing, serialised
 
 from . import lights, scene, textures
+from .bridge import check_same_model
 from .cameras import Cameras
 from .errors import (
     DataError,
-    ModelMismatchError,
     OutputError,
     PoseError,
     RendererClosedError,
@@ -53,6 +57,7 @@ from .skins import Skins, drawn_skins
 from .sync import RECORD, GeomRecords, WorldArrays, geom_source
 from .tendons import Tendons, drawn_tendons
 from .versions import batch_type
+from .world_looks import LOOK_DTYPE, LookRecords, WorldLooks
 
 BATCH = batch_type()  # mujoco.batch.Batch; None before MuJoCo 3.17
 
@@ -223,15 +228,27 @@ class BatchRenderer:
         self._shadows: ShadowMaps | None = None
         try:
             self._check_size()
-            self._looks = self._dynamic(scene.model_looks(model, self._groups), "geom")
+            # a height field finer than the image: every k-th grid line, about one a pixel
+            # (a 201 x 201 field at 84 x 84: 101 x 101, a quarter of the triangles)
+            points = max(self.width, self.height)
+            self._looks = self._dynamic(scene.model_looks(model, self._groups, points), "geom")
             self._site_looks = self._dynamic(
                 scene.site_looks(model, self._options.site_groups), "site"
             )
             self._far = scene.far_distance(model)
             self._flags = scene.render_flags(scene_flags)
-            drawn = [look.geom for look in self._looks] if self._options.texture else []
+            # depth and segmentation alone: nothing lit, shadowed, textured or sky (what
+            # no output shows costs nothing: half of such a frame's time)
+            self._rgb = "rgb" in self.outputs
+            if not self._rgb:
+                self._flags.update(mjRND_SHADOW=False, mjRND_SKYBOX=False, mjRND_HAZE=False)
+            texture = self._options.texture and self._rgb
+            drawn = [look.geom for look in self._looks] if texture else []
             self._textures = textures.ModelTextures(model, drawn, self._far,
-                                                    sky=self._flags["mjRND_SKYBOX"])  # fmt: skip
+                                                    sky=self._flags["mjRND_SKYBOX"],
+                                                    choices=texture)  # fmt: skip
+            self._world_looks = WorldLooks(model, self.num_worlds, len(self._cameras),
+                                           self._looks, self._textures)  # fmt: skip
         except BaseException:
             self.close()
             raise
@@ -300,14 +317,13 @@ class BatchRenderer:
                 raise SizeError(f"{what} {value} is above the context's max_texture_size "
                                 f"{limit}")  # fmt: skip
         views = self.num_worlds * len(self._cameras)
-        columns = max(1, min(views, limit // self.width))
-        rows = -(-views // columns)
-        if rows * self.height > limit:
-            raise SizeError(f"{views} views of {self.width}x{self.height} do not fit one "
-                            f"{limit}x{limit} framebuffer (the context's max_texture_size): "
-                            "fewer worlds or cameras, or smaller images")  # fmt: skip
-        square = int(np.ceil(np.sqrt(views)))
-        self._columns = square if square * self.width <= limit else columns
+        self._tiling = Tiling.fitted(
+            views,
+            (self.width, self.height),
+            limit,
+            error=SizeError,
+            hint=": fewer worlds or cameras, or smaller images",
+        )
 
     def _check_memory(self, memory_limit: Any) -> None:
         """What the model, the worlds and the image size ask for, added up against
@@ -362,22 +378,8 @@ class BatchRenderer:
                         f"got {type(data).__name__}")  # fmt: skip
 
     def _check_model(self, other: mujoco.MjModel, what: str) -> None:
-        """`what` (data or a Batch) must be of the renderer's model, or of a model object
-        with the same geoms (a gymnasium vector env gives each sub-env its own copy of
-        one model): same sizes, geom types, sizes and meshes."""
-        model = self.model
-        if other is model:
-            return
-        mine = (model.ngeom, model.nbody, model.ncam)
-        theirs = (other.ngeom, other.nbody, other.ncam)
-        if mine != theirs:
-            raise ModelMismatchError(f"{what} belongs to a model of {theirs[0]} geoms, "
-                                     f"{theirs[1]} bodies and {theirs[2]} cameras, not to the "
-                                     f"renderer's ({mine[0]}, {mine[1]}, {mine[2]})")  # fmt: skip
-        for field in ("geom_type", "geom_size", "geom_dataid"):
-            if not np.array_equal(getattr(model, field), getattr(other, field)):
-                raise ModelMismatchError(f"{what} belongs to another model: its {field} "
-                                         "differs from the renderer's model")  # fmt: skip
+        """`what` (data or a Batch) must be of the renderer's model (bridge.check_same_model)."""
+        check_same_model(self.model, other, what, "the renderer's")
 
     # --- building --------------------------------------------------------------------------
     def _is_bound(self, data: Any) -> bool:
@@ -473,7 +475,11 @@ class BatchRenderer:
             for element, count, first_id, looks in layers:
                 if not looks and element != "geom":
                     continue
-                records = GeomRecords(self.context, count, self.num_worlds, element, first_id)
+                records = (LookRecords(self.context, count, self.num_worlds,
+                                       self._world_looks.fragment_needs)
+                           if element == "geom"
+                           else GeomRecords(self.context, count, self.num_worlds, element,
+                                            first_id))  # fmt: skip
                 made.append(records)
                 renderer = self._body_renderer(
                     records, count, looks, first_id + count, geoms=element == "geom"
@@ -495,10 +501,14 @@ class BatchRenderer:
                 _release(part)
             raise
         _, self._records, self._renderer = self._layers[0]
+        self._world_looks.attach(self._records)  # type: ignore[arg-type]
         self._framebuffer = framebuffer
         if self._shadow_lights:
             meshes, rows = scene.library_size(self._looks)
-            self._shadows = ShadowMaps(model, self._records, self.num_worlds, self._looks,
+            # a height field at half the map's texels a side: what the map resolves
+            size = self._shadow_size or DEFAULT_SIZE
+            looks = scene.with_hfield_points(model, self._looks, max(size // 2, 2))
+            self._shadows = ShadowMaps(model, self._records, self.num_worlds, looks,
                                        self.primitives, (BUILT_IN_MESHES + meshes,
                                                          BUILT_IN_ROWS + rows),
                                        self._shadow_size)  # fmt: skip
@@ -533,7 +543,9 @@ class BatchRenderer:
             if attach is not None and hasattr(attach, "attach"):
                 attach.attach(renderer)
             shadows = self._flags["mjRND_SHADOW"] and geoms
-            group = lights.model_lights(model, shadows=shadows)
+            group = (
+                lights.model_lights(model, shadows=shadows) if self._rgb else lights.unlit(model)
+            )
             renderer.set_lights(np.broadcast_to(group, renderer.lights.shape).copy())
             if geoms:
                 renderer.set_textures(self._textures.atlas)
@@ -551,7 +563,7 @@ class BatchRenderer:
             identity = [np.eye(4)] * (worlds * ncam)
             light_groups = [w for w in range(worlds) for _ in range(ncam)]  # each world's lights
             renderer.set_views(identity, (self.width, self.height), ranges=ranges,
-                               columns=self._columns, light_groups=light_groups)  # fmt: skip
+                               columns=self._tiling.columns, light_groups=light_groups)  # fmt: skip
             renderer.set_camera(np.eye(4), light=LIGHT)
         except BaseException:
             renderer.release()
@@ -565,7 +577,8 @@ class BatchRenderer:
         skinned vertices (the meshes, looks and programs are shared by every world)."""
         ncam, model = len(self._cameras), self.model
         sites = getattr(self, "_site_looks", True)  # before the looks: at most
-        records = (model.ngeom + (model.nsite if sites else 0)) * RECORD
+        records = model.ngeom * (RECORD + LOOK_DTYPE.itemsize)  # + each geom's look row
+        records += (model.nsite if sites else 0) * RECORD
         views = ncam * VIEW_DTYPE.itemsize
         looks = getattr(self, "_looks", None)
         geom_parts = scene.part_count(looks) if looks is not None else 2 * max(model.ngeom, 1)
@@ -596,10 +609,12 @@ class BatchRenderer:
         names = {name for element in self._elements for name in element.arrays()}
         theirs = {name: arrays.pop(name) for name in names}
         # the cameras first: they say what is wrong with data never forwarded
-        matrices, depth = self._cameras.views(self.width / self.height, **arrays)
+        matrices, depth = self._cameras.views(self.width / self.height, **arrays,
+                                              adjust=self._world_looks.camera_frames)  # fmt: skip
         for element in self._elements:  # the tendons' rows, the skins' bones
             element.write(theirs)
         if light_xpos is not None:  # every world's lights, in every layer
+            light_xpos, light_xdir = self._world_looks.light_poses(light_xpos, light_xdir)
             for _, _, layer in self._layers:
                 lights.write_poses(layer.lights, self.model, light_xpos, light_xdir)
             if self._shadows is not None:
@@ -657,6 +672,46 @@ class BatchRenderer:
                 value[np.isinf(value)] = self._far  # nothing hit: the far plane, as MuJoCo
             out[name] = value
         return RenderResult(out)
+
+    # --- per-world looks (hypergl_mujoco.world_looks) -----------------------------------
+    @serialised
+    def set_geom_rgba(self, rgba: Any, worlds: Any = None, geoms: Any = None) -> None:
+        """Give `geoms` (ids or names; None: all) in `worlds` (ids; None: all) the colour
+        `rgba` (broadcast to (worlds, geoms, 4), each in 0..1), as if each world's
+        ``model.geom_rgba`` were its own: seen from the next frame on, nothing recorded
+        again. A :class:`~.errors.LookError` names a bad world, geom or value."""
+        self._world_looks.set_geom_rgba(rgba, worlds, geoms)
+
+    @serialised
+    def set_geom_material(self, material: Any, worlds: Any = None, geoms: Any = None) -> None:
+        """Give `geoms` in `worlds` the model's `material` (an id or name, -1: none; or an
+        array of them broadcast to (worlds, geoms)), as if each world's
+        ``model.geom_matid`` were its own: its specular, shininess, emission,
+        reflectance, texture and, where the geom's rgba is MuJoCo's default, its rgba."""
+        self._world_looks.set_geom_material(material, worlds, geoms)
+
+    @serialised
+    def set_light_pose(self, position: Any, direction: Any, worlds: Any = None,
+                       lights: Any = None) -> None:  # fmt: skip
+        """Place the model's `lights` (ids or names; None: every light drawn) of `worlds`
+        at `position` facing `direction` (each broadcast to (worlds, lights, 3), world
+        frame), over the data's ``light_xpos`` / ``light_xdir`` until
+        :meth:`reset_looks`."""
+        self._world_looks.set_light_pose(position, direction, worlds, lights)
+
+    @serialised
+    def set_camera_pose(self, position: Any, xmat: Any, worlds: Any = None,
+                        cameras: Any = None) -> None:  # fmt: skip
+        """Place this renderer's `cameras` (indices into its cameras; None: all) of
+        `worlds` at `position` with the rotation `xmat` (3x3 or 9 row-major, as MuJoCo's
+        ``cam_xmat``: the camera looks along minus its third column), over what the data
+        or the MjvCamera says, until :meth:`reset_looks`."""
+        self._world_looks.set_camera_pose(position, xmat, worlds, cameras)
+
+    @serialised
+    def reset_looks(self) -> None:
+        """Every world's looks as the model and the data say again."""
+        self._world_looks.reset()
 
     def object_ids(self, segmentation: np.ndarray) -> np.ndarray:
         """`segmentation` (of :meth:`render`) as MuJoCo's segmentation gives it: (..., 2)

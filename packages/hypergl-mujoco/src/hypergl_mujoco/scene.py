@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import mujoco
@@ -117,16 +117,27 @@ def mesh_rows(model: mujoco.MjModel, mesh: int) -> np.ndarray:
     return meshes.triangles(vertices, model.mesh_face[face : face + faces])
 
 
-def hfield_rows(model: mujoco.MjModel, hfield: int) -> np.ndarray:
+def grid_samples(count: int, points: int | None) -> np.ndarray:
+    """Indices of `count` grid lines, every k-th (and the last) so that at most about
+    `points` remain (None: all)."""
+    step = 1 if points is None else max(1, (count - 1) // max(points, 1))
+    return np.unique(np.r_[np.arange(0, count, step), count - 1])
+
+
+def hfield_rows(model: mujoco.MjModel, hfield: int, points: int | None = None) -> np.ndarray:
     """A height field as MuJoCo draws it: the surface (elevation times the data, in
     [0, 1]) over x, y in [-size x, size x] x [-size y, size y], its four sides and its
-    bottom at -base."""
+    bottom at -base. `points`: at most about this many grid points a side (every k-th
+    row and column: a level of detail for images smaller than the grid; None: all)."""
     nrow, ncol = int(model.hfield_nrow[hfield]), int(model.hfield_ncol[hfield])
     sx, sy, top, base = (float(v) for v in model.hfield_size[hfield])
     first = int(model.hfield_adr[hfield])
     heights = model.hfield_data[first : first + nrow * ncol].reshape(nrow, ncol) * top
-    x = np.linspace(-sx, sx, ncol)
-    y = np.linspace(-sy, sy, nrow)
+    rows, cols = grid_samples(nrow, points), grid_samples(ncol, points)
+    heights = heights[np.ix_(rows, cols)]
+    x = np.linspace(-sx, sx, ncol)[cols]
+    y = np.linspace(-sy, sy, nrow)[rows]
+    nrow, ncol = len(rows), len(cols)
     grid = np.stack(np.broadcast_arrays(x[None, :], y[:, None], heights), axis=-1)
     index = np.arange(nrow * ncol).reshape(nrow, ncol)
     a, b, c, d = index[:-1, :-1], index[:-1, 1:], index[1:, 1:], index[1:, :-1]
@@ -151,16 +162,32 @@ def hfield_rows(model: mujoco.MjModel, hfield: int) -> np.ndarray:
     return meshes.triangles(np.concatenate(points), np.concatenate(faces))
 
 
-def geom_parts(model: mujoco.MjModel, geom: int) -> tuple[list[Part], dict[str, np.ndarray]]:
+def geom_parts(model: mujoco.MjModel, geom: int, hfield_points: int | None = None
+               ) -> tuple[list[Part], dict[str, np.ndarray]]:  # fmt: skip
     """The parts of one geom (empty: MuJoCo draws nothing for it), and new meshes."""
     return shape_parts(model, int(model.geom_type[geom]), model.geom_size[geom],
-                       int(model.geom_dataid[geom]))  # fmt: skip
+                       int(model.geom_dataid[geom]), hfield_points)  # fmt: skip
 
 
-def shape_parts(model: mujoco.MjModel, kind: int, sizes: Any, data: int = -1
+def with_hfield_points(model: mujoco.MjModel, looks: list[GeomLook], points: int
+                       ) -> list[GeomLook]:  # fmt: skip
+    """`looks` with their height fields drawn with at most about `points` grid points a
+    side (a shadow map of that many texels resolves no more)."""
+    out = []
+    for look in looks:
+        if int(model.geom_type[look.geom]) == GEOM.mjGEOM_HFIELD:
+            parts, new_meshes = geom_parts(model, look.geom, points)
+            look = replace(look, parts=parts, new_meshes=new_meshes)
+        out.append(look)
+    return out
+
+
+def shape_parts(model: mujoco.MjModel, kind: int, sizes: Any, data: int = -1,
+                hfield_points: int | None = None
                 ) -> tuple[list[Part], dict[str, np.ndarray]]:  # fmt: skip
     """The parts of a shape of mjtGeom `kind` and `sizes` (a geom's or a site's; `data`
-    its mesh or height field), and new meshes."""
+    its mesh or height field, drawn with at most about `hfield_points` a side), and new
+    meshes."""
     size = [float(v) for v in sizes]
     if kind == GEOM.mjGEOM_PLANE:
         far = far_distance(model)
@@ -182,7 +209,7 @@ def shape_parts(model: mujoco.MjModel, kind: int, sizes: Any, data: int = -1
         return [Part("box", scale=tuple(size))], {}  # type: ignore[arg-type]
     if kind == GEOM.mjGEOM_HFIELD:
         key = f"mujoco_hfield{data}"
-        return [Part(key)], {key: hfield_rows(model, data)}
+        return [Part(key)], {key: hfield_rows(model, data, hfield_points)}
     if kind in (GEOM.mjGEOM_MESH, GEOM.mjGEOM_SDF) and data >= 0:
         key = f"mujoco_mesh{data}"
         return [Part(key)], {key: mesh_rows(model, data)}
@@ -257,16 +284,17 @@ def site_looks(model: mujoco.MjModel, groups: tuple[int, ...] = DEFAULT_GROUPS
     return looks
 
 
-def model_looks(model: mujoco.MjModel, groups: tuple[int, ...] = DEFAULT_GROUPS
-                ) -> list[GeomLook]:  # fmt: skip
-    """The look of every geom MuJoCo draws with the visible `groups`; one warning names
-    the geoms it cannot draw (SDFs without a mesh)."""
+def model_looks(model: mujoco.MjModel, groups: tuple[int, ...] = DEFAULT_GROUPS,
+                hfield_points: int | None = None) -> list[GeomLook]:  # fmt: skip
+    """The look of every geom MuJoCo draws with the visible `groups` (height fields with
+    at most about `hfield_points` grid points a side); one warning names the geoms it
+    cannot draw (SDFs without a mesh)."""
     looks, skipped = [], []
     for geom in range(model.ngeom):
         rgba = geom_color(model, geom)
         if int(model.geom_group[geom]) not in groups or rgba[3] == 0:
             continue
-        parts, new_meshes = geom_parts(model, geom)
+        parts, new_meshes = geom_parts(model, geom, hfield_points)
         if not parts:
             skipped.append(geom_name(model, geom))
             continue

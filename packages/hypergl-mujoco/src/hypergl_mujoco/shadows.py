@@ -22,6 +22,7 @@ import numpy as np
 
 import hypergl
 from hypergl.bodies import BodyRenderer, InstanceRecords
+from hypergl.bodies.views import Tiling
 
 from .cameras import look_at, projection
 from .errors import SizeError
@@ -54,12 +55,10 @@ class ShadowMaps:
         maps = worlds * len(self.slots)
         ctx = records.context
         self.size: int = size or DEFAULT_SIZE
-        columns = int(np.ceil(np.sqrt(max(maps, 1))))
-        limit = ctx.limits["max_texture_size"]
-        if columns * self.size > limit:
-            raise SizeError(f"{maps} shadow maps of {self.size}x{self.size} do not fit one "
-                            f"{limit}x{limit} texture: a smaller shadow_size, or "
-                            "scene_flags={'mjRND_SHADOW': False}")  # fmt: skip
+        tiling = Tiling.fitted(max(maps, 1), (self.size, self.size),
+                               ctx.limits["max_texture_size"], error=SizeError,
+                               hint=" as shadow maps: a smaller shadow_size, or "
+                                    "scene_flags={'mjRND_SHADOW': False}")  # fmt: skip
         meshes, rows = sizes
         self.renderer: BodyRenderer = BodyRenderer(records, max_ids=max(model.ngeom, 1),
                                      max_parts=part_count(looks), max_meshes=meshes,
@@ -70,7 +69,9 @@ class ShadowMaps:
             self.renderer.set_parts(look.geom, look.parts, look.new_meshes, color=look.color)
         ngeom = model.ngeom
         ranges = [(w * ngeom, ngeom) for w in range(worlds) for _ in self.slots]
-        self.renderer.set_views([np.eye(4)] * maps, (self.size, self.size), ranges=ranges)
+        self.renderer.set_views(
+            [np.eye(4)] * maps, tiling.tile, ranges=ranges, columns=tiling.columns
+        )
         # Depth only: no colour attachment for the depth pass to write (on llvmpipe every
         # attachment costs every fragment its store).
         self.framebuffer: hypergl.Framebuffer = ctx.framebuffer(

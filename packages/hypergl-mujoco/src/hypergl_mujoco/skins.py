@@ -15,8 +15,6 @@ texture coordinates are not drawn), flat shaded (MuJoCo smooths it).
 
 from __future__ import annotations
 
-from typing import Any
-
 import mujoco
 import numpy as np
 
@@ -24,7 +22,7 @@ import hypergl
 from hypergl.bodies import MODE_SOFT, BodyRenderer, Part, meshes
 from hypergl.shader_prelude import VERSION
 
-from .element_records import TailRecords
+from .element_records import ElementLayer, TailRecords
 from .scene import GeomLook, geom_color, geom_material
 from .textures import ROLE_RGB, texture_pixels
 
@@ -164,7 +162,7 @@ def _quat_matrix(q: np.ndarray) -> np.ndarray:
     ], axis=-2)  # fmt: skip
 
 
-class Skins:
+class Skins(ElementLayer):
     """The skin layer of a renderer: one soft look per drawn skin (id ``first_id +
     skin``), a row per world and skin, the bone matrices written per snapshot and the
     skinning pass recorded before the layer's draws."""
@@ -173,13 +171,9 @@ class Skins:
 
     def __init__(self, model: mujoco.MjModel, skins: list[int], first_id: int,
                  worlds: int) -> None:  # fmt: skip
-        self.model: mujoco.MjModel = model
+        super().__init__(model, worlds, first_id, first_id + model.nskin)
         self.skins: list[int] = skins
-        self.worlds: int = worlds
-        self.first_id: int = first_id
-        self.max_ids: int = first_id + model.nskin
-        self.count: int = len(skins)  # rows per world
-        self.looks: list[GeomLook] = []
+        self.count = len(skins)
         for s in skins:
             faces = model.skin_face[model.skin_faceadr[s] : model.skin_faceadr[s]
                                     + model.skin_facenum[s]]  # fmt: skip
@@ -207,8 +201,6 @@ class Skins:
         conj = model.skin_bonebindquat[bones].astype(np.float64) * (1.0, -1.0, -1.0, -1.0)
         self._bind_inverse = conj
         self._bone_index = {int(b): k for k, b in enumerate(bones)}
-        self.records: TailRecords | None = None
-        self._resources: list[Any] = []
         self._bones_view: np.ndarray | None = None
 
     def arrays(self) -> dict[str, tuple[int, ...]]:
@@ -224,18 +216,12 @@ class Skins:
 
     def memory_per_world(self, cameras: int) -> int:
         """One world's rows, instance lists, pulled poses, vertices and bone matrices."""
-        return (self.count * (64 + cameras * 2 * 2 * 8) + self.model.nbody * 56
+        return (self.count * 64 + self.instance_bytes(cameras, self.count) + self.model.nbody * 56
                 + skin_bytes_per_world(self.model, self.skins))  # fmt: skip
 
     def make_records(self, ctx: hypergl.Context) -> TailRecords:
-        self.records = TailRecords(ctx, max(self.worlds * self.count, 1), "soft_first")
-        rows = self.records.rows
-        for k, s in enumerate(self.skins):
-            rows["id"][k :: self.count] = self.first_id + s
-            rows["soft_first"][k :: self.count] = (np.arange(self.worlds)
-                                                   * int(self.model.skin_vertnum[s]))  # fmt: skip
-        self.records.count = self.worlds * self.count
-        return self.records
+        skins = np.asarray(self.skins, np.int64)
+        return self._soft_records(ctx, self.first_id + skins, self.model.skin_vertnum[skins])
 
     def attach(self, renderer: BodyRenderer) -> None:
         """Room for every world's vertices of each skin in `renderer`'s soft vertices (skin
@@ -351,11 +337,3 @@ class Skins:
             cmd.uniform_i(0, 0)
             cmd.dispatch(*groups)
             cmd.barrier()
-
-    def release(self) -> None:
-        for resource in reversed(self._resources):
-            if not resource.released:
-                resource.release()
-        self._resources = []
-        if self.records is not None:
-            self.records.release()

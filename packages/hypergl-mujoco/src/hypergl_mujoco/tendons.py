@@ -25,7 +25,7 @@ import numpy as np
 import hypergl
 from hypergl.bodies import MODE_CAPSULE, Part
 
-from .element_records import TailRecords
+from .element_records import ElementLayer, TailRecords
 from .scene import Y_TO_Z, GeomLook, geom_color, geom_material
 
 WRAP_JOINT = int(mujoco.mjtWrap.mjWRAP_JOINT)
@@ -69,7 +69,7 @@ def drawn_tendons(model: mujoco.MjModel, groups: tuple[int, ...]) -> list[int]:
     ]
 
 
-class Tendons:
+class Tendons(ElementLayer):
     """The tendon layer of a renderer: its looks (id ``first_id + tendon``), its rows (the
     most segments a world's drawn tendons can have) and their per-step write."""
 
@@ -77,11 +77,8 @@ class Tendons:
 
     def __init__(self, model: mujoco.MjModel, tendons: list[int], first_id: int,
                  worlds: int) -> None:  # fmt: skip
-        self.model: mujoco.MjModel = model
-        self.worlds: int = worlds
-        self.first_id: int = first_id
+        super().__init__(model, worlds, first_id, first_id + model.ntendon + 1)
         self.none_id: int = first_id + model.ntendon  # an id without a look: nothing drawn
-        self.max_ids: int = self.none_id + 1
         self.catenary_points: int = min(int(model.vis.quality.numslices) + 1, MAX_CATENARY)
         table: list[tuple[int, int]] = []  # (tendon, segment) per row of a world
         self.catenaries: list[int] = [t for t in tendons if catenary_candidate(model, t)]
@@ -92,9 +89,8 @@ class Tendons:
             table += [(t, s) for s in range(most)]
         self.row_tendon: np.ndarray = np.array([t for t, _ in table], np.int64)
         self.row_segment: np.ndarray = np.array([s for _, s in table], np.int64)
-        self.count: int = len(table)
+        self.count = len(table)
         self.copies: int = int(np.bincount(self.row_tendon).max()) if table else 1  # per id
-        self.looks: list[GeomLook] = []
         for t in tendons:
             rgba = geom_color(model, t, "tendon")
             if rgba[3] == 0 or model.tendon_width[t] <= 0:
@@ -103,7 +99,6 @@ class Tendons:
             part = Part("capsule", rotation=Y_TO_Z, scale=(width, 1.0, width), mode=MODE_CAPSULE)
             material = geom_material(model, t, rgba, "tendon")
             self.looks.append(GeomLook(first_id + t, [part], {}, tuple(rgba[:3]), material))
-        self.records: TailRecords | None = None
 
     def arrays(self) -> dict[str, tuple[int, ...]]:
         """The MjData fields each step needs (WorldArrays' (rows, width[, int]))."""
@@ -119,14 +114,13 @@ class Tendons:
     def memory_per_world(self, cameras: int) -> int:
         """One world's rows, their instance lists and the pulled path arrays."""
         model = self.model
-        instances = cameras * 2 * 2 * len(self.looks) * self.copies * 8
+        instances = self.instance_bytes(cameras, len(self.looks), self.copies)
         return self.count * 64 + instances + 2 * model.nwrap * 28 + model.ntendon * 16
 
     def make_records(self, ctx: hypergl.Context) -> TailRecords:
-        self.records = TailRecords(ctx, max(self.worlds * self.count, 1), "scale")
-        self.records.rows["id"] = self.none_id
-        self.records.count = self.worlds * self.count
-        return self.records
+        records = self._make_records(ctx, "scale", np.full(self.count, self.none_id))
+        records.rows["id"] = self.none_id  # the spare row too
+        return records
 
     def write(self, arrays: dict[str, np.ndarray]) -> None:
         """Every world's segments from its pulled arrays, into the records."""
@@ -188,10 +182,6 @@ class Tendons:
 
     def record(self, cmd: hypergl.CommandBuffer) -> None:
         """Nothing on the GPU before the draw: the rows are written by :meth:`write`."""
-
-    def release(self) -> None:
-        if self.records is not None:
-            self.records.release()
 
 
 def connectors(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -27,6 +27,7 @@ from hypergl.bodies import (
     Material,
     TextureAtlas,
 )
+from hypergl.errors import BodyError
 
 from .errors import DataError
 
@@ -64,19 +65,22 @@ def skybox_texture(model: mujoco.MjModel) -> int:
     return -1
 
 
-def geom_texture(model: mujoco.MjModel, geom: int) -> int:
-    """The texture MuJoCo draws `geom` with (its material's rgb role), or -1."""
-    material = int(model.geom_matid[geom])
+def geom_texture(model: mujoco.MjModel, geom: int, material: int | None = None) -> int:
+    """The texture MuJoCo draws `geom` with (its material's rgb role; `material`: that
+    material's instead of the geom's), or -1."""
+    material = int(model.geom_matid[geom]) if material is None else material
     if material < 0:
         return -1
     return int(model.mat_texid[material][ROLE_RGB])
 
 
 class ModelTextures:
-    """The atlas of the textures the drawn geoms use and the sky; each geom's mapping."""
+    """The atlas of the textures the drawn geoms use and the sky; each geom's mapping.
+    `choices`: also every other material's texture a drawn geom could be given (per-world
+    looks, :mod:`.world_looks`), as far as the atlas has room."""
 
     def __init__(self, model: mujoco.MjModel, geoms: list[int], far: float, *,
-                 sky: bool = True) -> None:  # fmt: skip
+                 sky: bool = True, choices: bool = False) -> None:  # fmt: skip
         self.model: mujoco.MjModel = model
         self.far: float = far
         self.atlas: TextureAtlas = TextureAtlas()
@@ -86,19 +90,30 @@ class ModelTextures:
         if skybox >= 0:
             self.sky = self.atlas.add_cube(cube_faces(model, skybox))
         for geom in geoms:
-            tex = geom_texture(model, geom)
-            if tex >= 0 and tex not in self._index and self._mapping(geom, tex) is not None:
-                kind = int(model.tex_type[tex])
-                if kind == int(KIND.mjTEXTURE_2D):
-                    self._index[tex] = self.atlas.add_2d(texture_pixels(model, tex))
-                else:
-                    self._index[tex] = self.atlas.add_cube(cube_faces(model, tex))
+            self._add(geom, int(model.geom_matid[geom]))
+        for material in range(model.nmat) if choices else ():
+            for geom in geoms:  # the model's own first: a choice that does not fit is left
+                try:
+                    self._add(geom, material)
+                except BodyError:
+                    break
 
-    def _mapping(self, geom: int, tex: int) -> tuple[int, tuple[float, ...]] | None:
-        """(mapping, uv_map) of `geom` drawn with texture `tex`; None: drawn untextured."""
+    def _add(self, geom: int, material: int) -> None:
+        """`material`'s texture into the atlas, if `geom` maps it and it is not there."""
+        model = self.model
+        tex = geom_texture(model, geom, material)
+        if tex >= 0 and tex not in self._index and self._mapping(geom, tex, material) is not None:
+            if int(model.tex_type[tex]) == int(KIND.mjTEXTURE_2D):
+                self._index[tex] = self.atlas.add_2d(texture_pixels(model, tex))
+            else:
+                self._index[tex] = self.atlas.add_cube(cube_faces(model, tex))
+
+    def _mapping(self, geom: int, tex: int, material: int
+                 ) -> tuple[int, tuple[float, ...]] | None:  # fmt: skip
+        """(mapping, uv_map) of `geom` drawn with texture `tex` of `material`; None: drawn
+        untextured."""
         model = self.model
         kind, shape = int(model.tex_type[tex]), int(model.geom_type[geom])
-        material = int(model.geom_matid[geom])
         uniform = bool(model.mat_texuniform[material])
         repeat = [float(r) if r > 0 else 1.0 for r in model.mat_texrepeat[material]]
         size = [float(v) for v in model.geom_size[geom]]
@@ -131,12 +146,21 @@ class ModelTextures:
             return TEXTURE_CUBE_Y_UP, (scale[0], scale[2], scale[1], 0.0)
         return TEXTURE_CUBE, (*scale, 0.0)
 
-    def material(self, geom: int, base: Material) -> Material:
-        """`base` with `geom`'s texture and mapping, where it has one drawn."""
-        tex = geom_texture(self.model, geom)
-        if tex not in self._index:
+    def has(self, geom: int, material: int) -> bool:
+        """Whether `geom` given `material` draws its texture as MuJoCo would (False: the
+        texture did not fit the atlas)."""
+        tex = geom_texture(self.model, geom, material)
+        return tex < 0 or tex in self._index or self._mapping(geom, tex, material) is None
+
+    def material(self, geom: int, base: Material, material: int | None = None) -> Material:
+        """`base` with `geom`'s texture and mapping, where it has one drawn (`material`:
+        that material's texture, not the geom's own)."""
+        material = int(self.model.geom_matid[geom]) if material is None else material
+        tex = geom_texture(self.model, geom, material)
+        mapped = self._mapping(geom, tex, material) if tex in self._index else None
+        if mapped is None:  # no texture, or one this shape does not map: untextured
             return base
-        mapping, uv_map = self._mapping(geom, tex)  # type: ignore[misc]
+        mapping, uv_map = mapped
         return Material(specular=base.specular, shininess=base.shininess,
                         emission=base.emission, reflectance=base.reflectance,
                         alpha=base.alpha, texture=self._index[tex], mapping=mapping,

@@ -8,9 +8,10 @@ benchmarks/rl_throughput.py, where the pixels match a plain moderngl version):
   per-environment Python;
 * per-environment state (camera, floor, spheres) lives in one persistently
   mapped storage buffer: the caller writes NumPy arrays that alias GPU memory;
-* tiles are stacked vertically (width W, height E*H), each rendered upside down,
-  so a bottom-up read of the stack is already in (E, H, W, C) memory order and
-  lands straight in the caller's array: no flip, no transpose, no copy;
+* the tiles are laid out by the body renderer's tiling (``hypergl.bodies.views.
+  Tiling.stacks``): one column (width W, height E*H) from the bottom, each tile
+  upside down, so a bottom-up read of the stack is already in (E, H, W, C) memory
+  order and lands straight in the caller's array: no flip, no transpose, no copy;
 * for RGB, each RGBA8 texel carries four bytes of the RGB image (the scene is
   ray-cast, so a fragment can shade the two pixels its bytes belong to): reading
   RGBA is a memcpy, reading RGB makes the driver convert every pixel, and
@@ -19,18 +20,18 @@ benchmarks/rl_throughput.py, where the pixels match a plain moderngl version):
   change into a texture; with direct reads the framebuffer keeps its pixels
   between frames, so a frame repaints only the quads around each sphere's old
   and new place (over the cached background): most pixels cost nothing;
-* stacks taller than the GPU's framebuffer limit are split; each stack is read
-  into its slice of the output.
+* stacks taller than the GPU's framebuffer limit are split (the tiling's
+  ``stacks``); each stack is read into its slice of the output.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from hypergl import transforms
+from hypergl.bodies.views import Tiling
 from hypergl.errors import ResourceError
 from hypergl.serialised import Guard, closing, serialised
 
@@ -181,12 +182,9 @@ class BatchRenderer:
 
     def _build(self, limit: int, ring_depth: int) -> None:
         """Create the GPU objects and record the programs."""
-        per_stack = limit // self.height
-        stacks = math.ceil(self.num_envs / per_stack)
-        share = math.ceil(self.num_envs / stacks)
-        self.stacks: list[tuple[int, int]] = [
-            (start, min(share, self.num_envs - start)) for start in range(0, self.num_envs, share)
-        ]
+        fbw = self.framebuffer_width
+        self.tilings = Tiling.stacks(self.num_envs, (fbw, self.height), limit)
+        self.stacks: list[tuple[int, int]] = [(first, t.views) for first, t in self.tilings]
 
         rows = record_rows(self.max_objects)
         w, h, k = self.width, self.height, self.max_objects
@@ -197,8 +195,11 @@ class BatchRenderer:
         self.floor_color[:] = (0.55, 0.55, 0.5)
         self.checker[:] = 2.0
         self.look_at(eye=(0.0, 2.0, -3.0), target=(0.0, 0.0, 0.0), fov=60.0)
+        # each environment's tile (Tiling.clip: its clip space's scale and offset in its
+        # stack), read by the vertex stage's tiled()
+        tiles = np.concatenate([tiling.clip() for _, tiling in self.tilings])
+        self._tiles = self.context.buffer(data=tiles, usage="storage")
 
-        fbw = self.framebuffer_width
         strip = {"topology": "triangle_strip", "depth_test": False, "cull": "none"}
         make = self.context.pipeline
         self._full = make(
@@ -207,7 +208,7 @@ class BatchRenderer:
             **strip,
         )
         self._framebuffers = [
-            self.context.framebuffer((fbw, count * h), depth=None) for _, count in self.stacks
+            self.context.framebuffer(tiling.size, depth=None) for _, tiling in self.tilings
         ]
         self._rings = []
         if self.readback == "ring":
@@ -215,15 +216,15 @@ class BatchRenderer:
                 self.context.readback(fb, components=self._read_components, depth=ring_depth)
                 for fb in self._framebuffers
             ]
-        self._objects = [self._full, self._buffer, *self._framebuffers, *self._rings]
+        self._objects = [self._full, self._buffer, self._tiles, *self._framebuffers, *self._rings]
         if self.cache_background:
             # The frame without spheres, as RGBA8 texels laid out like the stacks: read
             # into these arrays and written into one texture per stack when cameras move.
-            self._staging = [np.empty((count * h, fbw, 4), np.uint8) for _, count in self.stacks]
+            self._staging = [np.empty((t.size[1], t.size[0], 4), np.uint8) for _, t in self.tilings]
             self._cached_header: bytes | None = None
             self._textures = [
-                self.context.texture(size=(fbw, count * h), filter="nearest", wrap="clamp")
-                for _, count in self.stacks
+                self.context.texture(size=tiling.size, filter="nearest", wrap="clamp")
+                for _, tiling in self.tilings
             ]
             self._stack_index = {start: i for i, (start, _) in enumerate(self.stacks)}
             self._background = make(
@@ -316,8 +317,8 @@ class BatchRenderer:
     def _record_full(self, cmd, start: int, count: int) -> None:
         cmd.bind_pipeline(self._full)
         cmd.bind_storage_buffer(self._buffer, 0)
+        cmd.bind_storage_buffer(self._tiles, 1)
         cmd.uniform_const(0, start, "int")
-        cmd.uniform_const(1, count, "int")
         cmd.draw(4, instances=count)  # one quad per environment; they tile the stack
 
     def _record_cached(self, cmd, start: int, count: int) -> None:
@@ -330,8 +331,8 @@ class BatchRenderer:
         cmd.bind_texture(texture, 0)
         cmd.bind_storage_buffer(self._previous, 2)
         cmd.bind_storage_buffer(self._buffer, 0)
+        cmd.bind_storage_buffer(self._tiles, 1)
         cmd.uniform_const(0, start, "int")
-        cmd.uniform_const(1, count, "int")
         cmd.draw(4, instances=count * self.max_objects)  # a small quad per sphere
 
     def _refresh_background(self) -> None:

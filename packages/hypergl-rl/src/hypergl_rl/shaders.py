@@ -27,10 +27,14 @@ Per-environment record (std430, ``vec4`` rows, see ``record_rows``)::
 
 from __future__ import annotations
 
+from hypergl.bodies.views import TILE_GLSL
 from hypergl.shader_prelude import VERSION
 
 HEADER_ROWS = 5
 OBJECT_ROWS = 2
+# Each environment's tile in its stack: the rows of hypergl.bodies.views.Tiling.clip at
+# binding 1, applied by the tiling's own tiled().
+TILES = "layout(std430, binding = 1) readonly buffer Tiles { vec4 tiles[]; };\n" + TILE_GLSL
 
 
 def record_rows(max_objects: int) -> int:
@@ -111,17 +115,18 @@ ivec4 sphere_bounds(vec4 s) {{
 def stack_vertex(width: int, height: int, max_objects: int, framebuffer_width: int) -> str:
     """Vertex shader of the full pass: instance i is the tile of environment `env_base + i`.
 
-    The tile covers rows i*H..(i+1)*H of the stack (of `tiles` tiles). Each
-    sphere's bounds go to the fragment shader, which ray-casts spheres only
-    inside them (llvmpipe skips a branch that no lane of a block takes).
+    The quad covers the environment's tile (rows i*H..(i+1)*H of its stack, upside
+    down: ``Tiling.stacks``). Each sphere's bounds go to the fragment shader, which
+    ray-casts spheres only inside them (llvmpipe skips a branch that no lane of a
+    block takes).
     """
     spheres = "\n".join(
         f"    bounds[{o}] = sphere_bounds(state[b + {HEADER_ROWS + OBJECT_ROWS * o}]);"
         for o in range(max_objects)
     )
     return f"""{VERSION}layout(location = 0) uniform int env_base;
-layout(location = 1) uniform int tiles;
 {load_record(max_objects)}
+{TILES}
 {sphere_bounds(width, height, framebuffer_width)}
 flat out ivec4 bounds[{max_objects}];
 void main() {{
@@ -130,8 +135,8 @@ void main() {{
     int b = env * ROWS;
 {spheres}
     float x = float(gl_VertexID & 1) * 2.0 - 1.0;
-    float y = float(gl_InstanceID + ((gl_VertexID >> 1) & 1)) * 2.0 / float(tiles) - 1.0;
-    gl_Position = vec4(x, y, 0.0, 1.0);
+    float y = float((gl_VertexID >> 1) & 1) * 2.0 - 1.0;
+    gl_Position = tiled(vec4(x, y, 0.0, 1.0), tiles[env]);
 }}
 """
 
@@ -305,8 +310,8 @@ def sphere_vertex(
     if (was.z > was.x)
         box = box.z > box.x ? ivec4(min(box.xy, was.xy), max(box.zw, was.zw)) : was;"""
     return f"""{VERSION}layout(location = 0) uniform int env_base;
-layout(location = 1) uniform int tiles;
 {load_record(max_objects)}
+{TILES}
 layout(std430, binding = 2) readonly buffer Previous {{ vec4 previous[]; }};
 {sphere_bounds(width, height, framebuffer_width)}
 void main() {{
@@ -316,9 +321,10 @@ void main() {{
     int index = env * ROWS + {HEADER_ROWS} + {OBJECT_ROWS} * (gl_InstanceID % {max_objects});
     ivec4 box = sphere_bounds(state[index]);{previous}
     int corner_x = (gl_VertexID & 1) != 0 ? box.z : box.x;
-    int corner_y = tile * {height} + ((gl_VertexID & 2) != 0 ? box.w : box.y);
-    gl_Position = vec4(2.0 * float(corner_x) / {framebuffer_width}.0 - 1.0,
-                       2.0 * float(corner_y) / float(tiles * {height}) - 1.0, 0.0, 1.0);
+    int corner_y = (gl_VertexID & 2) != 0 ? box.w : box.y;  // image rows, top down
+    vec4 corner = vec4(2.0 * float(corner_x) / {framebuffer_width}.0 - 1.0,
+                       1.0 - 2.0 * float(corner_y) / {height}.0, 0.0, 1.0);
+    gl_Position = tiled(corner, tiles[env]);  // the tile's clip space, y up
 }}
 """
 

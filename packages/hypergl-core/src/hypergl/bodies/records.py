@@ -13,6 +13,11 @@ A *record source* is what a bridge hands :class:`~hypergl.bodies.BodyRenderer`: 
   scales times it (a segment whose length changes every frame: a MuJoCo tendon's);
   optionally ``#define BODY_SOFT_FIRST`` and ``uint body_soft_first(uint row)``: added to a
   soft part's first vertex (one look's soft vertices per row: a skin in many worlds);
+  optionally ``#define BODY_LOOK`` and ``void body_look(uint row, inout vec4 color, inout
+  vec4 material, inout vec4 texture, inout vec4 uv_map)``: the row's own look over its
+  parts' (a part row's fields, :data:`~hypergl.bodies.renderer.PART_DTYPE`), its buffer at
+  storage binding ``binding + 7``; with it ``fragment_needs``: body id -> what its rows
+  may switch to (texture mappings, ``"specular"``: the draw pipelines are made with them);
 * ``bind(cmd)`` recording its buffers' bindings, and ``record(cmd)`` recording its per-frame
   sync (the engine's ``upload`` from the physics state, or nothing). Recorded in a program
   of its own (``BodyRenderer.record_sync``), the sync is the snapshot that lets the physics

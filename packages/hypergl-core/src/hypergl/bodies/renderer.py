@@ -66,7 +66,7 @@ from .shading import (
     default_lights,
     lights,
 )
-from .views import VIEW_DTYPE, eye_of, grid_shape, tile_views
+from .views import VIEW_DTYPE, Tiling, eye_of, tile_views
 
 PART_DTYPE = np.dtype([("offset_mode", np.float32, 4), ("rotation", np.float32, 4),
                        ("scale_mesh", np.float32, 4), ("color", np.float32, 4),
@@ -140,9 +140,10 @@ class BodyRenderer:
 
     Storage bindings from ``source.binding`` (B): the source's B and B + 1, the tables
     (mesh info, extras, looks) B + 2, parts B + 3, commands B + 5, instances B + 6, soft
-    vertices B + 8, visibility B + 9, depth tiles B + 10, views B + 11 (B + 4 and B + 7 are
-    free); the camera block at uniform binding ``camera_binding``; occlusion culling reads
-    depth at texture unit 0.
+    vertices B + 8, visibility B + 9, depth tiles B + 10, views B + 11, the shading B + 4
+    (B + 7 is the source's: its rows' own looks, ``BODY_LOOK`` of :mod:`.records`); the
+    camera block at uniform binding ``camera_binding``; occlusion culling reads depth at
+    texture unit 0.
 
     ``lod_threshold``: a sphere or capsule whose projected radius is below this share of
     the half screen height is drawn with the coarse mesh (0 turns LOD off).
@@ -174,10 +175,11 @@ class BodyRenderer:
     (``shadow_lights``, :meth:`set_shadow_map`; a renderer made with ``shade=False`` draws
     depth only, for the maps). Without :meth:`set_lights`, one light along
     :meth:`set_camera`'s ``light`` gives the look of before: 0.35 + 0.65 max(N.L, 0).
-    The draw pipelines are made (again, at :meth:`record`) for the lights' kinds and the
-    texture mappings of the parts each draws, as constants (llvmpipe runs every branch a
-    fragment might take); after :meth:`record`, a light of another kind or a part with a
-    mapping they lack makes :meth:`update` raise BodyError until the frame is recorded again.
+    The draw pipelines are made (again, at :meth:`record`) for the lights' kinds and for the
+    texture mappings and specular materials of the parts each draws, as constants (llvmpipe
+    runs every branch a fragment might take); after :meth:`record`, a light of another kind
+    or a part with a mapping or a specular material they lack makes :meth:`update` raise
+    BodyError until the frame is recorded again.
     """
 
     shape_error: type[Exception] = errors.BodyError  # bridges raise their own kind
@@ -330,8 +332,7 @@ class BodyRenderer:
         self.views: Buffer | None = None
         self._view_count = 1
         self._view_rows = source.capacity  # the most rows one view's range may hold
-        self._view_tile: tuple[int, int] | None = None
-        self._grid: tuple[int, int] = (1, 1)
+        self.tiling: Tiling | None = None  # the views' layout (set_views)
         if self._max_views > 1:
             self.views = ctx.buffer(size=self._max_views * VIEW_DTYPE.itemsize, name="body_views")
             self._views = self.views.map(VIEW_DTYPE, self._max_views)
@@ -408,7 +409,7 @@ class BodyRenderer:
             compute_shader=self.shader_sources["tiles"]["compute"], name="body_depth_tiles"
         )
         # The draw pipelines (the meshes', and one per ray-cast kind with its one command),
-        # made for the lights and the parts' mappings they draw (see _specialise).
+        # made for the lights and for what the parts they draw need (see _specialise).
         self._depth_test = depth_test
         self._specialised: tuple[Any, ...] | None = None  # what they are made for
         self._stale: str | None = None  # why the recorded program no longer draws right
@@ -448,29 +449,44 @@ class BodyRenderer:
             kinds.append((code, bool(row["specular"][3] > 0.5)))
         return tuple(kinds)
 
-    def _mappings(self) -> dict[str, frozenset[int]]:
-        """Per draw pipeline: the texture mappings of the parts it draws (textured ones)."""
+    def _fragment_needs(self) -> dict[str, frozenset[int | str]]:
+        """Per draw pipeline: what the parts it draws need of its fragment stage: the
+        texture mappings of its textured parts, and "specular" where one of them has a
+        specular material (without one, the pipeline has no specular term, and the linker
+        drops the view's eye and the point from the fragment stage's inputs)."""
         used = self._parts_used
         mesh = self._part_mesh[:used]
         texture = self._parts["texture"][:used]
-        textured = (mesh >= 0) & (texture[:, 0] >= 0)
+        shiny = self._parts["material"][:used, 0] != 0.0
         keys = self._draw_keys()
-        out = {key: set() for key in keys}
-        for index, mapping in zip(mesh[textured], texture[textured, 1], strict=True):
-            key = keys[1 + int(index)] if index < self._first_mesh else "draw"
-            out[key].add(int(mapping))
+        out: dict[str, set[int | str]] = {key: set() for key in keys}
+        for index, (texture_index, mapping), specular in zip(mesh, texture[:, :2], shiny,
+                                                             strict=True):  # fmt: skip
+            if index < 0:
+                continue  # a dropped look's slot
+            need = out[keys[1 + int(index)] if index < self._first_mesh else "draw"]
+            if texture_index >= 0:
+                need.add(int(mapping))
+            if specular:
+                need.add("specular")
+        # what a source's rows may switch their looks' parts to (BODY_LOOK)
+        for body_id, extra in getattr(self._source, "fragment_needs", {}).items():
+            first, count = self._look_parts.get(int(body_id), (0, 0))
+            for index in self._part_mesh[first : first + count]:
+                if index >= 0:
+                    out[keys[1 + int(index)] if index < self._first_mesh else "draw"].update(extra)
         return {key: frozenset(value) for key, value in out.items()}
 
     def _specialise(self) -> None:
-        """(Re)make the draw pipelines when the lights' kinds or the parts' texture mappings
-        are other than those they were made for. llvmpipe runs every branch a fragment might
-        take, so each holds only the paths its parts and the lights take: a light's kind
-        and pass are constants of its call (no light loop), a mapping no part of the
-        pipeline has is not there."""
-        wanted = (self._light_kinds(), self._mappings())
+        """(Re)make the draw pipelines when the lights' kinds or the parts' needs (texture
+        mappings, specular) are other than those they were made for. llvmpipe runs every
+        branch a fragment might take, so each holds only the paths its parts and the
+        lights take: a light's kind and pass are constants of its call (no light loop), a
+        mapping or a specular term no part of the pipeline has is not there."""
+        wanted = (self._light_kinds(), self._fragment_needs())
         if wanted == self._specialised:
             return
-        kinds, mappings = wanted
+        kinds, needs = wanted
         calls = []
         for slot, (kind, own_pass) in enumerate(kinds):
             if kind == 0:
@@ -483,10 +499,12 @@ class BodyRenderer:
         try:
             for key in self._draw_keys():
                 ray_kind = 0 if key == "draw" else RAY_MODE[key]
-                used = mappings[key]
-                flags = {"PLANAR": TEXTURE_PLANAR in used, "BOX": TEXTURE_BOX in used,
-                         "CUBE": bool(used & {TEXTURE_CUBE, TEXTURE_CUBE_Y_UP})}  # fmt: skip
-                text = "".join(f"\n#define TEXTURE_{k} {int(v)}" for k, v in flags.items())
+                used = needs[key]
+                flags = {"TEXTURE_PLANAR": TEXTURE_PLANAR in used,
+                         "TEXTURE_BOX": TEXTURE_BOX in used,
+                         "TEXTURE_CUBE": bool(used & {TEXTURE_CUBE, TEXTURE_CUBE_Y_UP}),
+                         "SPECULAR": "specular" in used}  # fmt: skip
+                text = "".join(f"\n#define {k} {int(v)}" for k, v in flags.items())
                 fill = {**self._fill, "defines": f"{defines}{text}\n#define RAY_KIND {ray_kind}"}
                 self.shader_sources[key] = {"vertex": VERTEX.format(**fill),
                                             "fragment": FRAGMENT.format(**fill)}  # fmt: skip
@@ -506,15 +524,16 @@ class BodyRenderer:
 
     def _check_specialised(self, what: str) -> None:
         """After record(): whether the recorded pipelines still draw the lights and parts
-        (a kind of light or a texture mapping they lack makes the program stale: update()
-        refuses it until the frame is recorded again)."""
+        (a kind of light, a texture mapping or a specular material they lack makes the
+        program stale: update() refuses it until the frame is recorded again)."""
         if self._recorded_views is None or self._specialised is None:
             return
-        kinds, mappings = self._specialised
-        mapped = self._mappings()
-        if self._light_kinds() != kinds or any(not mapped[k] <= mappings[k] for k in mapped):
+        kinds, needs = self._specialised
+        wanted = self._fragment_needs()
+        if self._light_kinds() != kinds or any(not wanted[k] <= needs[k] for k in wanted):
             self._stale = (f"{what} after record(): the recorded pipelines were made for "
-                           "other kinds of light or texture mappings; record the frame "
+                           "other kinds of light, texture mappings or materials; record "
+                           "the frame "
                            "again")  # fmt: skip
 
     def _draw_pipeline(self, key: str, depth_test: bool) -> Pipeline:
@@ -976,7 +995,7 @@ class BodyRenderer:
     def view_tiles(self) -> np.ndarray:
         """Each view's tile (xy scale, zw offset of its clip space into the framebuffer's),
         as :meth:`set_views` laid them out."""
-        if self._view_tile is None:
+        if self.tiling is None:
             raise errors.BodyError("view_tiles: call set_views first")
         return self._views["tile"][: self._view_count].copy()
 
@@ -1083,7 +1102,7 @@ class BodyRenderer:
                                        f"{capacity} rows")  # fmt: skip
             checked.append((first, rows))
         width, height = (_positive_int(v, "tile size") for v in tile)
-        grid = grid_shape(count, columns)
+        tiling = Tiling.grid(count, (width, height), columns)
         widest = max(rows for _, rows in checked)
         recorded = self._recorded_views
         if recorded is not None and (count > recorded[0] or widest > recorded[1]):
@@ -1101,11 +1120,11 @@ class BodyRenderer:
                     f"light_groups must be {count} ints in "
                     f"0..{self._light_groups - 1}, got {light_groups!r}"
                 )
-        self._views[:count] = tile_views(matrices, checked, *grid)
+        self._views[:count] = tile_views(matrices, checked, tiling)
         self._views["range"][:count, 3] = groups
         self._views[count:] = np.zeros(1, VIEW_DTYPE)
         self._view_count, self._view_rows = count, widest
-        self._view_tile, self._grid = (width, height), grid
+        self.tiling = tiling
         self._regions_dirty = True
         self._layout_regions()
 
@@ -1122,7 +1141,7 @@ class BodyRenderer:
         camera position). None: each matrix's last row (clip w), which is that for a
         perspective camera; an orthographic camera's clip w is 1, and its matrix does not
         say where the camera is, so its depth in metres needs the row."""
-        if self._view_tile is None:
+        if self.tiling is None:
             raise errors.BodyError("set_view_matrices: call set_views first")
         try:
             matrices = np.asarray(view_proj, dtype=np.float64)
@@ -1155,10 +1174,9 @@ class BodyRenderer:
     @property
     def framebuffer_size(self) -> tuple[int, int]:
         """(width, height) the tiled views cover (multi-view: after :meth:`set_views`)."""
-        if self._view_tile is None:
+        if self.tiling is None:
             raise errors.BodyError("framebuffer_size: call set_views first")
-        columns, rows = self._grid
-        return (columns * self._view_tile[0], rows * self._view_tile[1])
+        return self.tiling.size
 
     @serialised
     def framebuffer(self, size: tuple[int, int] | None = None, *, name: str | None = None
@@ -1208,13 +1226,9 @@ class BodyRenderer:
     @serialised
     def split_views(self, image: np.ndarray) -> np.ndarray:
         """(views, tile height, tile width, ...) of a read of the tiled framebuffer."""
-        if self._view_tile is None:
+        if self.tiling is None:
             raise errors.BodyError("split_views: call set_views first")
-        width, height = self._view_tile
-        columns, rows = self._grid
-        tiles = image.reshape(rows, height, columns, width, *image.shape[2:])
-        tiles = np.moveaxis(tiles, 2, 1).reshape(rows * columns, height, width, *image.shape[2:])
-        return tiles[: self._view_count]
+        return self.tiling.split(image)
 
     # --- recording -------------------------------------------------------------------------
     def _record_sync(self, cmd: CommandBuffer) -> None:
@@ -1258,7 +1272,7 @@ class BodyRenderer:
         if occlusion is not None and self._max_views > 1:
             raise errors.BodyError("occlusion culling draws one view: make the renderer "
                                    "with views=1 for it")  # fmt: skip
-        if self._max_views > 1 and self._view_tile is None:
+        if self._max_views > 1 and self.tiling is None:
             raise errors.BodyError("record: call set_views first")
         depth = self._occlusion_depth(occlusion)
         self._recorded_soft = None  # a new recording takes in new soft bodies

@@ -34,10 +34,14 @@ view) and the texture atlas at texture unit ``{atlas_unit}``.
 """
 
 from ..shader_prelude import VERSION
+from .views import TILE_GLSL
 
+# The tiling's vertex-stage half (views.py), braces doubled for the templates below.
+TILE = TILE_GLSL.replace("{", "{{").replace("}", "}}")
 VIEW_SHIFT = 20  # multi-view instances: part index in bits 0..19, view above
 
-COMMON = """
+COMMON = (
+    """
 #define VIEW_SHIFT 20u
 struct Part {{ vec4 offset_mode; vec4 rotation; vec4 scale_mesh; vec4 color; vec4 material;
                vec4 texture; vec4 uv_map; }};
@@ -62,7 +66,9 @@ layout(std430, binding = {views}) readonly buffer BodyViews {{ View views[]; }};
 mat4 view_matrix(uint view) {{ return views[view].view_proj; }}
 vec4 view_eye(uint view) {{ return views[view].eye; }}
 float view_distance(uint view, vec4 p) {{ return dot(views[view].depth, p); }}
-#else
+"""
+    + TILE
+    + """#else
 mat4 view_matrix(uint view) {{ return view_proj; }}
 vec4 view_eye(uint view) {{ return eye; }}
 float view_distance(uint view, vec4 p) {{ return (view_proj * p).w; }}  // perspective
@@ -72,6 +78,7 @@ vec4 qmul(vec4 a, vec4 b) {{
     return vec4(a.w * b.xyz + b.w * a.xyz + cross(a.xyz, b.xyz), a.w * b.w - dot(a.xyz, b.xyz));
 }}
 """
+)
 
 # The shading buffer: the atlas's rectangles and every group's light poses.
 SHADING_BUFFER = """
@@ -417,6 +424,11 @@ void main() {{
     uint view = 0u;
     Part part = parts[a_instance.y];
 #endif
+#ifdef BODY_LOOK
+    // the row's own colour, material and texture over its look's (one world's geom)
+    if ((a_instance.x >> 31) == 0u)
+        body_look(row, part.color, part.material, part.texture, part.uv_map);
+#endif
     int mode = int(part.offset_mode.w + 0.5);
     vec3 world;
     vec3 normal = a_normal;
@@ -521,7 +533,7 @@ void main() {{
     gl_ClipDistance[1] = clip.w - clip.x;
     gl_ClipDistance[2] = clip.w + clip.y;
     gl_ClipDistance[3] = clip.w - clip.y;
-    clip.xy = clip.xy * views[view].tile.xy + views[view].tile.zw * clip.w;
+    clip = tiled(clip, views[view].tile);  // into the view's tile (views.Tiling)
 #endif
     gl_Position = clip;
 }}
@@ -718,10 +730,12 @@ void add_light(int i, int kind, int shadow_map, bool pass, vec3 P, vec3 N, vec3 
     float facing = dot(N, L);
     if (two_sided) facing = abs(facing);
     vec3 c = light.ambient.rgb * rgb + max(facing, 0.0) * light.diffuse.rgb * rgb;
+#if SPECULAR
     float exponent = material.y * 128.0;
     float h = max(dot(N, normalize(L + V)), 1e-30);
     float shine = exponent > 0.0 ? pow(h, exponent) : 1.0;
     c += (facing > 0.0 ? shine : 0.0) * light.specular.rgb * material.x;
+#endif
 #if SHADOW_MAPS
     if (shadow_map >= 0) factor *= shadow_light(shadow_map, P);
 #endif
@@ -865,7 +879,11 @@ void main() {{
 #if SHADE
     vec4 texel = surface_texel(X);
     vec3 N = normalize(n);
+#if SPECULAR
     vec3 V = normalize(v_view_eye.xyz - P * v_view_eye.w);
+#else
+    vec3 V = vec3(0.0);  // no part of this pipeline has a specular material: no V needed
+#endif
     vec3 lit = light_surface(P, N, V, v_color.rgb, v_material, v_forward, soft);
     color = vec4(clamp(lit * texel.rgb, 0.0, 1.0), v_color.a * texel.a);
 #else
@@ -915,7 +933,7 @@ void main() {{
 #if MULTI_VIEW
     // a view beyond those set draws nothing
     corner = views[view].range.z == 0u ? vec2(3.0)
-                                       : corner * views[view].tile.xy + views[view].tile.zw;
+                                       : tiled(vec4(corner, 0.0, 1.0), views[view].tile).xy;
 #endif
     // the quad's depth: a point that far ahead of the eye (orthographic: from the near plane)
     vec4 eye = view_eye(view);
