@@ -153,7 +153,7 @@ culverin_sync | --repeat 15                           | --repeat 1
 rl_throughput | --repeat 5                            | --quick
 mujoco_pixels | --repeat 5                            | --repeat 1 --envs 4
 raster        | --repeat 20 --budget 1.5              | --repeat 2 --budget 0.2 --sizes 1000
-overlap       | --repeat 2                            | --repeat 1 --bodies 500 --frames 10 --worlds 4 --mujoco-frames 5
+overlap       | --repeat 2                            | --repeat 1 --bodies 500 --frames 10 --worlds 4 --mujoco-frames 5 --vector-envs 2 --vector-steps 3
 "
 while IFS='|' read -r name full small; do
     name=$(echo "$name" | xargs)

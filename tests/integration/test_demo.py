@@ -57,6 +57,7 @@ def test_more_bodies_cover_more_of_the_frame(tmp_path):
         (["--bodies", "many"], "bodies must be an integer"),
         (["--size", "64by64"], "size must look like 640x360"),
         (["--size", "8x8"], "size must be 16..4096"),
+        (["--physics-threads", "0"], "physics threads must be in 1..256, got 0"),
     ],
 )
 def test_bad_options_get_a_one_line_error(arguments, message):
@@ -69,6 +70,7 @@ def test_bad_options_get_a_one_line_error(arguments, message):
 
 @pytest.mark.parametrize("scene", ["bodies", "ragdolls"])
 def test_the_overlapped_demo_draws_exactly_what_the_sequential_demo_draws(tmp_path, scene):
+    from hypergl.pipelining import stage_threads
     from hypergl_culverin.demo import DemoOptions, run
 
     finals = []
@@ -77,6 +79,8 @@ def test_the_overlapped_demo_draws_exactly_what_the_sequential_demo_draws(tmp_pa
                               out=tmp_path / str(sequential), sequential=sequential)  # fmt: skip
         result = run(options, stream=sys.stderr)
         assert result["overlapped"] is not sequential and result["frames"] == 16
+        # overlapped on this machine kind: Jolt's job threads as hypergl.pipelining says
+        assert result["physics_threads"] == (None if sequential else stage_threads())
         assert {"physics_ms", "render_ms", "overlap_ms", "frame_ms"} <= set(result)
         finals.append(np.asarray(Image.open(result["image"])))
     assert saturated_fraction(finals[0]) > (0.005 if scene == "bodies" else 0.0)  # in view

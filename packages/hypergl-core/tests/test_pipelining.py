@@ -242,3 +242,126 @@ def test_ctrl_c_stops_an_overlapped_run_cleanly():
     assert process.returncode == 130, err
     assert "interrupted stepping=False threads=[]" in out  # the step done, the thread gone
     assert "Traceback" not in err
+
+
+# --- StepInParts: one step drawn part by part while the later parts' physics runs ----------
+
+
+def parted_run(overlapped: bool, steps: int = 3, parts: int = 4):
+    """A step over `parts` "sub-environments" (one Falling each), each told finished when
+    done; each draw reads its part's state and notes which parts were done meanwhile."""
+    worlds = [Falling() for _ in range(parts)]
+    log = []
+
+    def step(finished):
+        for k, world in enumerate(worlds):
+            time.sleep(0.002)  # an engine's step, the GIL released
+            world.step()
+            finished(k)
+        return sum(world.steps for world in worlds)
+
+    def draw(k):
+        log.append((k, [w.steps for w in worlds]))
+        return worlds[k].position.copy()
+
+    with hypergl.StepInParts(overlapped=overlapped, name="test-parts") as stepper:
+        results = [stepper.run(step, parts, draw) for _ in range(steps)]
+    assert stepper.times.frames == steps
+    return results, log
+
+
+def test_step_in_parts_draws_each_part_once_done_and_as_a_sequential_run():
+    overlapped, log = parted_run(True)
+    sequential, sequential_log = parted_run(False)
+    for (total, drawn), (other_total, other_drawn) in zip(overlapped, sequential, strict=True):
+        assert total == other_total
+        for one, other in zip(drawn, other_drawn, strict=True):
+            assert np.array_equal(one, other)
+    assert [k for k, _ in log] == [0, 1, 2, 3] * 3
+    for n, (k, steps) in enumerate(log):
+        assert all(s >= n // 4 + 1 for s in steps[: k + 1])  # its part and those before: done
+    # sequential: every part done before the first draw
+    assert all(min(steps) == n // 4 + 1 for n, (_, steps) in enumerate(sequential_log))
+
+
+def test_step_in_parts_an_error_of_the_step_reaches_the_caller():
+    drawn = []
+
+    def step(finished):
+        finished(0)
+        raise Exploded("part 1 diverged")
+
+    stepper = hypergl.StepInParts(name="test-parts")
+    with pytest.raises(Exploded, match="part 1 diverged") as caught:
+        stepper.run(step, 3, drawn.append)
+    assert any("physics thread" in note for note in caught.value.__notes__)
+    assert drawn in ([], [0])  # part 1 and later never drawn
+    with pytest.raises(PipelineError, match="Exploded: part 1 diverged"):
+        stepper.run(step, 3, drawn.append)
+    stepper.close()
+
+
+def test_step_in_parts_a_draw_error_waits_for_the_step_then_reaches_the_caller():
+    finished_step = threading.Event()
+
+    def step(finished):
+        finished(0)
+        time.sleep(0.05)
+        finished_step.set()
+
+    def draw(k):
+        raise Exploded("the draw failed")
+
+    with hypergl.StepInParts() as stepper:
+        with pytest.raises(Exploded, match="the draw failed"):
+            stepper.run(step, 2, draw)
+        assert finished_step.is_set()  # no step runs on after the error left run()
+        with pytest.raises(PipelineError, match="a part's draw raised"):
+            stepper.run(step, 2, draw)
+
+
+@pytest.mark.parametrize("overlapped", [True, False])
+def test_step_in_parts_bad_arguments_get_clear_errors(overlapped):
+    with hypergl.StepInParts(overlapped=overlapped) as stepper:
+        with pytest.raises(ValueError, match="parts must be a positive integer, got 0"):
+            stepper.run(lambda finished: None, 0, lambda k: None)
+        with pytest.raises(TypeError, match="run needs callables"):
+            stepper.run(None, 2, lambda k: None)
+        with pytest.raises(ValueError, match=r"finished\(part\) takes a part in 0..1, got 2"):
+            stepper.run(lambda finished: finished(2), 2, lambda k: None)
+
+
+def test_step_in_parts_draws_a_part_while_the_step_still_runs():
+    part_zero_drawn = threading.Event()
+
+    def step(finished):
+        finished(0)
+        # part 1 waits until part 0 has been drawn: only possible side by side
+        return part_zero_drawn.wait(timeout=60)
+
+    with hypergl.StepInParts() as stepper:
+        waited, _ = stepper.run(step, 2, lambda k: k == 0 and part_zero_drawn.set())
+    assert waited is True
+    if sysconfig.get_config_var("Py_GIL_DISABLED"):  # the free-threaded suite runs this too
+        assert sys._is_gil_enabled() is False
+
+
+def test_stage_threads_on_two_cores_and_the_defaults_on_more():
+    from hypergl.pipelining import stage_threads
+
+    assert [stage_threads(cores) for cores in (1, 2, 3, 16)] == [1, 1, None, None]
+    for bad in (0, -2, 1.5, True):
+        with pytest.raises(ValueError, match=f"cores must be a positive integer, got {bad!r}"):
+            stage_threads(bad)
+
+
+def test_ask_raster_threads_keeps_what_the_environment_says(monkeypatch):
+    from hypergl.pipelining import ask_raster_threads
+
+    monkeypatch.setenv("LP_NUM_THREADS", "3")
+    assert ask_raster_threads(1) is False and os.environ["LP_NUM_THREADS"] == "3"
+    monkeypatch.delenv("LP_NUM_THREADS")
+    assert ask_raster_threads(1) is True and os.environ["LP_NUM_THREADS"] == "1"
+    for bad in (-1, "2", None):
+        with pytest.raises(ValueError, match="threads must be a non-negative integer"):
+            ask_raster_threads(bad)

@@ -151,6 +151,73 @@ def test_vector_env_renders_every_sub_env_as_it_steps(mode):
                 env.close()
 
 
+def observations_in_parts(mode, overlapped, count=3):
+    """Observations (and SAME_STEP's final pixels) of a vector env rendered in parts, one
+    sub-environment a part, over the end of an episode."""
+    seen = []
+    with vector_env(gym.vector.AutoresetMode[mode], count, parts=count,
+                    overlapped=overlapped) as envs:  # fmt: skip
+        seen.append(envs.reset(seed=4)[0])
+        steps = STEPS if mode == "DISABLED" else STEPS + 1  # DISABLED: the caller resets
+        for batch in actions(envs.action_space, steps):
+            obs, _, _, _, info = envs.step(batch)
+            seen.append(obs)
+            if "final_obs" in info:
+                seen.extend(final for final in info["final_obs"] if final is not None)
+        times = envs._stepper.times
+        if mode == "DISABLED":
+            seen.append(envs.reset(options={"reset_mask": np.array([True, False, True])})[0])
+    return seen, times, steps
+
+
+@pytest.mark.parametrize("mode", ["NEXT_STEP", "SAME_STEP", "DISABLED"])
+def test_vector_env_in_parts_overlapped_sees_what_the_sequential_parts_see(mode):
+    overlapped, times, steps = observations_in_parts(mode, True)
+    sequential, _, _ = observations_in_parts(mode, False)
+    assert len(overlapped) == len(sequential) > STEPS
+    for n, (one, other) in enumerate(zip(overlapped, sequential, strict=True)):
+        np.testing.assert_array_equal(one, other, err_msg=f"observation {n}")
+    assert times.frames == steps and times.inline == 0.0  # every step on the thread
+
+
+class Diverges(gym.Wrapper):
+    """A sub-environment whose step raises once it is told to (the physics side failing)."""
+
+    armed = False  # set on the class: the next sub-environment stepped raises
+
+    def step(self, action):
+        if Diverges.armed:
+            Diverges.armed = False
+            raise FloatingPointError("the simulation diverged")
+        return self.env.step(action)
+
+
+def test_vector_env_in_parts_an_error_of_the_physics_reaches_the_caller():
+    envs = gym.make_vec("HalfCheetah-v5", 2, vectorization_mode="sync", wrappers=[Diverges])
+    with VectorPixelObservations(envs, width=SIZE, height=SIZE, camera="track",
+                                 parts=2) as envs:  # fmt: skip
+        envs.reset(seed=0)
+        plan = actions(envs.action_space, 3)
+        envs.step(plan[0])
+        Diverges.armed = True
+        with pytest.raises(FloatingPointError, match="diverged") as caught:
+            envs.step(plan[1])
+        assert any("physics thread" in note for note in caught.value.__notes__)
+        envs.reset(seed=0)  # a reset starts afresh
+        obs, *_ = envs.step(plan[2])
+        assert obs.shape == (2, SIZE, SIZE, 3)
+
+
+@pytest.mark.parametrize("parts", [0, -1, 1.5, True])
+def test_vector_env_parts_must_be_a_positive_integer(parts):
+    envs = gym.make_vec("HalfCheetah-v5", 2, vectorization_mode="sync")
+    try:
+        with pytest.raises(EnvError, match=f"parts must be a positive integer, got {parts!r}"):
+            VectorPixelObservations(envs, parts=parts)
+    finally:
+        envs.close()
+
+
 def test_disabled_autoreset_renders_what_the_reset_mask_reset():
     with vector_env(gym.vector.AutoresetMode.DISABLED, 2) as envs:
         envs.reset(seed=0)

@@ -25,7 +25,7 @@ from .errors import (
     ShaderError,
     VMError,
 )
-from .pipelining import PhysicsPipeline, PipelineError
+from .pipelining import PhysicsPipeline, PipelineError, StepInParts
 from .plugins import PluginError, installed_bridges
 from .probe import probe
 from .replay import DEFAULT_GROUP_BUDGET, DEFAULT_VERTEX_BUDGET
@@ -71,6 +71,7 @@ __all__ = [
     "Scene",
     "SceneCompiler",
     "ShaderError",
+    "StepInParts",
     "SubmitStats",
     "Texture",
     "TextureSet",

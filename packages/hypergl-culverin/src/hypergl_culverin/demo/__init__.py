@@ -9,7 +9,10 @@ culled against the frustum and, in a second pass, against the depth on screen; m
 draw-indirect-count), and a `read_framebuffer` into a ring of pixel-pack buffers read
 one frame later. Python only steps the physics and moves the camera (a write into a
 mapped uniform buffer). The physics steps frame N + 1 on a thread of its own while frame N
-is drawn (``hypergl.pipelining``; ``--sequential``: one after the other, the same pictures).
+is drawn (``hypergl.pipelining``; ``--sequential``: one after the other, the same pictures);
+overlapped on a machine of 2 cores, Jolt and llvmpipe get one helper thread each
+(``hypergl.pipelining.stage_threads``; ``--physics-threads`` and ``LP_NUM_THREADS`` decide
+instead when given).
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ def _check_extras() -> None:
 def run(options: DemoOptions, stream: TextIO = sys.stdout) -> dict[str, Any]:
     """Run the demo; returns what it measured and where it wrote its files."""
     import hypergl
-    from hypergl.pipelining import PhysicsPipeline
+    from hypergl.pipelining import PhysicsPipeline, stage_threads
     from hypergl.progress import Progress
     from hypergl.video import FrameWriter
 
@@ -58,9 +61,12 @@ def run(options: DemoOptions, stream: TextIO = sys.stdout) -> dict[str, Any]:
     except hypergl.ContextError as exc:
         raise DemoError(str(exc)) from None
     with ctx:
+        physics_threads = options.physics_threads
+        if physics_threads is None and not options.sequential:
+            physics_threads = stage_threads()  # None: Culverin's default
         scene = build_scene(ctx, scene=options.scene, bodies=options.bodies,
                             ragdolls=options.ragdolls, size=options.size,
-                            window=options.window)  # fmt: skip
+                            window=options.window, physics_threads=physics_threads)  # fmt: skip
         world, forest = scene.world, scene.forest
         target, ring, cmd = scene.target, scene.ring, scene.cmd
 
@@ -104,6 +110,7 @@ def run(options: DemoOptions, stream: TextIO = sys.stdout) -> dict[str, Any]:
             "bodies": world.count - 1,  # not the floor
             "scene": options.scene,
             "overlapped": not options.sequential,
+            "physics_threads": physics_threads,  # None: Culverin's default
             "fps": frames / times.wall,
             **times.per_frame_ms(),
             "visible_chunks": int(forest.visible.read(np.uint32).sum()),
@@ -143,6 +150,14 @@ def _report(result: dict, stream) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     options = parse(argv)
+    if not options.sequential:
+        from hypergl.pipelining import ask_raster_threads, stage_threads
+
+        # The process's first GL context is this run's: llvmpipe's raster threads for the
+        # overlapped layout (benchmarks/overlap.py --layouts), unless LP_NUM_THREADS says.
+        threads = stage_threads()
+        if threads is not None:
+            ask_raster_threads(threads)
     try:
         run(options)
     except HyperGLError as exc:  # DemoError and every other HyperGL error: one line

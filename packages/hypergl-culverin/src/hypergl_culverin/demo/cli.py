@@ -17,6 +17,7 @@ class DemoOptions:
     scene: str = "bodies"
     ragdolls: int = 1_000
     sequential: bool = False
+    physics_threads: int | None = None  # Jolt's job threads; None: see demo.run
 
 
 def _positive(name: str, maximum: int):
@@ -90,10 +91,14 @@ def parser() -> argparse.ArgumentParser:
                    help="step the physics, then draw, one after the other (by default the "
                    "next frame's physics runs while this frame is drawn; the pictures are "
                    "the same)")  # fmt: skip
+    p.add_argument("--physics-threads", type=_positive("physics threads", 256), default=None,
+                   help="Jolt's job threads (default: overlapped on a machine of 2 cores, 1, "
+                   "and one llvmpipe raster thread unless LP_NUM_THREADS is set; else "
+                   "Culverin's 4)")  # fmt: skip
     return p
 
 
 def parse(argv: list[str] | None) -> DemoOptions:
     args = parser().parse_args(argv)
     return DemoOptions(args.frames, args.bodies, args.size, args.out, args.window, args.scene,
-                       args.ragdolls, args.sequential)  # fmt: skip
+                       args.ragdolls, args.sequential, args.physics_threads)  # fmt: skip

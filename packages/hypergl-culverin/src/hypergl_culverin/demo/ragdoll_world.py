@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ragdolls import HUMANOID, humanoid
-from .world import PALETTE
+from .world import PALETTE, world_settings
 
 PARTS = len(HUMANOID)
 SPACING = 1.6  # metres between ragdolls in a layer of the rain
@@ -28,7 +28,7 @@ def rain_positions(count: int, radius: float = 16.0, start: float = 3.0) -> np.n
     return out
 
 
-def build_ragdoll_world(bridge_factory, ragdolls: int):
+def build_ragdoll_world(bridge_factory, ragdolls: int, physics_threads: int | None = None):
     """A world with a static floor and `ragdolls` humanoids; returns (world, bridge).
 
     The bridge owns the ragdolls (Culverin drops a ragdoll with its Python object) and
@@ -37,8 +37,9 @@ def build_ragdoll_world(bridge_factory, ragdolls: int):
     import culverin
 
     bodies = ragdolls * PARTS + 8
-    world = culverin.PhysicsWorld(settings={"max_bodies": bodies, "max_pairs": 4 * bodies,
-                                            "max_contact_constraints": 4 * bodies})  # fmt: skip
+    world = culverin.PhysicsWorld(settings=world_settings(
+        physics_threads, max_bodies=bodies, max_pairs=4 * bodies,
+        max_contact_constraints=4 * bodies))  # fmt: skip
     world.create_body(pos=(0, -1, 0), size=(80, 1, 80), shape=culverin.SHAPE_BOX,
                       motion=culverin.MOTION_STATIC)  # fmt: skip
     bridge = bridge_factory(world, bodies)

@@ -50,6 +50,7 @@ def build_scene(
     size: tuple[int, int] = (640, 360),
     window: bool = False,
     readback: bool = True,
+    physics_threads: int | None = None,
 ) -> DemoScene:
     from ..renderer import BodyRenderer
     from .camera import Camera
@@ -61,9 +62,9 @@ def build_scene(
         return ctx.bridge("culverin", w, capacity=capacity)
 
     if scene == "ragdolls":
-        world, bridge = build_ragdoll_world(factory, ragdolls)
+        world, bridge = build_ragdoll_world(factory, ragdolls, physics_threads)
     elif scene == "bodies":
-        world, bridge = build_world(factory, bodies)
+        world, bridge = build_world(factory, bodies, physics_threads)
     else:
         raise ValueError(f"scene must be 'bodies' or 'ragdolls', got {scene!r}")
     # Spheres under ~9 px of radius (most of the 10,000) on the coarse mesh.

@@ -24,15 +24,23 @@ def drop_positions(count: int, radius: float = 16.0, start: float = 4.0) -> np.n
     return out
 
 
-def build_world(bridge_factory, bodies: int):
+def world_settings(physics_threads: int | None, **settings) -> dict:
+    """Culverin world settings, with `physics_threads` job threads unless None."""
+    if physics_threads is not None:
+        settings["num_threads"] = physics_threads
+    return settings
+
+
+def build_world(bridge_factory, bodies: int, physics_threads: int | None = None):
     """A world with a static floor and `bodies` boxes and spheres; returns (world, bridge).
+    `physics_threads`: Jolt's job threads (None: Culverin's default, 4).
 
     `bridge_factory(world, capacity)` makes the bridge; bodies get their stable ids and
     their looks (shape and colour, taken in by the renderer) from its helpers.
     """
     import culverin
 
-    world = culverin.PhysicsWorld(settings={"max_bodies": bodies + 8})
+    world = culverin.PhysicsWorld(settings=world_settings(physics_threads, max_bodies=bodies + 8))
     world.create_body(pos=(0, -1, 0), size=(80, 1, 80), shape=culverin.SHAPE_BOX,
                       motion=culverin.MOTION_STATIC)  # fmt: skip
     bridge = bridge_factory(world, bodies + 8)
