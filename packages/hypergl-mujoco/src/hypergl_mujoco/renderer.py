@@ -10,10 +10,11 @@ while the drawing runs (:class:`hypergl.PhysicsPipeline`).
 
 The RGB is ``mjr_render``'s default picture as far as it is drawn here: the headlight and
 the model's lights per world (:mod:`.lights`), materials, the compiled textures, the skybox
-and its haze (:mod:`.textures`), shadows (:mod:`.shadows`), under ``scene_flags``. Not drawn
-yet: reflections, multisampling, transparency's blending (transparent geoms are drawn
-opaque), fog, 2D textures on curved shapes and meshes (benchmarks/mujoco_picture.py
-measures how close it is).
+and its haze (:mod:`.textures`), shadows (:mod:`.shadows`), the reflection in the first
+reflective floor (:mod:`.reflections`), under ``scene_flags``. Not drawn yet:
+multisampling, transparency's blending (transparent geoms are drawn opaque), fog, 2D
+textures on curved shapes and meshes (benchmarks/mujoco_picture.py measures how close it
+is).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from .errors import (
 )
 from .flexes import FlexEdges, FlexSkins, drawn_flexes
 from .options import visual_options
+from .reflections import Reflections, mirror_geom
 from .shadows import DEFAULT_SIZE, ShadowMaps, shadow_slots
 from .skins import Skins, drawn_skins
 from .sync import RECORD, GeomRecords, WorldArrays, geom_source
@@ -156,8 +158,8 @@ class BatchRenderer:
     ``hypergl.memory_budget.default_memory_limit()``); more raises :class:`SizeError`.
     `scene_flags`: ``mujoco.mjtRndFlag`` (or its name) -> bool, over the defaults of
     ``mujoco.MjvScene`` (what ``mujoco.Renderer.scene.flags`` sets): ``mjRND_SKYBOX``,
-    ``mjRND_HAZE`` (with the skybox, as MuJoCo) and ``mjRND_SHADOW`` are honoured;
-    ``mjRND_REFLECTION``, ``mjRND_FOG`` and the rest are not drawn and ignored. `texture`:
+    ``mjRND_HAZE`` (with the skybox, as MuJoCo), ``mjRND_SHADOW`` and ``mjRND_REFLECTION``
+    are honoured; ``mjRND_FOG`` and the rest are not drawn and ignored. `texture`:
     ``mjVIS_TEXTURE`` (False: every geom untextured). `shadow_size`: the texels across one
     light's shadow map in one world (None: 128; see :mod:`.shadows`).
     """
@@ -221,6 +223,7 @@ class BatchRenderer:
         self._fed: _Fed | None = None  # the data the program syncs, and its sources
         self._snapshot_taken = False  # draw() shows a snapshot of the data bound now
         self._shadows: ShadowMaps | None = None
+        self._reflections: Reflections | None = None
         try:
             self._check_size()
             self._looks = self._dynamic(scene.model_looks(model, self._groups), "geom")
@@ -432,6 +435,8 @@ class BatchRenderer:
             cmd = ctx.command_buffer()
             if self._shadows is not None:  # the shadow maps first, from the snapshot's records
                 self._shadows.record(cmd)
+            if self._reflections is not None:  # the mirror pass, before the main pass adds it
+                self._reflections.record(cmd)
             cmd.bind_framebuffer(self._framebuffer)
             renderer.record_clear(cmd, background=(0.0, 0.0, 0.0))
             sync = ctx.command_buffer()  # the snapshot: every world's geom and site poses
@@ -503,16 +508,30 @@ class BatchRenderer:
                                                          BUILT_IN_ROWS + rows),
                                        self._shadow_size)  # fmt: skip
             self._renderer.set_shadow_map(self._shadows.texture)
+        mirror = mirror_geom(model, self._looks) if self._flags["mjRND_REFLECTION"] else None
+        if mirror is not None:  # mjr_render's reflection: a mirror pass, added on the mirror
+            renderer = self._body_renderer(self._records, model.ngeom, self._looks,
+                                           model.ngeom, geoms=True, mirror=True)  # fmt: skip
+            try:
+                self._reflections = Reflections(mirror, renderer)
+            except BaseException:
+                renderer.release()
+                raise
+            self._reflections.attach(self._renderer)
 
     def _body_renderer(self, records: Any, count: int, looks: list[scene.GeomLook],
-                       ids: int, geoms: bool, attach: Any = None) -> BodyRenderer:  # fmt: skip
+                       ids: int, geoms: bool, attach: Any = None,
+                       mirror: bool = False) -> BodyRenderer:  # fmt: skip
         """The body renderer of one element kind's `records` (`count` a world), its looks
         set, its views laid out as every layer's, lit by each world's lights (the geoms'
         with their materials and textures, the sky, its haze and the shadow lights);
-        `attach`: a layer that adds soft vertices (skins) before the looks."""
+        `attach`: a layer that adds soft vertices (skins) before the looks; `mirror`: the
+        geoms' mirror pass (:mod:`.reflections`: no sky, no shadows, colour alone)."""
         model = self.model
         worlds, ncam = self.num_worlds, len(self._cameras)
         body_outputs = ["color", *(BODY_OUTPUT[o] for o in self.outputs if o != "rgb")]
+        if mirror:
+            body_outputs = ["color"]
         meshes, rows = scene.library_size(looks)
         renderer = BodyRenderer(records, max_ids=max(ids, 1),
                                 max_parts=scene.part_count(looks),
@@ -528,16 +547,18 @@ class BatchRenderer:
                                 # a tendon's segments share its id: that many in a view
                                 copies=getattr(attach, "copies", 1),
                                 shadow_lights=[slot for slot, _ in self._shadow_lights]
-                                if geoms else ())  # fmt: skip
+                                if geoms and not mirror else (), mirror=mirror)  # fmt: skip
         try:
             if attach is not None and hasattr(attach, "attach"):
                 attach.attach(renderer)
-            shadows = self._flags["mjRND_SHADOW"] and geoms
+            shadows = self._flags["mjRND_SHADOW"] and geoms and not mirror
             group = lights.model_lights(model, shadows=shadows)
             renderer.set_lights(np.broadcast_to(group, renderer.lights.shape).copy())
             if geoms:
                 renderer.set_textures(self._textures.atlas)
-                if self._textures.sky >= 0:  # mjr_render's skybox: a cylinder at 0.7 of far
+                if (
+                    self._textures.sky >= 0 and not mirror
+                ):  # mjr_render's skybox: a cylinder at 0.7 of far
                     renderer.set_sky(self._textures.sky, SKY_DISTANCE * self._far, axes=SKY_AXES)
                     ground = scene.haze_plane(model) if self._flags["mjRND_HAZE"] else None
                     if ground is not None:  # its haze: over the first infinite plane's horizon
@@ -599,11 +620,15 @@ class BatchRenderer:
         matrices, depth = self._cameras.views(self.width / self.height, **arrays)
         for element in self._elements:  # the tendons' rows, the skins' bones
             element.write(theirs)
+        reflections = self._reflections
         if light_xpos is not None:  # every world's lights, in every layer
-            for _, _, layer in self._layers:
+            mirrored = [reflections.renderer] if reflections is not None else []
+            for layer in [*(layer for _, _, layer in self._layers), *mirrored]:
                 lights.write_poses(layer.lights, self.model, light_xpos, light_xdir)
             if self._shadows is not None:
                 self._shadows.update(self._layers[0][2], light_xpos, light_xdir)
+        if reflections is not None:
+            reflections.update(matrices.reshape(-1, 4, 4))
         return matrices.reshape(-1, 4, 4), depth.reshape(-1, 4)
 
     @serialised
@@ -700,9 +725,10 @@ class BatchRenderer:
         if context is None or context.closed:
             return
         fed, self._fed = self._fed, None
-        parts = [fed.arrays if fed else None, self._framebuffer, self._shadows]
+        parts = [fed.arrays if fed else None, self._framebuffer, self._shadows,
+                 self._reflections]  # fmt: skip
         parts += getattr(self, "_elements", [])
-        self._shadows = None
+        self._shadows = self._reflections = None
         for _, records, renderer in self._layers:
             parts += [renderer, records]
         self._layers = []

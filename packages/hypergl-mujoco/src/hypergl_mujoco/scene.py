@@ -57,7 +57,7 @@ def geom_color(model: mujoco.MjModel, geom: int, element: str = "geom") -> np.nd
     return rgba
 
 
-RENDER_FLAGS = ("mjRND_SHADOW", "mjRND_SKYBOX", "mjRND_HAZE")  # the flags honoured
+RENDER_FLAGS = ("mjRND_SHADOW", "mjRND_SKYBOX", "mjRND_HAZE", "mjRND_REFLECTION")  # honoured
 
 
 def render_flags(given: object = None) -> dict[str, bool]:

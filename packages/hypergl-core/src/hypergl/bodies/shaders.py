@@ -787,6 +787,15 @@ flat in float v_eye_depth;
     + LIGHT_POSES.replace("{direction}", "in")
     + SHADING
     + """
+#if MIRROR || REFLECTION
+// A planar mirror (BodyRenderer's mirror= and set_reflection): its plane (normal, -normal .
+// point) and, in the mirror pass, x: the reflectance that scales the reflected colours.
+layout(location = 0) uniform vec4 mirror_plane;
+layout(location = 1) uniform vec4 mirror_look;
+#endif
+#if REFLECTION
+layout(binding = {reflection_unit}) uniform sampler2D body_reflection;
+#endif
 // The texel at unit-shape coordinates X (the part's frame), as the part's mapping says.
 // TEXTURE_PLANAR, TEXTURE_BOX, TEXTURE_CUBE (0 or 1): whether a part this pipeline draws has
 // that mapping (the pipeline is made for its parts' mappings: every path is run here).
@@ -862,12 +871,34 @@ void main() {{
     depth_out = 1.0 / v_depth;  // stored as 1 / metres: 0 (a clear) is nothing hit
 #endif
 #endif
+#if MIRROR
+    // MuJoCo's clip plane: only what lies on the eye's side of the mirror is reflected
+    // (not the mirror itself, nor what is behind it)
+    if (dot(mirror_plane.xyz, P) + mirror_plane.w < MIRROR_EPSILON) discard;
+#endif
 #if SHADE
     vec4 texel = surface_texel(X);
     vec3 N = normalize(n);
     vec3 V = normalize(v_view_eye.xyz - P * v_view_eye.w);
-    vec3 lit = light_surface(P, N, V, v_color.rgb, v_material, v_forward, soft);
+    vec3 rgb = v_color.rgb;
+    vec3 forward = v_forward;
+#if MIRROR
+    rgb *= mirror_look.x;  // the reflected colour (its emission too; not its specular)
+    // MuJoCo reflects the lights with the scene, the headlight too: seen from the mirrored
+    // eye here, the lights stay where they are, and the headlight along the real view
+    forward -= 2.0 * dot(mirror_plane.xyz, forward) * mirror_plane.xyz;
+#endif
+    vec3 lit = light_surface(P, N, V, rgb, v_material, forward, soft);
     color = vec4(clamp(lit * texel.rgb, 0.0, 1.0), v_color.a * texel.a);
+#if REFLECTION
+    // The mirror pass's picture added (MuJoCo blends the mirror over it, one to one) where
+    // a reflective part lies on the mirror plane, seen from the plane's front.
+    bool on_mirror = abs(dot(mirror_plane.xyz, P) + mirror_plane.w) < MIRROR_EPSILON
+        && v_material.w > 0.0
+        && dot(mirror_plane.xyz, v_view_eye.xyz) + mirror_plane.w * v_view_eye.w > 0.0;
+    vec3 mirrored = texelFetch(body_reflection, ivec2(gl_FragCoord.xy), 0).rgb;
+    color.rgb = min(color.rgb + (on_mirror ? mirrored : vec3(0.0)), 1.0);
+#endif
 #else
     color = v_color;  // a depth pass (a shadow map): the depth is what counts
 #endif
