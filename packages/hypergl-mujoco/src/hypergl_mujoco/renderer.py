@@ -49,7 +49,7 @@ from .errors import (
 )
 from .flexes import FlexEdges, FlexSkins, drawn_flexes
 from .options import visual_options
-from .reflections import Reflections, mirror_geom
+from .reflections import OPAQUE, Reflections, mirror_geom
 from .shadows import DEFAULT_SIZE, ShadowMaps, shadow_slots
 from .skins import Skins, drawn_skins
 from .sync import RECORD, GeomRecords, WorldArrays, geom_source
@@ -224,6 +224,7 @@ class BatchRenderer:
         self._snapshot_taken = False  # draw() shows a snapshot of the data bound now
         self._shadows: ShadowMaps | None = None
         self._reflections: Reflections | None = None
+        self._transparent: BodyRenderer | None = None  # the transparent geoms' pass
         try:
             self._check_size()
             self._looks = self._dynamic(scene.model_looks(model, self._groups), "geom")
@@ -446,6 +447,8 @@ class BatchRenderer:
                     preludes[element].record(cmd)  # the skinning pass, before its draws
                 layer.record(cmd, sync=False)  # each depth-tested against those before
                 layer.record_sync(sync)
+            if self._transparent is not None:  # last, blended over the rest and the sky
+                self._transparent.record(cmd, sync=False)
             cmd.end()
             sync.end()
             if kind == "batch":  # a Batch fills a field bound just now from its next call
@@ -471,7 +474,10 @@ class BatchRenderer:
         framebuffer."""
         model = self.model
         self._shadow_lights = shadow_slots(model) if self._flags["mjRND_SHADOW"] else []
-        layers = [("geom", model.ngeom, 0, self._looks),
+        # mjr_render's transparent geoms (alpha below 0.995) are drawn after the rest, blended
+        opaque = [look for look in self._looks if look.material.alpha >= OPAQUE]
+        clear = [look for look in self._looks if look.material.alpha < OPAQUE]
+        layers = [("geom", model.ngeom, 0, opaque),
                   ("site", model.nsite, model.ngeom, self._site_looks)]  # fmt: skip
         made: list[Any] = []
         try:
@@ -508,9 +514,13 @@ class BatchRenderer:
                                                          BUILT_IN_ROWS + rows),
                                        self._shadow_size)  # fmt: skip
             self._renderer.set_shadow_map(self._shadows.texture)
-        mirror = mirror_geom(model, self._looks) if self._flags["mjRND_REFLECTION"] else None
+        if clear:
+            self._transparent = self._body_renderer(self._records, model.ngeom, clear,
+                                                    model.ngeom, geoms=True,
+                                                    transparent=True)  # fmt: skip
+        mirror = mirror_geom(model, opaque) if self._flags["mjRND_REFLECTION"] else None
         if mirror is not None:  # mjr_render's reflection: a mirror pass, added on the mirror
-            renderer = self._body_renderer(self._records, model.ngeom, self._looks,
+            renderer = self._body_renderer(self._records, model.ngeom, opaque,
                                            model.ngeom, geoms=True, mirror=True)  # fmt: skip
             try:
                 self._reflections = Reflections(mirror, renderer)
@@ -520,13 +530,15 @@ class BatchRenderer:
             self._reflections.attach(self._renderer)
 
     def _body_renderer(self, records: Any, count: int, looks: list[scene.GeomLook],
-                       ids: int, geoms: bool, attach: Any = None,
-                       mirror: bool = False) -> BodyRenderer:  # fmt: skip
+                       ids: int, geoms: bool, attach: Any = None, mirror: bool = False,
+                       transparent: bool = False) -> BodyRenderer:  # fmt: skip
         """The body renderer of one element kind's `records` (`count` a world), its looks
         set, its views laid out as every layer's, lit by each world's lights (the geoms'
         with their materials and textures, the sky, its haze and the shadow lights);
         `attach`: a layer that adds soft vertices (skins) before the looks; `mirror`: the
-        geoms' mirror pass (:mod:`.reflections`: no sky, no shadows, colour alone)."""
+        geoms' mirror pass (:mod:`.reflections`: no sky, no shadows, colour alone);
+        `transparent`: the transparent geoms' pass (blended, no sky, no shadows)."""
+        plain = mirror or transparent  # a pass without the sky and the shadow maps
         model = self.model
         worlds, ncam = self.num_worlds, len(self._cameras)
         body_outputs = ["color", *(BODY_OUTPUT[o] for o in self.outputs if o != "rgb")]
@@ -547,18 +559,18 @@ class BatchRenderer:
                                 # a tendon's segments share its id: that many in a view
                                 copies=getattr(attach, "copies", 1),
                                 shadow_lights=[slot for slot, _ in self._shadow_lights]
-                                if geoms and not mirror else (), mirror=mirror)  # fmt: skip
+                                if geoms and not plain else (), mirror=mirror,
+                                transparent=transparent)  # fmt: skip
         try:
             if attach is not None and hasattr(attach, "attach"):
                 attach.attach(renderer)
-            shadows = self._flags["mjRND_SHADOW"] and geoms and not mirror
+            shadows = self._flags["mjRND_SHADOW"] and geoms and not plain
             group = lights.model_lights(model, shadows=shadows)
             renderer.set_lights(np.broadcast_to(group, renderer.lights.shape).copy())
             if geoms:
                 renderer.set_textures(self._textures.atlas)
-                if (
-                    self._textures.sky >= 0 and not mirror
-                ):  # mjr_render's skybox: a cylinder at 0.7 of far
+                # mjr_render's skybox: a cylinder at 0.7 of far
+                if self._textures.sky >= 0 and not plain:
                     renderer.set_sky(self._textures.sky, SKY_DISTANCE * self._far, axes=SKY_AXES)
                     ground = scene.haze_plane(model) if self._flags["mjRND_HAZE"] else None
                     if ground is not None:  # its haze: over the first infinite plane's horizon
@@ -578,6 +590,16 @@ class BatchRenderer:
             renderer.release()
             raise
         return renderer
+
+    def _drawing(self) -> list[BodyRenderer]:
+        """Every body renderer lit by the worlds' lights: the layers', the transparent
+        geoms' and the mirror pass's."""
+        out = [layer for _, _, layer in self._layers]
+        if self._transparent is not None:
+            out.append(self._transparent)
+        if self._reflections is not None:
+            out.append(self._reflections.renderer)
+        return out
 
     @property
     def memory_per_world(self) -> int:
@@ -604,8 +626,15 @@ class BatchRenderer:
             VIEW_DTYPE.itemsize + 2 * 2 * geom_parts * 8 + size * size * 4
         )  # views, instance lists, depth24 (the maps have no colour)
         elements = sum(e.memory_per_world(ncam) for e in getattr(self, "_elements", ()))
+        # the mirror pass (a reflective material, reflections on): its views, instance
+        # lists and pixels (rgba8, depth24); the transparent pass: its instance lists
+        lists = ncam * (VIEW_DTYPE.itemsize + 2 * 2 * geom_parts * 8)
+        reflective = bool(model.nmat) and bool((model.mat_reflectance > 0).any())
+        reflective = reflective and (flags is None or flags["mjRND_REFLECTION"])
+        mirror = lists + ncam * self.width * self.height * 8 if reflective else 0
+        clear = lists if bool((model.geom_rgba[:, 3] < 1).any()) else 0
         return (records + views + instances + arrays + light_rows + shadows + elements
-                + ncam * self.width * self.height * pixel)  # fmt: skip
+                + mirror + clear + ncam * self.width * self.height * pixel)  # fmt: skip
 
     # --- rendering -------------------------------------------------------------------------
     def _view_matrices(self, world_arrays: WorldArrays) -> tuple[np.ndarray, np.ndarray]:
@@ -622,8 +651,7 @@ class BatchRenderer:
             element.write(theirs)
         reflections = self._reflections
         if light_xpos is not None:  # every world's lights, in every layer
-            mirrored = [reflections.renderer] if reflections is not None else []
-            for layer in [*(layer for _, _, layer in self._layers), *mirrored]:
+            for layer in self._drawing():
                 lights.write_poses(layer.lights, self.model, light_xpos, light_xdir)
             if self._shadows is not None:
                 self._shadows.update(self._layers[0][2], light_xpos, light_xdir)
@@ -658,6 +686,9 @@ class BatchRenderer:
         for _, _, layer in self._layers:
             layer.set_view_matrices(matrices, depth)
             layer.update()
+        if self._transparent is not None:
+            self._transparent.set_view_matrices(matrices, depth)
+            self._transparent.update()
         fed.sync.submit()
         self._check_poses()
         self._snapshot_taken = True
@@ -726,9 +757,9 @@ class BatchRenderer:
             return
         fed, self._fed = self._fed, None
         parts = [fed.arrays if fed else None, self._framebuffer, self._shadows,
-                 self._reflections]  # fmt: skip
+                 self._reflections, self._transparent]  # fmt: skip
         parts += getattr(self, "_elements", [])
-        self._shadows = self._reflections = None
+        self._shadows = self._reflections = self._transparent = None
         for _, records, renderer in self._layers:
             parts += [renderer, records]
         self._layers = []

@@ -182,7 +182,9 @@ class BodyRenderer:
     reflectance, every light in one pass and no shadows) into a framebuffer of its own, and
     the main renderer adds that picture where a reflective part (``Material.reflectance``
     > 0) lies on the plane (:meth:`set_reflection`; only the pipelines drawing such a part
-    read it). Without :meth:`set_lights`, one light along
+    read it). A renderer made with ``transparent=True`` draws its parts blended by their
+    alpha over what is drawn (after the opaque ones), writing no depth, lit as in one pass
+    with no shadows: ``mjr_render``'s transparent geoms. Without :meth:`set_lights`, one light along
     :meth:`set_camera`'s ``light`` gives the look of before: 0.35 + 0.65 max(N.L, 0).
     The draw pipelines are made (again, at :meth:`record`) for the lights' kinds and the
     texture mappings of the parts each draws, as constants (llvmpipe runs every branch a
@@ -226,6 +228,7 @@ class BodyRenderer:
         shadow_lights: Sequence[int] = (),
         shade: bool = True,
         mirror: bool = False,
+        transparent: bool = False,
     ) -> None:
         # One thread at a time changes the library, looks, views and recordings.
         self._guard = Guard(errors.ResourceError, "this body renderer has been released")
@@ -250,9 +253,10 @@ class BodyRenderer:
         self._shade = bool(shade)
         self.shadow_map: Texture | None = None
         self._mirror = bool(mirror)
-        if self._mirror and self._shadow_lights:
-            raise errors.BodyError("a mirror pass draws no shadows (MuJoCo's reflection has "
-                                   "none): make it without shadow_lights")  # fmt: skip
+        self._transparent = bool(transparent)
+        if (self._mirror or self._transparent) and self._shadow_lights:
+            raise errors.BodyError("a mirror or transparent pass draws no shadows (MuJoCo's "
+                                   "has none there): make it without shadow_lights")  # fmt: skip
         # the mirror's plane and look (uniforms), the mirror pass's picture (set_reflection)
         self._mirror_uniforms: tuple[tuple[float, ...], tuple[float, ...]] | None = None
         self.reflection: Texture | None = None
@@ -505,7 +509,8 @@ class BodyRenderer:
         for slot, (kind, own_pass) in enumerate(kinds):
             if kind == 0:
                 continue  # off: adds nothing
-            own_pass = own_pass and not self._mirror  # a reflection: every light in one pass
+            # a reflection, a transparent surface: every light in one pass (as MuJoCo's)
+            own_pass = own_pass and not (self._mirror or self._transparent)
             shadow_map = self._shadow_lights.index(slot) if slot in self._shadow_lights else -1
             calls.append(f"add_light({slot}, {kind}, {shadow_map}, {str(own_pass).lower()}, P, "
                          "N, V, rgb, material, forward, two_sided, total, passes);")  # fmt: skip
@@ -572,6 +577,9 @@ class BodyRenderer:
                 },
             ],
             depth_test=depth_test,
+            # transparent: blended over what is drawn, behind nothing (MuJoCo's depth mask)
+            depth_write=not self._transparent,
+            blend="alpha" if self._transparent else "none",
             # a closed body shows half its triangles; meshes carry both sides. A reflection
             # turns the triangles' winding over (a ray-cast proxy is laid out on screen: not)
             cull="front" if self._mirror and key in ("draw", "ray_plane") else "back",
@@ -608,7 +616,7 @@ class BodyRenderer:
         shadow_count = len(self._shadow_lights)
         return (glsl_defines({"MULTI_VIEW": int(self._max_views > 1), "LIGHTS": self._max_lights,
                          "SHADE": int(self._shade), "SHADOW_MAPS": shadow_count,
-                         "MIRROR": int(self._mirror)})
+                         "MIRROR": int(self._mirror), "TRANSPARENT": int(self._transparent)})
                 + f"const int SHADOW_LIGHT[{max(shadow_count, 1)}] = int[]({shadows});\n"
                 + glsl_defines({"SHADOW_BIAS": SHADOW_BIAS, "MIRROR_EPSILON": MIRROR_EPSILON,
                                 "OUTPUT_DEPTH": int(depth),

@@ -760,13 +760,24 @@ flat in uvec4 v_texture_rect;
 flat in vec4 v_view_eye;
 flat in vec3 v_forward;
 layout(location = 0) out vec4 color;
+// TRANSPARENT: blended by alpha, every output (GL blends each by its own alpha): the depth
+// and the id replaced (alpha 1), as MuJoCo's depth and segmentation have them
 #if OUTPUT_DEPTH
 in float v_depth;
+#if TRANSPARENT
+layout(location = 1) out vec4 depth_blend;
+float depth_out;
+#else
 layout(location = 1) out float depth_out;
+#endif
 #endif
 #if OUTPUT_ID
 flat in float v_id;
+#if TRANSPARENT
+layout(location = ID_LOCATION) out vec4 id_blend;
+#else
 layout(location = ID_LOCATION) out float id_out;
+#endif
 #endif
 #if RAY_KIND
 in vec3 v_local;
@@ -902,7 +913,17 @@ void main() {{
 #else
     color = v_color;  // a depth pass (a shadow map): the depth is what counts
 #endif
+#if TRANSPARENT
+    // mjr_render draws a transparent geom twice (its sorted list front to back, then back
+    // to front): a layer of alpha a covers 1 - (1 - a)^2 of what is behind it
+    color.a = color.a * (2.0 - color.a);
+#if OUTPUT_DEPTH
+    depth_blend = vec4(depth_out, 0.0, 0.0, 1.0);
+#endif
 #if OUTPUT_ID
+    id_blend = vec4(v_id + 1.0, 0.0, 0.0, 1.0);
+#endif
+#elif OUTPUT_ID
     id_out = v_id + 1.0;  // stored as id + 1: 0 (a clear) is none
 #endif
 }}
