@@ -520,7 +520,11 @@ class BatchRenderer:
                                                     transparent=True)  # fmt: skip
         mirror = mirror_geom(model, opaque) if self._flags["mjRND_REFLECTION"] else None
         if mirror is not None:  # mjr_render's reflection: a mirror pass, added on the mirror
-            renderer = self._body_renderer(self._records, model.ngeom, opaque,
+            # the mirror itself is not reflected: not drawn there at all (its fragments, a
+            # floor's half of every view: the pass cost 18 / 39% of a cheetah / humanoid
+            # frame with them, 11 / 15% without)
+            reflected = [look for look in opaque if look.geom != mirror.geom]
+            renderer = self._body_renderer(self._records, model.ngeom, reflected,
                                            model.ngeom, geoms=True, mirror=True)  # fmt: skip
             try:
                 self._reflections = Reflections(mirror, renderer)
