@@ -214,3 +214,22 @@ def test_a_transparent_geom_is_blended_over_what_is_behind_it_as_mujoco_draws_it
     assert (result.segmentation[0, 0][glass] == 2).mean() > 0.97
     close = np.abs(result.depth[0, 0][glass] - depth[glass]) < 1e-3 * depth[glass]
     assert close.mean() > 0.97
+
+
+def test_a_floor_seen_from_below_is_transparent_as_mujoco_draws_it(gl_ctx):
+    """mjr_render draws a plane seen from behind with 0.3 of its alpha, lit as its front."""
+    model = mirror_model()
+    model.cam_pos[0] = (0.0, -2.2, -1.2)  # below the floor, looking up at the bodies
+    model.cam_quat[0] = (0.4266, 0.9044, 0.0, 0.0)  # 129.5 degrees about x: up at them
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    with hypergl_mujoco.BatchRenderer(model, 1, cameras=["above"], width=96, height=96,
+                                      outputs=("rgb",), context=gl_ctx) as renderer:  # fmt: skip
+        ours = renderer.render(data).rgb[0, 0]
+    with mujoco.Renderer(model, 96, 96) as reference:
+        reference.update_scene(data, "above")
+        theirs = reference.render()
+    psnr, within = scores(ours, theirs)
+    if psnr < 40.0 or within < 0.99:  # measured: 47.9 dB, 99.96%
+        path = write_rgb("rgb_plane_from_below", ours, theirs)
+        raise AssertionError(f"{psnr:.1f} dB, {100 * within:.1f}% (picture: {path})")

@@ -25,10 +25,9 @@ import numpy as np
 import hypergl
 from hypergl.bodies import BodyRenderer
 
-from .scene import GeomLook
+from .scene import OPAQUE, GeomLook
 
 GEOM = mujoco.mjtGeom
-OPAQUE = 0.995  # mjr_render: a geom with alpha below this is transparent (not a mirror)
 
 
 class Mirror(NamedTuple):

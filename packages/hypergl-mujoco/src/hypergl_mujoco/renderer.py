@@ -49,7 +49,7 @@ from .errors import (
 )
 from .flexes import FlexEdges, FlexSkins, drawn_flexes
 from .options import visual_options
-from .reflections import OPAQUE, Reflections, mirror_geom
+from .reflections import Reflections, mirror_geom
 from .shadows import DEFAULT_SIZE, ShadowMaps, shadow_slots
 from .skins import Skins, drawn_skins
 from .sync import RECORD, GeomRecords, WorldArrays, geom_source
@@ -474,9 +474,9 @@ class BatchRenderer:
         framebuffer."""
         model = self.model
         self._shadow_lights = shadow_slots(model) if self._flags["mjRND_SHADOW"] else []
-        # mjr_render's transparent geoms (alpha below 0.995) are drawn after the rest, blended
-        opaque = [look for look in self._looks if look.material.alpha >= OPAQUE]
-        clear = [look for look in self._looks if look.material.alpha < OPAQUE]
+        # mjr_render's transparent geoms (alpha below 0.995, planes' backs) are drawn after
+        # the rest, blended
+        opaque, clear = scene.split_transparent(model, self._looks)
         layers = [("geom", model.ngeom, 0, opaque),
                   ("site", model.nsite, model.ngeom, self._site_looks)]  # fmt: skip
         made: list[Any] = []
