@@ -233,3 +233,27 @@ def test_a_floor_seen_from_below_is_transparent_as_mujoco_draws_it(gl_ctx):
     if psnr < 40.0 or within < 0.99:  # measured: 47.9 dB, 99.96%
         path = write_rgb("rgb_plane_from_below", ours, theirs)
         raise AssertionError(f"{psnr:.1f} dB, {100 * within:.1f}% (picture: {path})")
+
+
+def test_memory_per_world_counts_the_mirror_and_transparent_passes(gl_ctx):
+    """Buffers of 3 worlds less those of 2: the figure less the pixels (the framebuffers,
+    the mirror's too, grow by whole grid rows)."""
+    xml = GLASS.replace('rgba=".3 .35 .4 1"', 'rgba=".3 .35 .4 1" material="m"')
+    xml = xml.replace(
+        "<worldbody>", '<asset><material name="m" reflectance=".3"/></asset><worldbody>'
+    )  # a reflective floor, a glass
+    model = mujoco.MjModel.from_xml_string(xml)
+    sizes, figures = [], []
+    for worlds in (2, 3):
+        data = mujoco.MjData(model)
+        mujoco.mj_forward(model, data)
+        with hypergl_mujoco.BatchRenderer(model, worlds, cameras=["front"], outputs=("rgb",),
+                                          context=gl_ctx) as renderer:  # fmt: skip
+            renderer.render([data] * worlds)
+            assert renderer._reflections is not None and renderer._transparent is not None
+            sizes.append(sum(o.size for o in gl_ctx.live_objects()
+                             if isinstance(o, hypergl.Buffer)))  # fmt: skip
+            figures.append(renderer.memory_per_world)
+    pixels = 84 * 84 * 8 * 2  # colour and depth24, the main pass's and the mirror's
+    assert figures[0] == figures[1]
+    assert sizes[1] - sizes[0] == figures[0] - pixels

@@ -616,7 +616,13 @@ class BatchRenderer:
         views = ncam * VIEW_DTYPE.itemsize
         looks = getattr(self, "_looks", None)
         geom_parts = scene.part_count(looks) if looks is not None else 2 * max(model.ngeom, 1)
-        parts = geom_parts
+        # the opaque geoms' parts and the transparent pass's (before the looks: at most all)
+        opaque_parts = clear_parts = geom_parts
+        if looks is not None:
+            opaque, clear = scene.split_transparent(model, looks)
+            opaque_parts = scene.part_count(opaque)
+            clear_parts = scene.part_count(clear) if clear else 0
+        parts = opaque_parts
         if sites:
             parts += scene.part_count(sites) if sites is not True else max(model.nsite, 1)
         instances = ncam * 2 * 2 * parts * 8  # 2 lists x 2 command sets
@@ -630,13 +636,19 @@ class BatchRenderer:
             VIEW_DTYPE.itemsize + 2 * 2 * geom_parts * 8 + size * size * 4
         )  # views, instance lists, depth24 (the maps have no colour)
         elements = sum(e.memory_per_world(ncam) for e in getattr(self, "_elements", ()))
+
         # the mirror pass (a reflective material, reflections on): its views, instance
-        # lists and pixels (rgba8, depth24); the transparent pass: its instance lists
-        lists = ncam * (VIEW_DTYPE.itemsize + 2 * 2 * geom_parts * 8)
+        # lists, light poses and pixels (rgba8, depth24); the transparent pass: the same
+        # less the pixels
+        def lists(count: int) -> int:  # a pass's views, instance lists and light poses
+            return ncam * (VIEW_DTYPE.itemsize + 2 * 2 * count * 8) + light_rows if count else 0
+
         reflective = bool(model.nmat) and bool((model.mat_reflectance > 0).any())
         reflective = reflective and (flags is None or flags["mjRND_REFLECTION"])
-        mirror = lists + ncam * self.width * self.height * 8 if reflective else 0
-        clear = lists if bool((model.geom_rgba[:, 3] < 1).any()) else 0
+        # (the mirror pass draws every opaque part but the mirror's one)
+        reflected = max(opaque_parts - 1, 1)
+        mirror = lists(reflected) + ncam * self.width * self.height * 8 if reflective else 0
+        clear = lists(clear_parts)
         return (records + views + instances + arrays + light_rows + shadows + elements
                 + mirror + clear + ncam * self.width * self.height * pixel)  # fmt: skip
 
