@@ -46,6 +46,7 @@ from .shaders import (
     EXPAND,
     FRAGMENT,
     HAZE_FRAGMENT,
+    REFLECTION_ADD,
     SKY_FRAGMENT,
     SKY_VERTEX,
     VERTEX,
@@ -524,7 +525,11 @@ class BodyRenderer:
                          "CUBE": bool(used & {TEXTURE_CUBE, TEXTURE_CUBE_Y_UP})}  # fmt: skip
                 text = "".join(f"\n#define TEXTURE_{k} {int(v)}" for k, v in flags.items())
                 text += f"\n#define REFLECTION {int(key in reflective)}"
-                fill = {**self._fill, "defines": f"{defines}{text}\n#define RAY_KIND {ray_kind}"}
+                fill = {
+                    **self._fill,
+                    "defines": f"{defines}{text}\n#define RAY_KIND {ray_kind}",
+                    "reflection": REFLECTION_ADD if key in reflective else "",
+                }
                 self.shader_sources[key] = {"vertex": VERTEX.format(**fill),
                                             "fragment": FRAGMENT.format(**fill)}  # fmt: skip
                 made.append(self._draw_pipeline(key, self._depth_test))

@@ -528,6 +528,18 @@ void main() {{
 """
 )
 
+# In the fragment stage of a pipeline that draws a reflective part alone (REFLECTION; the
+# others' text has no lookup by pixel): the mirror pass's picture added (MuJoCo blends the
+# mirror over it, one to one) where a reflective part lies on the mirror plane, seen from
+# the plane's front.
+REFLECTION_ADD = """
+    bool on_mirror = abs(dot(mirror_plane.xyz, P) + mirror_plane.w) < MIRROR_EPSILON
+        && v_material.w > 0.0
+        && dot(mirror_plane.xyz, v_view_eye.xyz) + mirror_plane.w * v_view_eye.w > 0.0;
+    vec3 mirrored = texelFetch(body_reflection, ivec2(gl_FragCoord.xy), 0).rgb;
+    color.rgb = min(color.rgb + (on_mirror ? mirrored : vec3(0.0)), 1.0);
+"""
+
 # Exact surfaces of the ray-cast parts, for the fragment stage of the pipeline of each kind
 # (RAY_KIND: 3 sphere / ellipsoid, 4 capsule, 5 cylinder; one each, since llvmpipe
 # runs every branch a fragment's work might take). A proxy is two triangles over the part's
@@ -901,16 +913,7 @@ void main() {{
 #endif
     vec3 lit = light_surface(P, N, V, rgb, v_material, forward, soft);
     color = vec4(clamp(lit * texel.rgb, 0.0, 1.0), v_color.a * texel.a);
-#if REFLECTION
-    // The mirror pass's picture added (MuJoCo blends the mirror over it, one to one) where
-    // a reflective part lies on the mirror plane, seen from the plane's front.
-    bool on_mirror = abs(dot(mirror_plane.xyz, P) + mirror_plane.w) < MIRROR_EPSILON
-        && v_material.w > 0.0
-        && dot(mirror_plane.xyz, v_view_eye.xyz) + mirror_plane.w * v_view_eye.w > 0.0;
-    vec3 mirrored = texelFetch(body_reflection, ivec2(gl_FragCoord.xy), 0).rgb;
-    color.rgb = min(color.rgb + (on_mirror ? mirrored : vec3(0.0)), 1.0);
-#endif
-#else
+{reflection}#else
     color = v_color;  // a depth pass (a shadow map): the depth is what counts
 #endif
 #if TRANSPARENT
