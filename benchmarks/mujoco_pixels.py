@@ -54,7 +54,7 @@ WORLDS = 256
 MODELS = {"cheetah": "half_cheetah", "humanoid": "humanoid"}
 TARGETS = {"vs_default_cheetah": 100.0, "vs_default_humanoid": 100.0, "vs_tuned_cheetah": 10.0,
            "vs_tuned_humanoid": 10.0, "sync_vs_python": 50.0}  # fmt: skip
-# "with shadows and reflections off", ours and MuJoCo's alike (ours draws no reflection yet)
+# "with shadows and reflections off", ours and MuJoCo's alike
 TUNED_FLAGS = {"mjRND_SHADOW": False, "mjRND_REFLECTION": False, "mjRND_SKYBOX": False}
 
 

@@ -2,11 +2,11 @@
 and the share of pixels within 16/255, on the tests' textured, lit model and gymnasium's.
 
 The thresholds are what this renderer reaches (about 1 dB and 2% below the figures measured
-on llvmpipe), not the issue's goal of 30 dB and 95% on every view: reflections and
-multisampling are not drawn yet (see benchmarks/mujoco_picture.py for every model's
-figures). Measured: the tests' model 29.4 / 29.5 dB (95.9 / 96.9%) at 84x84 and 31.6 /
-31.6 dB (98.3 / 98.6%) at 240x320; gymnasium's 23.1 to 30.7 dB, 78.9 to 98.2% (their
-floors reflect half the scene). A failing view writes ours | MuJoCo's | difference to
+on llvmpipe), not the issue's goal of 30 dB and 95% on every view: multisampling is not drawn
+yet (see benchmarks/mujoco_picture.py for every model's figures; reflections are drawn and
+tested in test_reflections.py). Measured before the reflections: the tests' model 29.4 /
+29.5 dB (95.9 / 96.9%) at 84x84 and 31.6 / 31.6 dB (98.3 / 98.6%) at 240x320; gymnasium's
+23.1 to 30.7 dB, 78.9 to 98.2%. A failing view writes ours | MuJoCo's | difference to
 out/parity/.
 """
 
@@ -93,17 +93,17 @@ def test_gymnasium_models_rgb(name, gl_ctx):
 
 
 def test_scene_flags_switch_the_sky_haze_and_shadow_passes_as_mujoco(gl_ctx):
-    """The same flags off in both renderers (MuJoCo's reflection off too: ours draws none
-    yet): no sky, no haze, shadow-casting lights lit with the rest."""
+    """The same flags off in both renderers: no sky, no haze, no reflection,
+    shadow-casting lights lit with the rest."""
     model = models.picture()
     data = models.stepped(model, 1)
-    flags = {"mjRND_SKYBOX": False, "mjRND_SHADOW": False}
+    flags = {"mjRND_SKYBOX": False, "mjRND_SHADOW": False, "mjRND_REFLECTION": False}
     with hypergl_mujoco.BatchRenderer(model, 1, cameras=["front"], outputs=("rgb",),
                                       context=gl_ctx, scene_flags=flags) as renderer:  # fmt: skip
         ours = renderer.render(data).rgb[0, 0]
     with mujoco.Renderer(model, 84, 84) as reference:
         reference.update_scene(data, "front")
-        for name in (*flags, "mjRND_REFLECTION"):
+        for name in flags:
             reference.scene.flags[getattr(mujoco.mjtRndFlag, name)] = False
         theirs = reference.render()
     psnr, within = scores(ours, theirs)

@@ -295,6 +295,23 @@ void register_gl(nb::module_ &m) {
                     framebuffer);
             },
             nb::arg("framebuffer"))
+        // A colour attachment itself (None: no such attachment), kept and released as the
+        // depth one: a later pass samples what an earlier one drew (a mirror's picture).
+        .def(
+            "gl_color_texture",
+            [](Context &c, GLFramebuffer &framebuffer, size_t index) {
+                return guarded_with(
+                    c,
+                    [&] {
+                        const auto &colors = framebuffer.colors();
+                        std::shared_ptr<GLTexture> color =
+                            index < colors.size() ? colors[index] : nullptr;
+                        if (color) color->set_owner(&c);
+                        return color;
+                    },
+                    framebuffer);
+            },
+            nb::arg("framebuffer"), nb::arg("index"))
         .def("collect", [](Context &c) { locked(c, [&] { gl_device(c).collect(); }); })
         .def("check_errors",
              [](Context &c) { locked(c, [&] { gl_device(c).check_errors("(checked)"); }); })

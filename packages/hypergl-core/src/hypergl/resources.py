@@ -237,6 +237,7 @@ class Framebuffer(GPUResource):
 
     kind = ResourceKind.FRAMEBUFFER
     _depth_view: AttachmentTexture | None = None
+    _color_views: dict[int, AttachmentTexture] | None = None
 
     @property
     def depth_texture(self) -> Texture:
@@ -267,11 +268,45 @@ class Framebuffer(GPUResource):
         self._depth_view = AttachmentTexture(self._link, native, desc)
         return self._depth_view
 
+    def color_texture(self, index: int = 0) -> Texture:
+        """Colour attachment `index` as a texture for shaders to read (``texelFetch``), as
+        :attr:`depth_texture`: read it only while nothing draws into the framebuffer (a
+        draw into another framebuffer: a mirror's picture on the floor that reflects it)."""
+        self._check_live()
+        if self._color_views is None:
+            self._color_views = {}
+        views = self._color_views
+        if index in views:
+            return views[index]
+        formats = tuple(self._desc.get("color") or ())
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(formats):
+            raise ResourceError(f"framebuffer '{self.name}' has no colour attachment "
+                                f"{index!r} ({len(formats)} of them)")  # fmt: skip
+        native = None
+        if self._link.gl:
+            with translated_errors():
+                native = self._link.native.gl_color_texture(self._native, index)
+            if native is None:
+                raise ResourceError(f"framebuffer '{self.name}' has no colour texture "
+                                    f"{index} (a window's own framebuffer)")  # fmt: skip
+        desc = {"width": self._desc["width"], "height": self._desc["height"],
+                "format": formats[index], "layers": 0, "linked": True,
+                "attachment_of": self.name}  # fmt: skip
+        if native is None:  # trace and null: a plain texture stands in
+            self._link.enter()
+            with translated_errors():
+                native = self._link.native.resource(int(ResourceKind.TEXTURE),
+                                                    f"{self.name}#color{index}")  # fmt: skip
+        views[index] = view = AttachmentTexture(self._link, native, desc)
+        return view
+
     def release(self) -> None:
         view = self._depth_view
-        super().release()  # on gl this releases the depth texture too
-        if view is not None and not view.released:  # a plain stand-in
-            self._link.native.release(view._native)
+        colors = list((self._color_views or {}).values())
+        super().release()  # on gl this releases the attachments' textures too
+        for attached in [view, *colors]:
+            if attached is not None and not attached.released:  # a plain stand-in
+                self._link.native.release(attached._native)
 
     @property
     def size(self) -> tuple[int, int]:

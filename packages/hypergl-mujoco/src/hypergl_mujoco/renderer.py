@@ -10,9 +10,10 @@ while the drawing runs (:class:`hypergl.PhysicsPipeline`).
 
 The RGB is ``mjr_render``'s default picture as far as it is drawn here: the headlight and
 the model's lights per world (:mod:`.lights`), materials, the compiled textures, the skybox
-and its haze (:mod:`.textures`), shadows (:mod:`.shadows`), under ``scene_flags``. Not drawn
-yet: reflections, multisampling, transparency's blending (transparent geoms are drawn
-opaque), fog, 2D textures on curved shapes and meshes (benchmarks/mujoco_picture.py
+and its haze (:mod:`.textures`), shadows (:mod:`.shadows`), the reflection in the first
+reflective floor (:mod:`.reflections`), transparent geoms blended after the opaque ones,
+under ``scene_flags``. Not drawn yet: multisampling, the transparent geoms' sorting among
+themselves, fog, 2D textures on curved shapes and meshes (benchmarks/mujoco_picture.py
 measures how close it is).
 
 Each world's looks (geom colours and materials, light and camera poses) may differ, set
@@ -52,6 +53,7 @@ from .errors import (
 )
 from .flexes import FlexEdges, FlexSkins, drawn_flexes
 from .options import visual_options
+from .reflections import Reflections, mirror_geom
 from .shadows import DEFAULT_SIZE, ShadowMaps, shadow_slots
 from .skins import Skins, drawn_skins
 from .sync import RECORD, GeomRecords, WorldArrays, geom_source
@@ -161,8 +163,8 @@ class BatchRenderer:
     ``hypergl.memory_budget.default_memory_limit()``); more raises :class:`SizeError`.
     `scene_flags`: ``mujoco.mjtRndFlag`` (or its name) -> bool, over the defaults of
     ``mujoco.MjvScene`` (what ``mujoco.Renderer.scene.flags`` sets): ``mjRND_SKYBOX``,
-    ``mjRND_HAZE`` (with the skybox, as MuJoCo) and ``mjRND_SHADOW`` are honoured;
-    ``mjRND_REFLECTION``, ``mjRND_FOG`` and the rest are not drawn and ignored. `texture`:
+    ``mjRND_HAZE`` (with the skybox, as MuJoCo), ``mjRND_SHADOW`` and ``mjRND_REFLECTION``
+    are honoured; ``mjRND_FOG`` and the rest are not drawn and ignored. `texture`:
     ``mjVIS_TEXTURE`` (False: every geom untextured). `shadow_size`: the texels across one
     light's shadow map in one world (None: 128; see :mod:`.shadows`).
     """
@@ -226,6 +228,8 @@ class BatchRenderer:
         self._fed: _Fed | None = None  # the data the program syncs, and its sources
         self._snapshot_taken = False  # draw() shows a snapshot of the data bound now
         self._shadows: ShadowMaps | None = None
+        self._reflections: Reflections | None = None
+        self._transparent: BodyRenderer | None = None  # the transparent geoms' pass
         try:
             self._check_size()
             # a height field finer than the image: every k-th grid line, about one a pixel
@@ -434,6 +438,8 @@ class BatchRenderer:
             cmd = ctx.command_buffer()
             if self._shadows is not None:  # the shadow maps first, from the snapshot's records
                 self._shadows.record(cmd)
+            if self._reflections is not None:  # the mirror pass, before the main pass adds it
+                self._reflections.record(cmd)
             cmd.bind_framebuffer(self._framebuffer)
             renderer.record_clear(cmd, background=(0.0, 0.0, 0.0))
             sync = ctx.command_buffer()  # the snapshot: every world's geom and site poses
@@ -443,6 +449,8 @@ class BatchRenderer:
                     preludes[element].record(cmd)  # the skinning pass, before its draws
                 layer.record(cmd, sync=False)  # each depth-tested against those before
                 layer.record_sync(sync)
+            if self._transparent is not None:  # last, blended over the rest and the sky
+                self._transparent.record(cmd, sync=False)
             cmd.end()
             sync.end()
             if kind == "batch":  # a Batch fills a field bound just now from its next call
@@ -468,7 +476,10 @@ class BatchRenderer:
         framebuffer."""
         model = self.model
         self._shadow_lights = shadow_slots(model) if self._flags["mjRND_SHADOW"] else []
-        layers = [("geom", model.ngeom, 0, self._looks),
+        # mjr_render's transparent geoms (alpha below 0.995, planes' backs) are drawn after
+        # the rest, blended
+        opaque, clear = scene.split_transparent(model, self._looks)
+        layers = [("geom", model.ngeom, 0, opaque),
                   ("site", model.nsite, model.ngeom, self._site_looks)]  # fmt: skip
         made: list[Any] = []
         try:
@@ -513,16 +524,40 @@ class BatchRenderer:
                                                          BUILT_IN_ROWS + rows),
                                        self._shadow_size)  # fmt: skip
             self._renderer.set_shadow_map(self._shadows.texture)
+        if clear:
+            self._transparent = self._body_renderer(self._records, model.ngeom, clear,
+                                                    model.ngeom, geoms=True,
+                                                    transparent=True)  # fmt: skip
+        mirror = mirror_geom(model, opaque) if self._flags["mjRND_REFLECTION"] else None
+        if mirror is not None:  # mjr_render's reflection: a mirror pass, added on the mirror
+            # the mirror itself is not reflected: not drawn there at all (its fragments, a
+            # floor's half of every view: the pass cost 18 / 39% of a cheetah / humanoid
+            # frame with them, 11 / 15% without)
+            reflected = [look for look in opaque if look.geom != mirror.geom]
+            renderer = self._body_renderer(self._records, model.ngeom, reflected,
+                                           model.ngeom, geoms=True, mirror=True)  # fmt: skip
+            try:
+                self._reflections = Reflections(mirror, renderer)
+            except BaseException:
+                renderer.release()
+                raise
+            self._reflections.attach(self._renderer)
 
     def _body_renderer(self, records: Any, count: int, looks: list[scene.GeomLook],
-                       ids: int, geoms: bool, attach: Any = None) -> BodyRenderer:  # fmt: skip
+                       ids: int, geoms: bool, attach: Any = None, mirror: bool = False,
+                       transparent: bool = False) -> BodyRenderer:  # fmt: skip
         """The body renderer of one element kind's `records` (`count` a world), its looks
         set, its views laid out as every layer's, lit by each world's lights (the geoms'
         with their materials and textures, the sky, its haze and the shadow lights);
-        `attach`: a layer that adds soft vertices (skins) before the looks."""
+        `attach`: a layer that adds soft vertices (skins) before the looks; `mirror`: the
+        geoms' mirror pass (:mod:`.reflections`: no sky, no shadows, colour alone);
+        `transparent`: the transparent geoms' pass (blended, no sky, no shadows)."""
+        plain = mirror or transparent  # a pass without the sky and the shadow maps
         model = self.model
         worlds, ncam = self.num_worlds, len(self._cameras)
         body_outputs = ["color", *(BODY_OUTPUT[o] for o in self.outputs if o != "rgb")]
+        if mirror:
+            body_outputs = ["color"]
         meshes, rows = scene.library_size(looks)
         renderer = BodyRenderer(records, max_ids=max(ids, 1),
                                 max_parts=scene.part_count(looks),
@@ -538,18 +573,20 @@ class BatchRenderer:
                                 # a tendon's segments share its id: that many in a view
                                 copies=getattr(attach, "copies", 1),
                                 shadow_lights=[slot for slot, _ in self._shadow_lights]
-                                if geoms else ())  # fmt: skip
+                                if geoms and not plain else (), mirror=mirror,
+                                transparent=transparent)  # fmt: skip
         try:
             if attach is not None and hasattr(attach, "attach"):
                 attach.attach(renderer)
-            shadows = self._flags["mjRND_SHADOW"] and geoms
+            shadows = self._flags["mjRND_SHADOW"] and geoms and not plain
             group = (
                 lights.model_lights(model, shadows=shadows) if self._rgb else lights.unlit(model)
             )
             renderer.set_lights(np.broadcast_to(group, renderer.lights.shape).copy())
             if geoms:
                 renderer.set_textures(self._textures.atlas)
-                if self._textures.sky >= 0:  # mjr_render's skybox: a cylinder at 0.7 of far
+                # mjr_render's skybox: a cylinder at 0.7 of far
+                if self._textures.sky >= 0 and not plain:
                     renderer.set_sky(self._textures.sky, SKY_DISTANCE * self._far, axes=SKY_AXES)
                     ground = scene.haze_plane(model) if self._flags["mjRND_HAZE"] else None
                     if ground is not None:  # its haze: over the first infinite plane's horizon
@@ -570,6 +607,16 @@ class BatchRenderer:
             raise
         return renderer
 
+    def _drawing(self) -> list[BodyRenderer]:
+        """Every body renderer lit by the worlds' lights: the layers', the transparent
+        geoms' and the mirror pass's."""
+        out = [layer for _, _, layer in self._layers]
+        if self._transparent is not None:
+            out.append(self._transparent)
+        if self._reflections is not None:
+            out.append(self._reflections.renderer)
+        return out
+
     @property
     def memory_per_world(self) -> int:
         """GPU bytes one more world adds: its geom records, its views' records and
@@ -582,7 +629,13 @@ class BatchRenderer:
         views = ncam * VIEW_DTYPE.itemsize
         looks = getattr(self, "_looks", None)
         geom_parts = scene.part_count(looks) if looks is not None else 2 * max(model.ngeom, 1)
-        parts = geom_parts
+        # the opaque geoms' parts and the transparent pass's (before the looks: at most all)
+        opaque_parts = clear_parts = geom_parts
+        if looks is not None:
+            opaque, clear = scene.split_transparent(model, looks)
+            opaque_parts = scene.part_count(opaque)
+            clear_parts = scene.part_count(clear) if clear else 0
+        parts = opaque_parts
         if sites:
             parts += scene.part_count(sites) if sites is not True else max(model.nsite, 1)
         instances = ncam * 2 * 2 * parts * 8  # 2 lists x 2 command sets
@@ -596,8 +649,21 @@ class BatchRenderer:
             VIEW_DTYPE.itemsize + 2 * 2 * geom_parts * 8 + size * size * 4
         )  # views, instance lists, depth24 (the maps have no colour)
         elements = sum(e.memory_per_world(ncam) for e in getattr(self, "_elements", ()))
+
+        # the mirror pass (a reflective material, reflections on): its views, instance
+        # lists, light poses and pixels (rgba8, depth24); the transparent pass: the same
+        # less the pixels
+        def lists(count: int) -> int:  # a pass's views, instance lists and light poses
+            return ncam * (VIEW_DTYPE.itemsize + 2 * 2 * count * 8) + light_rows if count else 0
+
+        reflective = bool(model.nmat) and bool((model.mat_reflectance > 0).any())
+        reflective = reflective and (flags is None or flags["mjRND_REFLECTION"])
+        # (the mirror pass draws every opaque part but the mirror's one)
+        reflected = max(opaque_parts - 1, 1)
+        mirror = lists(reflected) + ncam * self.width * self.height * 8 if reflective else 0
+        clear = lists(clear_parts)
         return (records + views + instances + arrays + light_rows + shadows + elements
-                + ncam * self.width * self.height * pixel)  # fmt: skip
+                + mirror + clear + ncam * self.width * self.height * pixel)  # fmt: skip
 
     # --- rendering -------------------------------------------------------------------------
     def _view_matrices(self, world_arrays: WorldArrays) -> tuple[np.ndarray, np.ndarray]:
@@ -613,12 +679,15 @@ class BatchRenderer:
                                               adjust=self._world_looks.camera_frames)  # fmt: skip
         for element in self._elements:  # the tendons' rows, the skins' bones
             element.write(theirs)
+        reflections = self._reflections
         if light_xpos is not None:  # every world's lights, in every layer
             light_xpos, light_xdir = self._world_looks.light_poses(light_xpos, light_xdir)
-            for _, _, layer in self._layers:
+            for layer in self._drawing():
                 lights.write_poses(layer.lights, self.model, light_xpos, light_xdir)
             if self._shadows is not None:
                 self._shadows.update(self._layers[0][2], light_xpos, light_xdir)
+        if reflections is not None:
+            reflections.update(matrices.reshape(-1, 4, 4))
         return matrices.reshape(-1, 4, 4), depth.reshape(-1, 4)
 
     @serialised
@@ -648,6 +717,9 @@ class BatchRenderer:
         for _, _, layer in self._layers:
             layer.set_view_matrices(matrices, depth)
             layer.update()
+        if self._transparent is not None:
+            self._transparent.set_view_matrices(matrices, depth)
+            self._transparent.update()
         fed.sync.submit()
         self._check_poses()
         self._snapshot_taken = True
@@ -755,9 +827,10 @@ class BatchRenderer:
         if context is None or context.closed:
             return
         fed, self._fed = self._fed, None
-        parts = [fed.arrays if fed else None, self._framebuffer, self._shadows]
+        parts = [fed.arrays if fed else None, self._framebuffer, self._shadows,
+                 self._reflections, self._transparent]  # fmt: skip
         parts += getattr(self, "_elements", [])
-        self._shadows = None
+        self._shadows = self._reflections = self._transparent = None
         for _, records, renderer in self._layers:
             parts += [renderer, records]
         self._layers = []

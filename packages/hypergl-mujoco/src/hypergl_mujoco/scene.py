@@ -5,11 +5,15 @@ library placed in the geom's frame, sized as MuJoCo sizes it, coloured as MuJoCo
 (the material's rgba unless the geom's own differs from the default 0.5, 0.5, 0.5, 1).
 MuJoCo's capsules and cylinders run along their local z, the unit meshes along y: the part
 turns y onto z. Planes of size 0 are infinite: drawn out to the far plane; a plane is
-two-sided (its back is a second quad facing the other way), as in MuJoCo's picture.
+two-sided, as in MuJoCo's picture: its back is a second quad, mirrored so that it faces the
+other way and keeps the front's normal (MuJoCo lights a plane's back as its front), drawn
+transparent: ``mjr_render`` gives a plane seen from behind 0.3 of its alpha
+(:func:`split_transparent`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -23,10 +27,10 @@ from hypergl.bodies.shading import DEFAULT_MATERIAL
 
 from .errors import OutputError
 
-# The quaternion (x, y, z, w) of +90 degrees about x: the unit meshes' y axis onto z; and
-# of -90 degrees: onto -z (a plane's back, which MuJoCo draws too).
+# The quaternion (x, y, z, w) of +90 degrees about x: the unit meshes' y axis onto z.
 Y_TO_Z = (float(np.sqrt(0.5)), 0.0, 0.0, float(np.sqrt(0.5)))
-Y_TO_MINUS_Z = (-float(np.sqrt(0.5)), 0.0, 0.0, float(np.sqrt(0.5)))
+OPAQUE = 0.995  # mjr_render: a geom with alpha below this is transparent
+PLANE_BACK_ALPHA = 0.3  # mjr_render: a plane seen from behind, that share of its alpha
 DEFAULT_RGBA = np.array([0.5, 0.5, 0.5, 1.0], np.float32)
 DEFAULT_GROUPS = (0, 1, 2)  # mjvOption.geomgroup's default
 GEOM = mujoco.mjtGeom
@@ -57,7 +61,7 @@ def geom_color(model: mujoco.MjModel, geom: int, element: str = "geom") -> np.nd
     return rgba
 
 
-RENDER_FLAGS = ("mjRND_SHADOW", "mjRND_SKYBOX", "mjRND_HAZE")  # the flags honoured
+RENDER_FLAGS = ("mjRND_SHADOW", "mjRND_SKYBOX", "mjRND_HAZE", "mjRND_REFLECTION")  # honoured
 
 
 def render_flags(given: object = None) -> dict[str, bool]:
@@ -192,9 +196,10 @@ def shape_parts(model: mujoco.MjModel, kind: int, sizes: Any, data: int = -1,
     if kind == GEOM.mjGEOM_PLANE:
         far = far_distance(model)
         x, y = (s if s > 0 else far for s in size[:2])  # size 0: infinite
-        # two-sided, as MuJoCo draws it: a wall or a floor seen from behind is there
+        # two-sided, as MuJoCo draws it: a wall or a floor seen from behind is there (the
+        # back: mirrored in x, its winding turned over and its normal the front's)
         return [Part("quad", rotation=Y_TO_Z, scale=(x, 1.0, y)),
-                Part("quad", rotation=Y_TO_MINUS_Z, scale=(x, 1.0, y))], {}  # fmt: skip
+                Part("quad", rotation=Y_TO_Z, scale=(-x, 1.0, y))], {}  # fmt: skip
     if kind in (GEOM.mjGEOM_SPHERE, GEOM.mjGEOM_ELLIPSOID):
         radii = (size[0],) * 3 if kind == GEOM.mjGEOM_SPHERE else tuple(size)
         return [Part("sphere", scale=radii)], {}  # type: ignore[arg-type]
@@ -265,6 +270,27 @@ def part_count(looks: list[GeomLook]) -> int:
 def geom_name(model: mujoco.MjModel, geom: int) -> str:
     name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, geom)
     return f"geom {geom}" + (f" ({name!r})" if name else "")
+
+
+def split_transparent(model: mujoco.MjModel, looks: list[GeomLook]
+                      ) -> tuple[list[GeomLook], list[GeomLook]]:  # fmt: skip
+    """(opaque, transparent) looks as ``mjr_render`` sorts them: a geom of alpha below
+    0.995 is transparent; a plane's back (seen from behind) is, with 0.3 of its alpha."""
+    opaque, clear = [], []
+    for look in looks:
+        if look.material.alpha < OPAQUE:
+            clear.append(look)
+            continue
+        if int(model.geom_type[look.geom]) == GEOM.mjGEOM_PLANE and len(look.parts) == 2:
+            front, back = look.parts
+            opaque.append(dataclasses.replace(look, parts=[front]))
+            alpha = PLANE_BACK_ALPHA * look.material.alpha
+            material = dataclasses.replace(look.material, alpha=alpha, reflectance=0.0)
+            clear.append(dataclasses.replace(look, parts=[back], new_meshes={},
+                                             material=material))  # fmt: skip
+            continue
+        opaque.append(look)
+    return opaque, clear
 
 
 def site_looks(model: mujoco.MjModel, groups: tuple[int, ...] = DEFAULT_GROUPS

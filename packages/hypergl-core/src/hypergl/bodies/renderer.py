@@ -46,6 +46,7 @@ from .shaders import (
     EXPAND,
     FRAGMENT,
     HAZE_FRAGMENT,
+    REFLECTION_ADD,
     SKY_FRAGMENT,
     SKY_VERTEX,
     VERTEX,
@@ -81,6 +82,10 @@ SHADING_HEADER = MAX_TEXTURES * 16  # BodyShading: the texture rectangles, then 
 POSE_BYTES = 112  # a light's position, direction, shadow tile and matrix (shading buffer)
 SKY_NEAREST = 0.5  # cos 60 degrees: the sky's quad's distance ahead, of the cylinder's radius
 SHADOW_UNIT = 2  # the texture unit the fragment stage reads shadow maps from
+REFLECTION_UNIT = 3  # the texture unit a reflective part reads the mirror pass's picture from
+# Metres from the mirror plane within which a point counts as on it (the reflective part's
+# own surface; its interpolated points stray by float rounding, 1e-7 of their size).
+MIRROR_EPSILON = 1e-3
 SHADOW_BIAS = 2e-3  # depth (0..1) a surface may lie behind its shadow map and stay lit
 VERTEX_BYTES = 24
 OUTPUTS = ("color", "depth", "id")
@@ -173,7 +178,15 @@ class BodyRenderer:
     :meth:`set_lights`, :attr:`lights`), a texture atlas (:meth:`set_textures`), a sky and
     its haze (:meth:`set_sky`, :meth:`set_haze`), and shadow maps for up to two lights
     (``shadow_lights``, :meth:`set_shadow_map`; a renderer made with ``shade=False`` draws
-    depth only, for the maps). Without :meth:`set_lights`, one light along
+    depth only, for the maps), and a planar mirror as ``mjr_render`` draws one: a renderer
+    made with ``mirror=True`` draws the mirror pass (:meth:`set_mirror`: the views' cameras
+    reflected in the plane, what lies on the eye's side of it alone, colours scaled by the
+    reflectance, every light in one pass and no shadows) into a framebuffer of its own, and
+    the main renderer adds that picture where a reflective part (``Material.reflectance``
+    > 0) lies on the plane (:meth:`set_reflection`; only the pipelines drawing such a part
+    read it). A renderer made with ``transparent=True`` draws its parts blended by their
+    alpha over what is drawn (after the opaque ones), writing no depth, lit as in one pass
+    with no shadows: ``mjr_render``'s transparent geoms. Without :meth:`set_lights`, one light along
     :meth:`set_camera`'s ``light`` gives the look of before: 0.35 + 0.65 max(N.L, 0).
     The draw pipelines are made (again, at :meth:`record`) for the lights' kinds and for the
     texture mappings and specular materials of the parts each draws, as constants (llvmpipe
@@ -217,6 +230,8 @@ class BodyRenderer:
         light_groups: int = 1,
         shadow_lights: Sequence[int] = (),
         shade: bool = True,
+        mirror: bool = False,
+        transparent: bool = False,
     ) -> None:
         # One thread at a time changes the library, looks, views and recordings.
         self._guard = Guard(errors.ResourceError, "this body renderer has been released")
@@ -240,6 +255,14 @@ class BodyRenderer:
             )
         self._shade = bool(shade)
         self.shadow_map: Texture | None = None
+        self._mirror = bool(mirror)
+        self._transparent = bool(transparent)
+        if (self._mirror or self._transparent) and self._shadow_lights:
+            raise errors.BodyError("a mirror or transparent pass draws no shadows (MuJoCo's "
+                                   "has none there): make it without shadow_lights")  # fmt: skip
+        # the mirror's plane and look (uniforms), the mirror pass's picture (set_reflection)
+        self._mirror_uniforms: tuple[tuple[float, ...], tuple[float, ...]] | None = None
+        self.reflection: Texture | None = None
         if self._max_views > 1 and max_parts > 1 << VIEW_SHIFT:
             raise ValueError(f"max_parts must be at most {1 << VIEW_SHIFT} with views > 1 "
                              f"(a view sits above the part index), got {max_parts}")  # fmt: skip
@@ -396,6 +419,7 @@ class BodyRenderer:
                 "max_meshes": self._max_meshes, "max_extras": max_extras,
                 "atlas_unit": ATLAS_UNIT, "max_textures": MAX_TEXTURES,
                 "lights_block": camera_binding + 1, "shadow_unit": SHADOW_UNIT,
+                "reflection_unit": REFLECTION_UNIT,
                 "defines": defines + "\n#define RAY_KIND 0"}  # fmt: skip
         # The GLSL of each pipeline's stages (tests count the storage blocks each declares).
         self.shader_sources: dict[str, dict[str, str]] = {
@@ -477,20 +501,34 @@ class BodyRenderer:
                     out[keys[1 + int(index)] if index < self._first_mesh else "draw"].update(extra)
         return {key: frozenset(value) for key, value in out.items()}
 
+    def _reflective(self) -> frozenset[str]:
+        """The draw pipelines that read the mirror pass's picture: those drawing a part
+        with a reflectance, once :meth:`set_reflection` gave the picture."""
+        if self.reflection is None:
+            return frozenset()
+        used = self._parts_used
+        mesh = self._part_mesh[:used]
+        shiny = (mesh >= 0) & (self._parts["material"][:used, 3] > 0)
+        keys = self._draw_keys()
+        return frozenset(keys[1 + int(i)] if i < self._first_mesh else "draw" for i in mesh[shiny])
+
     def _specialise(self) -> None:
-        """(Re)make the draw pipelines when the lights' kinds or the parts' needs (texture
-        mappings, specular) are other than those they were made for. llvmpipe runs every
-        branch a fragment might take, so each holds only the paths its parts and the
-        lights take: a light's kind and pass are constants of its call (no light loop), a
-        mapping or a specular term no part of the pipeline has is not there."""
-        wanted = (self._light_kinds(), self._fragment_needs())
+        """(Re)make the draw pipelines when the lights' kinds, the parts' needs (texture
+        mappings, specular) or the parts that reflect are other than those they were made
+        for. llvmpipe runs every branch a fragment might take, so each holds only the paths
+        its parts and the lights take: a light's kind and pass are constants of its call (no
+        light loop), a mapping, a specular term or a reflection no part of the pipeline has
+        is not there."""
+        wanted = (self._light_kinds(), self._fragment_needs(), self._reflective())
         if wanted == self._specialised:
             return
-        kinds, needs = wanted
+        kinds, needs, reflective = wanted
         calls = []
         for slot, (kind, own_pass) in enumerate(kinds):
             if kind == 0:
                 continue  # off: adds nothing
+            # a reflection, a transparent surface: every light in one pass (as MuJoCo's)
+            own_pass = own_pass and not (self._mirror or self._transparent)
             shadow_map = self._shadow_lights.index(slot) if slot in self._shadow_lights else -1
             calls.append(f"add_light({slot}, {kind}, {shadow_map}, {str(own_pass).lower()}, P, "
                          "N, V, rgb, material, forward, two_sided, total, passes);")  # fmt: skip
@@ -503,9 +541,14 @@ class BodyRenderer:
                 flags = {"TEXTURE_PLANAR": TEXTURE_PLANAR in used,
                          "TEXTURE_BOX": TEXTURE_BOX in used,
                          "TEXTURE_CUBE": bool(used & {TEXTURE_CUBE, TEXTURE_CUBE_Y_UP}),
-                         "SPECULAR": "specular" in used}  # fmt: skip
+                         "SPECULAR": "specular" in used,
+                         "REFLECTION": key in reflective}  # fmt: skip
                 text = "".join(f"\n#define {k} {int(v)}" for k, v in flags.items())
-                fill = {**self._fill, "defines": f"{defines}{text}\n#define RAY_KIND {ray_kind}"}
+                fill = {
+                    **self._fill,
+                    "defines": f"{defines}{text}\n#define RAY_KIND {ray_kind}",
+                    "reflection": REFLECTION_ADD if key in reflective else "",
+                }
                 self.shader_sources[key] = {"vertex": VERTEX.format(**fill),
                                             "fragment": FRAGMENT.format(**fill)}  # fmt: skip
                 made.append(self._draw_pipeline(key, self._depth_test))
@@ -528,9 +571,10 @@ class BodyRenderer:
         program stale: update() refuses it until the frame is recorded again)."""
         if self._recorded_views is None or self._specialised is None:
             return
-        kinds, needs = self._specialised
+        kinds, needs, reflective = self._specialised
         wanted = self._fragment_needs()
-        if self._light_kinds() != kinds or any(not wanted[k] <= needs[k] for k in wanted):
+        if (self._light_kinds() != kinds or any(not wanted[k] <= needs[k] for k in wanted)
+                or not self._reflective() <= reflective):  # fmt: skip
             self._stale = (f"{what} after record(): the recorded pipelines were made for "
                            "other kinds of light, texture mappings or materials; record "
                            "the frame "
@@ -558,7 +602,12 @@ class BodyRenderer:
                 },
             ],
             depth_test=depth_test,
-            cull="back",  # a closed body shows half its triangles; meshes carry both sides
+            # transparent: blended over what is drawn, behind nothing (MuJoCo's depth mask)
+            depth_write=not self._transparent,
+            blend="alpha" if self._transparent else "none",
+            # a closed body shows half its triangles; meshes carry both sides. A reflection
+            # turns the triangles' winding over (a ray-cast proxy is laid out on screen: not)
+            cull="front" if self._mirror and key in ("draw", "ray_plane") else "back",
             clip_distances=4 if self._max_views > 1 else 0,  # each view to its tile
             name="body_draw" if key == "draw" else f"body_draw_{key}",
         )
@@ -591,9 +640,11 @@ class BodyRenderer:
         shadows = ", ".join(str(i) for i in self._shadow_lights) or "0"
         shadow_count = len(self._shadow_lights)
         return (glsl_defines({"MULTI_VIEW": int(self._max_views > 1), "LIGHTS": self._max_lights,
-                         "SHADE": int(self._shade), "SHADOW_MAPS": shadow_count})
+                         "SHADE": int(self._shade), "SHADOW_MAPS": shadow_count,
+                         "MIRROR": int(self._mirror), "TRANSPARENT": int(self._transparent)})
                 + f"const int SHADOW_LIGHT[{max(shadow_count, 1)}] = int[]({shadows});\n"
-                + glsl_defines({"SHADOW_BIAS": SHADOW_BIAS, "OUTPUT_DEPTH": int(depth),
+                + glsl_defines({"SHADOW_BIAS": SHADOW_BIAS, "MIRROR_EPSILON": MIRROR_EPSILON,
+                                "OUTPUT_DEPTH": int(depth),
                            "OUTPUT_ID": int(ident), "ID_LOCATION": 1 + int(depth)}))  # fmt: skip
 
     def _source_glsl(self) -> str:
@@ -991,6 +1042,53 @@ class BodyRenderer:
             raise self.shape_error("set_shadow_map after record(): record the frame again")
         self.shadow_map = texture
 
+    def _mirror_plane(self, normal: Any, point: Any) -> tuple[float, ...]:
+        """(normal, -normal . point) of a plane, the normal of unit length; BodyError
+        naming the values when they are not a finite point and a non-zero normal."""
+        n = np.asarray(normal, np.float64)
+        p = np.asarray(point, np.float64)
+        if (
+            n.shape != (3,)
+            or p.shape != (3,)
+            or not (np.isfinite(n).all() and np.isfinite(p).all())
+            or not np.linalg.norm(n) > 0
+        ):
+            raise self.shape_error(f"a mirror plane takes a finite non-zero normal and a "
+                                   f"finite point, got {normal!r}, {point!r}")  # fmt: skip
+        n = n / np.linalg.norm(n)
+        return (*(float(v) for v in n), float(-n @ p))
+
+    @serialised
+    def set_mirror(self, normal: Any, point: Any, reflectance: float) -> None:
+        """The plane a renderer made with ``mirror=True`` reflects in (through `point`,
+        facing `normal`: its front, where the eye is) and the `reflectance` (0..1] that
+        scales the reflected colours. Give it views whose cameras are the main views'
+        reflected in the plane (their view-projection times the reflection). Before
+        :meth:`record`."""
+        if not self._mirror:
+            raise self.shape_error("set_mirror: the renderer was made without mirror=True")
+        if self._recorded_views is not None:
+            raise self.shape_error("set_mirror after record(): record the frame again")
+        if not isinstance(reflectance, (int, float)) or not 0 < reflectance <= 1:
+            raise self.shape_error(f"reflectance must be in (0, 1], got {reflectance!r}")
+        plane = self._mirror_plane(normal, point)
+        self._mirror_uniforms = (plane, (float(reflectance), 0.0, 0.0, 0.0))
+
+    @serialised
+    def set_reflection(self, texture: Texture, normal: Any, point: Any) -> None:
+        """Add the mirror pass's picture (`texture`: the colour of a mirror renderer's
+        framebuffer, tiled as this renderer's views) where a reflective part lies on the
+        plane through `point` facing `normal`, seen from its front. Before :meth:`record`."""
+        if self._mirror:
+            raise self.shape_error("set_reflection: a mirror pass reflects nothing itself")
+        if not isinstance(texture, Texture):
+            raise self.shape_error(f"set_reflection takes a colour Texture, got {texture!r}")
+        if self._recorded_views is not None:
+            raise self.shape_error("set_reflection after record(): record the frame again")
+        plane = self._mirror_plane(normal, point)
+        self._mirror_uniforms = (plane, (0.0, 0.0, 0.0, 0.0))
+        self.reflection = texture
+
     @property
     def view_tiles(self) -> np.ndarray:
         """Each view's tile (xy scale, zw offset of its clip space into the framebuffer's),
@@ -1352,14 +1450,15 @@ class BodyRenderer:
 
     def _record_draw(self, cmd: CommandBuffer, command_set: int) -> None:
         first = command_set * self._max_meshes  # the command set's first command
-        for pipeline, command in self._ray_draws:  # one command each
-            self._bind_draw(cmd, pipeline)
+        keys = self._draw_keys()
+        for (pipeline, command), key in zip(self._ray_draws, keys[1:], strict=True):
+            self._bind_draw(cmd, pipeline, key)  # one command each
             self._commands.draw(cmd, first + command, 1)
-        self._bind_draw(cmd, self.pipeline)
+        self._bind_draw(cmd, self.pipeline, "draw")
         commands = self._max_meshes - self._first_mesh
         self._commands.draw(cmd, first + self._first_mesh, commands, counted=0)
 
-    def _bind_draw(self, cmd: CommandBuffer, pipeline: Pipeline) -> None:
+    def _bind_draw(self, cmd: CommandBuffer, pipeline: Pipeline, key: str) -> None:
         cmd.bind_pipeline(pipeline)
         self._source.bind(cmd)
         cmd.bind_uniform_buffer(self.camera, self._camera_binding)
@@ -1376,6 +1475,14 @@ class BodyRenderer:
         cmd.bind_vertex_buffer(self.instances, 1)
         cmd.bind_index_buffer(self.indices)
         self._commands.bind(cmd)
+        # the mirror's uniforms, in the pipelines that declare them (MIRROR, REFLECTION)
+        assert self._specialised is not None
+        if self.reflection is not None and key in self._specialised[2]:
+            cmd.bind_texture(self.reflection, REFLECTION_UNIT)
+        if self._mirror_uniforms is not None and (self._mirror or key in self._specialised[2]):
+            plane, look = self._mirror_uniforms
+            cmd.uniform_const(0, plane, "vec4")
+            cmd.uniform_const(1, look, "vec4")
 
     @serialised
     def instance_counts(self) -> dict[str, int]:

@@ -540,6 +540,18 @@ void main() {{
 """
 )
 
+# In the fragment stage of a pipeline that draws a reflective part alone (REFLECTION; the
+# others' text has no lookup by pixel): the mirror pass's picture added (MuJoCo blends the
+# mirror over it, one to one) where a reflective part lies on the mirror plane, seen from
+# the plane's front.
+REFLECTION_ADD = """
+    bool on_mirror = abs(dot(mirror_plane.xyz, P) + mirror_plane.w) < MIRROR_EPSILON
+        && v_material.w > 0.0
+        && dot(mirror_plane.xyz, v_view_eye.xyz) + mirror_plane.w * v_view_eye.w > 0.0;
+    vec3 mirrored = texelFetch(body_reflection, ivec2(gl_FragCoord.xy), 0).rgb;
+    color.rgb = min(color.rgb + (on_mirror ? mirrored : vec3(0.0)), 1.0);
+"""
+
 # Exact surfaces of the ray-cast parts, for the fragment stage of the pipeline of each kind
 # (RAY_KIND: 3 sphere / ellipsoid, 4 capsule, 5 cylinder; one each, since llvmpipe
 # runs every branch a fragment's work might take). A proxy is two triangles over the part's
@@ -774,13 +786,24 @@ flat in uvec4 v_texture_rect;
 flat in vec4 v_view_eye;
 flat in vec3 v_forward;
 layout(location = 0) out vec4 color;
+// TRANSPARENT: blended by alpha, every output (GL blends each by its own alpha): the depth
+// and the id replaced (alpha 1), as MuJoCo's depth and segmentation have them
 #if OUTPUT_DEPTH
 in float v_depth;
+#if TRANSPARENT
+layout(location = 1) out vec4 depth_blend;
+float depth_out;
+#else
 layout(location = 1) out float depth_out;
+#endif
 #endif
 #if OUTPUT_ID
 flat in float v_id;
+#if TRANSPARENT
+layout(location = ID_LOCATION) out vec4 id_blend;
+#else
 layout(location = ID_LOCATION) out float id_out;
+#endif
 #endif
 #if RAY_KIND
 in vec3 v_local;
@@ -801,6 +824,15 @@ flat in float v_eye_depth;
     + LIGHT_POSES.replace("{direction}", "in")
     + SHADING
     + """
+#if MIRROR || REFLECTION
+// A planar mirror (BodyRenderer's mirror= and set_reflection): its plane (normal, -normal .
+// point) and, in the mirror pass, x: the reflectance that scales the reflected colours.
+layout(location = 0) uniform vec4 mirror_plane;
+layout(location = 1) uniform vec4 mirror_look;
+#endif
+#if REFLECTION
+layout(binding = {reflection_unit}) uniform sampler2D body_reflection;
+#endif
 // The texel at unit-shape coordinates X (the part's frame), as the part's mapping says.
 // TEXTURE_PLANAR, TEXTURE_BOX, TEXTURE_CUBE (0 or 1): whether a part this pipeline draws has
 // that mapping (the pipeline is made for its parts' mappings: every path is run here).
@@ -876,6 +908,11 @@ void main() {{
     depth_out = 1.0 / v_depth;  // stored as 1 / metres: 0 (a clear) is nothing hit
 #endif
 #endif
+#if MIRROR
+    // MuJoCo's clip plane: only what lies on the eye's side of the mirror is reflected
+    // (not the mirror itself, nor what is behind it)
+    if (dot(mirror_plane.xyz, P) + mirror_plane.w < MIRROR_EPSILON) discard;
+#endif
 #if SHADE
     vec4 texel = surface_texel(X);
     vec3 N = normalize(n);
@@ -884,12 +921,30 @@ void main() {{
 #else
     vec3 V = vec3(0.0);  // no part of this pipeline has a specular material: no V needed
 #endif
-    vec3 lit = light_surface(P, N, V, v_color.rgb, v_material, v_forward, soft);
+    vec3 rgb = v_color.rgb;
+    vec3 forward = v_forward;
+#if MIRROR
+    rgb *= mirror_look.x;  // the reflected colour (its emission too; not its specular)
+    // MuJoCo reflects the lights with the scene, the headlight too: seen from the mirrored
+    // eye here, the lights stay where they are, and the headlight along the real view
+    forward -= 2.0 * dot(mirror_plane.xyz, forward) * mirror_plane.xyz;
+#endif
+    vec3 lit = light_surface(P, N, V, rgb, v_material, forward, soft);
     color = vec4(clamp(lit * texel.rgb, 0.0, 1.0), v_color.a * texel.a);
-#else
+{reflection}#else
     color = v_color;  // a depth pass (a shadow map): the depth is what counts
 #endif
+#if TRANSPARENT
+    // mjr_render draws a transparent geom twice (its sorted list front to back, then back
+    // to front): a layer of alpha a covers 1 - (1 - a)^2 of what is behind it
+    color.a = color.a * (2.0 - color.a);
+#if OUTPUT_DEPTH
+    depth_blend = vec4(depth_out, 0.0, 0.0, 1.0);
+#endif
 #if OUTPUT_ID
+    id_blend = vec4(v_id + 1.0, 0.0, 0.0, 1.0);
+#endif
+#elif OUTPUT_ID
     id_out = v_id + 1.0;  // stored as id + 1: 0 (a clear) is none
 #endif
 }}
