@@ -164,18 +164,3 @@ def test_an_inactive_light_is_refused(gl_ctx):
     renderer = hypergl_mujoco.BatchRenderer(model, num_worlds=2, context=gl_ctx)
     with renderer, pytest.raises(LookError, match="light 0 is not drawn"):
         renderer.set_light_pose((0, 0, 1), (0, 0, -1), lights="off")
-
-
-@models.needs_batch
-def test_the_guide_s_example_runs(capsys):
-    import re
-    from pathlib import Path
-
-    guide = (Path(__file__).resolve().parents[3] / "docs" / "guide" / "mujoco.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", guide, re.S)
-    first = next(b for b in blocks if "mujoco.batch.Batch(" in b)
-    looks = next(b for b in blocks if "set_geom_rgba" in b)
-    namespace: dict = {}
-    exec(compile(first + looks, "docs/guide/mujoco.md", "exec"), namespace)
-    capsys.readouterr()
-    assert namespace["result"].rgb.shape == (16, 1, 84, 84, 3)

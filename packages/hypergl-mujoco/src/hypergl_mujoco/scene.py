@@ -272,6 +272,13 @@ def geom_name(model: mujoco.MjModel, geom: int) -> str:
     return f"geom {geom}" + (f" ({name!r})" if name else "")
 
 
+def shows_its_back_transparent(model: mujoco.MjModel, look: GeomLook) -> bool:
+    """Whether `look` is an opaque plane whose back (its second part) ``mjr_render`` draws
+    transparent, with PLANE_BACK_ALPHA of its alpha."""
+    return (look.material.alpha >= OPAQUE and len(look.parts) == 2
+            and int(model.geom_type[look.geom]) == GEOM.mjGEOM_PLANE)  # fmt: skip
+
+
 def split_transparent(model: mujoco.MjModel, looks: list[GeomLook]
                       ) -> tuple[list[GeomLook], list[GeomLook]]:  # fmt: skip
     """(opaque, transparent) looks as ``mjr_render`` sorts them: a geom of alpha below
@@ -281,7 +288,7 @@ def split_transparent(model: mujoco.MjModel, looks: list[GeomLook]
         if look.material.alpha < OPAQUE:
             clear.append(look)
             continue
-        if int(model.geom_type[look.geom]) == GEOM.mjGEOM_PLANE and len(look.parts) == 2:
+        if shows_its_back_transparent(model, look):
             front, back = look.parts
             opaque.append(dataclasses.replace(look, parts=[front]))
             alpha = PLANE_BACK_ALPHA * look.material.alpha

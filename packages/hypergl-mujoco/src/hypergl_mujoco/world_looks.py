@@ -25,7 +25,7 @@ from hypergl.bodies.shading import DEFAULT_MATERIAL
 
 from .errors import LookError
 from .lights import scene_lights
-from .scene import DEFAULT_RGBA, GeomLook
+from .scene import DEFAULT_RGBA, PLANE_BACK_ALPHA, GeomLook, shows_its_back_transparent
 from .sync import GeomRecords
 from .textures import ModelTextures
 
@@ -40,6 +40,9 @@ void body_look(uint row, inout vec4 color, inout vec4 material, inout vec4 textu
     material = body_looks[4u * row + 1u];
     texture = body_looks[4u * row + 2u];
     uv_map = body_looks[4u * row + 3u];
+#if TRANSPARENT
+    color.a *= texture.z;  // a plane's back: its share of the geom's alpha (else 1)
+#endif
 }}
 """
 DEFAULT_SURFACE = (0.5, 0.5, 0.0, 0.0)  # mjv_updateScene's without a material
@@ -135,18 +138,22 @@ class WorldLooks:
             np.stack([model.mat_specular, model.mat_shininess, model.mat_emission,
                       model.mat_reflectance], axis=-1).astype(np.float32).reshape(-1, 4),
         ])  # fmt: skip
-        # per (geom, material + 1): texture (index, mapping, 0, 0) and uv_map
+        # per (geom, material + 1): texture (index, mapping, the share of the geom's alpha
+        # its parts in the transparent pass show, 0) and uv_map
         self._texture = np.zeros((ngeom, model.nmat + 1, 4), np.float32)
         self._texture[..., 0] = -1.0
         self._uv_map = np.zeros((ngeom, model.nmat + 1, 4), np.float32)
         self.fragment_needs: dict[int, frozenset[int | str]] = {}
+        shares = {look.geom: PLANE_BACK_ALPHA if shows_its_back_transparent(model, look) else 1.0
+                  for look in looks}  # fmt: skip
         for geom in self._drawn:
             needs: set[int | str] = set()
             for material in range(-1, model.nmat):
                 if self._surface[material + 1, 0] != 0.0:
                     needs.add("specular")
                 chosen = textures.material(int(geom), DEFAULT_MATERIAL, material)
-                self._texture[geom, material + 1] = (chosen.texture, chosen.mapping, 0, 0)
+                self._texture[geom, material + 1] = (chosen.texture, chosen.mapping,
+                                                     shares[int(geom)], 0)  # fmt: skip
                 self._uv_map[geom, material + 1] = chosen.uv_map
                 if chosen.texture >= 0:
                     needs.add(int(chosen.mapping))

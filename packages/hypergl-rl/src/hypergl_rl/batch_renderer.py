@@ -183,7 +183,9 @@ class BatchRenderer:
     def _build(self, limit: int, ring_depth: int) -> None:
         """Create the GPU objects and record the programs."""
         fbw = self.framebuffer_width
-        self.tilings = Tiling.stacks(self.num_envs, (fbw, self.height), limit)
+        self.tilings: list[tuple[int, Tiling]] = Tiling.stacks(
+            self.num_envs, (fbw, self.height), limit
+        )
         self.stacks: list[tuple[int, int]] = [(first, t.views) for first, t in self.tilings]
 
         rows = record_rows(self.max_objects)

@@ -34,7 +34,7 @@ HEADER_ROWS = 5
 OBJECT_ROWS = 2
 # Each environment's tile in its stack: the rows of hypergl.bodies.views.Tiling.clip at
 # binding 1, applied by the tiling's own tiled().
-TILES = "layout(std430, binding = 1) readonly buffer Tiles { vec4 tiles[]; };\n" + TILE_GLSL
+TILES: str = "layout(std430, binding = 1) readonly buffer Tiles { vec4 tiles[]; };\n" + TILE_GLSL
 
 
 def record_rows(max_objects: int) -> int:
