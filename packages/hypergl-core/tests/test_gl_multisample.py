@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from gl_scenes import FS_2D, LAYOUT_2D, VS_2D, instances, quad
 
+import hypergl
 from hypergl import ResourceError, ResourceTypeError
 
 SIZE = (16, 16)
@@ -54,6 +55,20 @@ def test_the_readback_ring_reads_resolved_pixels(gl_ctx):
     cmd.submit()
     capture.submit()
     assert np.array_equal(ring.read(lag=0), multi.read())
+
+
+@pytest.mark.gl
+def test_a_saved_program_keeps_the_samples(gl_ctx, tmp_path):
+    multi = gl_ctx.framebuffer(SIZE, samples=4, name="target")
+    cmd = draw_triangle(gl_ctx, multi)
+    cmd.submit()
+    expected = multi.read()
+    path = tmp_path / "msaa.hgb"
+    hypergl.save(cmd, path)
+    with hypergl.context() as fresh:
+        scene = fresh.load(path)
+        scene.submit()
+        assert np.array_equal(scene["target"].read(), expected)  # resolved alike
 
 
 @pytest.mark.gl
