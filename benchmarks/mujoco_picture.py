@@ -13,7 +13,7 @@ DIR`` (a ``dm_control/suite`` folder: ``pip download dm-control --no-deps`` and 
 wheel; dm_control itself needs MuJoCo 3 and labmaze, which may not install here).
 
     python benchmarks/mujoco_picture.py [--models a,b] [--sizes 84x84,240x320]
-        [--dm-control DIR] [--out DIR] [--json FILE]
+        [--dm-control DIR] [--out DIR] [--json FILE] [--samples N]
 
 ``--out DIR`` writes ours | MuJoCo's | difference of each view below the goal.
 """
@@ -97,8 +97,8 @@ def write_picture(path: Path, ours: np.ndarray, theirs: np.ndarray) -> None:
     Image.fromarray(row).save(path)
 
 
-def measure(name: str, xml: Path, sizes: list[tuple[int, int]], context, out: Path | None
-            ) -> list[dict]:  # fmt: skip
+def measure(name: str, xml: Path, sizes: list[tuple[int, int]], context, out: Path | None,
+            samples: int | None = None) -> list[dict]:  # fmt: skip
     import mujoco
 
     import hypergl_mujoco
@@ -112,7 +112,8 @@ def measure(name: str, xml: Path, sizes: list[tuple[int, int]], context, out: Pa
             warnings.simplefilter("ignore")
             with hypergl_mujoco.BatchRenderer(model, 1, cameras=cameras, width=width,
                                               height=height, outputs=("rgb",),
-                                              context=context) as renderer:  # fmt: skip
+                                              context=context,
+                                              samples=samples) as renderer:  # fmt: skip
                 ours = renderer.render(data).rgb[0]
         with mujoco.Renderer(model, height, width) as reference:
             for k, camera in enumerate(cameras):
@@ -145,6 +146,12 @@ def main() -> None:
     p.add_argument("--sizes", default="84x84,240x320", help="HxW, comma-separated")
     p.add_argument("--dm-control", type=Path, help="a dm_control/suite folder of XMLs")
     p.add_argument("--out", type=Path, help="write the views below the goal here (PNG)")
+    p.add_argument(
+        "--samples",
+        type=int,
+        help="ours' samples a pixel (default: the model's "
+        "quality.offsamples, as MuJoCo's; 0: none)",
+    )
     args = p.parse_args()
     import hypergl
 
@@ -159,7 +166,14 @@ def main() -> None:
     with hypergl.context() as context:
         for name, xml in paths.items():
             try:
-                found = measure(name, xml, sizes, context, args.out)  # type: ignore[arg-type]
+                found = measure(
+                    name,
+                    xml,
+                    sizes,
+                    context,
+                    args.out,  # type: ignore[arg-type]
+                    args.samples,
+                )
             except Exception as error:  # a model one renderer cannot load: say so, go on
                 print(f"{name:24s} skipped: {type(error).__name__}: {error}")
                 continue

@@ -8,8 +8,10 @@ own state, seen by the model's "track" camera:
 
   ours            ``BatchRenderer(model, 256, ["track"], 84, 84, ("rgb",)).render(datas)``:
                   every world in one submit, MuJoCo's default picture
-  ours_tuned      the same with ``scene_flags`` shadows, reflection and skybox off: against
-                  mujoco_tuned (tuned the same way)
+  ours_single     the same with ``samples=0``: what multisampling (the model's offsamples,
+                  4) costs a frame
+  ours_tuned      the same with ``scene_flags`` shadows, reflection and skybox off and
+                  ``samples=0``: against mujoco_tuned (tuned the same way)
   mujoco_default  ``mujoco.Renderer(model, 84, 84)`` looped over the worlds:
                   ``update_scene(data, "track"); render()`` with its default options
   mujoco_tuned    the same with shadows, reflection and skybox off (scene flags
@@ -19,7 +21,7 @@ own state, seen by the model's "track" camera:
   moderngl        what a competent user writes alone (benchmarks/mujoco_moderngl.py): one
                   instanced draw per geom type, all worlds' poses in one array write, tiled
                   views; its picture is MuJoCo's without textures, shadows, reflection and
-                  skybox, against ``ours_plain`` (the same flags, ``texture=False``)
+                  skybox, against ``ours_plain`` (the same flags, ``texture=False``, ``samples=0``)
 
 The MuJoCo loops are timed over the first few worlds by default (their cost per frame does
 not depend on how many; ``--full`` loops over all 256). Then the pose sync of 256 humanoid
@@ -173,20 +175,23 @@ def main() -> None:
         ours = BatchRenderer(model, WORLDS, ["track"], SIZE, SIZE, ("rgb",))
         one = BatchRenderer(model, 1, ["track"], SIZE, SIZE, ("rgb",))
         floorless = BatchRenderer(without_planes(model), WORLDS, ["track"], SIZE, SIZE, ("rgb",))
+        # MSAA off too, as in mujoco_tuned; ours_single: the default picture without it
         tuned = BatchRenderer(model, WORLDS, ["track"], SIZE, SIZE, ("rgb",),
-                              scene_flags=TUNED_FLAGS)  # fmt: skip
+                              scene_flags=TUNED_FLAGS, samples=0)  # fmt: skip
+        single = BatchRenderer(model, WORLDS, ["track"], SIZE, SIZE, ("rgb",), samples=0)
+        variants[f"ours_single_{key}"] = lambda r=single, d=datas: r.render(d)
         variants[f"ours_{key}"] = lambda r=ours, d=datas: r.render(d)
         variants[f"ours_one_{key}"] = lambda r=one, d=datas[0]: r.render(d)
         variants[f"ours_floorless_{key}"] = lambda r=floorless, d=datas: r.render(d)
         variants[f"ours_tuned_{key}"] = lambda r=tuned, d=datas: r.render(d)
         # the instanced-moderngl baseline and ours at its picture (no textures either)
         plain = BatchRenderer(model, WORLDS, ["track"], SIZE, SIZE, ("rgb",),
-                              scene_flags=TUNED_FLAGS, texture=False)  # fmt: skip
+                              scene_flags=TUNED_FLAGS, texture=False, samples=0)  # fmt: skip
         baseline = InstancedRenderer(model, WORLDS, "track", SIZE, SIZE)
         variants[f"ours_plain_{key}"] = lambda r=plain, d=datas: r.render(d)
         variants[f"moderngl_{key}"] = lambda r=baseline, d=datas: r.render(d)
         frames[f"ours_{key}"], frames[f"ours_one_{key}"] = WORLDS, 1
-        for name in ("ours_floorless", "ours_tuned", "ours_plain", "moderngl"):
+        for name in ("ours_floorless", "ours_tuned", "ours_plain", "moderngl", "ours_single"):
             frames[f"{name}_{key}"] = WORLDS
         closers += [plain.close, baseline.release]
         columns = [("default", True, True, default_frames), ("tuned", False, False, tuned_frames)]
@@ -198,7 +203,7 @@ def main() -> None:
             frames[f"mujoco_{label}_{key}"] = count
             split[f"mujoco_{label}_{key}_scene_share"] = scene_share(renderer, datas[0], 2)
             closers.append(renderer.close)
-        closers += [ours.close, one.close, floorless.close, tuned.close]
+        closers += [ours.close, one.close, floorless.close, tuned.close, single.close]
 
     sync, rows, _, close_sync = sync_variants(WORLDS)
     # its own rounds (source, Python, source, ...): in a training loop the sync follows
@@ -237,6 +242,10 @@ def main() -> None:
         results[f"ours_fps_{key}"] = rate[f"ours_{key}"]
         results[f"ours_one_world_fps_{key}"] = rate[f"ours_one_{key}"]
         results[f"ours_without_planes_fps_{key}"] = rate[f"ours_floorless_{key}"]
+        # the model's offsamples (4) against none: what multisampling costs a frame
+        results[f"ours_single_sampled_fps_{key}"] = rate[f"ours_single_{key}"]
+        results[f"msaa_cost_{key}"] = pairwise_ratio(per_frame[f"ours_{key}"],
+                                                     per_frame[f"ours_single_{key}"])  # fmt: skip
         for label in ("default", "tuned", "effects_off"):
             name = f"mujoco_{label}_{key}"
             if name in rate:
@@ -275,7 +284,10 @@ def report(r: dict, repeat: int) -> None:
     for key in MODELS:
         print(f"{key} ({MODELS[key]}.xml), frames/s:")
         print(f"  {'hypergl_mujoco, one submit':<54}{r[f'ours_fps_{key}']:>9,.0f}")
-        print(f"  {'hypergl_mujoco tuned: shadows, skybox off':<54}"
+        print(f"  {'hypergl_mujoco, single-sampled (samples=0)':<54}"
+              f"{r[f'ours_single_sampled_fps_{key}']:>9,.0f}   (multisampled frame "
+              f"{r[f'msaa_cost_{key}']:.2f}x its time)")  # fmt: skip
+        print(f"  {'hypergl_mujoco tuned: shadows, skybox, MSAA off':<54}"
               f"{r[f'ours_tuned_fps_{key}']:>9,.0f}")  # fmt: skip
         for label, what in (("default", "default options"),
                             ("effects_off", "shadows, reflection, skybox off"),

@@ -229,7 +229,8 @@ void register_gl(nb::module_ &m) {
         .def(
             "gl_framebuffer",
             [](Context &c, const std::string &name, int width, int height,
-               const std::vector<std::string> &colors, std::optional<std::string> depth) {
+               const std::vector<std::string> &colors, std::optional<std::string> depth,
+               int samples) {
                 std::vector<TextureFormat> color_formats;
                 for (const std::string &color : colors) color_formats.push_back(format_of(color));
                 std::optional<TextureFormat> depth_format;
@@ -237,11 +238,11 @@ void register_gl(nb::module_ &m) {
                 return locked(c, [&] {
                     return adopted(c, GLFramebuffer::create(gl_device(c).shared(), name, width,
                                                             height, color_formats,
-                                                            depth_format));
+                                                            depth_format, samples));
                 });
             },
             nb::arg("name"), nb::arg("width"), nb::arg("height"), nb::arg("colors"),
-            nb::arg("depth").none())
+            nb::arg("depth").none(), nb::arg("samples") = 0)
         .def(
             "gl_default_framebuffer",
             [](Context &c, const std::string &name, int width, int height) {

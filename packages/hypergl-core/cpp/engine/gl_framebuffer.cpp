@@ -16,14 +16,20 @@ GLenum color_format(int components) {
     }
 }
 
+void throw_incomplete(const std::string &name, GLenum status) {
+    char hex[16];
+    std::snprintf(hex, sizeof hex, "0x%04x", status);
+    throw std::invalid_argument("framebuffer '" + name + "' is incomplete (status " + hex + ")");
+}
+
 }  // namespace
 
 std::pair<GLenum, GLenum> prepare_read(const GLApi &api, GLFramebuffer &framebuffer,
                                        uint32_t attachment, int components, bool float_pixels) {
-    api.glBindFramebuffer(gl::READ_FRAMEBUFFER, framebuffer.fbo());
+    const GLuint fbo = framebuffer.resolve(attachment);
+    api.glBindFramebuffer(gl::READ_FRAMEBUFFER, fbo);
     if (attachment < 4) {
-        if (framebuffer.fbo() != 0)
-            api.glNamedFramebufferReadBuffer(framebuffer.fbo(), gl::COLOR_ATTACHMENT0 + attachment);
+        if (fbo != 0) api.glNamedFramebufferReadBuffer(fbo, gl::COLOR_ATTACHMENT0 + attachment);
         return {color_format(components), float_pixels ? gl::FLOAT : gl::UNSIGNED_BYTE};
     }
     return {gl::DEPTH_COMPONENT, gl::FLOAT};
@@ -33,7 +39,9 @@ std::shared_ptr<GLFramebuffer> GLFramebuffer::create(const std::shared_ptr<GLSha
                                                      const std::string &name, int width,
                                                      int height,
                                                      const std::vector<TextureFormat> &colors,
-                                                     const std::optional<TextureFormat> &depth) {
+                                                     const std::optional<TextureFormat> &depth,
+                                                     int samples) {
+    if (samples > 0) return create_multisampled(shared, name, width, height, colors, depth, samples);
     const GLApi &api = shared->api;
     std::vector<std::shared_ptr<GLTexture>> color_textures;
     std::vector<GLenum> draw_buffers;
@@ -61,12 +69,47 @@ std::shared_ptr<GLFramebuffer> GLFramebuffer::create(const std::shared_ptr<GLSha
                                                        std::move(color_textures), depth_texture);
     if (status != gl::FRAMEBUFFER_COMPLETE) {
         framebuffer->release();
-        char hex[16];
-        std::snprintf(hex, sizeof hex, "0x%04x", status);
-        throw std::invalid_argument("framebuffer '" + name + "' is incomplete (status " + hex +
-                                    ")");
+        throw_incomplete(name, status);
     }
     shared->check_errors("creating a framebuffer");
+    return framebuffer;
+}
+
+std::shared_ptr<GLFramebuffer> GLFramebuffer::create_multisampled(
+    const std::shared_ptr<GLShared> &shared, const std::string &name, int width, int height,
+    const std::vector<TextureFormat> &colors, const std::optional<TextureFormat> &depth,
+    int samples) {
+    const GLApi &api = shared->api;
+    auto resolved = create(shared, name + "#resolved", width, height, colors, depth, 0);
+    GLuint fbo = 0;
+    api.glCreateFramebuffers(1, &fbo);
+    auto framebuffer = std::make_shared<GLFramebuffer>(name, shared, fbo, width, height,
+                                                       resolved->colors(), resolved->depth());
+    framebuffer->samples_ = samples;
+    framebuffer->resolved_ = resolved;
+    auto attach = [&](GLenum attachment, const TextureFormat &format) {
+        GLuint renderbuffer = 0;
+        api.glCreateRenderbuffers(1, &renderbuffer);
+        framebuffer->renderbuffers_.push_back(renderbuffer);
+        api.glNamedRenderbufferStorageMultisample(renderbuffer, samples, format.internal, width,
+                                                  height);
+        api.glNamedFramebufferRenderbuffer(fbo, attachment, gl::RENDERBUFFER, renderbuffer);
+    };
+    std::vector<GLenum> draw_buffers;
+    for (size_t i = 0; i < colors.size(); ++i) {
+        draw_buffers.push_back(gl::COLOR_ATTACHMENT0 + static_cast<GLenum>(i));
+        attach(draw_buffers.back(), colors[i]);
+    }
+    if (depth) attach(gl::DEPTH_ATTACHMENT, *depth);
+    if (draw_buffers.empty()) draw_buffers.push_back(gl::NONE);
+    api.glNamedFramebufferDrawBuffers(fbo, static_cast<GLsizei>(draw_buffers.size()),
+                                      draw_buffers.data());
+    const GLenum status = api.glCheckNamedFramebufferStatus(fbo, gl::FRAMEBUFFER);
+    if (status != gl::FRAMEBUFFER_COMPLETE) {
+        framebuffer->release();
+        throw_incomplete(name, status);
+    }
+    shared->check_errors("creating a multisampled framebuffer");
     return framebuffer;
 }
 
@@ -76,10 +119,30 @@ std::shared_ptr<GLFramebuffer> GLFramebuffer::create_default(
                                            std::vector<std::shared_ptr<GLTexture>>{}, nullptr);
 }
 
+GLuint GLFramebuffer::resolve(uint32_t attachment) {
+    if (!resolved_) return fbo_;
+    const GLApi &api = shared_->api;
+    const GLuint target = resolved_->fbo();
+    GLbitfield mask = gl::DEPTH_BUFFER_BIT;
+    if (attachment < 4) {
+        mask = gl::COLOR_BUFFER_BIT;
+        api.glNamedFramebufferReadBuffer(fbo_, gl::COLOR_ATTACHMENT0 + attachment);
+        api.glNamedFramebufferDrawBuffer(target, gl::COLOR_ATTACHMENT0 + attachment);
+    }
+    // each pixel's samples averaged (one sample of an integer or depth format)
+    api.glBlitNamedFramebuffer(fbo_, target, 0, 0, width_, height_, 0, 0, width_, height_, mask,
+                               gl::NEAREST);
+    return target;
+}
+
 void GLFramebuffer::release() {
     if (released()) return;
     Resource::release();
     if (fbo_) shared_->api.glDeleteFramebuffers(1, &fbo_);
+    if (!renderbuffers_.empty())
+        shared_->api.glDeleteRenderbuffers(static_cast<GLsizei>(renderbuffers_.size()),
+                                           renderbuffers_.data());
+    if (resolved_) resolved_->release();
     for (auto &color : colors_) color->release();
     if (depth_) depth_->release();
 }

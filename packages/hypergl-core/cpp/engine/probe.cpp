@@ -21,6 +21,7 @@ constexpr LimitName kLimits[] = {
     {"max_color_attachments", gl::MAX_COLOR_ATTACHMENTS},
     {"max_draw_buffers", gl::MAX_DRAW_BUFFERS},
     {"max_samples", gl::MAX_SAMPLES},
+    {"max_integer_samples", gl::MAX_INTEGER_SAMPLES},
     {"max_renderbuffer_size", gl::MAX_RENDERBUFFER_SIZE},
     {"max_uniform_buffer_bindings", gl::MAX_UNIFORM_BUFFER_BINDINGS},
     {"max_uniform_block_size", gl::MAX_UNIFORM_BLOCK_SIZE},

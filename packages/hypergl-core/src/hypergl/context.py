@@ -224,9 +224,17 @@ class Context(WindowControls):
         color: tuple[str, ...] | list[str] = ("rgba8",),
         depth: str | None = "depth24",
         name: str | None = None,
+        samples: int = 0,
     ) -> Framebuffer:
-        """Colour attachments of the given formats plus an optional depth attachment."""
-        return self._factory.framebuffer(size, color=color, depth=depth, name=name)
+        """Colour attachments of the given formats plus an optional depth attachment.
+
+        `samples` > 0: each pixel has that many samples (at most the device's
+        ``max_samples``; ``max_integer_samples`` with an ``r32ui`` attachment), drawn into
+        multisampled storage and resolved into the attachment textures before every read:
+        colour averaged, depth and integer formats one sample of each pixel. The resolved
+        textures (:meth:`Framebuffer.color_texture`) hold the last read's picture."""
+        return self._factory.framebuffer(size, color=color, depth=depth, name=name,
+                                         samples=samples)  # fmt: skip
 
     def fence(self, *, name: str | None = None) -> Fence:
         """A fence that ``fence_signal`` sets in a program and the CPU waits on."""

@@ -16,6 +16,8 @@ PORTABLE_LIMITS: dict[str, int] = {
     "max_texture_size": 16384,  # width and height of a texture
     "max_array_texture_layers": 2048,  # layers of an array texture or texture set
     "max_renderbuffer_size": 16384,  # width and height of a framebuffer (and readback)
+    "max_samples": 4,  # samples a pixel of a multisampled framebuffer
+    "max_integer_samples": 1,  # the same, with an integer colour attachment
 }
 
 
@@ -35,6 +37,15 @@ def check_texture(limits: Mapping[str, int], width: int, height: int, layers: in
     layer_limit = limits["max_array_texture_layers"]
     if layers > layer_limit:
         raise ValueError(f"{layers} layers exceed the limit of {layer_limit}")
+
+
+def check_samples(limits: Mapping[str, int], samples: int, integer: bool) -> None:
+    """A multisampled framebuffer's `samples` (0: single-sampled) within what the device
+    offers; `integer`: it has an integer colour attachment."""
+    name = "max_integer_samples" if integer and samples > 1 else "max_samples"
+    if samples > limits[name]:
+        raise ValueError(f"{samples} samples a pixel exceed this device's {name} of "
+                         f"{limits[name]}")  # fmt: skip
 
 
 def check_framebuffer(limits: Mapping[str, int], width: int, height: int, what: str) -> None:

@@ -21,6 +21,7 @@ from hypergl_compiler.isa import U32_MAX
 
 from .checks import check_count, check_size
 from .errors import HyperGLError, ResourceError, ResourceTypeError
+from .format_table import TEXTURE_FORMATS as FORMAT_TABLE
 from .formats import (
     ATTACHMENTS,
     COLOR_FORMATS,
@@ -32,7 +33,7 @@ from .formats import (
     check_fields,
     check_pixels,
 )
-from .limits import check_framebuffer, check_texture
+from .limits import PORTABLE_LIMITS, check_framebuffer, check_samples, check_texture
 from .pipeline_state import PipelineState, PipelineStateError, pipeline_state
 from .resources import BUFFER_USAGES, Buffer, as_bytes
 
@@ -175,8 +176,11 @@ def pipeline_args(
 
 
 @argument_check
-def framebuffer_args(size: Any, color: Any, depth: Any, limits: Limits) -> dict[str, Any]:
-    """`color` None or () is no colour attachment, as `depth` None is no depth."""
+def framebuffer_args(
+    size: Any, color: Any, depth: Any, limits: Limits, samples: Any = 0
+) -> dict[str, Any]:
+    """`color` None or () is no colour attachment, as `depth` None is no depth; `samples`
+    0 is single-sampled."""
     width, height = check_size(size, "framebuffer size")
     if color is None:
         color = ()
@@ -196,7 +200,16 @@ def framebuffer_args(size: Any, color: Any, depth: Any, limits: Limits) -> dict[
     if not color and depth is None:
         raise ValueError("a framebuffer needs a colour or a depth attachment")
     check_framebuffer(limits, width, height, "framebuffer")
-    return {"width": width, "height": height, "color": color, "depth": depth}
+    if isinstance(samples, bool) or not isinstance(samples, int):
+        raise TypeError(f"samples must be an int (0: single-sampled), got {samples!r}")
+    if samples < 0:
+        raise ValueError(f"samples must be 0 (single-sampled) or more, got {samples}")
+    integer = any(f.gl[1].endswith("_INTEGER") for f in FORMAT_TABLE if f.name in color)
+    check_samples(limits or PORTABLE_LIMITS, samples, integer)
+    desc = {"width": width, "height": height, "color": color, "depth": depth}
+    if samples:
+        desc["samples"] = samples
+    return desc
 
 
 @argument_check

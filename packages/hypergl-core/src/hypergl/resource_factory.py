@@ -197,16 +197,18 @@ class ResourceFactory:
         color: tuple[str, ...] | list[str] = ("rgba8",),
         depth: str | None = "depth24",
         name: str | None = None,
+        samples: int = 0,
     ) -> Framebuffer:
-        """Colour attachments of the given formats plus an optional depth attachment."""
-        desc = resource_checks.framebuffer_args(size, color, depth, self.limits)
+        """Colour attachments of the given formats plus an optional depth attachment;
+        `samples` > 0: multisampled, resolved before every read (see Context.framebuffer)."""
+        desc = resource_checks.framebuffer_args(size, color, depth, self.limits, samples)
         width, height, color = desc["width"], desc["height"], desc["color"]
         name = self.new_name(name, "framebuffer")
         return self.make(
             Framebuffer,
             name,
             desc,
-            lambda n: self._native.gl_framebuffer(n, width, height, color, depth),
+            lambda n: self._native.gl_framebuffer(n, width, height, color, depth, samples),
         )
 
     def fence(self, *, name: str | None = None) -> Fence:

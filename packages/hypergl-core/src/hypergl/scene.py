@@ -192,7 +192,10 @@ def _inflate(factory: ResourceFactory, entry: ResourceEntry) -> GPUResource:
             )
         if entry.kind is ResourceKind.FRAMEBUFFER:
             return factory.framebuffer(
-                (d["width"], d["height"]), color=d.get("color") or (), depth=d.get("depth")
+                (d["width"], d["height"]),
+                color=d.get("color") or (),
+                depth=d.get("depth"),
+                samples=d.get("samples", 0),
             )
         if entry.kind is ResourceKind.FENCE:
             return factory.fence()

@@ -166,7 +166,12 @@ class BatchRenderer:
     ``mjRND_HAZE`` (with the skybox, as MuJoCo), ``mjRND_SHADOW`` and ``mjRND_REFLECTION``
     are honoured; ``mjRND_FOG`` and the rest are not drawn and ignored. `texture`:
     ``mjVIS_TEXTURE`` (False: every geom untextured). `shadow_size`: the texels across one
-    light's shadow map in one world (None: 128; see :mod:`.shadows`).
+    light's shadow map in one world (None: 128; see :mod:`.shadows`). `samples`: the RGB
+    picture's samples a pixel, its edges antialiased as ``mjr_render``'s (None: the model's
+    ``vis.quality.offsamples``, MuJoCo's default 4, lowered to the context's
+    ``max_samples`` as MuJoCo lowers it; 0: none), for ``outputs=("rgb",)`` alone: beside a
+    depth or segmentation output (single-sampled, exact, as MuJoCo's segmentation) the RGB
+    is single-sampled too.
     """
 
     def __init__(
@@ -187,6 +192,7 @@ class BatchRenderer:
         texture: bool = True,
         shadow_size: int | None = None,
         scene_option: mujoco.MjvOption | None = None,
+        samples: int | None = None,
     ) -> None:
         if not isinstance(model, mujoco.MjModel):
             raise DataError(f"model must be a mujoco.MjModel, got {type(model).__name__}")
@@ -212,6 +218,7 @@ class BatchRenderer:
         self._elements = self._checked_elements()  # tendons and skins: their sizes, no GPU yet
         self._shadow_size = (None if shadow_size is None
                              else _positive_int(shadow_size, "shadow_size", SizeError))  # fmt: skip
+        self.samples: int = self._checked_samples(samples)
         self._check_memory(memory_limit)  # before the context, the looks or any buffer
         self._own_context = context is None
         # new_context: refuses a forked child's context (it would hang) and, on llvmpipe,
@@ -232,6 +239,7 @@ class BatchRenderer:
         self._transparent: BodyRenderer | None = None  # the transparent geoms' pass
         try:
             self._check_size()
+            self._fit_samples(samples is None)
             # a height field finer than the image: every k-th grid line, about one a pixel
             # (a 201 x 201 field at 84 x 84: 101 x 101, a quarter of the triangles)
             points = max(self.width, self.height)
@@ -304,6 +312,36 @@ class BatchRenderer:
         if cameras is None:
             cameras = [0 if self.model.ncam else -1]
         return Cameras(self.model, cameras)
+
+    def _checked_samples(self, samples: Any) -> int:
+        """The main framebuffer's samples a pixel: None, the model's ``quality.offsamples``
+        (with RGB alone: a depth or segmentation output is single-sampled, exact, as
+        MuJoCo's segmentation is; with it all is)."""
+        rgb_alone = self.outputs == ("rgb",)
+        if samples is None:
+            return int(self.model.vis.quality.offsamples) if rgb_alone else 0
+        if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)):
+            raise SizeError(f"samples must be an int (0: no multisampling) or None, got "
+                            f"{samples!r}")  # fmt: skip
+        if samples < 0:
+            raise SizeError(f"samples must be 0 (no multisampling) or more, got {samples}")
+        if samples and not rgb_alone:
+            raise OutputError(f"samples={samples} multisamples the RGB output alone: "
+                              f"outputs {self.outputs} have a depth or segmentation "
+                              "output, which stays single-sampled (exact); render them "
+                              "with samples=0 or in a renderer of their own")  # fmt: skip
+        return int(samples)
+
+    def _fit_samples(self, from_model: bool) -> None:
+        """At most the context's ``max_samples``: the model's ``offsamples`` lowered to it,
+        as MuJoCo lowers it; a `samples` given above it refused."""
+        most = self.context.limits.get("max_samples", 0)
+        if self.samples <= most:
+            return
+        if not from_model:
+            raise SizeError(f"samples={self.samples} is above this context's max_samples "
+                            f"{most}")  # fmt: skip
+        self.samples = most
 
     @staticmethod
     def _checked_context(context: Any) -> hypergl.Context:
@@ -574,7 +612,9 @@ class BatchRenderer:
                                 copies=getattr(attach, "copies", 1),
                                 shadow_lights=[slot for slot, _ in self._shadow_lights]
                                 if geoms and not plain else (), mirror=mirror,
-                                transparent=transparent)  # fmt: skip
+                                transparent=transparent,
+                                # the main framebuffer's passes: multisampled alike
+                                samples=0 if mirror else self.samples)  # fmt: skip
         try:
             if attach is not None and hasattr(attach, "attach"):
                 attach.attach(renderer)
@@ -642,6 +682,7 @@ class BatchRenderer:
         arrays = (model.ncam * 12 + model.nbody * 3 + model.nlight * 6) * 8  # + light poses
         light_rows = lights.light_count(model) * 112  # the poses of the world's light group
         pixel = 4 + 4 * (1 + len([o for o in self.outputs if o != "rgb"]))  # + depth24
+        pixel += 8 * getattr(self, "samples", 0)  # multisampled: rgba8 and depth24 a sample
         flags = getattr(self, "_flags", None)  # before the flags are read: shadows on
         maps = len(shadow_slots(model)) if flags is None or flags["mjRND_SHADOW"] else 0
         size = getattr(self, "_shadow_size", None) or DEFAULT_SIZE

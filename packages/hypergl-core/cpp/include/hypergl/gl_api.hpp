@@ -55,6 +55,8 @@ constexpr GLenum MAX_SHADER_STORAGE_BLOCK_SIZE = 0x90DE;
 constexpr GLenum MAX_COMPUTE_WORK_GROUP_INVOCATIONS = 0x90EB;
 constexpr GLenum MAX_COMPUTE_WORK_GROUP_COUNT = 0x91BE;
 constexpr GLenum MAX_RENDERBUFFER_SIZE = 0x84E8;
+constexpr GLenum MAX_INTEGER_SAMPLES = 0x9110, RENDERBUFFER = 0x8D41;
+constexpr GLbitfield COLOR_BUFFER_BIT = 0x4000, DEPTH_BUFFER_BIT = 0x0100;
 constexpr GLenum MAX_VIEWPORT_DIMS = 0x0D3A;
 
 constexpr GLenum FALSE_ = 0, TRUE_ = 1;
@@ -165,6 +167,16 @@ constexpr GLbitfield CLIENT_MAPPED_BUFFER_BARRIER_BIT = 0x00004000,
       (GLuint fb, GLenum attachment, GLuint texture, GLint level))                           \
     X(void, glNamedFramebufferDrawBuffers, (GLuint fb, GLsizei n, const GLenum *buffers))    \
     X(void, glNamedFramebufferReadBuffer, (GLuint fb, GLenum mode))                          \
+    X(void, glNamedFramebufferDrawBuffer, (GLuint fb, GLenum mode))                          \
+    X(void, glNamedFramebufferRenderbuffer,                                                  \
+      (GLuint fb, GLenum attachment, GLenum target, GLuint renderbuffer))                    \
+    X(void, glCreateRenderbuffers, (GLsizei n, GLuint * renderbuffers))                      \
+    X(void, glDeleteRenderbuffers, (GLsizei n, const GLuint *renderbuffers))                 \
+    X(void, glNamedRenderbufferStorageMultisample,                                           \
+      (GLuint renderbuffer, GLsizei samples, GLenum format, GLsizei w, GLsizei h))           \
+    X(void, glBlitNamedFramebuffer,                                                          \
+      (GLuint src, GLuint dst, GLint sx0, GLint sy0, GLint sx1, GLint sy1, GLint dx0,        \
+       GLint dy0, GLint dx1, GLint dy1, GLbitfield mask, GLenum filter))                     \
     X(GLenum, glCheckNamedFramebufferStatus, (GLuint fb, GLenum target))                     \
     X(void, glBindFramebuffer, (GLenum target, GLuint fb))                                   \
     X(void, glClearNamedFramebufferfv,                                                       \

@@ -188,11 +188,14 @@ class GLFramebuffer final : public Resource {
           fbo_(fbo), width_(width), height_(height), colors_(std::move(colors)),
           depth_(std::move(depth)) {}
     // Colour textures of `colors` plus an optional depth texture; throws
-    // std::invalid_argument when the driver finds it incomplete.
+    // std::invalid_argument when the driver finds it incomplete. `samples` > 0: drawn
+    // into multisampled renderbuffers, resolved into single-sampled textures (those of
+    // colors() and depth()) by resolve(), which every read of its pixels runs first.
     static std::shared_ptr<GLFramebuffer> create(const std::shared_ptr<GLShared> &shared,
                                                  const std::string &name, int width, int height,
                                                  const std::vector<TextureFormat> &colors,
-                                                 const std::optional<TextureFormat> &depth);
+                                                 const std::optional<TextureFormat> &depth,
+                                                 int samples = 0);
     // The window's own framebuffer (GL name 0).
     static std::shared_ptr<GLFramebuffer> create_default(const std::shared_ptr<GLShared> &shared,
                                                          const std::string &name, int width,
@@ -201,8 +204,12 @@ class GLFramebuffer final : public Resource {
     GLuint fbo() const { return fbo_; }
     int width() const { return width_; }
     int height() const { return height_; }
+    int samples() const { return samples_; }
     const std::vector<std::shared_ptr<GLTexture>> &colors() const { return colors_; }
     const std::shared_ptr<GLTexture> &depth() const { return depth_; }
+    // Multisampled: resolves `attachment` (0-3 colour, 4 depth) into the single-sampled
+    // framebuffer and returns that one's name, what a read reads; else fbo().
+    GLuint resolve(uint32_t attachment);
     // Reports the default framebuffer's size after a window resize.
     void resize(int width, int height) {
         width_ = width;
@@ -210,11 +217,18 @@ class GLFramebuffer final : public Resource {
     }
 
   private:
+    static std::shared_ptr<GLFramebuffer> create_multisampled(
+        const std::shared_ptr<GLShared> &shared, const std::string &name, int width, int height,
+        const std::vector<TextureFormat> &colors, const std::optional<TextureFormat> &depth,
+        int samples);
     std::shared_ptr<GLShared> shared_;
     GLuint fbo_;  // 0: the window's default framebuffer
     int width_, height_;
     std::vector<std::shared_ptr<GLTexture>> colors_;
     std::shared_ptr<GLTexture> depth_;
+    int samples_ = 0;
+    std::vector<GLuint> renderbuffers_;  // the multisampled attachments
+    std::shared_ptr<GLFramebuffer> resolved_;  // where they resolve to (samples_ > 0)
 };
 
 // Waits up to `timeout_ns` for `sync` (flushing first), in 10 ms slices when

@@ -168,6 +168,9 @@ class BodyRenderer:
     its own view's tile by the rasterizer (``gl_ClipDistance``, pipelines made with
     ``clip_distances=4``): a large mesh, a ground plane's quad above all, costs only the
     pixels of its own view.
+    ``samples``: the samples a pixel of the framebuffer drawn into (:meth:`framebuffer`
+    makes it so; 0: single-sampled): each ray-cast part's fragment casts a ray per sample
+    too, its edge antialiased as a mesh's.
     ``memory_limit``: the bytes its buffers may take together, added up from the sizes above
     before the first is made (None: ``hypergl.memory_budget.default_memory_limit()``); more
     is a BodyError naming the buffer that passes it.
@@ -232,6 +235,7 @@ class BodyRenderer:
         shade: bool = True,
         mirror: bool = False,
         transparent: bool = False,
+        samples: int = 0,
     ) -> None:
         # One thread at a time changes the library, looks, views and recordings.
         self._guard = Guard(errors.ResourceError, "this body renderer has been released")
@@ -257,6 +261,10 @@ class BodyRenderer:
         self.shadow_map: Texture | None = None
         self._mirror = bool(mirror)
         self._transparent = bool(transparent)
+        if isinstance(samples, bool) or not isinstance(samples, int) or samples < 0:
+            raise errors.BodyError(f"samples must be an int, 0 (single-sampled) or more, "
+                                   f"got {samples!r}")  # fmt: skip
+        self.samples: int = samples
         if (self._mirror or self._transparent) and self._shadow_lights:
             raise errors.BodyError("a mirror or transparent pass draws no shadows (MuJoCo's "
                                    "has none there): make it without shadow_lights")  # fmt: skip
@@ -644,7 +652,7 @@ class BodyRenderer:
                          "MIRROR": int(self._mirror), "TRANSPARENT": int(self._transparent)})
                 + f"const int SHADOW_LIGHT[{max(shadow_count, 1)}] = int[]({shadows});\n"
                 + glsl_defines({"SHADOW_BIAS": SHADOW_BIAS, "MIRROR_EPSILON": MIRROR_EPSILON,
-                                "OUTPUT_DEPTH": int(depth),
+                                "OUTPUT_DEPTH": int(depth), "SAMPLES": self.samples,
                            "OUTPUT_ID": int(ident), "ID_LOCATION": 1 + int(depth)}))  # fmt: skip
 
     def _source_glsl(self) -> str:
@@ -1280,10 +1288,16 @@ class BodyRenderer:
     def framebuffer(self, size: tuple[int, int] | None = None, *, name: str | None = None
                     ) -> Framebuffer:  # fmt: skip
         """A framebuffer with this renderer's outputs as colour attachments and depth24;
-        `size` None: :attr:`framebuffer_size`."""
+        `size` None: :attr:`framebuffer_size`. Multisampled with :attr:`samples` (edges
+        antialiased, resolved at each read): for the colour output alone, since a depth or
+        id output would resolve to a blend of the surfaces at an edge, not one of them."""
         size = self.framebuffer_size if size is None else size
+        if self.samples and self.outputs != ("color",):
+            raise errors.BodyError(f"a multisampled framebuffer ({self.samples} samples) "
+                                   f"takes the color output alone, not {self.outputs}")  # fmt: skip
         color = tuple(OUTPUT_FORMATS[o] for o in self.outputs)
-        return self._ctx.framebuffer(size, color=color, depth="depth24", name=name)
+        return self._ctx.framebuffer(size, color=color, depth="depth24", name=name,
+                                     samples=self.samples)  # fmt: skip
 
     @serialised
     def record_clear(self, cmd: CommandBuffer, background: Sequence[float] = (0, 0, 0)) -> None:

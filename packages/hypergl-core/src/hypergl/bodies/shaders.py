@@ -574,12 +574,25 @@ void enter_sphere(vec3 p, vec3 d, vec3 c, inout float t, inout vec3 n) {{
     float root = mid - sqrt(max(disc, 0.0) / a);
     if (disc >= 0.0 && root < t) {{ t = root; n = q + (root - mid) * d; }}
 }}
-vec4 ray_hit() {{  // (local normal, t); t 1e30: a miss
-    vec3 d = v_local * v_eye.w - v_eye.xyz;
+#if SAMPLES > 1
+// Sample i's offset from the pixel's centre, in pixels: 4 samples where GL drivers put
+// them (glGetMultisamplefv's standard pattern), other counts spread over the pixel.
+vec2 sample_offset(int i) {{
+#if SAMPLES == 4
+    const vec2 STANDARD[4] = vec2[4](vec2(0.375, 0.125), vec2(0.875, 0.375),
+                                     vec2(0.125, 0.625), vec2(0.625, 0.875));
+    return STANDARD[i] - 0.5;
+#else
+    return vec2((float(i) + 0.5) / float(SAMPLES), fract(0.5 + 0.618034 * float(i))) - 0.5;
+#endif
+}}
+#endif
+vec4 ray_hit(vec3 from) {{  // through the proxy's point `from`: (local normal, t); t 1e30: a miss
+    vec3 d = from * v_eye.w - v_eye.xyz;
     float t = 1e30;
     vec3 n = vec3(0.0, 1.0, 0.0);
 #if RAY_KIND == 3
-    vec3 p = v_local / v_size;
+    vec3 p = from / v_size;
     enter_sphere(p, d / v_size, vec3(0.0), t, n);
     n /= v_size;  // a scaled surface's normal: the unit shape's divided by the scale
 #else
@@ -587,7 +600,7 @@ vec4 ray_hit() {{  // (local normal, t); t 1e30: a miss
     float r = RAY_KIND == 4 ? v_size.x : 1.0;
     vec3 scale = RAY_KIND == 4 ? vec3(r) : v_size;
     float h = RAY_KIND == 4 ? v_size.y / r : 1.0;
-    vec3 p = v_local / scale, u = d / scale;
+    vec3 p = from / scale, u = d / scale;
     // from the ray's point nearest the axis, as enter_sphere (a thin one seen from afar)
     float a = dot(u.xz, u.xz), mid = -dot(p.xz, u.xz) / max(a, 1e-30);
     vec2 q = p.xz + mid * u.xz;
@@ -876,16 +889,54 @@ void main() {{
     depth_out = 1.0 / v_depth;  // affine in the point, interpolated: exact on a flat surface
 #endif
 #elif RAY_KIND
-    vec4 hit = ray_hit();  // xyz: the local normal, w: the step to the surface
+    // the interpolated proxy point, its world point and clip zw, where the pixel is shaded
+    vec3 local_at = v_local, world_at = v_world;
+    vec2 clip_at = v_clip_zw;
+#if OUTPUT_DEPTH
+    float depth_at = v_depth;
+#endif
+    vec4 hit = ray_hit(local_at);  // xyz: the local normal, w: the step to the surface
+#if SAMPLES > 1
+    // Multisampled: the proxy covers more than the part, so each sample's own ray says
+    // which samples the part covers (the mask; the edge antialiased as a mesh's); a pixel
+    // whose centre misses is shaded at its first covered sample.
+    // (the derivatives here, in uniform control flow, where they are defined)
+    vec3 local_dx = dFdx(v_local), local_dy = dFdy(v_local);
+    vec3 world_dx = dFdx(v_world), world_dy = dFdy(v_world);
+    vec2 clip_dx = dFdx(v_clip_zw), clip_dy = dFdy(v_clip_zw);
+#if OUTPUT_DEPTH
+    float depth_dx = dFdx(v_depth), depth_dy = dFdy(v_depth);
+#endif
+    int covered = 0;
+    vec2 shift = vec2(0.0);
+    for (int i = SAMPLES - 1; i >= 0; --i) {{
+        vec2 o = sample_offset(i);
+        if (ray_hit(v_local + local_dx * o.x + local_dy * o.y).w < 1e29) {{
+            covered |= 1 << i;
+            shift = o;
+        }}
+    }}
+    if (covered == 0) discard;
+    gl_SampleMask[0] = covered;
+    if (!(hit.w < 1e29)) {{
+        local_at += local_dx * shift.x + local_dy * shift.y;
+        world_at += world_dx * shift.x + world_dy * shift.y;
+        clip_at += clip_dx * shift.x + clip_dy * shift.y;
+#if OUTPUT_DEPTH
+        depth_at += depth_dx * shift.x + depth_dy * shift.y;
+#endif
+        hit = ray_hit(local_at);
+    }}
+#endif
     if (!(hit.w < 1e29)) discard;  // a miss (or NaN: never a depth)
-    vec2 zw = v_clip_zw + hit.w * (v_eye.w * v_clip_zw - v_eye_zw);
+    vec2 zw = clip_at + hit.w * (v_eye.w * clip_at - v_eye_zw);
     // Nearer than the near plane (the eye inside the part too) or beyond the far one:
     // clipped, as a mesh's surface there is.
     if (!(zw.y > 0.0 && abs(zw.x) <= zw.y)) discard;
     gl_FragDepth = 0.5 * zw.x / zw.y + 0.5;
     n = rotate(v_rotation, hit.xyz);
-    P = v_world + hit.w * (v_world * v_view_eye.w - v_view_eye.xyz);
-    vec3 local = v_local + hit.w * (v_local * v_eye.w - v_eye.xyz);  // the hit, part frame
+    P = world_at + hit.w * (world_at * v_view_eye.w - v_view_eye.xyz);
+    vec3 local = local_at + hit.w * (local_at * v_eye.w - v_eye.xyz);  // the hit, part frame
 #if RAY_KIND == 4
     // A capsule's unit coordinates: its cylinder y in -1..1, its caps 1..2 beyond
     float r = v_size.x, half_height = v_size.y;
@@ -897,7 +948,7 @@ void main() {{
 #endif
 #if OUTPUT_DEPTH
     // the hit's distance, along the ray as zw (clip w for a perspective view)
-    depth_out = 1.0 / (v_depth + hit.w * (v_eye.w * v_depth - v_eye_depth));  // 1 / metres
+    depth_out = 1.0 / (depth_at + hit.w * (v_eye.w * depth_at - v_eye_depth));  // 1 / metres
 #endif
 #else
     soft = v_info.x == 2;

@@ -1,0 +1,104 @@
+"""Multisampled framebuffers: what a read of one resolves to (colour averaged over each
+pixel's samples, depth one of them), the readback ring's reads, and the rejections."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gl_scenes import FS_2D, LAYOUT_2D, VS_2D, instances, quad
+
+import hypergl
+from hypergl import ResourceError, ResourceTypeError
+
+SIZE = (16, 16)
+
+
+def draw_triangle(ctx, fb):
+    """A white triangle over the lower right half of `fb` (its diagonal edge crosses
+    pixels: there a multisampled pixel is partly covered), at window depth 0.6."""
+    draw = ctx.pipeline(vertex_shader=VS_2D, fragment_shader=FS_2D, vertex_layout=LAYOUT_2D,
+                        depth_test=True)  # fmt: skip
+    cmd = ctx.command_buffer()
+    cmd.bind_framebuffer(fb)
+    cmd.clear(color=(0, 0, 0, 1), depth=1.0)
+    cmd.bind_pipeline(draw)
+    cmd.bind_vertex_buffer(ctx.buffer(quad(1.0), usage="vertex"), 0)
+    cmd.bind_vertex_buffer(ctx.buffer(instances([0, 0, 1, 1, 1, 1]), usage="vertex"), 1)
+    cmd.uniform_const(0, 0.2, "float")
+    cmd.draw(3)
+    cmd.end()
+    return cmd
+
+
+@pytest.mark.gl
+def test_a_read_resolves_the_samples(gl_ctx):
+    single, multi = gl_ctx.framebuffer(SIZE), gl_ctx.framebuffer(SIZE, samples=4)
+    for fb in (single, multi):
+        draw_triangle(gl_ctx, fb).submit()
+    plain, resolved = single.read()[..., 0], multi.read()[..., 0]
+    assert set(np.unique(plain)) == {0, 255}  # single-sampled: covered or not
+    edge = (resolved > 0) & (resolved < 255)  # partly covered: between
+    assert edge.sum() >= SIZE[0] - 2
+    assert np.array_equal(resolved[~edge] == 255, plain[~edge] == 255)
+    depth = multi.read(attachment="depth")  # depth: one sample's, never a blend
+    assert np.all(np.isclose(depth, 0.6, atol=1e-5) | (depth == 1.0))
+
+
+@pytest.mark.gl
+def test_the_readback_ring_reads_resolved_pixels(gl_ctx):
+    multi = gl_ctx.framebuffer(SIZE, samples=4)
+    ring = gl_ctx.readback(multi, depth=2)
+    cmd = draw_triangle(gl_ctx, multi)
+    capture = gl_ctx.command_buffer()
+    capture.read_framebuffer(ring, multi)
+    capture.end()
+    cmd.submit()
+    capture.submit()
+    assert np.array_equal(ring.read(lag=0), multi.read())
+
+
+@pytest.mark.gl
+def test_a_saved_program_keeps_the_samples(gl_ctx, tmp_path):
+    multi = gl_ctx.framebuffer(SIZE, samples=4, name="target")
+    cmd = draw_triangle(gl_ctx, multi)
+    cmd.submit()
+    expected = multi.read()
+    path = tmp_path / "msaa.hgb"
+    hypergl.save(cmd, path)
+    with hypergl.context() as fresh:
+        scene = fresh.load(path)
+        scene.submit()
+        assert np.array_equal(scene["target"].read(), expected)  # resolved alike
+
+
+@pytest.mark.gl
+def test_samples_beyond_the_device_are_refused(gl_ctx):
+    most = gl_ctx.capabilities.limits["max_samples"]
+    with pytest.raises(ResourceError, match=f"{most + 1} samples a pixel exceed this device's "
+                                            f"max_samples of {most}"):  # fmt: skip
+        gl_ctx.framebuffer(SIZE, samples=most + 1)
+
+
+@pytest.mark.gl
+def test_integer_attachments_take_max_integer_samples(gl_ctx):
+    most = gl_ctx.capabilities.limits["max_integer_samples"]
+    with pytest.raises(ResourceError, match="max_integer_samples"):
+        gl_ctx.framebuffer(SIZE, color=("rgba8", "r32ui"), samples=most + 1)
+
+
+@pytest.mark.parametrize("samples", [-1])
+def test_negative_samples_are_refused(trace_ctx, samples):
+    with pytest.raises(ResourceError, match=r"samples must be 0 .* got -1"):
+        trace_ctx.framebuffer(SIZE, samples=samples)
+
+
+@pytest.mark.parametrize("samples", [True, 4.0, "4", None])
+def test_samples_of_another_type_are_refused(trace_ctx, samples):
+    with pytest.raises(ResourceTypeError, match="samples must be an int"):
+        trace_ctx.framebuffer(SIZE, samples=samples)
+
+
+def test_the_portable_limit_holds_off_the_gl_device(trace_ctx):
+    trace_ctx.framebuffer(SIZE, samples=4)  # what every OpenGL 4.5 driver offers
+    with pytest.raises(ResourceError, match="max_samples of 4"):
+        trace_ctx.framebuffer(SIZE, samples=8)
