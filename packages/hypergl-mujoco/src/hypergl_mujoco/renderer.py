@@ -245,7 +245,10 @@ class BatchRenderer:
             # no output shows costs nothing: half of such a frame's time)
             self._rgb = "rgb" in self.outputs
             if not self._rgb:
-                self._flags.update(mjRND_SHADOW=False, mjRND_SKYBOX=False, mjRND_HAZE=False)
+                # nothing of the colour's: no shadows, sky, haze or mirror pass
+                self._flags.update(
+                    mjRND_SHADOW=False, mjRND_SKYBOX=False, mjRND_HAZE=False, mjRND_REFLECTION=False
+                )
             texture = self._options.texture and self._rgb
             drawn = [look.geom for look in self._looks] if texture else []
             self._textures = textures.ModelTextures(model, drawn, self._far,
@@ -555,7 +558,8 @@ class BatchRenderer:
         plain = mirror or transparent  # a pass without the sky and the shadow maps
         model = self.model
         worlds, ncam = self.num_worlds, len(self._cameras)
-        body_outputs = ["color", *(BODY_OUTPUT[o] for o in self.outputs if o != "rgb")]
+        # no colour attachment, no shading when RGB is not asked (depth, segmentation alone)
+        body_outputs = [BODY_OUTPUT[o] for o in self.outputs]
         if mirror:
             body_outputs = ["color"]
         meshes, rows = scene.library_size(looks)
@@ -641,7 +645,7 @@ class BatchRenderer:
         instances = ncam * 2 * 2 * parts * 8  # 2 lists x 2 command sets
         arrays = (model.ncam * 12 + model.nbody * 3 + model.nlight * 6) * 8  # + light poses
         light_rows = lights.light_count(model) * 112  # the poses of the world's light group
-        pixel = 4 + 4 * (1 + len([o for o in self.outputs if o != "rgb"]))  # + depth24
+        pixel = 4 + 4 * len(self.outputs)  # depth24, then rgba8 or r32f each
         flags = getattr(self, "_flags", None)  # before the flags are read: shadows on
         maps = len(shadow_slots(model)) if flags is None or flags["mjRND_SHADOW"] else 0
         size = getattr(self, "_shadow_size", None) or DEFAULT_SIZE
