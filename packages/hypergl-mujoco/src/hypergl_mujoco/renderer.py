@@ -481,7 +481,7 @@ class BatchRenderer:
         self._shadow_lights = shadow_slots(model) if self._flags["mjRND_SHADOW"] else []
         # mjr_render's transparent geoms (alpha below 0.995, planes' backs) are drawn after
         # the rest, blended
-        opaque, clear = scene.split_transparent(model, self._looks)
+        opaque, clear = self._opaque_and_clear(self._looks)
         layers = [("geom", model.ngeom, 0, opaque),
                   ("site", model.nsite, model.ngeom, self._site_looks)]  # fmt: skip
         made: list[Any] = []
@@ -545,6 +545,15 @@ class BatchRenderer:
                 renderer.release()
                 raise
             self._reflections.attach(self._renderer)
+
+    def _opaque_and_clear(self, looks: list[scene.GeomLook]
+                          ) -> tuple[list[scene.GeomLook], list[scene.GeomLook]]:  # fmt: skip
+        """The opaque looks and the transparent pass's (:func:`scene.split_transparent`);
+        depth and segmentation alone: every look opaque, as MuJoCo's segmentation draws
+        them (no blended pass: ~1 ms of a 13 ms frame of 64 cheetah worlds)."""
+        if "rgb" not in self.outputs:
+            return list(looks), []
+        return scene.split_transparent(self.model, looks)
 
     def _body_renderer(self, records: Any, count: int, looks: list[scene.GeomLook],
                        ids: int, geoms: bool, attach: Any = None, mirror: bool = False,
@@ -636,7 +645,7 @@ class BatchRenderer:
         # the opaque geoms' parts and the transparent pass's (before the looks: at most all)
         opaque_parts = clear_parts = geom_parts
         if looks is not None:
-            opaque, clear = scene.split_transparent(model, looks)
+            opaque, clear = self._opaque_and_clear(looks)
             opaque_parts = scene.part_count(opaque)
             clear_parts = scene.part_count(clear) if clear else 0
         parts = opaque_parts
