@@ -131,9 +131,9 @@ def eye_of(view_proj: ArrayLike) -> np.ndarray:
     Vectorised: (..., 4, 4) matrices give (..., 4) eyes."""
     matrix = np.asarray(view_proj, np.float64)
     # The null vector of rows x, y, w: the generalised cross product, each component a
-    # signed 3x3 minor, expanded along row w from the 2x2 minors of rows x, y (a fifth of
-    # batched determinants' time: this runs for every view of every frame).
-    a, b, c = (np.moveaxis(matrix[..., row, :], -1, 0) for row in (0, 1, 3))
+    # signed 3x3 minor, expanded along row w from the 2x2 minors of rows x, y (0.6 of
+    # four batched determinants' time for 64 views: it runs for every pass every frame).
+    a, b, c = (tuple(matrix[..., row, j] for j in range(4)) for row in (0, 1, 3))
     p01, p02, p03 = a[0] * b[1] - a[1] * b[0], a[0] * b[2] - a[2] * b[0], a[0] * b[3] - a[3] * b[0]
     p12, p13, p23 = a[1] * b[2] - a[2] * b[1], a[1] * b[3] - a[3] * b[1], a[2] * b[3] - a[3] * b[2]
     eye = np.stack([c[3] * p12 - c[2] * p13 + c[1] * p23,
