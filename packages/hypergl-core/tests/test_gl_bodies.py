@@ -52,6 +52,37 @@ def test_one_view_colour_metric_depth_and_ids(gl_ctx):
     records.release()
 
 
+@pytest.mark.parametrize("outputs", [("depth", "id"), ("depth",), ("id",)])
+def test_depth_and_ids_without_colour_match_those_with_it(gl_ctx, outputs):
+    # no colour attachment, no shading: the same depth and ids as beside a colour output
+    records = InstanceRecords(gl_ctx, 4)
+    records.write([(0.0, 0.0, 0.0), (1.5, 0.5, -1.0)], [IDENTITY_Q] * 2, [3, 5])
+    pictures = []
+    for asked in (("color", *outputs), outputs):
+        renderer = BodyRenderer(records, max_ids=8, outputs=asked)
+        for body in (3, 5):
+            renderer.set_look(body, "sphere", 1.0, color=(1.0, 1.0, 1.0))
+        renderer.set_camera(camera((0.0, 0.0, 10.0), (0.0, 0.0, 0.0), 64 / 48))
+        fb = renderer.framebuffer((64, 48))
+        assert len(fb._desc["color"]) == len(asked)  # no colour attachment without colour
+        pictures.append(frame(gl_ctx, renderer, fb))
+        renderer.release()
+    with_colour, alone = pictures
+    assert set(alone) == set(outputs)
+    for name in outputs:
+        np.testing.assert_array_equal(alone[name], with_colour[name])
+    if "id" in outputs:
+        assert set(np.unique(alone["id"])) == {-1, 3, 5}
+    records.release()
+
+
+def test_outputs_must_be_each_once(gl_ctx):
+    records = InstanceRecords(gl_ctx, 1)
+    with pytest.raises(BodyError, match="'depth', 'depth'"):
+        BodyRenderer(records, outputs=("depth", "depth"))
+    records.release()
+
+
 def four_worlds(ctx, **options):
     """Four 'worlds' of one body each (rows 0..3, ids 0..3) spaced along x."""
     records = InstanceRecords(ctx, 4)

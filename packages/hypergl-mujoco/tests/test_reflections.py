@@ -216,11 +216,34 @@ def test_a_transparent_geom_is_blended_over_what_is_behind_it_as_mujoco_draws_it
     assert close.mean() > 0.97
 
 
-def test_a_floor_seen_from_below_is_transparent_as_mujoco_draws_it(gl_ctx):
-    """mjr_render draws a plane seen from behind with 0.3 of its alpha, lit as its front."""
+def test_depth_and_segmentation_alone_draw_transparent_geoms_in_the_opaque_pass(gl_ctx):
+    """Without RGB no blended pass: the glass and a floor seen from below are drawn with
+    the rest, as MuJoCo's segmentation draws them, and give the depth and ids beside RGB."""
+    for model, camera in ((mujoco.MjModel.from_xml_string(GLASS), "front"),
+                          (floor_from_below(), "above")):  # fmt: skip
+        data = mujoco.MjData(model)
+        mujoco.mj_forward(model, data)
+        results = []
+        for outputs in (("rgb", "depth", "segmentation"), ("depth", "segmentation")):
+            with hypergl_mujoco.BatchRenderer(model, 1, cameras=[camera], outputs=outputs,
+                                              context=gl_ctx) as renderer:  # fmt: skip
+                results.append(renderer.render(data))
+                assert (renderer._transparent is None) == ("rgb" not in outputs)
+        beside, alone = results
+        assert np.array_equal(alone.segmentation, beside.segmentation)
+        np.testing.assert_allclose(alone.depth, beside.depth, rtol=1e-6)
+
+
+def floor_from_below() -> mujoco.MjModel:
     model = mirror_model()
     model.cam_pos[0] = (0.0, -2.2, -1.2)  # below the floor, looking up at the bodies
     model.cam_quat[0] = (0.4266, 0.9044, 0.0, 0.0)  # 129.5 degrees about x: up at them
+    return model
+
+
+def test_a_floor_seen_from_below_is_transparent_as_mujoco_draws_it(gl_ctx):
+    """mjr_render draws a plane seen from behind with 0.3 of its alpha, lit as its front."""
+    model = floor_from_below()
     data = mujoco.MjData(model)
     mujoco.mj_forward(model, data)
     with hypergl_mujoco.BatchRenderer(model, 1, cameras=["above"], width=96, height=96,

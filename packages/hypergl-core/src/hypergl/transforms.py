@@ -131,10 +131,15 @@ def eye_of(view_proj: ArrayLike) -> np.ndarray:
     Vectorised: (..., 4, 4) matrices give (..., 4) eyes."""
     matrix = np.asarray(view_proj, np.float64)
     # The null vector of rows x, y, w: the generalised cross product, each component a
-    # signed 3x3 minor (a quarter of an SVD's time for 256 views).
-    rows = matrix[..., [0, 1, 3], :]
-    minors = np.stack([rows[..., [j for j in range(4) if j != i]] for i in range(4)], axis=-3)
-    eye = np.linalg.det(minors) * np.array([1.0, -1.0, 1.0, -1.0])
+    # signed 3x3 minor, expanded along row w from the 2x2 minors of rows x, y (0.6 of
+    # four batched determinants' time for 64 views: it runs for every pass every frame).
+    a, b, c = (tuple(matrix[..., row, j] for j in range(4)) for row in (0, 1, 3))
+    p01, p02, p03 = a[0] * b[1] - a[1] * b[0], a[0] * b[2] - a[2] * b[0], a[0] * b[3] - a[3] * b[0]
+    p12, p13, p23 = a[1] * b[2] - a[2] * b[1], a[1] * b[3] - a[3] * b[1], a[2] * b[3] - a[3] * b[2]
+    eye = np.stack([c[3] * p12 - c[2] * p13 + c[1] * p23,
+                    -(c[3] * p02 - c[2] * p03 + c[0] * p23),
+                    c[3] * p01 - c[1] * p03 + c[0] * p13,
+                    -(c[2] * p01 - c[1] * p02 + c[0] * p12)], axis=-1)  # fmt: skip
     w = eye[..., 3:]
     finite = np.abs(w) > 1e-9
     direction = eye[..., :3] / np.linalg.norm(eye[..., :3], axis=-1, keepdims=True)

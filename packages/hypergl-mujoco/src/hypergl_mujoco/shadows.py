@@ -63,7 +63,7 @@ class ShadowMaps:
         self.renderer: BodyRenderer = BodyRenderer(records, max_ids=max(model.ngeom, 1),
                                      max_parts=part_count(looks), max_meshes=meshes,
                                      max_vertices=rows, views=max(2, maps),
-                                     outputs=("color",), max_extras=1, primitives=primitives,
+                                     outputs=(), max_extras=1, primitives=primitives,
                                      max_lights=1, shade=False)  # fmt: skip
         for look in looks:
             self.renderer.set_parts(look.geom, look.parts, look.new_meshes, color=look.color)

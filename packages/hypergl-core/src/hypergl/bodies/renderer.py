@@ -17,7 +17,8 @@ shape bookkeeping; hypergl-core never imports one.
 
 ``views > 1`` draws many views into one framebuffer, tiled (:meth:`set_views`): each view
 has its own camera and its own range of record rows. ``outputs`` adds metric depth and the
-record id as colour attachments 1 and 2 (:meth:`framebuffer`, :meth:`read`).
+record id as colour attachments after the colour (:meth:`framebuffer`, :meth:`read`);
+without the colour, the depth and id alone, nothing shaded.
 """
 
 from __future__ import annotations
@@ -153,8 +154,10 @@ class BodyRenderer:
     ``lod_threshold``: a sphere or capsule whose projected radius is below this share of
     the half screen height is drawn with the coarse mesh (0 turns LOD off).
     ``views``: how many views :meth:`set_views` may tile (1: one view, :meth:`set_camera`).
-    ``outputs``: of ``("color", "depth", "id")``, in that order as colour attachments 0, 1,
-    2 of the framebuffer drawn into (make it with :meth:`framebuffer`).
+    ``outputs``: of ``("color", "depth", "id")``, in that order as the colour attachments
+    of the framebuffer drawn into (make it with :meth:`framebuffer`). Without ``"color"``
+    the fragment stage shades nothing (no lights, textures or reflection: depth and id
+    alone); none at all: the depth buffer alone (a shadow map's pass).
     ``copies``: how many rows sharing one id one view may draw (each look's instance lists
     are sized for that many; beyond it parts are dropped, never written out of place).
     1 fits a Culverin world (ids are unique) and one world per view.
@@ -449,7 +452,8 @@ class BodyRenderer:
         self._ray_draws: list[tuple[Pipeline, int]] = []
         self._specialise()
         self.background_pipeline: Pipeline | None = None
-        if len(self.outputs) > 1:  # a plain clear writes one colour to every attachment
+        # a plain clear writes one colour to every attachment
+        if "color" in self.outputs and len(self.outputs) > 1:
             self.background_pipeline = ctx.pipeline(
                 vertex_shader=BACKGROUND_VERTEX.format(),
                 fragment_shader=BACKGROUND_FRAGMENT.format(defines=defines),
@@ -638,13 +642,13 @@ class BodyRenderer:
             raise errors.BodyError(f"outputs must be a sequence of {OUTPUTS}, got {outputs!r}")
         asked = tuple(outputs)
         unknown = [o for o in asked if o not in OUTPUTS]
-        if unknown or "color" not in asked or len(set(asked)) != len(asked):
-            raise errors.BodyError(f"outputs must hold 'color' and any of 'depth', 'id', each "
-                                   f"once, got {outputs!r}")  # fmt: skip
+        if unknown or len(set(asked)) != len(asked):
+            raise errors.BodyError(f"outputs must hold any of {OUTPUTS}, each once, got "
+                                   f"{outputs!r}")  # fmt: skip
         return tuple(o for o in OUTPUTS if o in asked)  # attachment order
 
     def _defines(self) -> str:
-        depth, ident = "depth" in self.outputs, "id" in self.outputs
+        color, depth, ident = (o in self.outputs for o in OUTPUTS)
         shadows = ", ".join(str(i) for i in self._shadow_lights) or "0"
         shadow_count = len(self._shadow_lights)
         return (glsl_defines({"MULTI_VIEW": int(self._max_views > 1), "LIGHTS": self._max_lights,
@@ -652,8 +656,10 @@ class BodyRenderer:
                          "MIRROR": int(self._mirror), "TRANSPARENT": int(self._transparent)})
                 + f"const int SHADOW_LIGHT[{max(shadow_count, 1)}] = int[]({shadows});\n"
                 + glsl_defines({"SHADOW_BIAS": SHADOW_BIAS, "MIRROR_EPSILON": MIRROR_EPSILON,
-                                "OUTPUT_DEPTH": int(depth), "SAMPLES": self.samples,
-                           "OUTPUT_ID": int(ident), "ID_LOCATION": 1 + int(depth)}))  # fmt: skip
+                                "OUTPUT_COLOR": int(color), "OUTPUT_DEPTH": int(depth),
+                                "OUTPUT_ID": int(ident), "DEPTH_LOCATION": int(color),
+                                "ID_LOCATION": int(color) + int(depth),
+                                "SAMPLES": self.samples}))  # fmt: skip
 
     def _source_glsl(self) -> str:
         """The source's record declarations and accessors (see :mod:`.records`)."""
@@ -1303,6 +1309,9 @@ class BodyRenderer:
     def record_clear(self, cmd: CommandBuffer, background: Sequence[float] = (0, 0, 0)) -> None:
         """Clear the bound framebuffer: colour `background`, depth +inf, id -1."""
         rgb = check_color(background)
+        if "color" not in self.outputs:  # depth and id alone: 0 is nothing hit, no id
+            cmd.clear(color=(0.0, 0.0, 0.0, 0.0), depth=1.0)
+            return
         cmd.clear(color=(*rgb, 1.0), depth=1.0)
         # The depth and id outputs are stored as 1 / metres and id + 1 (see read), so a
         # clear whose red is 0 sets them right; else a full-screen pass writes them (on

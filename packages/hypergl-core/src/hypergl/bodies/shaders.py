@@ -1,11 +1,12 @@
 """GLSL of the body renderer: the expand/cull compute pass, the vertex and fragment stages.
 
 ``{...}`` fields are filled by :class:`~hypergl.bodies.BodyRenderer`: bindings, ``{defines}``
-(``MULTI_VIEW``, ``OUTPUT_DEPTH``, ``OUTPUT_ID``: 0 or 1, so one text serves every variant and
-the single-view colour-only one has no extra work; ``RAY_KIND``: 0 in the mesh pipeline, else
-the ray-cast mode its pipeline draws, see ``RAYCAST``) and ``{bodies}``, the record source's GLSL,
-which declares the records and defines ``uint body_count()``, ``vec3 body_position(uint)``,
-``vec4 body_rotation(uint)`` and ``uint body_id(uint)``.
+(``MULTI_VIEW``, ``OUTPUT_COLOR``, ``OUTPUT_DEPTH``, ``OUTPUT_ID``: 0 or 1, so one text
+serves every variant and none does work for an output it lacks: no colour, no shading;
+``RAY_KIND``: 0 in the mesh pipeline, else the ray-cast mode its pipeline draws, see
+``RAYCAST``) and ``{bodies}``, the record source's GLSL, which declares the records and
+defines ``uint body_count()``, ``vec3 body_position(uint)``, ``vec4 body_rotation(uint)``
+and ``uint body_id(uint)``.
 
 With ``MULTI_VIEW`` each view (a ``View`` in a storage buffer) has its own camera, its own
 range of record rows and its own tile of the framebuffer: the expansion runs once per
@@ -798,16 +799,18 @@ flat in ivec4 v_info;
 flat in uvec4 v_texture_rect;
 flat in vec4 v_view_eye;
 flat in vec3 v_forward;
+#if OUTPUT_COLOR
 layout(location = 0) out vec4 color;
+#endif
 // TRANSPARENT: blended by alpha, every output (GL blends each by its own alpha): the depth
 // and the id replaced (alpha 1), as MuJoCo's depth and segmentation have them
 #if OUTPUT_DEPTH
 in float v_depth;
 #if TRANSPARENT
-layout(location = 1) out vec4 depth_blend;
+layout(location = DEPTH_LOCATION) out vec4 depth_blend;
 float depth_out;
 #else
-layout(location = 1) out float depth_out;
+layout(location = DEPTH_LOCATION) out float depth_out;
 #endif
 #endif
 #if OUTPUT_ID
@@ -964,7 +967,7 @@ void main() {{
     // (not the mirror itself, nor what is behind it)
     if (dot(mirror_plane.xyz, P) + mirror_plane.w < MIRROR_EPSILON) discard;
 #endif
-#if SHADE
+#if OUTPUT_COLOR && SHADE
     vec4 texel = surface_texel(X);
     vec3 N = normalize(n);
 #if SPECULAR
@@ -982,13 +985,15 @@ void main() {{
 #endif
     vec3 lit = light_surface(P, N, V, rgb, v_material, forward, soft);
     color = vec4(clamp(lit * texel.rgb, 0.0, 1.0), v_color.a * texel.a);
-{reflection}#else
-    color = v_color;  // a depth pass (a shadow map): the depth is what counts
+{reflection}#elif OUTPUT_COLOR
+    color = v_color;  // unshaded
 #endif
 #if TRANSPARENT
+#if OUTPUT_COLOR
     // mjr_render draws a transparent geom twice (its sorted list front to back, then back
     // to front): a layer of alpha a covers 1 - (1 - a)^2 of what is behind it
     color.a = color.a * (2.0 - color.a);
+#endif
 #if OUTPUT_DEPTH
     depth_blend = vec4(depth_out, 0.0, 0.0, 1.0);
 #endif
@@ -1069,9 +1074,11 @@ layout(location = 2) uniform vec4 sky_y;
 layout(location = 3) uniform vec4 sky_z;
 layout(location = 4) uniform vec4 haze_plane;  // the ground (see HAZE_FRAGMENT), if any
 layout(location = 5) uniform vec4 haze_normal;  // (0, 0, 0): none
+#if OUTPUT_COLOR
 layout(location = 0) out vec4 color;
+#endif
 #if OUTPUT_DEPTH
-layout(location = 1) out float depth_out;
+layout(location = DEPTH_LOCATION) out float depth_out;
 #endif
 #if OUTPUT_ID
 layout(location = ID_LOCATION) out float id_out;
@@ -1085,7 +1092,9 @@ void main() {{
     float height = dot(v_origin - haze_plane.xyz, haze_normal.xyz);
     if (toward < 0.0 && height > 0.0 && height < -toward * t_sky) discard;
     vec3 d = vec3(dot(sky_x.xyz, D), dot(sky_y.xyz, D), dot(sky_z.xyz, D));
+#if OUTPUT_COLOR
     color = vec4(atlas_cube(texture_rects[int(sky.x)], d, dFdx(d), dFdy(d)).rgb, 1.0);
+#endif
 #if OUTPUT_DEPTH
     depth_out = 0.0;  // 1 / metres: nothing hit
 #endif
@@ -1116,10 +1125,12 @@ layout(location = 4) uniform vec4 haze_plane;
 layout(location = 5) uniform vec4 haze_normal;
 layout(location = 6) uniform vec4 haze;
 layout(location = 7) uniform vec4 haze_shape;
+#if OUTPUT_COLOR
 layout(location = 0) out vec4 color;
+#endif
 // Blended like the colour: alpha 0 keeps the other outputs as they are.
 #if OUTPUT_DEPTH
-layout(location = 1) out vec4 depth_out;
+layout(location = DEPTH_LOCATION) out vec4 depth_out;
 #endif
 #if OUTPUT_ID
 layout(location = ID_LOCATION) out vec4 id_out;
@@ -1137,7 +1148,9 @@ void main() {{
     if (e < 0.0 || down > 0.0 || height < 0.0 || height > 1.0) discard;
     float h = haze_shape.y;
     float alpha = height < h ? height / h : (1.0 - height) / (1.0 - h);
+#if OUTPUT_COLOR
     color = vec4(haze.rgb, haze.a * alpha);
+#endif
 #if OUTPUT_DEPTH
     depth_out = vec4(0.0);
 #endif
@@ -1163,15 +1176,19 @@ BACKGROUND_FRAGMENT = (
     VERSION
     + """{defines}
 layout(location = 0) uniform vec4 background;
+#if OUTPUT_COLOR
 layout(location = 0) out vec4 color;
+#endif
 #if OUTPUT_DEPTH
-layout(location = 1) out float depth_out;
+layout(location = DEPTH_LOCATION) out float depth_out;
 #endif
 #if OUTPUT_ID
 layout(location = ID_LOCATION) out float id_out;
 #endif
 void main() {{
+#if OUTPUT_COLOR
     color = background;
+#endif
 #if OUTPUT_DEPTH
     depth_out = 0.0;  // 1 / metres: nothing hit
 #endif

@@ -1,0 +1,118 @@
+"""Where a hypergl_mujoco frame's time goes: each pass of one frame, timed alone.
+
+N worlds of gymnasium's half_cheetah and humanoid at 84x84 seen by their "track" camera
+(``--outputs rgb``: MuJoCo's default picture; ``depth,segmentation``: what
+benchmarks/mujoco_rays.py measures). After one render, each pass of the recorded frame is
+recorded again as a program of its own and replayed on the same snapshot, interleaved,
+each followed by ``ctx.finish()`` (llvmpipe draws on the CPU: the wall time is the pass's):
+
+  snapshot     ``renderer.snapshot(data)``: the poses' sync and the view matrices
+  shadow       the shadow maps' depth pass (shadows on)
+  reflection   the mirror pass (a reflective floor, reflections on)
+  main         the clear, every layer's expansion and draws, without the sky
+  sky          the sky's and the haze's quads, over what main drew
+  transparent  the transparent geoms' blended pass (a model with some)
+  read         reading the framebuffer's outputs back into NumPy
+  frame        ``renderer.render(data)`` whole (its sum, and what binds them together)
+
+Medians of milliseconds; the passes add up to about the frame.
+
+    python benchmarks/mujoco_passes.py [--repeat N] [--worlds N] [--outputs rgb] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from pathlib import Path
+
+os.environ.setdefault("MUJOCO_GL", "egl")
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import interleaved, median, parser, write_json
+from mujoco_pixels import MODELS, SIZE, load_model, worlds
+
+
+def pass_programs(renderer, ctx) -> dict:
+    """name -> a program drawing one pass of `renderer`'s recorded frame (its internals:
+    this is a profile, not an API)."""
+    programs = {}
+
+    def program(record):
+        cmd = ctx.command_buffer()
+        record(cmd)
+        cmd.end()
+        return cmd
+
+    if renderer._shadows is not None:
+        programs["shadow"] = program(renderer._shadows.record)
+    if renderer._reflections is not None:
+        programs["reflection"] = program(renderer._reflections.record)
+
+    def main(cmd, sky: bool):
+        cmd.bind_framebuffer(renderer._framebuffer)
+        if not sky:
+            renderer._renderer.record_clear(cmd, background=(0.0, 0.0, 0.0))
+        for _, _, layer in renderer._layers:
+            record_sky = layer._record_sky
+            if sky:
+                record_sky(cmd)
+                continue
+            layer._record_sky = lambda _cmd: None
+            try:
+                layer.record(cmd, sync=False)
+            finally:
+                del layer._record_sky
+
+    programs["main"] = program(lambda cmd: main(cmd, sky=False))
+    if renderer._renderer._sky is not None:
+        programs["sky"] = program(lambda cmd: main(cmd, sky=True))
+    if renderer._transparent is not None:
+
+        def transparent(cmd):
+            cmd.bind_framebuffer(renderer._framebuffer)
+            renderer._transparent.record(cmd, sync=False)
+
+        programs["transparent"] = program(transparent)
+    return programs
+
+
+def main() -> None:
+    p = parser(__doc__.splitlines()[0], repeat=9)
+    p.add_argument("--worlds", type=int, default=64, help="worlds (default %(default)s)")
+    p.add_argument("--outputs", default="rgb", help="comma-separated (default %(default)s)")
+    args = p.parse_args()
+    import hypergl_mujoco
+
+    outputs = tuple(args.outputs.split(","))
+    results = {}
+    for label, name in MODELS.items():
+        model = load_model(name)
+        datas = worlds(model, args.worlds)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            renderer = hypergl_mujoco.BatchRenderer(model, args.worlds, ["track"], SIZE, SIZE,
+                                                    outputs)  # fmt: skip
+        try:
+            renderer.render(datas)
+            ctx = renderer.context
+            calls = {"snapshot": lambda r=renderer, d=datas: r.snapshot(d)}
+            for key, cmd in pass_programs(renderer, ctx).items():
+                calls[key] = lambda c=cmd, g=ctx: (c.submit(), g.finish())
+            calls["read"] = lambda r=renderer: r._renderer.read(r._framebuffer)
+            calls["frame"] = lambda r=renderer, d=datas: r.render(d)
+            samples = interleaved(calls, args.repeat)
+        finally:
+            renderer.close()
+        ms = {k: round(median(v) * 1e3, 2) for k, v in samples.items()}
+        parts = sum(v for k, v in ms.items() if k != "frame")
+        results[label] = ms
+        print(f"{label:9s} {args.worlds} worlds {','.join(outputs)}: "
+              + "  ".join(f"{k} {v:.1f}" for k, v in ms.items())
+              + f"  (passes' sum {parts:.1f}) ms", flush=True)  # fmt: skip
+    write_json(args.json, {"worlds": args.worlds, "outputs": outputs, "results": results})
+
+
+if __name__ == "__main__":
+    main()
