@@ -1,5 +1,5 @@
-"""A framebuffer's depth attachment as a texture: sampled by a compute pass, its lifetime,
-what a saved program records, and the errors."""
+"""A framebuffer's depth attachment (and its colour attachments) as a texture: sampled by a
+compute pass, its lifetime, what a saved program records, and the errors."""
 
 from __future__ import annotations
 
@@ -79,3 +79,18 @@ def test_a_framebuffer_without_depth_has_no_depth_texture(device):
         fb.release()
         with pytest.raises(ResourceError, match="has been released"):
             fb.depth_texture  # noqa: B018
+
+
+def test_a_framebuffer_colour_attachment_is_a_texture_and_a_missing_one_is_named(gl_ctx):
+    framebuffer = gl_ctx.framebuffer((8, 8), color=("rgba8",))
+    try:
+        texture = framebuffer.color_texture(0)
+        assert texture is framebuffer.color_texture(0)
+        for bad in (1, -1, True, "0", 0.0):
+            with pytest.raises(ResourceError, match="no colour attachment"):
+                framebuffer.color_texture(bad)
+        with pytest.raises(ResourceError, match="release the framebuffer"):
+            texture.release()
+    finally:
+        framebuffer.release()
+    assert texture.released

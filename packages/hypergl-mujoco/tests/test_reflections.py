@@ -144,20 +144,6 @@ def test_bad_mirror_input_is_refused_by_name(gl_ctx):
         records.release()
 
 
-def test_a_framebuffer_colour_attachment_is_a_texture_and_a_missing_one_is_named(gl_ctx):
-    framebuffer = gl_ctx.framebuffer((8, 8), color=("rgba8",))
-    try:
-        texture = framebuffer.color_texture(0)
-        assert texture is framebuffer.color_texture(0)
-        with pytest.raises(hypergl.ResourceError, match="no colour attachment 1"):
-            framebuffer.color_texture(1)
-        with pytest.raises(hypergl.ResourceError, match="release the framebuffer"):
-            texture.release()
-    finally:
-        framebuffer.release()
-    assert texture.released
-
-
 def test_default_picture_model_still_renders_with_its_mirror(gl_ctx):
     """The gymnasium floor (reflectance .1 in half_cheetah's checker): built and drawn."""
     pytest.importorskip("gymnasium")

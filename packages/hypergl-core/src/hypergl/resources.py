@@ -273,15 +273,15 @@ class Framebuffer(GPUResource):
         :attr:`depth_texture`: read it only while nothing draws into the framebuffer (a
         draw into another framebuffer: a mirror's picture on the floor that reflects it)."""
         self._check_live()
+        formats = tuple(self._desc.get("color") or ())
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(formats):
+            raise ResourceError(f"framebuffer '{self.name}' has no colour attachment "
+                                f"{index!r} ({len(formats)} of them)")  # fmt: skip
         if self._color_views is None:
             self._color_views = {}
         views = self._color_views
         if index in views:
             return views[index]
-        formats = tuple(self._desc.get("color") or ())
-        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(formats):
-            raise ResourceError(f"framebuffer '{self.name}' has no colour attachment "
-                                f"{index!r} ({len(formats)} of them)")  # fmt: skip
         native = None
         if self._link.gl:
             with translated_errors():
