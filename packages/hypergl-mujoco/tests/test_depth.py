@@ -21,8 +21,20 @@ SCENE = """<mujoco><worldbody>
 </worldbody></mujoco>"""
 
 
+def renderer_knows_orthographic_depth() -> bool:
+    """Whether mujoco.Renderer turns an orthographic camera's depth into metres: MuJoCo 3.x's
+    (3.5.0, the floor) applies the perspective formula to every camera, so it is no oracle
+    there."""
+    import inspect
+
+    return "orthographic" in inspect.getsource(mujoco.Renderer.render)
+
+
 @pytest.mark.parametrize("camera", ["ortho", "perspective"])
 def test_depth_matches_mujoco_renderer(camera, gl_ctx):
+    if camera == "ortho" and not renderer_knows_orthographic_depth():
+        pytest.skip(f"mujoco.Renderer {mujoco.__version__} takes an orthographic depth "
+                    "buffer for a perspective one")  # fmt: skip
     model = mujoco.MjModel.from_xml_string(SCENE)
     data = mujoco.MjData(model)
     mujoco.mj_forward(model, data)
