@@ -76,6 +76,16 @@ def test_emission_and_specular_of_a_material(gl_ctx):
     records.release()
 
 
+def record_frame(ctx, renderer, fb):
+    """Record `renderer`'s frame into `fb` (a program kept by nobody: record() is what counts)."""
+    cmd = ctx.command_buffer()
+    cmd.bind_framebuffer(fb)
+    renderer.record_clear(cmd)
+    renderer.record(cmd)
+    cmd.end()
+    return cmd
+
+
 def renderer_parts():
     from hypergl.bodies import named_parts
 
@@ -179,11 +189,7 @@ def test_a_kind_of_light_or_a_mapping_the_recorded_pipelines_lack_asks_for_a_new
     fresh.set_textures(atlas)
     fresh.set_look(0, "box", (1.0, 1.0, 1.0), color=(1.0, 1.0, 1.0))
     fb = fresh.framebuffer((64, 64))
-    cmd = gl_ctx.command_buffer()
-    cmd.bind_framebuffer(fb)
-    fresh.record_clear(cmd)
-    fresh.record(cmd)
-    cmd.end()
+    record_frame(gl_ctx, fresh, fb)
     fresh.set_parts(0, renderer_parts(), color=(1.0, 1.0, 1.0),
                     material=Material(texture=index, mapping=TEXTURE_BOX))  # fmt: skip
     with pytest.raises(BodyError, match="record the frame again"):
@@ -194,11 +200,7 @@ def test_a_kind_of_light_or_a_mapping_the_recorded_pipelines_lack_asks_for_a_new
     set_light(rows[0], kind=LIGHT_HEAD, diffuse=(0, 0, 0), specular=(0.5, 0.5, 0.5))
     fresh.set_lights(rows)
     shot(fresh)
-    cmd = gl_ctx.command_buffer()
-    cmd.bind_framebuffer(fb)
-    fresh.record_clear(cmd)
-    fresh.record(cmd)
-    cmd.end()
+    record_frame(gl_ctx, fresh, fb)
     fresh.set_parts(0, renderer_parts(), color=(1.0, 1.0, 1.0),
                     material=Material(specular=1.0))  # fmt: skip
     with pytest.raises(BodyError, match="record the frame again"):
