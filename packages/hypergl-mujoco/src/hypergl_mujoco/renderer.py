@@ -54,7 +54,7 @@ from .errors import (
 from .flexes import FlexEdges, FlexSkins, drawn_flexes
 from .options import visual_options
 from .reflections import Reflections, mirror_geom
-from .shadows import DEFAULT_SIZE, ShadowMaps, shadow_slots
+from .shadows import ShadowMaps, map_size, shadow_slots
 from .skins import Skins, drawn_skins
 from .sync import RECORD, GeomRecords, WorldArrays, geom_source
 from .tendons import Tendons, drawn_tendons
@@ -166,7 +166,8 @@ class BatchRenderer:
     ``mjRND_HAZE`` (with the skybox, as MuJoCo), ``mjRND_SHADOW`` and ``mjRND_REFLECTION``
     are honoured; ``mjRND_FOG`` and the rest are not drawn and ignored. `texture`:
     ``mjVIS_TEXTURE`` (False: every geom untextured). `shadow_size`: the texels across one
-    light's shadow map in one world (None: 128; see :mod:`.shadows`). `samples`: the RGB
+    light's shadow map in one world (None: what the view's pixels resolve, see
+    :func:`.shadows.map_size`). `samples`: the RGB
     picture's samples a pixel, its edges antialiased as ``mjr_render``'s (None: the model's
     ``vis.quality.offsamples``, MuJoCo's default 4, lowered to the context's
     ``max_samples`` as MuJoCo lowers it; 0: none), for ``outputs=("rgb",)`` alone: beside a
@@ -216,8 +217,11 @@ class BatchRenderer:
                                        scene.DEFAULT_GROUPS)  # fmt: skip
         self._groups = self._options.geom_groups
         self._elements = self._checked_elements()  # tendons and skins: their sizes, no GPU yet
-        self._shadow_size = (None if shadow_size is None
-                             else _positive_int(shadow_size, "shadow_size", SizeError))  # fmt: skip
+        self._shadow_size: int = (
+            map_size(model, self.width, self.height, self.num_worlds)
+            if shadow_size is None
+            else _positive_int(shadow_size, "shadow_size", SizeError)
+        )
         self.samples: int = self._checked_samples(samples)
         self._check_memory(memory_limit)  # before the context, the looks or any buffer
         self._own_context = context is None
@@ -556,15 +560,17 @@ class BatchRenderer:
         self._world_looks.attach(self._records)  # type: ignore[arg-type]
         self._framebuffer = framebuffer
         if self._shadow_lights:
-            meshes, rows = scene.library_size(self._looks)
-            # a height field at half the map's texels a side: what the map resolves
-            size = self._shadow_size or DEFAULT_SIZE
+            # a height field at half the map's texels a side: what the map resolves (its
+            # library sized for those, not the main pass's)
+            size = self._shadow_size
             looks = scene.with_hfield_points(model, self._looks, max(size // 2, 2))
+            meshes, rows = scene.library_size(looks)
             self._shadows = ShadowMaps(model, self._records, self.num_worlds, looks,
                                        self.primitives, (BUILT_IN_MESHES + meshes,
                                                          BUILT_IN_ROWS + rows),
                                        self._shadow_size)  # fmt: skip
-            self._renderer.set_shadow_map(self._shadows.texture)
+            for _, _, renderer in self._layers:
+                renderer.set_shadow_map(self._shadows.texture)
         if clear:
             self._transparent = self._body_renderer(self._records, model.ngeom, clear,
                                                     model.ngeom, geoms=True,
@@ -623,15 +629,16 @@ class BatchRenderer:
                                 max_soft_vertices=max(getattr(attach, "soft_vertices", 1), 1),
                                 # a tendon's segments share its id: that many in a view
                                 copies=getattr(attach, "copies", 1),
+                                # every opaque element receives shadows, as mjr_render's
                                 shadow_lights=[slot for slot, _ in self._shadow_lights]
-                                if geoms and not plain else (), mirror=mirror,
+                                if not plain else (), mirror=mirror,
                                 transparent=transparent,
                                 # the main framebuffer's passes: multisampled alike
                                 samples=0 if mirror else self.samples)  # fmt: skip
         try:
             if attach is not None and hasattr(attach, "attach"):
                 attach.attach(renderer)
-            shadows = self._flags["mjRND_SHADOW"] and geoms and not plain
+            shadows = self._flags["mjRND_SHADOW"] and not plain
             group = (
                 lights.model_lights(model, shadows=shadows) if self._rgb else lights.unlit(model)
             )
@@ -698,7 +705,7 @@ class BatchRenderer:
         pixel += 8 * getattr(self, "samples", 0)  # multisampled: rgba8 and depth24 a sample
         flags = getattr(self, "_flags", None)  # before the flags are read: shadows on
         maps = len(shadow_slots(model)) if flags is None or flags["mjRND_SHADOW"] else 0
-        size = getattr(self, "_shadow_size", None) or DEFAULT_SIZE
+        size = self._shadow_size
         shadows = maps * (
             VIEW_DTYPE.itemsize + 2 * 2 * geom_parts * 8 + size * size * 4
         )  # views, instance lists, depth24 (the maps have no colour)
@@ -739,7 +746,7 @@ class BatchRenderer:
             for layer in self._drawing():
                 lights.write_poses(layer.lights, self.model, light_xpos, light_xdir)
             if self._shadows is not None:
-                self._shadows.update(self._layers[0][2], light_xpos, light_xdir)
+                self._shadows.update([r for _, _, r in self._layers], light_xpos, light_xdir)
         if reflections is not None:
             reflections.update(matrices.reshape(-1, 4, 4))
         return matrices.reshape(-1, 4, 4), depth.reshape(-1, 4)

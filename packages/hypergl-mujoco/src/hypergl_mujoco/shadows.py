@@ -6,11 +6,13 @@ with ``mjRND_SHADOW``): a directional light through an orthographic box of half 
 vis.map.shadowscale, 160)`` degrees; the camera's near and far planes. Where a surface lies
 behind its map, that light adds nothing. Here one depth pass (a second body renderer over
 the same records, unshaded) draws every world's maps as tiles of one depth texture, the
-main pass reads them. Two shadow lights at most (the first two); a map's tile is
-``shadow_size`` texels square: DEFAULT_SIZE unless given (MuJoCo's ``quality.shadowsize``,
-2048 to 4096, costs 256 to 1024 times the pixels per world: a world looks the same however
-many are drawn, so the size does not follow the world count; shadow edges are softer-edged
-blocks than MuJoCo's at the default).
+main pass reads them, every opaque element's layer (geoms, sites, tendons, skins,
+flexes) receiving them as mjr_render's do. Two shadow lights at most (the first two); a
+map's tile is ``shadow_size`` texels square: :func:`map_size` unless given (MuJoCo's
+``quality.shadowsize``, 2048 to 4096, costs 16 to 64 times the texels of 512). The lookup's
+bias is a slope's in texels, as MuJoCo's glPolygonOffset (see
+``hypergl.bodies.shaders.shadow_light``); a map's border reads as lit, as MuJoCo's
+one-texel inset of the viewport makes it.
 """
 
 from __future__ import annotations
@@ -30,7 +32,31 @@ from .lights import SUPPORTED, scene_lights
 from .scene import GeomLook, part_count
 
 MAX_SHADOW_LIGHTS = 2
-DEFAULT_SIZE = 128  # 256: 0.01-0.07 dB closer to MuJoCo on 4 models, 4 times the pixels
+# A map's texels per pixel of the view's larger side (a power of two at least that), the
+# least and the most a map gets by default, and the texels all maps may hold together
+# (4 bytes each: 256 MB) before the default halves: see map_size.
+TEXELS_PER_PIXEL = 4
+MIN_SIZE, MAX_SIZE = 128, 1024
+MAX_TEXELS = 1 << 26
+
+
+def map_size(model: mujoco.MjModel, width: int, height: int, worlds: int) -> int:
+    """The texels across a map by default: a power of two of TEXELS_PER_PIXEL times the
+    view's larger side, within MIN_SIZE..MAX_SIZE, never above MuJoCo's
+    ``quality.shadowsize``, and halved while every world's maps together would hold more
+    than MAX_TEXELS. A map spans the whole light's box (a directional light's is 2 * extent
+    wide) while a view sees a part of it: 84x84 views took 512 texels to get within 1 dB
+    of 2048's on gym's models (ant 29.7 / 31.7 / 34.3 dB at 256 / 512 / 2048); the pass
+    costs about the texels its casters cover, floors left out (see :func:`casters`)."""
+    wanted = TEXELS_PER_PIXEL * max(int(width), int(height))
+    size = MIN_SIZE
+    while size < wanted and size < MAX_SIZE:
+        size *= 2
+    maps = max(len(shadow_slots(model)), 1) * max(int(worlds), 1)
+    while size > MIN_SIZE and maps * size * size > MAX_TEXELS:
+        size //= 2
+    limit = int(model.vis.quality.shadowsize)
+    return max(min(size, limit), 1) if limit > 0 else size
 
 
 def shadow_slots(model: mujoco.MjModel) -> list[tuple[int, int]]:
@@ -43,18 +69,27 @@ def shadow_slots(model: mujoco.MjModel) -> list[tuple[int, int]]:
     return out[:MAX_SHADOW_LIGHTS]
 
 
+def casters(model: mujoco.MjModel, looks: Sequence[GeomLook]) -> list[GeomLook]:
+    """The looks drawn into the maps: all but planes'. A plane shadows only what lies
+    behind it from the light (under a floor: nothing a camera above it sees), it never
+    shadows itself, and a floor covers every texel of its maps: at 64 worlds of 84x84 it was
+    most of the pass's cost, which grows with the texels it fills."""
+    plane = int(mujoco.mjtGeom.mjGEOM_PLANE)
+    return [look for look in looks if int(model.geom_type[look.geom]) != plane]
+
+
 class ShadowMaps:
     """The depth pass of every world's shadow lights, and their matrices per frame."""
 
     def __init__(self, model: mujoco.MjModel, records: InstanceRecords, worlds: int,
                  looks: Sequence[GeomLook], primitives: str, sizes: tuple[int, int],
-                 size: int | None) -> None:  # fmt: skip
+                 size: int) -> None:  # fmt: skip
         self.model: mujoco.MjModel = model
         self.slots: list[tuple[int, int]] = shadow_slots(model)
         self.worlds: int = worlds
         maps = worlds * len(self.slots)
         ctx = records.context
-        self.size: int = size or DEFAULT_SIZE
+        self.size: int = size
         tiling = Tiling.fitted(max(maps, 1), (self.size, self.size),
                                ctx.limits["max_texture_size"], error=SizeError,
                                hint=" as shadow maps: a smaller shadow_size, or "
@@ -65,7 +100,7 @@ class ShadowMaps:
                                      max_vertices=rows, views=max(2, maps),
                                      outputs=(), max_extras=1, primitives=primitives,
                                      max_lights=1, shade=False)  # fmt: skip
-        for look in looks:
+        for look in casters(model, looks):
             self.renderer.set_parts(look.geom, look.parts, look.new_meshes, color=look.color)
         ngeom = model.ngeom
         ranges = [(w * ngeom, ngeom) for w in range(worlds) for _ in self.slots]
@@ -117,14 +152,17 @@ class ShadowMaps:
                 frustums[k] = (-top, top, -top, top, self._near, self._far)
         return projection(frustums, ortho)[None] @ view
 
-    def update(self, main: BodyRenderer, light_xpos: np.ndarray, light_xdir: np.ndarray) -> None:
-        """This frame's maps' cameras, and the main renderer's copy of them."""
+    def update(self, receivers: Sequence[BodyRenderer], light_xpos: np.ndarray,
+               light_xdir: np.ndarray) -> None:  # fmt: skip
+        """This frame's maps' cameras, and the copy of them in each renderer that receives
+        the shadows (every opaque element's: geoms, sites, tendons, skins, flexes)."""
         matrices = self.matrices(light_xpos, light_xdir)
         self.renderer.set_view_matrices(matrices.reshape(-1, 4, 4))
         self.renderer.update()
-        for k, (slot, _) in enumerate(self.slots):
-            main.shadow_matrices[:, slot] = matrices[:, k]
-            main.shadow_tiles[:, slot] = self.tiles[:, k]
+        for receiver in receivers:
+            for k, (slot, _) in enumerate(self.slots):
+                receiver.shadow_matrices[:, slot] = matrices[:, k]
+                receiver.shadow_tiles[:, slot] = self.tiles[:, k]
 
     def release(self) -> None:
         if not self.framebuffer.released:

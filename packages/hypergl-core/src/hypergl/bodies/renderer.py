@@ -87,7 +87,11 @@ REFLECTION_UNIT = 3  # the texture unit a reflective part reads the mirror pass'
 # Metres from the mirror plane within which a point counts as on it (the reflective part's
 # own surface; its interpolated points stray by float rounding, 1e-7 of their size).
 MIRROR_EPSILON = 1e-3
-SHADOW_BIAS = 2e-3  # depth (0..1) a surface may lie behind its shadow map and stay lit
+# A shadow map's bias (see shaders.shadow_light), in texels: along the normal, per sine of
+# the angle to the light (MuJoCo's glPolygonOffset factor, 1.5), and at any angle (a curved
+# surface's bulge across a texel, the depth's rounding).
+SHADOW_SLOPE_BIAS = 1.5
+SHADOW_BIAS = 0.1
 VERTEX_BYTES = 24
 OUTPUTS = ("color", "depth", "id")
 OUTPUT_FORMATS = {"color": "rgba8", "depth": "r32f", "id": "r32f"}
@@ -655,7 +659,8 @@ class BodyRenderer:
                          "SHADE": int(self._shade), "SHADOW_MAPS": shadow_count,
                          "MIRROR": int(self._mirror), "TRANSPARENT": int(self._transparent)})
                 + f"const int SHADOW_LIGHT[{max(shadow_count, 1)}] = int[]({shadows});\n"
-                + glsl_defines({"SHADOW_BIAS": SHADOW_BIAS, "MIRROR_EPSILON": MIRROR_EPSILON,
+                + glsl_defines({"SHADOW_BIAS": SHADOW_BIAS, "SHADOW_SLOPE_BIAS": SHADOW_SLOPE_BIAS,
+                                "MIRROR_EPSILON": MIRROR_EPSILON,
                                 "OUTPUT_COLOR": int(color), "OUTPUT_DEPTH": int(depth),
                                 "OUTPUT_ID": int(ident), "DEPTH_LOCATION": int(color),
                                 "ID_LOCATION": int(color) + int(depth),

@@ -708,15 +708,28 @@ layout(binding = {shadow_unit}) uniform sampler2D body_shadow_map;
 // in its shadow; outside its view, lit (as MuJoCo's map reads its cleared border). One
 // texel fetch (the map's nearest texel): texture() cost llvmpipe a level of detail per
 // fragment, and its early returns are no branches there (every lane runs every path).
-float shadow_light(int k, vec3 P) {{
-    vec4 s = v_shadow[k] * vec4(P, 1.0);
+// The bias is a slope's, in texels (MuJoCo's glPolygonOffset: 1.5 texels of the surface's
+// depth slope): P looked up from SHADOW_SLOPE_BIAS * sin(angle to the light) + SHADOW_BIAS
+// texels out along its normal N, which is nearer the light than its own surface anywhere in
+// that texel; a constant depth bias would be metres in a directional map of a large
+// extent, and a floor's contact shadows and thin casters' shadows would vanish in it.
+float shadow_light(int k, vec3 P, vec3 N, vec3 L) {{
+    mat4 m = v_shadow[k];
+    vec4 s = m * vec4(P, 1.0);
+    ivec2 size = textureSize(body_shadow_map, 0);
+    // a texel's width at P, in metres: the tile's texels across 2 of the light's x / w
+    float texels = v_shadow_tile[k].x * float(size.x);
+    float texel = 2.0 * abs(s.w) / (texels * length(vec3(m[0][0], m[1][0], m[2][0])));
+    float c = dot(N, L);
+    vec3 out_n = c < 0.0 ? -N : N;  // toward the light: either side of a two-sided surface
+    float sine = sqrt(max(1.0 - c * c, 0.0));
+    s += m * vec4(out_n * (texel * (SHADOW_SLOPE_BIAS * sine + SHADOW_BIAS)), 0.0);
     vec3 q = s.xyz / s.w;
     bool outside = !(s.w > 0.0) || any(greaterThan(abs(q), vec3(1.0)));
     vec2 uv = (q.xy * v_shadow_tile[k].xy + v_shadow_tile[k].zw) * 0.5 + 0.5;
-    ivec2 size = textureSize(body_shadow_map, 0);
-    ivec2 texel = clamp(ivec2(uv * vec2(size)), ivec2(0), size - 1);
-    float nearest = texelFetch(body_shadow_map, texel, 0).r;
-    return outside || 0.5 * q.z + 0.5 <= nearest + SHADOW_BIAS ? 1.0 : 0.0;
+    ivec2 texel_at = clamp(ivec2(uv * vec2(size)), ivec2(0), size - 1);
+    float nearest = texelFetch(body_shadow_map, texel_at, 0).r;
+    return outside || 0.5 * q.z + 0.5 <= nearest ? 1.0 : 0.0;
 }}
 #endif
 
@@ -763,7 +776,7 @@ void add_light(int i, int kind, int shadow_map, bool pass, vec3 P, vec3 N, vec3 
     c += (facing > 0.0 ? shine : 0.0) * light.specular.rgb * material.x;
 #endif
 #if SHADOW_MAPS
-    if (shadow_map >= 0) factor *= shadow_light(shadow_map, P);
+    if (shadow_map >= 0) factor *= shadow_light(shadow_map, P, N, L);
 #endif
     if (pass)
         passes += clamp(factor * c, 0.0, 1.0);
