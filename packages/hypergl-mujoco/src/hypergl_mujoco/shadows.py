@@ -35,7 +35,7 @@ MAX_SHADOW_LIGHTS = 2
 # A map's texels per pixel of the view's larger side (a power of two at least that), the
 # least and the most a map gets by default, and the texels all maps may hold together
 # (4 bytes each: 256 MB) before the default halves: see map_size.
-TEXELS_PER_PIXEL = 4
+TEXELS_PER_PIXEL = 3
 MIN_SIZE, MAX_SIZE = 128, 1024
 MAX_TEXELS = 1 << 26
 
@@ -45,9 +45,10 @@ def map_size(model: mujoco.MjModel, width: int, height: int, worlds: int) -> int
     view's larger side, within MIN_SIZE..MAX_SIZE, never above MuJoCo's
     ``quality.shadowsize``, and halved while every world's maps together would hold more
     than MAX_TEXELS. A map spans the whole light's box (a directional light's is 2 * extent
-    wide) while a view sees a part of it: 84x84 views took 512 texels to get within 1 dB
-    of 2048's on gym's models (ant 29.7 / 31.7 / 34.3 dB at 256 / 512 / 2048); the pass
-    costs about the texels its casters cover, floors left out (see :func:`casters`)."""
+    wide) while a view sees a part of it. 84x84 views get 256: gym's ant reads 27.5 / 29.7
+    / 31.7 / 34.3 dB at 128 / 256 / 512 / 2048, and at 64 worlds of gym's half_cheetah and
+    humanoid the pass cost about 5 / 11 / 14-25 ms a frame at 128 / 256 / 512 (of 45-50 ms
+    without it; a shared 2-core machine), floors left out (see :func:`casters`)."""
     wanted = TEXELS_PER_PIXEL * max(int(width), int(height))
     size = MIN_SIZE
     while size < wanted and size < MAX_SIZE:
