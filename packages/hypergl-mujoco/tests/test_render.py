@@ -180,9 +180,8 @@ def test_memory_per_world_is_what_a_world_adds(model, gl_ctx):
             renderer.render(datas)
             sizes.append(buffer_bytes(gl_ctx))
             figures.append(renderer.memory_per_world)
-    # every world's cameras' pixels and its light's shadow map (depth24: no colour; 256
-    # texels across, shadows.map_size's for 84x84 views)
-    pixels = 2 * 84 * 84 * (4 + 4 * 3) + 256 * 256 * 4
+    # every world's cameras' pixels and its light's shadow map (depth24: no colour)
+    pixels = 2 * 84 * 84 * (4 + 4 * 3) + 128 * 128 * 4
     assert figures[0] == figures[1]
     assert sizes[1] - sizes[0] == figures[0] - pixels
     assert figures[0] < 900_000  # the shared meshes alone take megabytes

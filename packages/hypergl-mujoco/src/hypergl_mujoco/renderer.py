@@ -468,6 +468,8 @@ class BatchRenderer:
             needed.update(light_xpos=(model.nlight, 3), light_xdir=(model.nlight, 3))
         for element in self._elements:
             needed.update(element.arrays())
+        if self._shadows is not None:
+            needed.update(self._shadows.arrays())
         made: list[Any] = []
         previous: list[tuple[GeomRecords, Any]] = []  # each layer's source before
         try:
@@ -706,6 +708,8 @@ class BatchRenderer:
         flags = getattr(self, "_flags", None)  # before the flags are read: shadows on
         maps = len(shadow_slots(model)) if flags is None or flags["mjRND_SHADOW"] else 0
         size = self._shadow_size
+        if maps:  # the shadow casters' centres (ShadowMaps.arrays)
+            arrays += model.ngeom * 3 * 8
         shadows = maps * (
             VIEW_DTYPE.itemsize + 2 * 2 * geom_parts * 8 + size * size * 4
         )  # views, instance lists, depth24 (the maps have no colour)
@@ -733,6 +737,7 @@ class BatchRenderer:
         pass."""
         arrays = world_arrays.pull()
         light_xpos, light_xdir = arrays.pop("light_xpos", None), arrays.pop("light_xdir", None)
+        geom_xpos = arrays.pop("geom_xpos", None)  # the shadow casters' centres
         names = {name for element in self._elements for name in element.arrays()}
         theirs = {name: arrays.pop(name) for name in names}
         # the cameras first: they say what is wrong with data never forwarded
@@ -746,7 +751,8 @@ class BatchRenderer:
             for layer in self._drawing():
                 lights.write_poses(layer.lights, self.model, light_xpos, light_xdir)
             if self._shadows is not None:
-                self._shadows.update([r for _, _, r in self._layers], light_xpos, light_xdir)
+                self._shadows.update([r for _, _, r in self._layers], light_xpos, light_xdir,
+                                     geom_xpos)  # fmt: skip
         if reflections is not None:
             reflections.update(matrices.reshape(-1, 4, 4))
         return matrices.reshape(-1, 4, 4), depth.reshape(-1, 4)

@@ -35,8 +35,8 @@ MAX_SHADOW_LIGHTS = 2
 # A map's texels per pixel of the view's larger side (a power of two at least that), the
 # least and the most a map gets by default, and the texels all maps may hold together
 # (4 bytes each: 256 MB) before the default halves: see map_size.
-TEXELS_PER_PIXEL = 3
-MIN_SIZE, MAX_SIZE = 128, 1024
+TEXELS_PER_PIXEL = 1.5
+MIN_SIZE, MAX_SIZE = 128, 512
 MAX_TEXELS = 1 << 26
 
 
@@ -101,8 +101,12 @@ class ShadowMaps:
                                      max_vertices=rows, views=max(2, maps),
                                      outputs=(), max_extras=1, primitives=primitives,
                                      max_lights=1, shade=False)  # fmt: skip
-        for look in casters(model, looks):
+        cast = casters(model, looks)
+        for look in cast:
             self.renderer.set_parts(look.geom, look.parts, look.new_meshes, color=look.color)
+        # the casters' geoms and bounding radii: what a directional map is fitted to
+        self._casters = np.array(sorted({look.geom for look in cast}), np.int64)
+        self._radii = model.geom_rbound[self._casters].astype(np.float64)
         ngeom = model.ngeom
         ranges = [(w * ngeom, ngeom) for w in range(worlds) for _ in self.slots]
         self.renderer.set_views(
@@ -130,7 +134,44 @@ class ShadowMaps:
         cmd.clear(depth=1.0)  # depth only: the framebuffer has no colour
         self.renderer.record(cmd, sync=False)
 
-    def matrices(self, light_xpos: np.ndarray, light_xdir: np.ndarray) -> np.ndarray:
+    def arrays(self) -> dict[str, tuple[int, ...]]:
+        """The data's arrays the maps' matrices read each frame (the casters' centres)."""
+        return {"geom_xpos": (self.model.ngeom, 3)}
+
+    def _fitted(self, view: np.ndarray, geom_xpos: np.ndarray | None, half: float,
+                spot: bool) -> np.ndarray:  # fmt: skip
+        """(worlds, 4): the window (left, right, bottom, top) of a light's map (views `view`,
+        (worlds, 4, 4)) that the casters' spheres cover, within MuJoCo's +-`half` (a
+        directional light's box, a spot's frustum at its near plane). Outside it nothing
+        casts, so a receiver there is lit in either map: the same shadows in finer texels
+        (a directional box is 2 * extent wide, a body a metre or two)."""
+        worlds = len(view)
+        full = np.tile([-half, half, -half, half], (worlds, 1))
+        if geom_xpos is None or not len(self._casters):
+            return full
+        centres = geom_xpos[:, self._casters]  # (worlds, casters, 3)
+        at = np.einsum("wij,wgj->wgi", view[:, :3, :3], centres) + view[:, None, :3, 3]
+        r = self._radii[None, :, None]
+        xy = at[..., :2]
+        low, high = xy - r, xy + r
+        behind = np.zeros(worlds, bool)
+        if spot:  # where the spheres' boxes fall on the near plane (conservatively)
+            d = -at[..., 2:3]  # ahead of the light
+            behind = ~(d - r > self._near).all(axis=(1, 2))
+            near_d, far_d = np.maximum(d - r, self._near), d + r
+            low = np.where(low < 0, low / near_d, low / far_d) * self._near
+            high = np.where(high > 0, high / near_d, high / far_d) * self._near
+        low, high = np.maximum(low.min(axis=1), -half), np.minimum(high.max(axis=1), half)
+        # a texel's margin, and the whole window where nothing is inside it
+        margin = (high - low) / max(self.size - 2, 1)
+        low, high = low - margin, high + margin
+        whole = behind | ~(high > low).all(axis=1)
+        window = np.stack([low[:, 0], high[:, 0], low[:, 1], high[:, 1]], axis=1)
+        window[whole] = full[whole]
+        return window
+
+    def matrices(self, light_xpos: np.ndarray, light_xdir: np.ndarray,
+                 geom_xpos: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
         """(worlds, maps, 4, 4) view-projections of each world's shadow lights."""
         model = self.model
         lights = [light for _, light in self.slots]
@@ -139,25 +180,27 @@ class ShadowMaps:
         # Any up orthogonal to the light's direction (MuJoCo's mjr_orthoVec's role).
         helper = np.where(np.abs(forward[..., 2:3]) < 0.9, [0.0, 0.0, 1.0], [1.0, 0.0, 0.0])
         up = np.cross(np.cross(forward, helper), forward)
-        view = look_at(position, forward, up)
-        frustums = np.empty((len(lights), 6))
-        ortho = np.zeros(len(lights), bool)
+        view = look_at(position, forward, up)  # (worlds, maps, 4, 4)
+        worlds = len(view)
+        frustums = np.empty((worlds, len(lights), 6))
+        ortho = np.zeros((worlds, len(lights)), bool)
         for k, light in enumerate(lights):
             if int(model.light_type[light]) == int(mujoco.mjtLightType.mjLIGHT_DIRECTIONAL):
-                c = self._clip
-                frustums[k], ortho[k] = (-c, c, -c, c, self._near, self._far), True
+                frustums[:, k, :4] = self._fitted(view[:, k], geom_xpos, self._clip, False)
+                ortho[:, k] = True
             else:
                 fovy = min(2 * float(model.light_cutoff[light]) * float(model.vis.map.shadowscale),
                            160.0)  # fmt: skip
                 top = self._near * np.tan(np.radians(fovy) / 2)
-                frustums[k] = (-top, top, -top, top, self._near, self._far)
-        return projection(frustums, ortho)[None] @ view
+                frustums[:, k, :4] = self._fitted(view[:, k], geom_xpos, top, True)
+            frustums[:, k, 4:] = (self._near, self._far)
+        return projection(frustums, ortho) @ view
 
     def update(self, receivers: Sequence[BodyRenderer], light_xpos: np.ndarray,
-               light_xdir: np.ndarray) -> None:  # fmt: skip
+               light_xdir: np.ndarray, geom_xpos: np.ndarray | None = None) -> None:  # fmt: skip
         """This frame's maps' cameras, and the copy of them in each renderer that receives
         the shadows (every opaque element's: geoms, sites, tendons, skins, flexes)."""
-        matrices = self.matrices(light_xpos, light_xdir)
+        matrices = self.matrices(light_xpos, light_xdir, geom_xpos)
         self.renderer.set_view_matrices(matrices.reshape(-1, 4, 4))
         self.renderer.update()
         for receiver in receivers:

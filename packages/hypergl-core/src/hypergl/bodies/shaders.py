@@ -717,9 +717,15 @@ float shadow_light(int k, vec3 P, vec3 N, vec3 L) {{
     mat4 m = v_shadow[k];
     vec4 s = m * vec4(P, 1.0);
     ivec2 size = textureSize(body_shadow_map, 0);
-    // a texel's width at P, in metres: the tile's texels across 2 of the light's x / w
+    // a texel's size at P, in metres (the wider of x and y): the tile's texels across 2 of
+    // the light's x / w and y / w. Of a row a * view x + b * view z (an off-axis window's),
+    // a is what scales metres: its length less its part along w's row (-view z; 0 in a box)
     float texels = v_shadow_tile[k].x * float(size.x);
-    float texel = 2.0 * abs(s.w) / (texels * length(vec3(m[0][0], m[1][0], m[2][0])));
+    vec3 r0 = vec3(m[0][0], m[1][0], m[2][0]), r1 = vec3(m[0][1], m[1][1], m[2][1]);
+    vec3 r3 = vec3(m[0][3], m[1][3], m[2][3]);
+    float across = sqrt(max(min(dot(r0, r0) - dot(r0, r3) * dot(r0, r3),
+                                dot(r1, r1) - dot(r1, r3) * dot(r1, r3)), 1e-30));
+    float texel = 2.0 * abs(s.w) / (texels * across);
     float c = dot(N, L);
     vec3 out_n = c < 0.0 ? -N : N;  // toward the light: either side of a two-sided surface
     float sine = sqrt(max(1.0 - c * c, 0.0));
