@@ -45,10 +45,13 @@ def map_size(model: mujoco.MjModel, width: int, height: int, worlds: int) -> int
     view's larger side, within MIN_SIZE..MAX_SIZE, never above MuJoCo's
     ``quality.shadowsize``, and halved while every world's maps together would hold more
     than MAX_TEXELS. A map spans the whole light's box (a directional light's is 2 * extent
-    wide) while a view sees a part of it. 84x84 views get 256: gym's ant reads 27.5 / 29.7
-    / 31.7 / 34.3 dB at 128 / 256 / 512 / 2048, and at 64 worlds of gym's half_cheetah and
-    humanoid the pass cost about 5 / 11 / 14-25 ms a frame at 128 / 256 / 512 (of 45-50 ms
-    without it; a shared 2-core machine), floors left out (see :func:`casters`)."""
+    wide) while a view sees a part of it, and each map is fitted to its casters (see
+    :meth:`ShadowMaps._fitted`): 84x84 views get 128, 240x320 ones 512. Measured at 84x84:
+    gym's ant 34.2 / 34.3 dB at 128 / 256 fitted (27.5 / 29.7 unfitted, 34.3 at 2048); the
+    suite's spot lights, whose frustum the casters fill, lose up to 1-3 dB at 128 against
+    512 (cartpole 33.2 / 36.7). The pass's fragments ray-cast its casters, so its cost
+    follows the texels they cover: at 64 worlds of gym's half_cheetah and humanoid it cost
+    about 10-12 ms of a 50-60 ms frame at 128, 14-25 ms at 256 (a shared 2-core machine)."""
     wanted = TEXELS_PER_PIXEL * max(int(width), int(height))
     size = MIN_SIZE
     while size < wanted and size < MAX_SIZE:
@@ -161,10 +164,10 @@ class ShadowMaps:
             near_d, far_d = np.maximum(d - r, self._near), d + r
             low = np.where(low < 0, low / near_d, low / far_d) * self._near
             high = np.where(high > 0, high / near_d, high / far_d) * self._near
-        low, high = np.maximum(low.min(axis=1), -half), np.minimum(high.max(axis=1), half)
-        # a texel's margin, and the whole window where nothing is inside it
+        # a texel's margin, within MuJoCo's window; the whole window where nothing is inside
+        low, high = low.min(axis=1), high.max(axis=1)
         margin = (high - low) / max(self.size - 2, 1)
-        low, high = low - margin, high + margin
+        low, high = np.maximum(low - margin, -half), np.minimum(high + margin, half)
         whole = behind | ~(high > low).all(axis=1)
         window = np.stack([low[:, 0], high[:, 0], low[:, 1], high[:, 1]], axis=1)
         window[whole] = full[whole]
