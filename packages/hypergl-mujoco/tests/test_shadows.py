@@ -125,3 +125,19 @@ def test_a_given_shadow_size_is_kept(gl_ctx):
                                       shadow_size=200) as renderer:  # fmt: skip
         renderer.render(data)
         assert renderer._shadows is not None and renderer._shadows.size == 200
+
+
+def test_shadowsize_0_draws_no_shadows_as_mujoco(gl_ctx):
+    """MuJoCo makes no shadow map at ``quality.shadowsize`` 0: no shadows, the lights that
+    cast them lit with the rest."""
+    model = mujoco.MjModel.from_xml_string(CONTACT)
+    model.vis.quality.shadowsize = 0
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    ours, theirs, unshadowed = pictures(model, data, "above", (84, 84), gl_ctx)
+    assert (theirs == unshadowed).all()  # MuJoCo's own: the same picture
+    close = np.abs(ours.astype(int) - theirs.astype(int)).max(axis=-1) <= 16
+    assert close.mean() > 0.97
+    with hypergl_mujoco.BatchRenderer(model, 1, outputs=("rgb",), context=gl_ctx) as renderer:
+        renderer.render(data)
+        assert renderer._shadows is None

@@ -641,6 +641,7 @@ class BatchRenderer:
             if attach is not None and hasattr(attach, "attach"):
                 attach.attach(renderer)
             shadows = self._flags["mjRND_SHADOW"] and not plain
+            shadows = shadows and int(model.vis.quality.shadowsize) > 0  # MuJoCo's: no map
             group = (
                 lights.model_lights(model, shadows=shadows) if self._rgb else lights.unlit(model)
             )

@@ -59,12 +59,15 @@ def map_size(model: mujoco.MjModel, width: int, height: int, worlds: int) -> int
     maps = max(len(shadow_slots(model)), 1) * max(int(worlds), 1)
     while size > MIN_SIZE and maps * size * size > MAX_TEXELS:
         size //= 2
-    limit = int(model.vis.quality.shadowsize)
-    return max(min(size, limit), 1) if limit > 0 else size
+    return max(min(size, int(model.vis.quality.shadowsize)), 1)
 
 
 def shadow_slots(model: mujoco.MjModel) -> list[tuple[int, int]]:
-    """(slot in the light group, model light) of the lights that cast shadows."""
+    """(slot in the light group, model light) of the lights that cast shadows: none where
+    ``quality.shadowsize`` is 0 (MuJoCo makes no shadow map then, and lights them all with
+    the rest)."""
+    if int(model.vis.quality.shadowsize) <= 0:
+        return []
     first = int(bool(model.vis.headlight.active))
     out = []
     for k, light in enumerate(scene_lights(model)):
