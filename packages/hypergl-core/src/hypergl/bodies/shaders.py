@@ -1091,8 +1091,10 @@ layout(location = 0) uniform vec4 sky;  // x: the cube's first face, y: the dist
 layout(location = 1) uniform vec4 sky_x;  // rows of the world-to-cube rotation
 layout(location = 2) uniform vec4 sky_y;
 layout(location = 3) uniform vec4 sky_z;
-layout(location = 4) uniform vec4 haze_plane;  // the ground (see HAZE_FRAGMENT), if any
-layout(location = 5) uniform vec4 haze_normal;  // (0, 0, 0): none
+#if SKY_GROUND
+layout(location = 4) uniform vec4 haze_plane;  // the ground (see HAZE_FRAGMENT)
+layout(location = 5) uniform vec4 haze_normal;
+#endif
 #if OUTPUT_COLOR
 layout(location = 0) out vec4 color;
 #endif
@@ -1105,11 +1107,13 @@ layout(location = ID_LOCATION) out float id_out;
 void main() {{
     // D not normalised: the cube's lookup and the test below do not depend on its length.
     vec3 D = v_direction;
+#if SKY_GROUND
     // The ground nearer than the cylinder (between the quad and it): the ground shows.
     float t_sky = sky.y / max(max(length(D.xy), abs(D.z)), 1e-30);
     float toward = dot(D, haze_normal.xyz);
     float height = dot(v_origin - haze_plane.xyz, haze_normal.xyz);
     if (toward < 0.0 && height > 0.0 && height < -toward * t_sky) discard;
+#endif
     vec3 d = vec3(dot(sky_x.xyz, D), dot(sky_y.xyz, D), dot(sky_z.xyz, D));
 #if OUTPUT_COLOR
     color = vec4(atlas_cube(texture_rects[int(sky.x)], d, dFdx(d), dFdy(d)).rgb, 1.0);
