@@ -237,6 +237,7 @@ class BatchRenderer:
         self._shadows: ShadowMaps | None = None
         self._reflections: Reflections | None = None
         self._transparent: BodyRenderer | None = None  # the transparent geoms' pass
+        self._mirrored: dict[Any, BodyRenderer] = {}  # an element layer's mirror renderer
         try:
             self._check_size()
             self._fit_samples(samples is None)
@@ -477,6 +478,11 @@ class BatchRenderer:
             arrays = WorldArrays(ctx, data, kind, needed)
             made.append(arrays)
             cmd = ctx.command_buffer()
+            # the skinning passes first: the mirror pass draws their vertices too (a copy)
+            for element in self._elements:
+                element.record(cmd)
+                if element in self._mirrored:
+                    element.record_soft_copy(cmd, self._mirrored[element])
             if self._shadows is not None:  # the shadow maps first, from the snapshot's records
                 self._shadows.record(cmd)
             if self._reflections is not None:  # the mirror pass, before the main pass adds it
@@ -484,10 +490,7 @@ class BatchRenderer:
             cmd.bind_framebuffer(self._framebuffer)
             renderer.record_clear(cmd, background=(0.0, 0.0, 0.0))
             sync = ctx.command_buffer()  # the snapshot: every world's geom and site poses
-            preludes = {element.element: element for element in self._elements}
-            for element, _, layer in self._layers:
-                if element in preludes:
-                    preludes[element].record(cmd)  # the skinning pass, before its draws
+            for _, _, layer in self._layers:
                 layer.record(cmd, sync=False)  # each depth-tested against those before
                 layer.record_sync(sync)
             if self._transparent is not None:  # last, blended over the rest and the sky
@@ -583,6 +586,30 @@ class BatchRenderer:
                 renderer.release()
                 raise
             self._reflections.attach(self._renderer)
+            self._reflect_layers()
+
+    def _reflect_layers(self) -> None:
+        """The sites, tendons, skins and flexes in the mirror pass too (``mjr_render``
+        reflects every element of the scene): a mirror renderer over each layer's records,
+        a skin's or flex's soft vertices copied from its layer's renderer each frame."""
+        assert self._reflections is not None
+        model = self.model
+        layers = ([None] if self._site_looks else []) + list(self._elements)  # as _layers[1:]
+        for (_, records, _), layer in zip(self._layers[1:], layers, strict=True):
+            if layer is None:
+                renderer = self._body_renderer(records, model.nsite, self._site_looks,
+                                               model.ngeom + model.nsite, geoms=False,
+                                               mirror=True)  # fmt: skip
+            else:
+                renderer = self._body_renderer(records, layer.count, layer.looks,
+                                               layer.max_ids, geoms=False, attach=layer,
+                                               mirror=True)  # fmt: skip
+                self._mirrored[layer] = renderer
+            try:
+                self._reflections.add_layer(renderer)
+            except BaseException:
+                renderer.release()
+                raise
 
     def _opaque_and_clear(self, looks: list[scene.GeomLook]
                           ) -> tuple[list[scene.GeomLook], list[scene.GeomLook]]:  # fmt: skip
@@ -630,7 +657,8 @@ class BatchRenderer:
                                 samples=0 if mirror else self.samples)  # fmt: skip
         try:
             if attach is not None and hasattr(attach, "attach"):
-                attach.attach(renderer)
+                # a mirror pass: the layer's soft bodies, filled by a copy of its own
+                (attach.share_soft if mirror else attach.attach)(renderer)
             shadows = self._flags["mjRND_SHADOW"] and geoms and not plain
             group = (
                 lights.model_lights(model, shadows=shadows) if self._rgb else lights.unlit(model)
@@ -667,7 +695,7 @@ class BatchRenderer:
         if self._transparent is not None:
             out.append(self._transparent)
         if self._reflections is not None:
-            out.append(self._reflections.renderer)
+            out += self._reflections.renderers
         return out
 
     @property
@@ -715,6 +743,12 @@ class BatchRenderer:
         # (the mirror pass draws every opaque part but the mirror's one)
         reflected = max(opaque_parts - 1, 1)
         mirror = lists(reflected) + ncam * self.width * self.height * 8 if reflective else 0
+        if reflective:  # the other elements' mirror renderers: lists, their soft vertices
+            site_parts = scene.part_count(sites) if isinstance(sites, list) and sites else 0
+            mirror += lists(site_parts) if site_parts else 0
+            for e in getattr(self, "_elements", ()):
+                mirror += lists(len(e.looks) * getattr(e, "copies", 1))
+                mirror += getattr(e, "soft_vertices", 0) // max(self.num_worlds, 1) * 16
         clear = lists(clear_parts)
         return (records + views + instances + arrays + light_rows + shadows + elements
                 + mirror + clear + ncam * self.width * self.height * pixel)  # fmt: skip
