@@ -81,6 +81,10 @@ class ElementLayer:
         self._soft_spans: list[tuple[int, int]] = []
         self._soft_out: hypergl.Buffer | None = None
 
+    def see(self, matrices: np.ndarray) -> None:
+        """This snapshot's view-projections, before :meth:`write` (most layers' rows do not
+        depend on the views)."""
+
     def add_soft(self, renderer: BodyRenderer, body_id: int, count: int) -> int:
         """Room for `count` soft vertices of `body_id` in `renderer` (the layer's own),
         remembered for :meth:`share_soft`; the first one's index."""
