@@ -13,8 +13,8 @@ the model's lights per world (:mod:`.lights`), materials, the compiled textures,
 and its haze (:mod:`.textures`), shadows (:mod:`.shadows`), the reflection in the first
 reflective floor (:mod:`.reflections`: every element, sites, tendons, skins and flexes
 too), transparent geoms blended after the opaque ones, the rangefinders' rays
-(:mod:`.rangefinders`), under ``scene_flags``. Not drawn yet: multisampling, the transparent geoms' sorting among
-themselves, fog, 2D textures on curved shapes and meshes (benchmarks/mujoco_picture.py
+(:mod:`.rangefinders`), under ``scene_flags``. Not drawn yet: the transparent geoms'
+sorting among themselves, fog, 2D textures on curved shapes and meshes (benchmarks/mujoco_picture.py
 measures how close it is).
 
 Each world's looks (geom colours and materials, light and camera poses) may differ, set
@@ -294,7 +294,8 @@ class BatchRenderer:
         sensors = drawn_rangefinders(model, options.flags)
         if sensors:
             elements.append(Rangefinders(model, sensors, first + model.nflex, worlds,
-                                         len(self._cameras), self.height))  # fmt: skip
+                                         len(self._cameras), self.width, self.height,
+                                         blended="rgb" in self.outputs))  # fmt: skip
         return elements
 
     def _dynamic(self, looks: list[scene.GeomLook], element: str) -> list[scene.GeomLook]:
