@@ -1124,6 +1124,11 @@ class BodyRenderer:
         self.reflection = texture
 
     @property
+    def receives_shadows(self) -> bool:
+        """Whether this renderer was made with ``shadow_lights`` (takes :meth:`set_shadow_map`)."""
+        return bool(self._shadow_lights)
+
+    @property
     def view_tiles(self) -> np.ndarray:
         """Each view's tile (xy scale, zw offset of its clip space into the framebuffer's),
         as :meth:`set_views` laid them out."""

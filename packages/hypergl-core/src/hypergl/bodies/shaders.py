@@ -772,8 +772,7 @@ void add_light(int i, int kind, int shadow_map, bool pass, vec3 P, vec3 N, vec3 
             factor *= inside ? pow(max(c, 1e-30), light.ambient.w) : 0.0;
         }}
     }}
-    float facing = dot(N, L);
-    if (two_sided) facing = abs(facing);
+    float facing = dot(N, L);  // two-sided: N already turned toward the eye
     vec3 c = light.ambient.rgb * rgb + max(facing, 0.0) * light.diffuse.rgb * rgb;
 #if SPECULAR
     float exponent = material.y * 128.0;
@@ -976,6 +975,9 @@ void main() {{
     soft = v_info.x == 2;
     n = soft ? cross(dFdx(v_surface), dFdy(v_surface)) : v_surface;
     P = v_world;
+    // a soft body's face normal turned toward the eye (the derivatives' sign follows the
+    // screen's handedness, which a mirror pass turns over): OpenGL's two-sided lighting
+    if (soft && dot(n, v_view_eye.xyz - P * v_view_eye.w) < 0.0) n = -n;
     X = v_object;
 #if OUTPUT_DEPTH
     depth_out = 1.0 / v_depth;  // stored as 1 / metres: 0 (a clear) is nothing hit
