@@ -584,6 +584,7 @@ class BatchRenderer:
             for _, _, renderer in self._layers:
                 if renderer.receives_shadows:  # (a blended layer, rangefinder rays, does not)
                     renderer.set_shadow_map(self._shadows.texture)
+            self._cast_layers()
         if clear:
             self._transparent = self._body_renderer(self._records, model.ngeom, clear,
                                                     model.ngeom, geoms=True,
@@ -603,6 +604,24 @@ class BatchRenderer:
                 raise
             self._reflections.attach(self._renderer)
             self._reflect_layers()
+
+    def _cast_layers(self) -> None:
+        """The sites, tendons, skins and flexes in the shadow maps too (mjr_render's shadow
+        pass draws every scene geom but decorations: rangefinder rays are): a depth renderer
+        over each layer's records, a skin's or flex's soft vertices copied each frame."""
+        assert self._shadows is not None
+        model = self.model
+        layers = ([None] if self._site_looks else []) + list(self._elements)  # as _layers[1:]
+        for (_, records, _), layer in zip(self._layers[1:], layers, strict=True):
+            if isinstance(layer, Rangefinders):
+                continue
+            count, looks, ids = ((model.nsite, self._site_looks, model.ngeom + model.nsite)
+                                 if layer is None
+                                 else (layer.count, layer.looks, layer.max_ids))  # fmt: skip
+            meshes, rows = scene.library_size(looks)
+            self._shadows.add_layer(records, count, looks, ids,
+                                    (BUILT_IN_MESHES + meshes, BUILT_IN_ROWS + rows),
+                                    layer)  # fmt: skip
 
     def _reflect_layers(self) -> None:
         """The sites, tendons, skins and flexes in the mirror pass too (``mjr_render``
@@ -756,6 +775,16 @@ class BatchRenderer:
             VIEW_DTYPE.itemsize + 2 * 2 * geom_parts * 8 + size * size * 4
         )  # views, instance lists, depth24 (the maps have no colour)
         elements = sum(e.memory_per_world(ncam) for e in getattr(self, "_elements", ()))
+        if maps:  # the other casters' depth renderers: views, instance lists, soft vertices
+            site_parts = scene.part_count(sites) if isinstance(sites, list) and sites else 0
+            casting = [site_parts] if site_parts else []
+            for e in getattr(self, "_elements", ()):
+                if not isinstance(e, Rangefinders):
+                    casting.append(len(e.looks) * getattr(e, "copies", 1))
+                    shadows += getattr(e, "soft_vertices", 0) // max(self.num_worlds, 1) * 16
+            shadows += maps * sum(VIEW_DTYPE.itemsize + 2 * 2 * c * 8 for c in casting)
+            if site_parts:  # the sites' centres
+                arrays += model.nsite * 3 * 8
 
         # the mirror pass (a reflective material, reflections on): its views, instance
         # lists, light poses and pixels (rgba8, depth24); the transparent pass: the same
@@ -785,9 +814,12 @@ class BatchRenderer:
         pass."""
         arrays = world_arrays.pull()
         light_xpos, light_xdir = arrays.pop("light_xpos", None), arrays.pop("light_xdir", None)
-        geom_xpos = arrays.pop("geom_xpos", None)  # the shadow casters' centres
         names = {name for element in self._elements for name in element.arrays()}
         theirs = {name: arrays.pop(name) for name in names}
+        # the shadow casters' centres (the geoms', sites', and what the elements pulled)
+        wanted = self._shadows.arrays() if self._shadows is not None else {}
+        cast = {name: arrays.pop(name) for name in wanted if name in arrays}
+        cast.update(theirs)
         # the cameras first: they say what is wrong with data never forwarded
         matrices, depth = self._cameras.views(self.width / self.height, **arrays,
                                               adjust=self._world_looks.camera_frames)  # fmt: skip
@@ -801,7 +833,7 @@ class BatchRenderer:
                 lights.write_poses(layer.lights, self.model, light_xpos, light_xdir)
             if self._shadows is not None:
                 self._shadows.update([r for _, _, r in self._layers], light_xpos, light_xdir,
-                                     geom_xpos)  # fmt: skip
+                                     cast)  # fmt: skip
         if reflections is not None:
             reflections.update(matrices.reshape(-1, 4, 4))
         return matrices.reshape(-1, 4, 4), depth.reshape(-1, 4)

@@ -7,7 +7,11 @@ vis.map.shadowscale, 160)`` degrees; the camera's near and far planes. Where a s
 behind its map, that light adds nothing. Here one depth pass (a second body renderer over
 the same records, unshaded) draws every world's maps as tiles of one depth texture, the
 main pass reads them, every opaque element's layer (geoms, sites, tendons, skins,
-flexes) receiving them as mjr_render's do. Two shadow lights at most (the first two); a
+flexes) receiving them as mjr_render's do. Every element but a decoration casts, as
+mjr_render's shadow pass draws every scene geom not of ``mjCAT_DECOR``: the tendons, skins,
+flexes and sites too (a depth renderer each over its layer's records,
+:meth:`ShadowMaps.add_layer`; a skin's or flex's vertices copied from its layer's renderer
+once skinned). Two shadow lights at most (the first two); a
 map's tile is ``shadow_size`` texels square: :func:`map_size` unless given (MuJoCo's
 ``quality.shadowsize``, 2048 to 4096, costs 16 to 64 times the texels of 512). The lookup's
 bias is a slope's in texels, as MuJoCo's glPolygonOffset (see
@@ -17,7 +21,8 @@ one-texel inset of the viewport makes it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -85,6 +90,65 @@ def casters(model: mujoco.MjModel, looks: Sequence[GeomLook]) -> list[GeomLook]:
     return [look for look in looks if int(model.geom_type[look.geom]) != plane]
 
 
+Spheres = tuple[np.ndarray, np.ndarray]  # (worlds, n, 3) centres, (worlds, n) radii
+SpheresOf = Callable[[dict[str, np.ndarray]], Spheres]  # from a frame's pulled arrays
+
+
+def caster_spheres(model: mujoco.MjModel, layer: Any, looks: Sequence[GeomLook]
+                   ) -> tuple[SpheresOf, dict[str, tuple[int, ...]]]:  # fmt: skip
+    """The bounding spheres of an element layer's casters from a frame's pulled arrays, and
+    the arrays they read: a skin's bones' bodies (each as far as its farthest vertex in the
+    bind pose: a skinned vertex, a weighted mean of its bones' placings, lies in the box of
+    their spheres), a flex's vertices, a tendon's or edge's segments (`layer` None: the
+    sites, each within the sum of its sizes)."""
+    element = getattr(layer, "element", "site")
+    if element == "site":  # the drawn sites (a site's look's id: ngeom + site)
+        sites = np.array(sorted({look.geom - model.ngeom for look in looks}), np.int64)
+        reach = model.site_size[sites].sum(axis=1).astype(np.float64)
+        return (lambda a: (a["site_xpos"].reshape(len(a["site_xpos"]), -1, 3)[:, sites],
+                           np.broadcast_to(reach, (len(a["site_xpos"]), len(reach))))
+                ), {"site_xpos": (model.nsite, 3)}  # fmt: skip
+    if element == "skin":
+        bodies, reach = [], []
+        for s in layer.skins:
+            first_vertex, inflate = int(model.skin_vertadr[s]), float(abs(model.skin_inflate[s]))
+            for j in range(model.skin_boneadr[s], model.skin_boneadr[s] + model.skin_bonenum[s]):
+                a, n = int(model.skin_bonevertadr[j]), int(model.skin_bonevertnum[j])
+                vertices = model.skin_vert[first_vertex + model.skin_bonevertid[a : a + n]]
+                far = np.linalg.norm(vertices - model.skin_bonebindpos[j], axis=1)
+                bodies.append(int(model.skin_bonebodyid[j]))
+                reach.append((far.max() if n else 0.0) + inflate)
+        index, radii = np.array(bodies, np.int64), np.array(reach, np.float64)
+        return (lambda a: (a["xpos"].reshape(len(a["xpos"]), -1, 3)[:, index],
+                           np.broadcast_to(radii, (len(a["xpos"]), len(radii))))
+                ), {"xpos": (model.nbody, 3)}  # fmt: skip
+    if element == "flex":
+        rows = np.concatenate([np.arange(model.flex_vertadr[f],
+                                         model.flex_vertadr[f] + model.flex_vertnum[f])
+                               for f in layer.flexes])  # fmt: skip
+        radii = np.concatenate([np.full(int(model.flex_vertnum[f]), model.flex_radius[f])
+                                for f in layer.flexes]).astype(np.float64)  # fmt: skip
+        return (lambda a: (a["flexvert_xpos"].reshape(len(a["flexvert_xpos"]), -1, 3)[:, rows],
+                           np.broadcast_to(radii, (len(a["flexvert_xpos"]), len(radii))))
+                ), {"flexvert_xpos": (model.nflexvert, 3)}  # fmt: skip
+    # segments (tendons, flex edges): each row's centre, half its length plus its width
+    width = max(
+        (max(abs(part.scale[0]), abs(part.scale[2])) for look in looks for part in look.parts),
+        default=0.0,
+    )  # across the segment (y: its length)
+    none_id = getattr(layer, "none_id", None)
+
+    def segments(_: dict[str, np.ndarray]) -> Spheres:
+        rows = layer.records.rows[: layer.worlds * layer.count]
+        centres = np.array(rows["position"], np.float64)
+        if none_id is not None:  # a tendon's unused segment: no caster
+            centres[rows["id"] == none_id] = np.nan
+        radii = np.abs(rows["scale"][:, 1]).astype(np.float64) + width
+        return centres.reshape(layer.worlds, -1, 3), radii.reshape(layer.worlds, -1)
+
+    return segments, {}
+
+
 class ShadowMaps:
     """The depth pass of every world's shadow lights, and their matrices per frame."""
 
@@ -101,23 +165,19 @@ class ShadowMaps:
                                ctx.limits["max_texture_size"], error=SizeError,
                                hint=" as shadow maps: a smaller shadow_size, or "
                                     "scene_flags={'mjRND_SHADOW': False}")  # fmt: skip
-        meshes, rows = sizes
-        self.renderer: BodyRenderer = BodyRenderer(records, max_ids=max(model.ngeom, 1),
-                                     max_parts=part_count(looks), max_meshes=meshes,
-                                     max_vertices=rows, views=max(2, maps),
-                                     outputs=(), max_extras=1, primitives=primitives,
-                                     max_lights=1, shade=False)  # fmt: skip
+        self._tiling, self._primitives = tiling, primitives
         cast = casters(model, looks)
-        for look in cast:
-            self.renderer.set_parts(look.geom, look.parts, look.new_meshes, color=look.color)
+        self.renderer: BodyRenderer = self._depth_renderer(records, model.ngeom, cast,
+                                                           model.ngeom, sizes)  # fmt: skip
         # the casters' geoms and bounding radii: what a directional map is fitted to
         self._casters = np.array(sorted({look.geom for look in cast}), np.int64)
         self._radii = model.geom_rbound[self._casters].astype(np.float64)
-        ngeom = model.ngeom
-        ranges = [(w * ngeom, ngeom) for w in range(worlds) for _ in self.slots]
-        self.renderer.set_views(
-            [np.eye(4)] * maps, tiling.tile, ranges=ranges, columns=tiling.columns
-        )
+        # the other casting layers: their depth renderers, the layer whose soft vertices
+        # each copies (or None), and their casters' spheres (see add_layer)
+        self.layers: list[BodyRenderer] = []
+        self._soft: list[tuple[Any, BodyRenderer]] = []
+        self._spheres: list[SpheresOf] = []
+        self._arrays: dict[str, tuple[int, ...]] = {"geom_xpos": (model.ngeom, 3)}
         # Depth only: no colour attachment for the depth pass to write (on llvmpipe every
         # attachment costs every fragment its store).
         self.framebuffer: hypergl.Framebuffer = ctx.framebuffer(
@@ -129,6 +189,51 @@ class ShadowMaps:
         self._far = np.float32(model.vis.map.zfar * extent)
         self._clip = extent * float(model.vis.map.shadowclip)
 
+    def _depth_renderer(self, records: InstanceRecords, count: int, looks: Sequence[GeomLook],
+                        ids: int, sizes: tuple[int, int], soft: Any = None
+                        ) -> BodyRenderer:  # fmt: skip
+        """A depth-only renderer of `records` (`count` rows a world) drawing `looks` into
+        every world's maps: the same views and tiles as every other caster's."""
+        maps = self.worlds * len(self.slots)
+        meshes, rows = sizes
+        renderer = BodyRenderer(records, max_ids=max(ids, 1), max_parts=part_count(looks),
+                                max_meshes=meshes, max_vertices=rows, views=max(2, maps),
+                                outputs=(), max_extras=1, primitives=self._primitives,
+                                max_lights=1, shade=False,
+                                max_soft_vertices=max(getattr(soft, "soft_vertices", 1), 1),
+                                copies=getattr(soft, "copies", 1))  # fmt: skip
+        try:
+            if soft is not None and hasattr(soft, "share_soft"):
+                soft.share_soft(renderer)  # the layer's soft bodies, filled by a copy
+            for look in looks:
+                renderer.set_parts(look.geom, look.parts, look.new_meshes, color=look.color)
+            ranges = [(w * count, count) for w in range(self.worlds) for _ in self.slots]
+            renderer.set_views([np.eye(4)] * maps, self._tiling.tile, ranges=ranges,
+                               columns=self._tiling.columns)  # fmt: skip
+        except BaseException:
+            renderer.release()
+            raise
+        return renderer
+
+    def add_layer(self, records: InstanceRecords, count: int, looks: Sequence[GeomLook],
+                  ids: int, sizes: tuple[int, int], layer: Any = None) -> None:  # fmt: skip
+        """Cast the shadows of another element layer too: its `records` (`count` rows a
+        world, ids below `ids`) drawing `looks` (meshes and rows `sizes`); `layer`: its
+        ElementLayer (tendons, skins, flexes; None: the sites), whose soft vertices are
+        copied each frame and whose casters' spheres the maps are fitted to."""
+        renderer = self._depth_renderer(records, count, looks, ids, sizes, soft=layer)
+        self.layers.append(renderer)
+        if layer is not None and hasattr(layer, "share_soft"):
+            self._soft.append((layer, renderer))
+        spheres, arrays = caster_spheres(self.model, layer, looks)
+        self._spheres.append(spheres)
+        self._arrays.update(arrays)
+
+    @property
+    def renderers(self) -> list[BodyRenderer]:
+        """Every renderer of the depth pass: the geoms', then the other elements'."""
+        return [self.renderer, *self.layers]
+
     @property
     def texture(self) -> hypergl.Texture:
         return self.framebuffer.depth_texture
@@ -138,37 +243,56 @@ class ShadowMaps:
         snapshot synced (BatchRenderer.snapshot: the drawing program syncs nothing)."""
         cmd.bind_framebuffer(self.framebuffer)
         cmd.clear(depth=1.0)  # depth only: the framebuffer has no colour
-        self.renderer.record(cmd, sync=False)
+        for layer, renderer in self._soft:  # this frame's skinned vertices (after skinning)
+            layer.record_soft_copy(cmd, renderer)
+        for renderer in self.renderers:
+            renderer.record(cmd, sync=False)
 
     def arrays(self) -> dict[str, tuple[int, ...]]:
         """The data's arrays the maps' matrices read each frame (the casters' centres)."""
-        return {"geom_xpos": (self.model.ngeom, 3)}
+        return dict(self._arrays)
 
-    def _fitted(self, view: np.ndarray, geom_xpos: np.ndarray | None, half: float,
+    def _casters_spheres(self, arrays: dict[str, np.ndarray] | None) -> Spheres | None:
+        """(worlds, n, 3) centres, (worlds, n) radii of every caster (NaN centres: none
+        there this frame), or None where the centres are not known."""
+        if arrays is None or "geom_xpos" not in arrays:
+            return None
+        worlds = self.worlds
+        centres = [arrays["geom_xpos"].reshape(worlds, -1, 3)[:, self._casters]]
+        radii = [np.broadcast_to(self._radii, (worlds, len(self._casters)))]
+        for spheres in self._spheres:
+            at, r = spheres(arrays)
+            centres.append(at)
+            radii.append(r)
+        return np.concatenate(centres, axis=1), np.concatenate(radii, axis=1)
+
+    def _fitted(self, view: np.ndarray, spheres: Spheres | None, half: float,
                 spot: bool) -> np.ndarray:  # fmt: skip
         """(worlds, 4): the window (left, right, bottom, top) of a light's map (views `view`,
-        (worlds, 4, 4)) that the casters' spheres cover, within MuJoCo's +-`half` (a
+        (worlds, 4, 4)) that the casters' `spheres` cover, within MuJoCo's +-`half` (a
         directional light's box, a spot's frustum at its near plane). Outside it nothing
         casts, so a receiver there is lit in either map: the same shadows in finer texels
         (a directional box is 2 * extent wide, a body a metre or two)."""
         worlds = len(view)
         full = np.tile([-half, half, -half, half], (worlds, 1))
-        if geom_xpos is None or not len(self._casters):
+        if spheres is None or not spheres[0].shape[1]:
             return full
-        centres = geom_xpos[:, self._casters]  # (worlds, casters, 3)
+        centres, radii = spheres  # (worlds, casters, 3), (worlds, casters)
         at = np.einsum("wij,wgj->wgi", view[:, :3, :3], centres) + view[:, None, :3, 3]
-        r = self._radii[None, :, None]
+        r = radii[..., None]
+        there = np.isfinite(at).all(axis=2, keepdims=True)  # (worlds, casters, 1)
         xy = at[..., :2]
         low, high = xy - r, xy + r
         behind = np.zeros(worlds, bool)
         if spot:  # where the spheres' boxes fall on the near plane (conservatively)
             d = -at[..., 2:3]  # ahead of the light
-            behind = ~(d - r > self._near).all(axis=(1, 2))
+            behind = ~((d - r > self._near) | ~there).all(axis=(1, 2))
             near_d, far_d = np.maximum(d - r, self._near), d + r
             low = np.where(low < 0, low / near_d, low / far_d) * self._near
             high = np.where(high > 0, high / near_d, high / far_d) * self._near
         # a texel's margin, within MuJoCo's window; the whole window where nothing is inside
-        low, high = low.min(axis=1), high.max(axis=1)
+        low = np.where(there, low, np.inf).min(axis=1)
+        high = np.where(there, high, -np.inf).max(axis=1)
         margin = (high - low) / max(self.size - 2, 1)
         low, high = np.maximum(low - margin, -half), np.minimum(high + margin, half)
         whole = behind | ~(high > low).all(axis=1)
@@ -177,9 +301,11 @@ class ShadowMaps:
         return window
 
     def matrices(self, light_xpos: np.ndarray, light_xdir: np.ndarray,
-                 geom_xpos: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
-        """(worlds, maps, 4, 4) view-projections of each world's shadow lights."""
+                 arrays: dict[str, np.ndarray] | None = None) -> np.ndarray:  # fmt: skip
+        """(worlds, maps, 4, 4) view-projections of each world's shadow lights, fitted to
+        the casters that `arrays` (:meth:`arrays`' fields, pulled) place."""
         model = self.model
+        spheres = self._casters_spheres(arrays)
         lights = [light for _, light in self.slots]
         position = light_xpos[:, lights]
         forward = light_xdir[:, lights]
@@ -192,23 +318,26 @@ class ShadowMaps:
         ortho = np.zeros((worlds, len(lights)), bool)
         for k, light in enumerate(lights):
             if int(model.light_type[light]) == int(mujoco.mjtLightType.mjLIGHT_DIRECTIONAL):
-                frustums[:, k, :4] = self._fitted(view[:, k], geom_xpos, self._clip, False)
+                frustums[:, k, :4] = self._fitted(view[:, k], spheres, self._clip, False)
                 ortho[:, k] = True
             else:
                 fovy = min(2 * float(model.light_cutoff[light]) * float(model.vis.map.shadowscale),
                            160.0)  # fmt: skip
                 top = self._near * np.tan(np.radians(fovy) / 2)
-                frustums[:, k, :4] = self._fitted(view[:, k], geom_xpos, top, True)
+                frustums[:, k, :4] = self._fitted(view[:, k], spheres, top, True)
             frustums[:, k, 4:] = (self._near, self._far)
         return projection(frustums, ortho) @ view
 
     def update(self, receivers: Sequence[BodyRenderer], light_xpos: np.ndarray,
-               light_xdir: np.ndarray, geom_xpos: np.ndarray | None = None) -> None:  # fmt: skip
-        """This frame's maps' cameras, and the copy of them in each renderer that receives
-        the shadows (every opaque element's: geoms, sites, tendons, skins, flexes)."""
-        matrices = self.matrices(light_xpos, light_xdir, geom_xpos)
-        self.renderer.set_view_matrices(matrices.reshape(-1, 4, 4))
-        self.renderer.update()
+               light_xdir: np.ndarray, arrays: dict[str, np.ndarray] | None = None
+               ) -> None:  # fmt: skip
+        """This frame's maps' cameras (fitted to what `arrays` place: :meth:`matrices`), and
+        the copy of them in each renderer that receives the shadows (every opaque
+        element's: geoms, sites, tendons, skins, flexes)."""
+        matrices = self.matrices(light_xpos, light_xdir, arrays)
+        for renderer in self.renderers:
+            renderer.set_view_matrices(matrices.reshape(-1, 4, 4))
+            renderer.update()
         for receiver in receivers:
             for k, (slot, _) in enumerate(self.slots):
                 receiver.shadow_matrices[:, slot] = matrices[:, k]
@@ -217,4 +346,5 @@ class ShadowMaps:
     def release(self) -> None:
         if not self.framebuffer.released:
             self.framebuffer.release()
-        self.renderer.release()
+        for renderer in self.renderers:
+            renderer.release()
