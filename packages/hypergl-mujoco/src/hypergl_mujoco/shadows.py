@@ -167,8 +167,10 @@ class ShadowMaps:
                                     "scene_flags={'mjRND_SHADOW': False}")  # fmt: skip
         self._tiling, self._primitives = tiling, primitives
         cast = casters(model, looks)
+        # (room for every look's parts, planes' too: what memory_per_world counts)
         self.renderer: BodyRenderer = self._depth_renderer(records, model.ngeom, cast,
-                                                           model.ngeom, sizes)  # fmt: skip
+                                                           model.ngeom, sizes,
+                                                           parts=part_count(looks))  # fmt: skip
         # the casters' geoms and bounding radii: what a directional map is fitted to
         self._casters = np.array(sorted({look.geom for look in cast}), np.int64)
         self._radii = model.geom_rbound[self._casters].astype(np.float64)
@@ -190,13 +192,15 @@ class ShadowMaps:
         self._clip = extent * float(model.vis.map.shadowclip)
 
     def _depth_renderer(self, records: InstanceRecords, count: int, looks: Sequence[GeomLook],
-                        ids: int, sizes: tuple[int, int], soft: Any = None
-                        ) -> BodyRenderer:  # fmt: skip
+                        ids: int, sizes: tuple[int, int], soft: Any = None,
+                        parts: int | None = None) -> BodyRenderer:  # fmt: skip
         """A depth-only renderer of `records` (`count` rows a world) drawing `looks` into
-        every world's maps: the same views and tiles as every other caster's."""
+        every world's maps: the same views and tiles as every other caster's (`parts`:
+        room for that many, None: the looks')."""
         maps = self.worlds * len(self.slots)
         meshes, rows = sizes
-        renderer = BodyRenderer(records, max_ids=max(ids, 1), max_parts=part_count(looks),
+        parts = part_count(looks) if parts is None else parts
+        renderer = BodyRenderer(records, max_ids=max(ids, 1), max_parts=parts,
                                 max_meshes=meshes, max_vertices=rows, views=max(2, maps),
                                 outputs=(), max_extras=1, primitives=self._primitives,
                                 max_lights=1, shade=False,
