@@ -179,6 +179,7 @@ class ShadowMaps:
         self.layers: list[BodyRenderer] = []
         self._soft: list[tuple[Any, BodyRenderer]] = []
         self._spheres: list[SpheresOf] = []
+        self._missing = False  # whether a layer's spheres may be missing (NaN centres)
         self._arrays: dict[str, tuple[int, ...]] = {"geom_xpos": (model.ngeom, 3)}
         # Depth only: no colour attachment for the depth pass to write (on llvmpipe every
         # attachment costs every fragment its store).
@@ -231,6 +232,7 @@ class ShadowMaps:
             self._soft.append((layer, renderer))
         spheres, arrays = caster_spheres(self.model, layer, looks)
         self._spheres.append(spheres)
+        self._missing = self._missing or hasattr(layer, "none_id")  # NaN centres (tendons)
         self._arrays.update(arrays)
 
     @property
@@ -268,6 +270,8 @@ class ShadowMaps:
             at, r = spheres(arrays)
             centres.append(at)
             radii.append(r)
+        if len(centres) == 1:  # the geoms alone (no copy)
+            return centres[0], radii[0]
         return np.concatenate(centres, axis=1), np.concatenate(radii, axis=1)
 
     def _fitted(self, view: np.ndarray, spheres: Spheres | None, half: float,
@@ -284,19 +288,22 @@ class ShadowMaps:
         centres, radii = spheres  # (worlds, casters, 3), (worlds, casters)
         at = np.einsum("wij,wgj->wgi", view[:, :3, :3], centres) + view[:, None, :3, 3]
         r = radii[..., None]
-        there = np.isfinite(at).all(axis=2, keepdims=True)  # (worlds, casters, 1)
+        # (worlds, casters, 1) where a caster is this frame (a tendon's unused segment not)
+        there = np.isfinite(at).all(axis=2, keepdims=True) if self._missing else None
         xy = at[..., :2]
         low, high = xy - r, xy + r
         behind = np.zeros(worlds, bool)
         if spot:  # where the spheres' boxes fall on the near plane (conservatively)
             d = -at[..., 2:3]  # ahead of the light
-            behind = ~((d - r > self._near) | ~there).all(axis=(1, 2))
+            ahead = d - r > self._near
+            behind = ~(ahead if there is None else ahead | ~there).all(axis=(1, 2))
             near_d, far_d = np.maximum(d - r, self._near), d + r
             low = np.where(low < 0, low / near_d, low / far_d) * self._near
             high = np.where(high > 0, high / near_d, high / far_d) * self._near
         # a texel's margin, within MuJoCo's window; the whole window where nothing is inside
-        low = np.where(there, low, np.inf).min(axis=1)
-        high = np.where(there, high, -np.inf).max(axis=1)
+        if there is not None:
+            low, high = np.where(there, low, np.inf), np.where(there, high, -np.inf)
+        low, high = low.min(axis=1), high.max(axis=1)
         margin = (high - low) / max(self.size - 2, 1)
         low, high = np.maximum(low - margin, -half), np.minimum(high + margin, half)
         whole = behind | ~(high > low).all(axis=1)
