@@ -16,24 +16,37 @@ from .test_picture import write_rgb
 
 pytestmark = pytest.mark.gl
 
+
 # A box resting on the floor (its contact shadow), a plate 1 cm thick 3 cm above it (a
 # thin caster close to its receiver: a depth bias of centimetres loses both) and a site
 # disk under a sphere (a site receives shadows, and casts them): a low directional light.
-CONTACT = """
+def over_a_floor(light, bodies, after=""):
+    """A model of `bodies` (worldbody XML) over a floor, lit by a directional light from
+    `light` (its pos and dir), seen by the camera "above"; `after`: what follows the
+    worldbody."""
+    return f"""
 <mujoco>
   <visual><quality shadowsize="4096"/></visual>
   <statistic extent="1.5" center="0 0 0.2"/>
   <worldbody>
-    <light directional="true" pos="-1.5 -0.9 3" dir="0.5 0.3 -1" castshadow="true"/>
+    <light directional="true" {light} castshadow="true"/>
     <geom type="plane" size="2 2 0.1" rgba="0.8 0.8 0.8 1"/>
+    {bodies}
+    <camera name="above" pos="0 -1.2 1.4" xyaxes="1 0 0 0 0.76 0.65"/>
+  </worldbody>
+  {after}
+</mujoco>
+"""
+
+
+CONTACT = over_a_floor(
+    'pos="-1.5 -0.9 3" dir="0.5 0.3 -1"',
+    """
     <geom type="box" pos="-0.3 0 0.1" size="0.1 0.1 0.1" rgba="0.9 0.3 0.2 1"/>
     <geom type="box" pos="0.25 -0.25 0.035" size="0.12 0.08 0.005" rgba="0.2 0.6 0.9 1"/>
     <geom type="sphere" pos="0.2 0.35 0.25" size="0.08" rgba="0.3 0.8 0.3 1"/>
-    <site type="cylinder" pos="0.2 0.35 0.01" size="0.12 0.01" rgba="0.9 0.6 0.7 1"/>
-    <camera name="above" pos="0 -1.2 1.4" xyaxes="1 0 0 0 0.76 0.65"/>
-  </worldbody>
-</mujoco>
-"""
+    <site type="cylinder" pos="0.2 0.35 0.01" size="0.12 0.01" rgba="0.9 0.6 0.7 1"/>""",
+)
 
 
 def pictures(model, data, camera, size, gl_ctx):
@@ -61,6 +74,14 @@ def shadow_agreement(ours, theirs, unshadowed) -> tuple[float, int]:
     return float(np.mean(~off(ours, theirs)[changed])), int(changed.sum())
 
 
+def at_rest(xml):
+    """(model, data) of `xml`, forwarded at its initial state."""
+    model = mujoco.MjModel.from_xml_string(xml)
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    return model, data
+
+
 def check(name, model, data, camera, size, gl_ctx, floor):
     ours, theirs, unshadowed = pictures(model, data, camera, size, gl_ctx)
     share, count = shadow_agreement(ours, theirs, unshadowed)
@@ -74,17 +95,13 @@ def check(name, model, data, camera, size, gl_ctx, floor):
 @pytest.mark.parametrize("size", [(84, 84), (240, 320)])
 def test_contact_and_thin_casters_shadows_as_mujoco(size, gl_ctx):
     """Measured: 89.7% / 96.1% at 84x84 / 240x320."""
-    model = mujoco.MjModel.from_xml_string(CONTACT)
-    data = mujoco.MjData(model)
-    mujoco.mj_forward(model, data)
+    model, data = at_rest(CONTACT)
     check("contact", model, data, "above", size, gl_ctx, 0.85)
 
 
 def test_a_site_receives_shadows(gl_ctx):
     """The disk's pixels under the sphere's shadow are as dark as MuJoCo's."""
-    model = mujoco.MjModel.from_xml_string(CONTACT)
-    data = mujoco.MjData(model)
-    mujoco.mj_forward(model, data)
+    model, data = at_rest(CONTACT)
     ours, theirs, unshadowed = pictures(model, data, "above", (240, 320), gl_ctx)
     r, g, b = (unshadowed[..., c].astype(int) for c in range(3))
     disk = (r - g > 30) & (b - g > 10)  # the pink disk, as MuJoCo draws it unshadowed
@@ -110,20 +127,16 @@ def test_gymnasium_ant_shadows_as_mujoco(gl_ctx):
 # Every element but a decoration casts (mjr_render's shadow pass skips mjCAT_DECOR alone):
 # a skin (a box of 8 vertices on a hidden body), a spatial tendon between two sites and a
 # site, over a floor under a directional light; their geoms hidden or none.
-ELEMENTS = """
-<mujoco>
-  <visual><quality shadowsize="4096"/></visual>
-  <statistic extent="1.5" center="0 0 0.2"/>
-  <worldbody>
-    <light directional="true" pos="-1 -0.6 3" dir="0.3 0.2 -1" castshadow="true"/>
-    <geom type="plane" size="2 2 0.1" rgba="0.8 0.8 0.8 1"/>
+SIDE_LIGHT = 'pos="-1 -0.6 3" dir="0.3 0.2 -1"'
+ELEMENTS = over_a_floor(
+    SIDE_LIGHT,
+    """
     <body name="block" pos="-0.35 0.1 0.3"><freejoint/>
       <geom type="box" size="0.1 0.1 0.1" group="3"/></body>
     <site name="from" pos="0.05 -0.4 0.35" size="0.01"/>
     <site name="to" pos="0.35 0.3 0.35" size="0.01"/>
-    <site type="box" pos="0.45 -0.35 0.3" size="0.08 0.08 0.01" rgba="0.9 0.6 0.7 1"/>
-    <camera name="above" pos="0 -1.2 1.4" xyaxes="1 0 0 0 0.76 0.65"/>
-  </worldbody>
+    <site type="box" pos="0.45 -0.35 0.3" size="0.08 0.08 0.01" rgba="0.9 0.6 0.7 1"/>""",
+    """
   <tendon>
     <spatial width="0.03" rgba="0.3 0.5 0.9 1"><site site="from"/><site site="to"/></spatial>
   </tendon>
@@ -135,43 +148,31 @@ ELEMENTS = """
       <bone body="block" bindpos="0 0 0" bindquat="1 0 0 0" vertid="0 1 2 3 4 5 6 7"
             vertweight="1 1 1 1 1 1 1 1"/>
     </skin>
-  </deformable>
-</mujoco>
-"""
+  </deformable>""",
+)
 
 
 @pytest.mark.parametrize("size", [(84, 84), (240, 320)])
 def test_skins_tendons_and_sites_cast_shadows_as_mujoco(size, gl_ctx):
     """Measured: 94.3% / 95.4% at 84x84 / 240x320 (with the geoms alone casting: 1.3% /
     1.5%)."""
-    model = mujoco.MjModel.from_xml_string(ELEMENTS)
-    data = mujoco.MjData(model)
-    mujoco.mj_forward(model, data)
+    model, data = at_rest(ELEMENTS)
     check("elements", model, data, "above", size, gl_ctx, 0.9)
 
 
 # A flex (a cloth of 6x6 vertices, its skin and edges) over the floor.
-FLEX = """
-<mujoco>
-  <visual><quality shadowsize="4096"/></visual>
-  <statistic extent="1.5" center="0 0 0.2"/>
-  <worldbody>
-    <light directional="true" pos="-1 -0.6 3" dir="0.3 0.2 -1" castshadow="true"/>
-    <geom type="plane" size="2 2 0.1" rgba="0.8 0.8 0.8 1"/>
+FLEX = over_a_floor(
+    SIDE_LIGHT,
+    """
     <flexcomp name="cloth" type="grid" count="6 6 1" spacing="0.08 0.08 0.08" pos="0 0 0.4"
-              radius="0.01" dim="2" rgba="0.2 0.7 0.3 1"><edge equality="true"/></flexcomp>
-    <camera name="above" pos="0 -1.2 1.4" xyaxes="1 0 0 0 0.76 0.65"/>
-  </worldbody>
-</mujoco>
-"""
+              radius="0.01" dim="2" rgba="0.2 0.7 0.3 1"><edge equality="true"/></flexcomp>""",
+)
 
 
 @pytest.mark.parametrize("size", [(84, 84), (240, 320)])
 def test_a_flex_casts_its_shadow_as_mujoco(size, gl_ctx):
     """Measured: 99.3% / 100.0% at 84x84 / 240x320 (with the geoms alone casting: 0%)."""
-    model = mujoco.MjModel.from_xml_string(FLEX)
-    data = mujoco.MjData(model)
-    mujoco.mj_forward(model, data)
+    model, data = at_rest(FLEX)
     check("flex", model, data, "above", size, gl_ctx, 0.95)
 
 
@@ -197,9 +198,7 @@ def test_map_size_follows_the_view_and_the_worlds():
 
 
 def test_a_given_shadow_size_is_kept(gl_ctx):
-    model = mujoco.MjModel.from_xml_string(CONTACT)
-    data = mujoco.MjData(model)
-    mujoco.mj_forward(model, data)
+    model, data = at_rest(CONTACT)
     with hypergl_mujoco.BatchRenderer(model, 1, outputs=("rgb",), context=gl_ctx,
                                       shadow_size=200) as renderer:  # fmt: skip
         renderer.render(data)
