@@ -17,9 +17,6 @@ from .test_picture import write_rgb
 pytestmark = pytest.mark.gl
 
 
-# A box resting on the floor (its contact shadow), a plate 1 cm thick 3 cm above it (a
-# thin caster close to its receiver: a depth bias of centimetres loses both) and a site
-# disk under a sphere (a site receives shadows, and casts them): a low directional light.
 def over_a_floor(light, bodies, after=""):
     """A model of `bodies` (worldbody XML) over a floor, lit by a directional light from
     `light` (its pos and dir), seen by the camera "above"; `after`: what follows the
@@ -39,6 +36,9 @@ def over_a_floor(light, bodies, after=""):
 """
 
 
+# A box resting on the floor (its contact shadow), a plate 1 cm thick 3 cm above it (a
+# thin caster close to its receiver: a depth bias of centimetres loses both) and a site
+# disk under a sphere (a site receives shadows, and casts them): a low directional light.
 CONTACT = over_a_floor(
     'pos="-1.5 -0.9 3" dir="0.5 0.3 -1"',
     """
