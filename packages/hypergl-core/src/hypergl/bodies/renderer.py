@@ -808,7 +808,7 @@ class BodyRenderer:
                 (*part.offset, mode), part.rotation, (*scale, mesh),
                 (*(rgb * part.shade), material.alpha),
                 (material.specular, material.shininess, material.emission, material.reflectance),
-                (material.texture, material.mapping, 0.0, 0.0), material.uv_map,
+                (material.texture, material.mapping, 0.0, material.lit_grid), material.uv_map,
             )  # fmt: skip
             self._part_mesh[first + k] = mesh
         self._look_parts[body_id] = (first, len(parts))

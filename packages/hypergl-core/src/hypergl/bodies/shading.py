@@ -53,7 +53,11 @@ ATLAS_WIDTH = 8192
 class Material:
     """How a part's surface answers light. ``shininess`` in 0..1 (128 times it is the
     specular exponent); ``texture``: an index :meth:`TextureAtlas.add_2d` / ``add_cube``
-    gave (-1: none), mapped by ``mapping`` with ``uv_map`` (see ``TEXTURE_*``)."""
+    gave (-1: none), mapped by ``mapping`` with ``uv_map`` (see ``TEXTURE_*``).
+    ``lit_grid`` (a flat quad ray-cast alone, a MuJoCo plane): 0 lights it per fragment;
+    else per vertex of a grid of cells, as fixed-function OpenGL lights MuJoCo's planes:
+    > 0 cells of 2 max(lit_grid, half size / 198) (a finite plane's size[2]), < 0 cells of
+    -lit_grid (an infinite one's)."""
 
     specular: float = 0.0
     shininess: float = 0.0
@@ -63,10 +67,11 @@ class Material:
     texture: int = -1
     mapping: int = 0
     uv_map: tuple[float, float, float, float] = (1.0, 1.0, 0.0, 0.0)
+    lit_grid: float = 0.0
 
     def checked(self) -> Material:
         values = (self.specular, self.shininess, self.emission, self.reflectance, self.alpha,
-                  *self.uv_map)  # fmt: skip
+                  *self.uv_map, self.lit_grid)  # fmt: skip
         if not np.isfinite(np.asarray(values, np.float64)).all():
             raise BodyError(f"material values must be finite, got {self!r}")
         if self.mapping not in MAPPINGS:
