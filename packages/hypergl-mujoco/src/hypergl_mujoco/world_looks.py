@@ -161,6 +161,8 @@ class WorldLooks:
                 chosen = textures.material(int(geom), DEFAULT_MATERIAL, material)
                 grid = (plane_lit_grid(model, int(geom), material)
                         if int(model.geom_type[geom]) == GEOM.mjGEOM_PLANE else 0.0)  # fmt: skip
+                if grid:
+                    needs.add("lit_grid")
                 self._texture[geom, material + 1] = (chosen.texture, chosen.mapping,
                                                      shares[int(geom)], grid)  # fmt: skip
                 self._uv_map[geom, material + 1] = chosen.uv_map
