@@ -8,7 +8,8 @@ turns y onto z. Planes of size 0 are infinite: drawn out to the far plane; a pla
 two-sided, as in MuJoCo's picture: its back is a second quad, mirrored so that it faces the
 other way and keeps the front's normal (MuJoCo lights a plane's back as its front), drawn
 transparent: ``mjr_render`` gives a plane seen from behind 0.3 of its alpha
-(:func:`split_transparent`).
+(:func:`split_transparent`). A plane is lit per vertex of the grid of quads MuJoCo draws it
+with, as fixed-function OpenGL lights it (:func:`plane_lit_grid`, ``Material.lit_grid``).
 """
 
 from __future__ import annotations
