@@ -162,6 +162,30 @@ def test_the_draw_pipelines_hold_the_paths_of_their_lights_and_mappings_alone(gl
     records.release()
 
 
+def test_the_sky_tests_a_ground_only_where_a_haze_gives_one(gl_ctx):
+    """The sky's fragments discard where a haze's ground lies nearer than its cylinder; with
+    no haze the test is not in the sky's pipeline (on llvmpipe a discard that never fires
+    costs the sky pass ~15%), and the picture is the same either way."""
+    records, renderer = one_box(gl_ctx)
+    atlas = TextureAtlas()
+    sky = atlas.add_cube(np.full((6, 4, 4, 3), (40, 90, 160), np.uint8))
+    renderer.set_textures(atlas)
+    renderer.set_sky(sky, 50.0)
+    assert "#define SKY_GROUND 0" in renderer.shader_sources["sky"]["fragment"]
+    plain = shot(renderer)
+    assert (plain[0, 0] == (40, 90, 160)).all()  # the sky where no box is
+    renderer.release()
+    records.release()
+    records, renderer = one_box(gl_ctx)
+    renderer.set_textures(atlas)
+    renderer.set_sky(sky, 50.0)
+    renderer.set_haze((0.0, 0.0, -100.0), (0.0, 0.0, 1.0), (0.0, 0.0, 0.0, 0.0), 0.5)
+    assert "#define SKY_GROUND 1" in renderer.shader_sources["sky"]["fragment"]
+    assert (shot(renderer) == plain).all()  # a ground out of sight, a clear haze: the same
+    renderer.release()
+    records.release()
+
+
 def test_a_kind_of_light_or_a_mapping_the_recorded_pipelines_lack_asks_for_a_new_record(gl_ctx):
     """After record(), a light of another kind (or a part with a texture mapping or a
     specular material the pipelines were not made for) makes the recorded program stale:

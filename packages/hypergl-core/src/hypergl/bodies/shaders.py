@@ -708,15 +708,34 @@ layout(binding = {shadow_unit}) uniform sampler2D body_shadow_map;
 // in its shadow; outside its view, lit (as MuJoCo's map reads its cleared border). One
 // texel fetch (the map's nearest texel): texture() cost llvmpipe a level of detail per
 // fragment, and its early returns are no branches there (every lane runs every path).
-float shadow_light(int k, vec3 P) {{
-    vec4 s = v_shadow[k] * vec4(P, 1.0);
+// The bias is a slope's, in texels (MuJoCo's glPolygonOffset: 1.5 texels of the surface's
+// depth slope): P looked up from SHADOW_SLOPE_BIAS * sin(angle to the light) + SHADOW_BIAS
+// texels out along its normal N, which is nearer the light than its own surface anywhere in
+// that texel; a constant depth bias would be metres in a directional map of a large
+// extent, and a floor's contact shadows and thin casters' shadows would vanish in it.
+float shadow_light(int k, vec3 P, vec3 N, vec3 L) {{
+    mat4 m = v_shadow[k];
+    vec4 s = m * vec4(P, 1.0);
+    ivec2 size = textureSize(body_shadow_map, 0);
+    // a texel's size at P, in metres (the wider of x and y): the tile's texels across 2 of
+    // the light's x / w and y / w. Of a row a * view x + b * view z (an off-axis window's),
+    // a is what scales metres: its length less its part along w's row (-view z; 0 in a box)
+    float texels = v_shadow_tile[k].x * float(size.x);
+    vec3 r0 = vec3(m[0][0], m[1][0], m[2][0]), r1 = vec3(m[0][1], m[1][1], m[2][1]);
+    vec3 r3 = vec3(m[0][3], m[1][3], m[2][3]);
+    float across = sqrt(max(min(dot(r0, r0) - dot(r0, r3) * dot(r0, r3),
+                                dot(r1, r1) - dot(r1, r3) * dot(r1, r3)), 1e-30));
+    float texel = 2.0 * abs(s.w) / (texels * across);
+    float c = dot(N, L);
+    vec3 out_n = c < 0.0 ? -N : N;  // toward the light: either side of a two-sided surface
+    float sine = sqrt(max(1.0 - c * c, 0.0));
+    s += m * vec4(out_n * (texel * (SHADOW_SLOPE_BIAS * sine + SHADOW_BIAS)), 0.0);
     vec3 q = s.xyz / s.w;
     bool outside = !(s.w > 0.0) || any(greaterThan(abs(q), vec3(1.0)));
     vec2 uv = (q.xy * v_shadow_tile[k].xy + v_shadow_tile[k].zw) * 0.5 + 0.5;
-    ivec2 size = textureSize(body_shadow_map, 0);
-    ivec2 texel = clamp(ivec2(uv * vec2(size)), ivec2(0), size - 1);
-    float nearest = texelFetch(body_shadow_map, texel, 0).r;
-    return outside || 0.5 * q.z + 0.5 <= nearest + SHADOW_BIAS ? 1.0 : 0.0;
+    ivec2 texel_at = clamp(ivec2(uv * vec2(size)), ivec2(0), size - 1);
+    float nearest = texelFetch(body_shadow_map, texel_at, 0).r;
+    return outside || 0.5 * q.z + 0.5 <= nearest ? 1.0 : 0.0;
 }}
 #endif
 
@@ -753,8 +772,7 @@ void add_light(int i, int kind, int shadow_map, bool pass, vec3 P, vec3 N, vec3 
             factor *= inside ? pow(max(c, 1e-30), light.ambient.w) : 0.0;
         }}
     }}
-    float facing = dot(N, L);
-    if (two_sided) facing = abs(facing);
+    float facing = dot(N, L);  // two-sided: N already turned toward the eye
     vec3 c = light.ambient.rgb * rgb + max(facing, 0.0) * light.diffuse.rgb * rgb;
 #if SPECULAR
     float exponent = material.y * 128.0;
@@ -763,7 +781,7 @@ void add_light(int i, int kind, int shadow_map, bool pass, vec3 P, vec3 N, vec3 
     c += (facing > 0.0 ? shine : 0.0) * light.specular.rgb * material.x;
 #endif
 #if SHADOW_MAPS
-    if (shadow_map >= 0) factor *= shadow_light(shadow_map, P);
+    if (shadow_map >= 0) factor *= shadow_light(shadow_map, P, N, L);
 #endif
     if (pass)
         passes += clamp(factor * c, 0.0, 1.0);
@@ -957,6 +975,9 @@ void main() {{
     soft = v_info.x == 2;
     n = soft ? cross(dFdx(v_surface), dFdy(v_surface)) : v_surface;
     P = v_world;
+    // a soft body's face normal turned toward the eye (the derivatives' sign follows the
+    // screen's handedness, which a mirror pass turns over): OpenGL's two-sided lighting
+    if (soft && dot(n, v_view_eye.xyz - P * v_view_eye.w) < 0.0) n = -n;
     X = v_object;
 #if OUTPUT_DEPTH
     depth_out = 1.0 / v_depth;  // stored as 1 / metres: 0 (a clear) is nothing hit
@@ -1072,8 +1093,10 @@ layout(location = 0) uniform vec4 sky;  // x: the cube's first face, y: the dist
 layout(location = 1) uniform vec4 sky_x;  // rows of the world-to-cube rotation
 layout(location = 2) uniform vec4 sky_y;
 layout(location = 3) uniform vec4 sky_z;
-layout(location = 4) uniform vec4 haze_plane;  // the ground (see HAZE_FRAGMENT), if any
-layout(location = 5) uniform vec4 haze_normal;  // (0, 0, 0): none
+#if SKY_GROUND
+layout(location = 4) uniform vec4 haze_plane;  // the ground (see HAZE_FRAGMENT)
+layout(location = 5) uniform vec4 haze_normal;
+#endif
 #if OUTPUT_COLOR
 layout(location = 0) out vec4 color;
 #endif
@@ -1086,11 +1109,13 @@ layout(location = ID_LOCATION) out float id_out;
 void main() {{
     // D not normalised: the cube's lookup and the test below do not depend on its length.
     vec3 D = v_direction;
+#if SKY_GROUND
     // The ground nearer than the cylinder (between the quad and it): the ground shows.
     float t_sky = sky.y / max(max(length(D.xy), abs(D.z)), 1e-30);
     float toward = dot(D, haze_normal.xyz);
     float height = dot(v_origin - haze_plane.xyz, haze_normal.xyz);
     if (toward < 0.0 && height > 0.0 && height < -toward * t_sky) discard;
+#endif
     vec3 d = vec3(dot(sky_x.xyz, D), dot(sky_y.xyz, D), dot(sky_z.xyz, D));
 #if OUTPUT_COLOR
     color = vec4(atlas_cube(texture_rects[int(sky.x)], d, dFdx(d), dFdy(d)).rgb, 1.0);
