@@ -17,20 +17,26 @@ def parser(description: str, repeat: int) -> argparse.ArgumentParser:
     return p
 
 
-def time_once(fn: Callable[[], object]) -> float:
-    start = time.perf_counter()
+def time_once(fn: Callable[[], object], clock: Callable[[], float] = time.perf_counter) -> float:
+    start = clock()
     fn()
-    return time.perf_counter() - start
+    return clock() - start
 
 
-def interleaved(variants: dict[str, Callable[[], object]], repeat: int) -> dict[str, list[float]]:
-    """Seconds per call of each variant, run A B C A B C ... so that drift hits all alike."""
+def interleaved(
+    variants: dict[str, Callable[[], object]],
+    repeat: int,
+    clock: Callable[[], float] = time.perf_counter,
+) -> dict[str, list[float]]:
+    """Seconds per call of each variant, run A B C A B C ... so that drift hits all alike.
+    `clock`: time.process_time counts this process's CPU seconds, every thread's (llvmpipe's
+    too): steadier than the wall clock on a machine that others load."""
     for fn in variants.values():  # warm up
         fn()
     samples: dict[str, list[float]] = {name: [] for name in variants}
     for _ in range(repeat):
         for name, fn in variants.items():
-            samples[name].append(time_once(fn))
+            samples[name].append(time_once(fn, clock))
     return samples
 
 

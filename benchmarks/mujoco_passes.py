@@ -15,15 +15,21 @@ each followed by ``ctx.finish()`` (llvmpipe draws on the CPU: the wall time is t
   read         reading the framebuffer's outputs back into NumPy
   frame        ``renderer.render(data)`` whole (its sum, and what binds them together)
 
-Medians of milliseconds; the passes add up to about the frame.
+Medians of milliseconds; the passes add up to about the frame. ``--samples 0`` draws the
+RGB single-sampled (default: the model's ``quality.offsamples``, MuJoCo's 4): the two side
+by side say what multisampling costs each pass (on llvmpipe every pass that covers the
+views pays per sample, and ``read`` includes the resolve). ``--cpu``: the process's CPU
+time (llvmpipe's threads too) rather than the wall clock, on a machine others load.
 
-    python benchmarks/mujoco_passes.py [--repeat N] [--worlds N] [--outputs rgb] [--json FILE]
+    python benchmarks/mujoco_passes.py [--repeat N] [--worlds N] [--outputs rgb]
+        [--samples N] [--cpu] [--json FILE]
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -82,6 +88,17 @@ def main() -> None:
     p = parser(__doc__.splitlines()[0], repeat=9)
     p.add_argument("--worlds", type=int, default=64, help="worlds (default %(default)s)")
     p.add_argument("--outputs", default="rgb", help="comma-separated (default %(default)s)")
+    p.add_argument(
+        "--samples",
+        type=int,
+        default=None,
+        help="the RGB's samples a pixel (default: the model's offsamples)",
+    )
+    p.add_argument(
+        "--cpu",
+        action="store_true",
+        help="time the process's CPU seconds (every thread's), not the wall clock",
+    )
     args = p.parse_args()
     import hypergl_mujoco
 
@@ -93,7 +110,8 @@ def main() -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             renderer = hypergl_mujoco.BatchRenderer(model, args.worlds, ["track"], SIZE, SIZE,
-                                                    outputs)  # fmt: skip
+                                                    outputs, samples=args.samples)  # fmt: skip
+        per_pixel = renderer.samples
         try:
             renderer.render(datas)
             ctx = renderer.context
@@ -102,16 +120,18 @@ def main() -> None:
                 calls[key] = lambda c=cmd, g=ctx: (c.submit(), g.finish())
             calls["read"] = lambda r=renderer: r._renderer.read(r._framebuffer)
             calls["frame"] = lambda r=renderer, d=datas: r.render(d)
-            samples = interleaved(calls, args.repeat)
+            clock = time.process_time if args.cpu else time.perf_counter
+            samples = interleaved(calls, args.repeat, clock)
         finally:
             renderer.close()
         ms = {k: round(median(v) * 1e3, 2) for k, v in samples.items()}
         parts = sum(v for k, v in ms.items() if k != "frame")
         results[label] = ms
-        print(f"{label:9s} {args.worlds} worlds {','.join(outputs)}: "
+        print(f"{label:9s} {args.worlds} worlds {','.join(outputs)} x{per_pixel}: "
               + "  ".join(f"{k} {v:.1f}" for k, v in ms.items())
               + f"  (passes' sum {parts:.1f}) ms", flush=True)  # fmt: skip
-    write_json(args.json, {"worlds": args.worlds, "outputs": outputs, "results": results})
+    write_json(args.json, {"worlds": args.worlds, "outputs": outputs, "samples": args.samples,
+                           "cpu": args.cpu, "results": results})  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -162,6 +162,30 @@ def test_the_draw_pipelines_hold_the_paths_of_their_lights_and_mappings_alone(gl
     records.release()
 
 
+def test_the_sky_tests_a_ground_only_where_a_haze_gives_one(gl_ctx):
+    """The sky's fragments discard where a haze's ground lies nearer than its cylinder; with
+    no haze the test is not in the sky's pipeline (on llvmpipe a discard that never fires
+    costs the sky pass ~15%), and the picture is the same either way."""
+    records, renderer = one_box(gl_ctx)
+    atlas = TextureAtlas()
+    sky = atlas.add_cube(np.full((6, 4, 4, 3), (40, 90, 160), np.uint8))
+    renderer.set_textures(atlas)
+    renderer.set_sky(sky, 50.0)
+    assert "#define SKY_GROUND 0" in renderer.shader_sources["sky"]["fragment"]
+    plain = shot(renderer)
+    assert (plain[0, 0] == (40, 90, 160)).all()  # the sky where no box is
+    renderer.release()
+    records.release()
+    records, renderer = one_box(gl_ctx)
+    renderer.set_textures(atlas)
+    renderer.set_sky(sky, 50.0)
+    renderer.set_haze((0.0, 0.0, -100.0), (0.0, 0.0, 1.0), (0.0, 0.0, 0.0, 0.0), 0.5)
+    assert "#define SKY_GROUND 1" in renderer.shader_sources["sky"]["fragment"]
+    assert (shot(renderer) == plain).all()  # a ground out of sight, a clear haze: the same
+    renderer.release()
+    records.release()
+
+
 def test_a_kind_of_light_or_a_mapping_the_recorded_pipelines_lack_asks_for_a_new_record(gl_ctx):
     """After record(), a light of another kind (or a part with a texture mapping or a
     specular material the pipelines were not made for) makes the recorded program stale:
@@ -210,3 +234,21 @@ def test_a_kind_of_light_or_a_mapping_the_recorded_pipelines_lack_asks_for_a_new
     fb.release()
     for part in (renderer, records, fresh, fresh_records):
         part.release()
+
+
+def test_mip_levels_of_an_odd_size_are_gl_generators_bilinear_blit():
+    """A 100 x 100 two-cell checker (MuJoCo's builtin, as gymnasium's floors use it): its
+    levels of 25 -> 12 -> 6 -> 3 texels are what Mesa's glGenerateMipmap made on llvmpipe
+    (read back with moderngl, every level equal): a bilinear read at each new texel's
+    centre keeps the cells' edges sharp, where a box fold of the odd row blurred them."""
+    from hypergl.bodies.shading import mip_chain
+
+    image = np.zeros((100, 100, 4), np.uint8)
+    image[:, 50:, :3] = 204
+    image[..., 3] = 255
+    levels = [np.rint(level[0, :, 0]).astype(int).tolist() for level in mip_chain(image)]
+    assert levels[2] == [0] * 12 + [102] + [204] * 12
+    assert levels[3] == [0] * 6 + [204] * 6
+    assert levels[4] == [0, 0, 0, 204, 204, 204]
+    assert levels[5] == [0, 102, 204]
+    assert levels[6] == [102]

@@ -35,9 +35,15 @@ TASKS = [
 ]
 SMALL = {"height": 84, "width": 84, "camera_id": 0}
 GEOM, SITE = 5, 6  # mjtObj
-# our segmentation ids, kind after kind (BatchRenderer's): geoms, sites, tendons, skins, flexes
-KINDS = (mujoco.mjtObj.mjOBJ_GEOM, mujoco.mjtObj.mjOBJ_SITE, mujoco.mjtObj.mjOBJ_TENDON,
-         mujoco.mjtObj.mjOBJ_SKIN, mujoco.mjtObj.mjOBJ_FLEX)  # fmt: skip
+# our segmentation ids, kind after kind (BatchRenderer's): geoms, ..., flexes, sensors
+KINDS = (
+    mujoco.mjtObj.mjOBJ_GEOM,
+    mujoco.mjtObj.mjOBJ_SITE,
+    mujoco.mjtObj.mjOBJ_TENDON,
+    mujoco.mjtObj.mjOBJ_SKIN,
+    mujoco.mjtObj.mjOBJ_FLEX,
+    mujoco.mjtObj.mjOBJ_SENSOR,
+)  # rangefinder rays: the sensor's
 
 
 def load(domain, task, seed=0):
@@ -93,7 +99,7 @@ def dm_segmentation(env, size, camera, scene_option=None):
     ids = np.full(seg.shape[:2], -1, np.int32)
     first = 0
     for kind, count in zip(KINDS, (model.ngeom, model.nsite, model.ntendon, model.nskin,
-                                   model.nflex), strict=True):  # fmt: skip
+                                   model.nflex, model.nsensor), strict=True):  # fmt: skip
         mine = seg[..., 1] == kind
         ids[mine] = first + seg[..., 0][mine]
         first += count
@@ -104,7 +110,8 @@ def our_ids(env, pairs):
     """Our object_ids pairs back in the one id space."""
     model = env.physics.model
     firsts = dict(zip((int(k) for k in KINDS), np.cumsum([0, model.ngeom, model.nsite,
-                                                          model.ntendon, model.nskin]),
+                                                          model.ntendon, model.nskin,
+                                                          model.nflex]),
                       strict=True))  # fmt: skip
     ids = np.full(pairs.shape[:2], -1, np.int32)
     for kind, first in firsts.items():

@@ -23,8 +23,14 @@ from .models import free, needs_batch
 
 pytestmark = pytest.mark.gl
 
-KINDS = (mujoco.mjtObj.mjOBJ_GEOM, mujoco.mjtObj.mjOBJ_SITE, mujoco.mjtObj.mjOBJ_TENDON,
-         mujoco.mjtObj.mjOBJ_SKIN, mujoco.mjtObj.mjOBJ_FLEX)  # fmt: skip
+KINDS = (
+    mujoco.mjtObj.mjOBJ_GEOM,
+    mujoco.mjtObj.mjOBJ_SITE,
+    mujoco.mjtObj.mjOBJ_TENDON,
+    mujoco.mjtObj.mjOBJ_SKIN,
+    mujoco.mjtObj.mjOBJ_FLEX,
+    mujoco.mjtObj.mjOBJ_SENSOR,
+)  # rangefinder rays: the sensor's
 
 
 def mujoco_ids(model, data, camera, width, height, option=None):
@@ -39,7 +45,9 @@ def mujoco_ids(model, data, camera, width, height, option=None):
     ids = np.full(seg.shape[:2], -1, np.int32)
     first = 0
     for kind, count in zip(
-        KINDS, (model.ngeom, model.nsite, model.ntendon, model.nskin, model.nflex), strict=True
+        KINDS,
+        (model.ngeom, model.nsite, model.ntendon, model.nskin, model.nflex, model.nsensor),
+        strict=True,
     ):
         mine = seg[..., 1] == kind
         ids[mine] = first + seg[..., 0][mine]

@@ -14,7 +14,7 @@ import mujoco
 import numpy as np
 
 import hypergl
-from hypergl.bodies import InstanceRecords
+from hypergl.bodies import BodyRenderer, InstanceRecords
 from hypergl.bodies.records import MATRIX_GLSL
 
 from .scene import GeomLook
@@ -76,6 +76,35 @@ class ElementLayer:
         self.looks: list[GeomLook] = []
         self.records: TailRecords | None = None
         self._resources: list[Any] = []
+        # (body id, count) of the soft vertices added to the layer's renderer, in order, and
+        # that renderer's buffer of them: what a mirror pass's renderer shares (share_soft)
+        self._soft_spans: list[tuple[int, int]] = []
+        self._soft_out: hypergl.Buffer | None = None
+
+    def see(self, matrices: np.ndarray) -> None:
+        """This snapshot's view-projections, before :meth:`write` (most layers' rows do not
+        depend on the views)."""
+
+    def add_soft(self, renderer: BodyRenderer, body_id: int, count: int) -> int:
+        """Room for `count` soft vertices of `body_id` in `renderer` (the layer's own),
+        remembered for :meth:`share_soft`; the first one's index."""
+        first = renderer.add_soft_vertices(body_id, count)
+        self._soft_spans.append((body_id, count))
+        self._soft_out = renderer.soft_vertices
+        return first
+
+    def share_soft(self, renderer: BodyRenderer) -> None:
+        """The same soft bodies in `renderer` (a mirror pass's, fresh: the same first
+        indices), filled from the layer's by :meth:`record_soft_copy`."""
+        for body_id, count in self._soft_spans:
+            renderer.add_soft_vertices(body_id, count)
+
+    def record_soft_copy(self, cmd: hypergl.CommandBuffer, renderer: BodyRenderer) -> None:
+        """Copy this frame's soft vertices (after :meth:`record`) into `renderer`'s."""
+        if self._soft_out is not None:
+            size = sum(count for _, count in self._soft_spans) * 16
+            cmd.copy_buffer(self._soft_out, renderer.soft_vertices, size)
+            cmd.barrier()
 
     @staticmethod
     def instance_bytes(cameras: int, parts: int, copies: int = 1) -> int:

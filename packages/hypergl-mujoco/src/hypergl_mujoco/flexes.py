@@ -179,7 +179,7 @@ class FlexSkins(ElementLayer):
         start, seen = 0, 0
         for f in self.flexes:
             count = int(model.flex_vertnum[f])
-            first = renderer.add_soft_vertices(self.first_id + f, 2 * self.worlds * count)
+            first = self.add_soft(renderer, self.first_id + f, 2 * self.worlds * count)
             faces = self._faces[f].astype(np.int64)
             owner = faces.reshape(-1)
             order = np.argsort(owner, kind="stable")

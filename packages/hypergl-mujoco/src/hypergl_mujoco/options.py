@@ -2,7 +2,8 @@
 
 What a renderer draws: the geom, site, tendon, skin and flex groups, and the visualisation
 flags that choose elements of the default picture (``mjVIS_TENDON``, ``mjVIS_SKIN``,
-``mjVIS_FLEX*``, ``mjVIS_TEXTURE``, ``mjVIS_STATIC``: static bodies' geoms). The flags of
+``mjVIS_FLEX*``, ``mjVIS_TEXTURE``, ``mjVIS_STATIC``: static bodies' geoms,
+``mjVIS_RANGEFINDER``: the rangefinders' rays). The flags of
 decorations MuJoCo does not draw by default (joints, actuators, contact points and forces,
 centres of mass, inertia boxes, lights' and cameras' markers, ...) and ``mjVIS_TRANSPARENT``
 are not drawn here: one warning names those a given option turns on.
@@ -19,7 +20,8 @@ import mujoco
 from .errors import OutputError
 
 ELEMENT_FLAGS = ("mjVIS_TENDON", "mjVIS_SKIN", "mjVIS_FLEXVERT", "mjVIS_FLEXEDGE",
-                 "mjVIS_FLEXFACE", "mjVIS_FLEXSKIN", "mjVIS_TEXTURE", "mjVIS_STATIC")  # fmt: skip
+                 "mjVIS_FLEXFACE", "mjVIS_FLEXSKIN", "mjVIS_TEXTURE", "mjVIS_STATIC",
+                 "mjVIS_RANGEFINDER")  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,10 @@ main views reflected in the plane (:class:`hypergl.bodies.BodyRenderer`'s ``mirr
 draws into a framebuffer of its own, and the main pass adds its picture where the mirror's
 surface is drawn (``set_reflection``): the outline is the mirror's own pixels, no stencil.
 
-Drawn: the geoms (the sites, tendons, skins and flexes are not reflected), of a mirror
-fixed in the world (a reflective geom on a moving body reflects nothing here).
+Drawn: the geoms, and the sites, tendons, skins and flexes (a mirror renderer each over its
+layer's records, :meth:`Reflections.add_layer`; a skin's or flex's vertices are copied from
+its layer's renderer once skinned), in a mirror fixed in the world (a reflective geom on a
+moving body reflects nothing here).
 """
 
 from __future__ import annotations
@@ -80,6 +82,18 @@ class Reflections:
         self._reflect = reflection_matrix(mirror)
         renderer.set_mirror(mirror.normal, mirror.point, mirror.reflectance)
         self.framebuffer: hypergl.Framebuffer = renderer.framebuffer(name="mujoco_mirror")
+        self.layers: list[BodyRenderer] = []  # the other elements' mirror renderers
+
+    @property
+    def renderers(self) -> list[BodyRenderer]:
+        """Every renderer of the mirror pass: the geoms', then the other elements'."""
+        return [self.renderer, *self.layers]
+
+    def add_layer(self, renderer: BodyRenderer) -> None:
+        """Reflect another element layer too (`renderer`: made as :attr:`renderer`, over
+        that layer's records), drawn after the geoms into the same picture."""
+        renderer.set_mirror(self.mirror.normal, self.mirror.point, self.mirror.reflectance)
+        self.layers.append(renderer)
 
     @property
     def texture(self) -> hypergl.Texture:
@@ -95,14 +109,18 @@ class Reflections:
         synced; black where nothing is reflected (MuJoCo reflects no sky)."""
         cmd.bind_framebuffer(self.framebuffer)
         self.renderer.record_clear(cmd, background=(0.0, 0.0, 0.0))
-        self.renderer.record(cmd, sync=False)
+        for renderer in self.renderers:
+            renderer.record(cmd, sync=False)
 
     def update(self, matrices: np.ndarray) -> None:
         """This frame's views: the main views' view-projections (views, 4, 4) reflected."""
-        self.renderer.set_view_matrices(matrices @ self._reflect)
-        self.renderer.update()
+        reflected = matrices @ self._reflect
+        for renderer in self.renderers:
+            renderer.set_view_matrices(reflected)
+            renderer.update()
 
     def release(self) -> None:
         if not self.framebuffer.released:
             self.framebuffer.release()
-        self.renderer.release()
+        for renderer in self.renderers:
+            renderer.release()

@@ -11,9 +11,10 @@ while the drawing runs (:class:`hypergl.PhysicsPipeline`).
 The RGB is ``mjr_render``'s default picture as far as it is drawn here: the headlight and
 the model's lights per world (:mod:`.lights`), materials, the compiled textures, the skybox
 and its haze (:mod:`.textures`), shadows (:mod:`.shadows`), the reflection in the first
-reflective floor (:mod:`.reflections`), transparent geoms blended after the opaque ones,
-under ``scene_flags``. Not drawn yet: multisampling, the transparent geoms' sorting among
-themselves, fog, 2D textures on curved shapes and meshes (benchmarks/mujoco_picture.py
+reflective floor (:mod:`.reflections`: every element, sites, tendons, skins and flexes
+too), transparent geoms blended after the opaque ones, the rangefinders' rays
+(:mod:`.rangefinders`), under ``scene_flags``. Not drawn yet: the transparent geoms'
+sorting among themselves, fog, 2D textures on curved shapes and meshes (benchmarks/mujoco_picture.py
 measures how close it is).
 
 Each world's looks (geom colours and materials, light and camera poses) may differ, set
@@ -53,6 +54,7 @@ from .errors import (
 )
 from .flexes import FlexEdges, FlexSkins, drawn_flexes
 from .options import visual_options
+from .rangefinders import Rangefinders, drawn_rangefinders
 from .reflections import Reflections, mirror_geom
 from .shadows import ShadowMaps, map_size, shadow_slots
 from .skins import Skins, drawn_skins
@@ -66,9 +68,9 @@ BATCH = batch_type()  # mujoco.batch.Batch; None before MuJoCo 3.17
 OUTPUTS = ("rgb", "depth", "segmentation")
 BODY_OUTPUT = {"rgb": "color", "depth": "depth", "segmentation": "id"}
 GEOM, SITE = int(mujoco.mjtObj.mjOBJ_GEOM), int(mujoco.mjtObj.mjOBJ_SITE)
-# segmentation ids, kind after kind: geoms, sites, tendons, skins, flexes (object_ids)
+# segmentation ids, kind after kind: geoms, sites, tendons, skins, flexes, sensors (object_ids)
 OBJECT_TYPES = (GEOM, SITE, int(mujoco.mjtObj.mjOBJ_TENDON), int(mujoco.mjtObj.mjOBJ_SKIN),
-                int(mujoco.mjtObj.mjOBJ_FLEX))  # fmt: skip
+                int(mujoco.mjtObj.mjOBJ_FLEX), int(mujoco.mjtObj.mjOBJ_SENSOR))  # fmt: skip
 MAX_VIEWS = 1 << (32 - VIEW_SHIFT)  # a view sits above the part index in an instance
 # Room for the body renderer's own meshes (unit primitives, ray-cast proxies) beside the
 # model's meshes and height fields.
@@ -87,8 +89,8 @@ class RenderResult(Mapping[str, np.ndarray]):
     float32 metres along the view axis (the far distance where nothing is hit, as
     MuJoCo's renderer), segmentation (worlds, cameras, H, W) int32: a geom's id, ngeom + a
     site's, ngeom + nsite + a tendon's, ngeom + nsite + ntendon + a skin's, ngeom + nsite +
-    ntendon + nskin + a flex's, or -1 (:meth:`BatchRenderer.object_ids` gives MuJoCo's (id,
-    type) pairs)."""
+    ntendon + nskin + a flex's, after the flexes a rangefinder sensor's (its ray), or -1
+    (:meth:`BatchRenderer.object_ids` gives MuJoCo's (id, type) pairs)."""
 
     def __init__(self, arrays: dict[str, np.ndarray]) -> None:
         self._arrays = arrays
@@ -152,8 +154,8 @@ class BatchRenderer:
     ``mujoco.MjvOption``, as ``mujoco.Renderer.update_scene(scene_option=...)`` takes it,
     for every view: its geom, site, tendon, skin and flex groups and the flags
     ``mjVIS_TENDON``, ``mjVIS_SKIN``, ``mjVIS_FLEXSKIN``, ``mjVIS_FLEXEDGE``,
-    ``mjVIS_TEXTURE`` and ``mjVIS_STATIC`` (:mod:`.options`; with it, leave `groups`,
-    `site_groups` and `texture` at their defaults).
+    ``mjVIS_TEXTURE``, ``mjVIS_STATIC`` and ``mjVIS_RANGEFINDER`` (:mod:`.options`; with
+    it, leave `groups`, `site_groups` and `texture` at their defaults).
     `primitives`: ``"raycast"`` draws spheres, ellipsoids, capsules, cylinders and planes
     as a few triangles intersected exactly per fragment (exact silhouettes; on llvmpipe
     the faster: few triangles per world), ``"mesh"`` as tessellated meshes
@@ -241,6 +243,7 @@ class BatchRenderer:
         self._shadows: ShadowMaps | None = None
         self._reflections: Reflections | None = None
         self._transparent: BodyRenderer | None = None  # the transparent geoms' pass
+        self._mirrored: dict[Any, BodyRenderer] = {}  # an element layer's mirror renderer
         try:
             self._check_size()
             self._fit_samples(samples is None)
@@ -292,6 +295,11 @@ class BatchRenderer:
             elements.append(FlexSkins(model, surfaces, first, worlds))
         if edges:
             elements.append(FlexEdges(model, edges, first, worlds))
+        sensors = drawn_rangefinders(model, options.flags)
+        if sensors:
+            elements.append(Rangefinders(model, sensors, first + model.nflex, worlds,
+                                         len(self._cameras), self.width, self.height,
+                                         blended="rgb" in self.outputs))  # fmt: skip
         return elements
 
     def _dynamic(self, looks: list[scene.GeomLook], element: str) -> list[scene.GeomLook]:
@@ -483,6 +491,11 @@ class BatchRenderer:
             arrays = WorldArrays(ctx, data, kind, needed)
             made.append(arrays)
             cmd = ctx.command_buffer()
+            # the skinning passes first: the mirror pass draws their vertices too (a copy)
+            for element in self._elements:
+                element.record(cmd)
+                if element in self._mirrored:
+                    element.record_soft_copy(cmd, self._mirrored[element])
             if self._shadows is not None:  # the shadow maps first, from the snapshot's records
                 self._shadows.record(cmd)
             if self._reflections is not None:  # the mirror pass, before the main pass adds it
@@ -490,10 +503,7 @@ class BatchRenderer:
             cmd.bind_framebuffer(self._framebuffer)
             renderer.record_clear(cmd, background=(0.0, 0.0, 0.0))
             sync = ctx.command_buffer()  # the snapshot: every world's geom and site poses
-            preludes = {element.element: element for element in self._elements}
-            for element, _, layer in self._layers:
-                if element in preludes:
-                    preludes[element].record(cmd)  # the skinning pass, before its draws
+            for _, _, layer in self._layers:
                 layer.record(cmd, sync=False)  # each depth-tested against those before
                 layer.record_sync(sync)
             if self._transparent is not None:  # last, blended over the rest and the sky
@@ -572,7 +582,8 @@ class BatchRenderer:
                                                          BUILT_IN_ROWS + rows),
                                        self._shadow_size)  # fmt: skip
             for _, _, renderer in self._layers:
-                renderer.set_shadow_map(self._shadows.texture)
+                if renderer.receives_shadows:  # (a blended layer, rangefinder rays, does not)
+                    renderer.set_shadow_map(self._shadows.texture)
         if clear:
             self._transparent = self._body_renderer(self._records, model.ngeom, clear,
                                                     model.ngeom, geoms=True,
@@ -591,6 +602,30 @@ class BatchRenderer:
                 renderer.release()
                 raise
             self._reflections.attach(self._renderer)
+            self._reflect_layers()
+
+    def _reflect_layers(self) -> None:
+        """The sites, tendons, skins and flexes in the mirror pass too (``mjr_render``
+        reflects every element of the scene): a mirror renderer over each layer's records,
+        a skin's or flex's soft vertices copied from its layer's renderer each frame."""
+        assert self._reflections is not None
+        model = self.model
+        layers = ([None] if self._site_looks else []) + list(self._elements)  # as _layers[1:]
+        for (_, records, _), layer in zip(self._layers[1:], layers, strict=True):
+            if layer is None:
+                renderer = self._body_renderer(records, model.nsite, self._site_looks,
+                                               model.ngeom + model.nsite, geoms=False,
+                                               mirror=True)  # fmt: skip
+            else:
+                renderer = self._body_renderer(records, layer.count, layer.looks,
+                                               layer.max_ids, geoms=False, attach=layer,
+                                               mirror=True)  # fmt: skip
+                self._mirrored[layer] = renderer
+            try:
+                self._reflections.add_layer(renderer)
+            except BaseException:
+                renderer.release()
+                raise
 
     def _opaque_and_clear(self, looks: list[scene.GeomLook]
                           ) -> tuple[list[scene.GeomLook], list[scene.GeomLook]]:  # fmt: skip
@@ -610,6 +645,8 @@ class BatchRenderer:
         `attach`: a layer that adds soft vertices (skins) before the looks; `mirror`: the
         geoms' mirror pass (:mod:`.reflections`: no sky, no shadows, colour alone);
         `transparent`: the transparent geoms' pass (blended, no sky, no shadows)."""
+        # a layer drawn blended (rangefinder rays of alpha below 0.995), in the RGB alone
+        transparent = transparent or (self._rgb and getattr(attach, "transparent", False))
         plain = mirror or transparent  # a pass without the sky and the shadow maps
         model = self.model
         worlds, ncam = self.num_worlds, len(self._cameras)
@@ -639,12 +676,12 @@ class BatchRenderer:
                                 samples=0 if mirror else self.samples)  # fmt: skip
         try:
             if attach is not None and hasattr(attach, "attach"):
-                attach.attach(renderer)
+                # a mirror pass: the layer's soft bodies, filled by a copy of its own
+                (attach.share_soft if mirror else attach.attach)(renderer)
             shadows = self._flags["mjRND_SHADOW"] and not plain
             shadows = shadows and int(model.vis.quality.shadowsize) > 0  # MuJoCo's: no map
-            group = (
-                lights.model_lights(model, shadows=shadows) if self._rgb else lights.unlit(model)
-            )
+            lit = self._rgb and not getattr(attach, "unlit", False)  # lines: in their colour
+            group = lights.model_lights(model, shadows=shadows) if lit else lights.unlit(model)
             renderer.set_lights(np.broadcast_to(group, renderer.lights.shape).copy())
             if geoms:
                 renderer.set_textures(self._textures.atlas)
@@ -656,10 +693,14 @@ class BatchRenderer:
                         renderer.set_haze(*ground, color=model.vis.rgba.haze,
                                           ratio=float(model.vis.map.haze))  # fmt: skip
             for look in looks:
-                material = self._textures.material(look.geom, look.material) if geoms else None
+                # (a layer's own: its specular, shininess and alpha, untextured)
+                material = (self._textures.material(look.geom, look.material) if geoms
+                            else look.material)  # fmt: skip
                 renderer.set_parts(look.geom, look.parts, look.new_meshes, color=look.color,
                                    material=material)  # fmt: skip
             ranges = [(w * count, count) for w in range(worlds) for _ in range(ncam)]
+            if getattr(attach, "per_view", False):  # rows of each view's own (rangefinders)
+                ranges = [(v * count, count) for v in range(worlds * ncam)]
             identity = [np.eye(4)] * (worlds * ncam)
             light_groups = [w for w in range(worlds) for _ in range(ncam)]  # each world's lights
             renderer.set_views(identity, (self.width, self.height), ranges=ranges,
@@ -677,7 +718,7 @@ class BatchRenderer:
         if self._transparent is not None:
             out.append(self._transparent)
         if self._reflections is not None:
-            out.append(self._reflections.renderer)
+            out += self._reflections.renderers
         return out
 
     @property
@@ -727,6 +768,12 @@ class BatchRenderer:
         # (the mirror pass draws every opaque part but the mirror's one)
         reflected = max(opaque_parts - 1, 1)
         mirror = lists(reflected) + ncam * self.width * self.height * 8 if reflective else 0
+        if reflective:  # the other elements' mirror renderers: lists, their soft vertices
+            site_parts = scene.part_count(sites) if isinstance(sites, list) and sites else 0
+            mirror += lists(site_parts) if site_parts else 0
+            for e in getattr(self, "_elements", ()):
+                mirror += lists(len(e.looks) * getattr(e, "copies", 1))
+                mirror += getattr(e, "soft_vertices", 0) // max(self.num_worlds, 1) * 16
         clear = lists(clear_parts)
         return (records + views + instances + arrays + light_rows + shadows + elements
                 + mirror + clear + ncam * self.width * self.height * pixel)  # fmt: skip
@@ -745,6 +792,7 @@ class BatchRenderer:
         matrices, depth = self._cameras.views(self.width / self.height, **arrays,
                                               adjust=self._world_looks.camera_frames)  # fmt: skip
         for element in self._elements:  # the tendons' rows, the skins' bones
+            element.see(matrices.reshape(-1, 4, 4))
             element.write(theirs)
         reflections = self._reflections
         if light_xpos is not None:  # every world's lights, in every layer
@@ -856,10 +904,12 @@ class BatchRenderer:
     def object_ids(self, segmentation: np.ndarray) -> np.ndarray:
         """`segmentation` (of :meth:`render`) as MuJoCo's segmentation gives it: (..., 2)
         int32 object id and ``mjtObj`` type (``mjOBJ_GEOM``, ``mjOBJ_SITE``,
-        ``mjOBJ_TENDON``, ``mjOBJ_SKIN``, ``mjOBJ_FLEX``), -1 and -1 where nothing is."""
+        ``mjOBJ_TENDON``, ``mjOBJ_SKIN``, ``mjOBJ_FLEX``, ``mjOBJ_SENSOR``: a rangefinder's
+        ray), -1 and -1 where nothing is."""
         ids = np.asarray(segmentation, np.int32)
         model = self.model
-        firsts = np.cumsum([0, model.ngeom, model.nsite, model.ntendon, model.nskin])
+        firsts = np.cumsum([0, model.ngeom, model.nsite, model.ntendon, model.nskin,
+                            model.nflex])  # fmt: skip
         kind_index = np.searchsorted(firsts, ids, side="right") - 1  # the kind's range
         kind_index = np.clip(kind_index, 0, len(firsts) - 1)
         kind = np.where(ids < 0, -1, np.asarray(OBJECT_TYPES, np.int32)[kind_index])

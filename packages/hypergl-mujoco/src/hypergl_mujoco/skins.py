@@ -233,7 +233,7 @@ class Skins(ElementLayer):
         start = 0  # the skin's first vertex among all drawn skins'
         for s in self.skins:
             count = int(model.skin_vertnum[s])
-            first = renderer.add_soft_vertices(self.first_id + s, self.worlds * count)
+            first = self.add_soft(renderer, self.first_id + s, self.worlds * count)
             first_vertex = int(model.skin_vertadr[s])
             vertices = model.skin_vert[first_vertex : first_vertex + count].astype(np.float64)
             rest.append(np.column_stack([vertices, np.full(count, model.skin_inflate[s])]))

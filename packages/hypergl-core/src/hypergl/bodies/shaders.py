@@ -784,8 +784,7 @@ void add_light(int i, int kind, int shadow_map, bool pass, vec3 P, vec3 N, vec3 
             factor *= inside ? pow(max(c, 1e-30), light.ambient.w) : 0.0;
         }}
     }}
-    float facing = dot(N, L);
-    if (two_sided) facing = abs(facing);
+    float facing = dot(N, L);  // two-sided: N already turned toward the eye
     vec3 c = light.ambient.rgb * rgb + max(facing, 0.0) * light.diffuse.rgb * rgb;
 #if SPECULAR
     float exponent = material.y * 128.0;
@@ -1033,6 +1032,9 @@ void main() {{
     soft = v_info.x == 2;
     n = soft ? cross(dFdx(v_surface), dFdy(v_surface)) : v_surface;
     P = v_world;
+    // a soft body's face normal turned toward the eye (the derivatives' sign follows the
+    // screen's handedness, which a mirror pass turns over): OpenGL's two-sided lighting
+    if (soft && dot(n, v_view_eye.xyz - P * v_view_eye.w) < 0.0) n = -n;
     X = v_object;
 #if OUTPUT_DEPTH
     depth_out = 1.0 / v_depth;  // stored as 1 / metres: 0 (a clear) is nothing hit
@@ -1156,8 +1158,10 @@ layout(location = 0) uniform vec4 sky;  // x: the cube's first face, y: the dist
 layout(location = 1) uniform vec4 sky_x;  // rows of the world-to-cube rotation
 layout(location = 2) uniform vec4 sky_y;
 layout(location = 3) uniform vec4 sky_z;
-layout(location = 4) uniform vec4 haze_plane;  // the ground (see HAZE_FRAGMENT), if any
-layout(location = 5) uniform vec4 haze_normal;  // (0, 0, 0): none
+#if SKY_GROUND
+layout(location = 4) uniform vec4 haze_plane;  // the ground (see HAZE_FRAGMENT)
+layout(location = 5) uniform vec4 haze_normal;
+#endif
 #if OUTPUT_COLOR
 layout(location = 0) out vec4 color;
 #endif
@@ -1170,11 +1174,13 @@ layout(location = ID_LOCATION) out float id_out;
 void main() {{
     // D not normalised: the cube's lookup and the test below do not depend on its length.
     vec3 D = v_direction;
+#if SKY_GROUND
     // The ground nearer than the cylinder (between the quad and it): the ground shows.
     float t_sky = sky.y / max(max(length(D.xy), abs(D.z)), 1e-30);
     float toward = dot(D, haze_normal.xyz);
     float height = dot(v_origin - haze_plane.xyz, haze_normal.xyz);
     if (toward < 0.0 && height > 0.0 && height < -toward * t_sky) discard;
+#endif
     vec3 d = vec3(dot(sky_x.xyz, D), dot(sky_y.xyz, D), dot(sky_z.xyz, D));
 #if OUTPUT_COLOR
     color = vec4(atlas_cube(texture_rects[int(sky.x)], d, dFdx(d), dFdy(d)).rgb, 1.0);

@@ -1,0 +1,141 @@
+"""Rangefinder rays as ``mjv_updateScene`` adds them (``mjVIS_RANGEFINDER``, on by default).
+
+For each rangefinder sensor on a site whose reading is a distance (not -1: nothing hit),
+MuJoCo adds an ``mjGEOM_LINE`` from the site along its z axis to what the ray hit, coloured
+``vis.rgba.rangefinder``, and ``mjr_render`` draws it unlit, ``3 * vis.global.linewidth``
+pixels wide (``glLineWidth``), casting no shadow, blended where that rgba's alpha is below 0.995
+(dm_control's quadruped: 0.1). Here each ray is a thin capsule whose
+radius is half that width at the ray's middle, in each view: the rows are per view (world
+and camera: one camera's width is not another's), the view ranges select a view's own, and
+the width follows the view matrices per snapshot (:meth:`Rangefinders.see`). Segmentation
+id: ``first_id + sensor id``. Camera-attached rangefinders (MuJoCo 4's) and the hit points
+and normals of other data specs are not drawn.
+"""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+
+import hypergl
+from hypergl.bodies import Material, Part
+
+from .element_records import ElementLayer, TailRecords
+from .scene import OPAQUE, Y_TO_Z, GeomLook
+from .tendons import connectors
+
+LINE_PIXELS = 3.0  # mjv_connector's mjGEOM_LINE width, times vis.global.linewidth
+# pieces an opaque ray is drawn in: a line is as wide near as far, a cylinder's width is
+# metres; a blended ray is one piece (pieces seen end on would blend over each other)
+PIECES = 8
+
+
+def drawn_rangefinders(model: mujoco.MjModel, flags: dict[str, bool]) -> list[int]:
+    """The rangefinder sensors on sites, when ``mjVIS_RANGEFINDER`` is on."""
+    if not flags.get("mjVIS_RANGEFINDER", True):
+        return []
+    kind, site = int(mujoco.mjtSensor.mjSENS_RANGEFINDER), int(mujoco.mjtObj.mjOBJ_SITE)
+    types, objects = model.sensor_type, model.sensor_objtype
+    return [s for s in range(model.nsensor) if types[s] == kind and objects[s] == site]
+
+
+class Rangefinders(ElementLayer):
+    """The rangefinder layer: pieces rows per ray and view (``views`` = worlds x cameras, view
+    after view), written per snapshot from the site poses and the sensor readings."""
+
+    element = "rangefinder"
+    per_view = True  # the renderer gives each view its own rows
+    unlit = True  # mjr_render draws lines with the lighting off: in their colour
+
+    def __init__(self, model: mujoco.MjModel, sensors: list[int], first_id: int,
+                 worlds: int, cameras: int, width: int, height: int, blended: bool = True
+                 ) -> None:  # fmt: skip
+        # the rows' "worlds" are the views
+        super().__init__(model, worlds * cameras, first_id, first_id + model.nsensor + 1)
+        self.worlds_drawn, self.cameras = worlds, cameras
+        self.none_id: int = first_id + model.nsensor  # an id without a look: nothing drawn
+        self.sensors: np.ndarray = np.asarray(sensors, np.int64)
+        rgba = np.asarray(model.vis.rgba.rangefinder, np.float32)
+        self.transparent: bool = bool(rgba[3] < OPAQUE) and blended  # drawn blended
+        self.pieces: int = 1 if self.transparent else PIECES
+        self.count = len(sensors) * self.pieces  # rows a view
+        self.copies: int = self.pieces  # rows a sensor's id has in a view
+        self._height, self._width_px = height, width
+        self._width = LINE_PIXELS * float(model.vis.global_.linewidth)
+        self._views: np.ndarray | None = None
+        # a cylinder: a line has no round ends (seen end on, a capsule's would show)
+        part = Part("cylinder", rotation=Y_TO_Z)
+        material = Material(alpha=float(rgba[3]))
+        for s in sensors:
+            self.looks.append(GeomLook(first_id + s, [part], {}, tuple(rgba[:3]), material))
+
+    def arrays(self) -> dict[str, tuple[int, ...]]:
+        model = self.model
+        return {"site_xpos": (model.nsite, 3), "site_xmat": (model.nsite, 9),
+                "sensordata": (model.nsensordata, 1)}  # fmt: skip
+
+    def memory_per_world(self, cameras: int) -> int:
+        """One world's rows and instance lists (a row per ray and camera) and its pulled
+        site poses and readings."""
+        model = self.model
+        rows = self.count * cameras
+        return (rows * 64 + self.instance_bytes(cameras, self.count)
+                + model.nsite * 96 + model.nsensordata * 8)  # fmt: skip
+
+    def make_records(self, ctx: hypergl.Context) -> TailRecords:
+        records = self._make_records(ctx, "scale", np.full(self.count, self.none_id))
+        records.rows["id"] = self.none_id  # the spare row too
+        return records
+
+    def see(self, matrices: np.ndarray) -> None:
+        """This snapshot's view-projections (worlds * cameras, 4, 4): the rays' widths."""
+        self._views = matrices
+
+    def write(self, arrays: dict[str, np.ndarray]) -> None:
+        """Every view's rays: from each sensor's site along its z by the reading, in
+        pieces, each as wide as a line is where the piece's middle lies."""
+        if self.records is None or not self.count or self._views is None:
+            return
+        model, worlds, ncam = self.model, self.worlds_drawn, self.cameras
+        sites = model.sensor_objid[self.sensors]
+        xpos = arrays["site_xpos"].reshape(worlds, -1, 3)[:, sites]
+        axis = arrays["site_xmat"].reshape(worlds, -1, 3, 3)[:, sites][..., 2]  # its z
+        reading = arrays["sensordata"].reshape(worlds, -1)[:, model.sensor_adr[self.sensors]]
+        valid = reading >= 0  # -1: the ray hit nothing (MuJoCo draws no line)
+        ray = axis * np.maximum(reading, 0.0)[..., None]  # (worlds, rays, 3)
+        t = np.arange(self.pieces + 1) / self.pieces
+        ends = xpos[:, :, None] + ray[:, :, None] * t[None, None, :, None]  # (w, rays, P+1, 3)
+        a, b = ends[:, :, :-1].reshape(-1, 3), ends[:, :, 1:].reshape(-1, 3)
+        position, rotation, half = connectors(a, b)
+        shape = (worlds, ncam, self.count)  # count: rays x pieces
+        views = self._views.reshape(worlds, ncam, 4, 4)
+
+        def clip(points: np.ndarray) -> np.ndarray:  # (w, c, count, 4) in every view
+            h = np.concatenate([points, np.ones((len(points), 1))], axis=1).reshape(worlds, -1, 4)
+            return np.einsum("wcij,wkj->wcki", views, h)
+
+        middle, ca, cb = clip(position), clip(a), clip(b)
+        # a line of LINE_PIXELS covers that many pixels across its minor axis: wider than
+        # that square to it by the larger share of its screen direction (|dx| or |dy|)
+        pixels = np.array([self._width_px / 2.0, self._height / 2.0])
+        screen = (cb[..., :2] / cb[..., 3:4] - ca[..., :2] / ca[..., 3:4]) * pixels
+        length = np.linalg.norm(screen, axis=-1)
+        minor = np.where(length > 1e-9, np.abs(screen).max(-1) / np.maximum(length, 1e-9), 1.0)
+        focal = np.linalg.norm(views[:, :, 1, :3], axis=-1)[..., None]  # P11, per view
+        # a pixel at clip w is 2 w / (P11 H) metres
+        radius = 0.5 * self._width * minor * 2.0 * np.abs(middle[..., 3]) / (focal * self._height)
+        live = np.repeat(valid, self.pieces, axis=1)[:, None] & np.isfinite(radius)
+        live &= (ca[..., 3] > 0) & (cb[..., 3] > 0)  # (a piece behind the eye: not drawn)
+        rows = self.records.rows[: worlds * ncam * self.count]
+        rows["position"] = np.broadcast_to(position.reshape(worlds, 1, -1, 3),
+                                           (*shape, 3)).reshape(-1, 3)  # fmt: skip
+        rows["rotation"] = np.broadcast_to(rotation.reshape(worlds, 1, -1, 3, 3),
+                                           (*shape, 3, 3)).reshape(-1, 3, 3)  # fmt: skip
+        half = np.broadcast_to(half.reshape(worlds, 1, -1), shape)
+        r = np.where(live, radius, 0.0)
+        rows["scale"] = np.stack([r, np.where(live, half, 0.0), r], axis=-1).reshape(-1, 3)
+        ids = np.broadcast_to(np.repeat(self.first_id + self.sensors, self.pieces), shape)
+        rows["id"] = np.where(live, ids, self.none_id).reshape(-1)
+
+    def record(self, cmd: hypergl.CommandBuffer) -> None:
+        """Nothing on the GPU before the draw: the rows are written by :meth:`write`."""
