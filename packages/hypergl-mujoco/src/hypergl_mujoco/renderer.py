@@ -588,6 +588,8 @@ class BatchRenderer:
             self._transparent = self._body_renderer(self._records, model.ngeom, clear,
                                                     model.ngeom, geoms=True,
                                                     transparent=True)  # fmt: skip
+            # each view draws them in its own order, nearest first (mjr_render's camdist)
+            self._transparent.set_sort_radii(scene.sort_radii(model))
         mirror = mirror_geom(model, opaque) if self._flags["mjRND_REFLECTION"] else None
         if mirror is not None:  # mjr_render's reflection: a mirror pass, added on the mirror
             # the mirror itself is not reflected: not drawn there at all (its fragments, a
