@@ -133,6 +133,12 @@ def test_bad_lights_materials_and_textures_are_refused(gl_ctx):
         set_light(np.zeros(1, LIGHT_DTYPE)[0], kind=LIGHT_WORLD, direction=(0, 0, 0))
     with pytest.raises(BodyError, match="shadow_lights must be"):
         BodyRenderer(records, max_ids=2, max_lights=1, shadow_lights=(3,))
+    with pytest.raises(BodyError, match=r"2 floats \(one per body id\), got shape \(3,\)"):
+        renderer.set_sort_radii([0.0, 1.0, 2.0])
+    with pytest.raises(BodyError, match="finite, got nan for body id 1"):
+        renderer.set_sort_radii([0.0, float("nan")])
+    with pytest.raises(BodyError, match="must be floats"):
+        renderer.set_sort_radii(["a", "b"])
     renderer.release()
     records.release()
 

@@ -788,10 +788,17 @@ class BodyRenderer:
         geom's bounding radius; -1e10 puts an id last, as MuJoCo's planes). Each view draws
         its ids nearest first, then farthest first, as ``mjr_render`` draws its sorted list
         (ties by record row); without radii (all 0) by distance alone."""
-        radii = np.asarray(radii, np.float32)
-        if radii.shape != (len(self._looks),) or not np.isfinite(radii).all():
-            raise errors.BodyError(f"sort radii must be {len(self._looks)} finite floats (one "
-                                   f"per body id), got shape {radii.shape}")  # fmt: skip
+        try:
+            radii = np.asarray(radii, np.float32)
+        except (TypeError, ValueError):
+            raise errors.BodyError(f"sort radii must be floats, got {radii!r}") from None
+        if radii.shape != (len(self._looks),):
+            raise errors.BodyError(f"sort radii must be {len(self._looks)} floats (one per "
+                                   f"body id), got shape {radii.shape}")  # fmt: skip
+        if not np.isfinite(radii).all():
+            bad = int(np.flatnonzero(~np.isfinite(radii))[0])
+            raise errors.BodyError(f"sort radii must be finite, got {radii[bad]} for body "
+                                   f"id {bad}")  # fmt: skip
         self._looks[:, 2] = radii.view(np.uint32)
 
     def _check_id(self, body_id: Any) -> None:
