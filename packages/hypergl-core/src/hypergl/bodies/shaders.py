@@ -275,7 +275,9 @@ void main() {{
 #endif
         if (row >= body_count()) return;
 #if MULTI_VIEW
-        if (rank >= 0 && sort_rank(row, view) != uint(rank)) return;
+        // (a row without a look lists nothing: no need of its rank)
+        if (rank >= 0 && (sort_key(row, view) == 1e30 || sort_rank(row, view) != uint(rank)))
+            return;
 #endif
         list_parts(row, view, body_position(row), body_rotation(row), body_id(row));
     }} else {{
