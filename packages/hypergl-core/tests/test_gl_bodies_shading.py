@@ -240,3 +240,21 @@ def test_a_kind_of_light_or_a_mapping_the_recorded_pipelines_lack_asks_for_a_new
     fb.release()
     for part in (renderer, records, fresh, fresh_records):
         part.release()
+
+
+def test_mip_levels_of_an_odd_size_are_gl_generators_bilinear_blit():
+    """A 100 x 100 two-cell checker (MuJoCo's builtin, as gymnasium's floors use it): its
+    levels of 25 -> 12 -> 6 -> 3 texels are what Mesa's glGenerateMipmap made on llvmpipe
+    (read back with moderngl, every level equal): a bilinear read at each new texel's
+    centre keeps the cells' edges sharp, where a box fold of the odd row blurred them."""
+    from hypergl.bodies.shading import mip_chain
+
+    image = np.zeros((100, 100, 4), np.uint8)
+    image[:, 50:, :3] = 204
+    image[..., 3] = 255
+    levels = [np.rint(level[0, :, 0]).astype(int).tolist() for level in mip_chain(image)]
+    assert levels[2] == [0] * 12 + [102] + [204] * 12
+    assert levels[3] == [0] * 6 + [204] * 6
+    assert levels[4] == [0, 0, 0, 204, 204, 204]
+    assert levels[5] == [0, 102, 204]
+    assert levels[6] == [102]

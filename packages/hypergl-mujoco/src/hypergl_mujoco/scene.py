@@ -8,7 +8,8 @@ turns y onto z. Planes of size 0 are infinite: drawn out to the far plane; a pla
 two-sided, as in MuJoCo's picture: its back is a second quad, mirrored so that it faces the
 other way and keeps the front's normal (MuJoCo lights a plane's back as its front), drawn
 transparent: ``mjr_render`` gives a plane seen from behind 0.3 of its alpha
-(:func:`split_transparent`).
+(:func:`split_transparent`). A plane is lit per vertex of the grid of quads MuJoCo draws it
+with, as fixed-function OpenGL lights it (:func:`plane_lit_grid`, ``Material.lit_grid``).
 """
 
 from __future__ import annotations
@@ -111,6 +112,24 @@ def geom_material(model: mujoco.MjModel, geom: int, rgba: np.ndarray, element: s
                     emission=float(model.mat_emission[material]),
                     reflectance=float(model.mat_reflectance[material]),
                     alpha=float(rgba[3]))  # fmt: skip
+
+
+MAX_PLANE_GRID = 200  # mjMAXPLANEGRID: the most quads a side of a plane's grid
+
+
+def plane_lit_grid(model: mujoco.MjModel, geom: int, material: int) -> float:
+    """``Material.lit_grid`` of plane `geom` drawn with `material` (-1: none): the grid of
+    quads ``mjr_makeContext`` draws it with, which fixed-function OpenGL lights per vertex.
+    A finite plane: its size[2] (cells of 2 max(size[2], half size / 198)); an infinite one:
+    minus its cell, (2.1 zfar + 2 sX) / 200, sX 2 / texrepeat or 2.1 zfar / 198 (x's
+    for both axes)."""
+    size = model.geom_size[geom]
+    if size[0] > 0 and size[1] > 0:
+        return max(float(size[2]), 1e-30)
+    zfar = far_distance(model)
+    repeat = float(model.mat_texrepeat[material][0]) if material >= 0 else 0.0
+    step = 2.0 / repeat if repeat > 0 else 2.1 * zfar / (MAX_PLANE_GRID - 2)
+    return -(2.1 * zfar + 2.0 * step) / MAX_PLANE_GRID
 
 
 def mesh_rows(model: mujoco.MjModel, mesh: int) -> np.ndarray:
@@ -341,7 +360,11 @@ def model_looks(model: mujoco.MjModel, groups: tuple[int, ...] = DEFAULT_GROUPS,
             skipped.append(geom_name(model, geom))
             continue
         color = (float(rgba[0]), float(rgba[1]), float(rgba[2]))
-        looks.append(GeomLook(geom, parts, new_meshes, color, geom_material(model, geom, rgba)))
+        material = geom_material(model, geom, rgba)
+        if int(model.geom_type[geom]) == GEOM.mjGEOM_PLANE:
+            grid = plane_lit_grid(model, geom, int(model.geom_matid[geom]))
+            material = replace(material, lit_grid=grid)
+        looks.append(GeomLook(geom, parts, new_meshes, color, material))
     if skipped:
         warnings.warn(f"hypergl-mujoco draws no SDF geom without a mesh (neither does "
                       f"MuJoCo's renderer): skipped {', '.join(skipped)}",

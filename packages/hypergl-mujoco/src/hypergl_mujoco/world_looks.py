@@ -25,7 +25,14 @@ from hypergl.bodies.shading import DEFAULT_MATERIAL
 
 from .errors import LookError
 from .lights import scene_lights
-from .scene import DEFAULT_RGBA, PLANE_BACK_ALPHA, GeomLook, shows_its_back_transparent
+from .scene import (
+    DEFAULT_RGBA,
+    GEOM,
+    PLANE_BACK_ALPHA,
+    GeomLook,
+    plane_lit_grid,
+    shows_its_back_transparent,
+)
 from .sync import GeomRecords
 from .textures import ModelTextures
 
@@ -152,8 +159,12 @@ class WorldLooks:
                 if self._surface[material + 1, 0] != 0.0:
                     needs.add("specular")
                 chosen = textures.material(int(geom), DEFAULT_MATERIAL, material)
+                grid = (plane_lit_grid(model, int(geom), material)
+                        if int(model.geom_type[geom]) == GEOM.mjGEOM_PLANE else 0.0)  # fmt: skip
+                if grid:
+                    needs.add("lit_grid")
                 self._texture[geom, material + 1] = (chosen.texture, chosen.mapping,
-                                                     shares[int(geom)], 0)  # fmt: skip
+                                                     shares[int(geom)], grid)  # fmt: skip
                 self._uv_map[geom, material + 1] = chosen.uv_map
                 if chosen.texture >= 0:
                     needs.add(int(chosen.mapping))

@@ -497,17 +497,20 @@ class BodyRenderer:
 
     def _fragment_needs(self) -> dict[str, frozenset[int | str]]:
         """Per draw pipeline: what the parts it draws need of its fragment stage: the
-        texture mappings of its textured parts, and "specular" where one of them has a
+        texture mappings of its textured parts, "specular" where one of them has a
         specular material (without one, the pipeline has no specular term, and the linker
-        drops the view's eye and the point from the fragment stage's inputs)."""
+        drops the view's eye and the point from the fragment stage's inputs), "lit_grid"
+        where one is lit per vertex of a grid (Material.lit_grid), "lit_point" where one is
+        lit per fragment."""
         used = self._parts_used
         mesh = self._part_mesh[:used]
         texture = self._parts["texture"][:used]
         shiny = self._parts["material"][:used, 0] != 0.0
+        gridded = texture[:, 3] != 0.0
         keys = self._draw_keys()
         out: dict[str, set[int | str]] = {key: set() for key in keys}
-        for index, (texture_index, mapping), specular in zip(mesh, texture[:, :2], shiny,
-                                                             strict=True):  # fmt: skip
+        for index, (texture_index, mapping), specular, grid in zip(
+                mesh, texture[:, :2], shiny, gridded, strict=True):  # fmt: skip
             if index < 0:
                 continue  # a dropped look's slot
             need = out[keys[1 + int(index)] if index < self._first_mesh else "draw"]
@@ -515,6 +518,7 @@ class BodyRenderer:
                 need.add(int(mapping))
             if specular:
                 need.add("specular")
+            need.add("lit_grid" if grid else "lit_point")
         # what a source's rows may switch their looks' parts to (BODY_LOOK)
         for body_id, extra in getattr(self._source, "fragment_needs", {}).items():
             first, count = self._look_parts.get(int(body_id), (0, 0))
@@ -552,8 +556,9 @@ class BodyRenderer:
             # a reflection, a transparent surface: every light in one pass (as MuJoCo's)
             own_pass = own_pass and not (self._mirror or self._transparent)
             shadow_map = self._shadow_lights.index(slot) if slot in self._shadow_lights else -1
-            calls.append(f"add_light({slot}, {kind}, {shadow_map}, {str(own_pass).lower()}, P, "
-                         "N, V, rgb, material, forward, two_sided, total, passes);")  # fmt: skip
+            calls.append(f"add_light({slot}, {kind}, {shadow_map}, {str(own_pass).lower()}, "
+                         "P, N, V, rgb, material, forward, two_sided, total, passes, "
+                         "look_up);")  # fmt: skip
         defines = self._defines() + "\n#define LIGHT_CALLS " + " ".join(calls)
         made: list[Pipeline] = []
         variants = (False, True) if self._nearest else (False,)
@@ -565,6 +570,8 @@ class BodyRenderer:
                          "TEXTURE_BOX": TEXTURE_BOX in used,
                          "TEXTURE_CUBE": bool(used & {TEXTURE_CUBE, TEXTURE_CUBE_Y_UP}),
                          "SPECULAR": "specular" in used,
+                         # 2: every part lit per grid vertex, 1: some
+                         "LIT_GRID": ("lit_grid" in used) + ("lit_point" not in used),
                          "REFLECTION": key in reflective,
                          "TRANSPARENT_NEAREST": nearest}  # fmt: skip
                 text = "".join(f"\n#define {k} {int(v)}" for k, v in flags.items())
@@ -844,7 +851,7 @@ class BodyRenderer:
                 (*part.offset, mode), part.rotation, (*scale, mesh),
                 (*(rgb * part.shade), material.alpha),
                 (material.specular, material.shininess, material.emission, material.reflectance),
-                (material.texture, material.mapping, 0.0, 0.0), material.uv_map,
+                (material.texture, material.mapping, 0.0, material.lit_grid), material.uv_map,
             )  # fmt: skip
             self._part_mesh[first + k] = mesh
         self._look_parts[body_id] = (first, len(parts))

@@ -373,6 +373,9 @@ flat out vec3 v_size;    // the part's scale
 flat out float v_eye_depth;  // view_distance of the eye (homogeneous): the hit's from it
 #endif
 flat out vec4 v_rotation;  // the part's frame: its normals to world space
+#if RAY_KIND == 6
+flat out float v_lit_grid;  // Material.lit_grid: its lighting per vertex of that grid
+#endif
 
 // The proxy's corner a_position.xz (of a unit quad) on the screen quad that bounds the part
 // in its view: the projection of its bounding box clipped at the
@@ -559,6 +562,9 @@ void main() {{
 #endif
     v_size = s;
     v_rotation = q;
+#if RAY_KIND == 6
+    v_lit_grid = part.texture.w;
+#endif
 #endif
 #if MULTI_VIEW
     // The view's own frustum sides, before the tiling: what lies beyond them would fall
@@ -595,7 +601,6 @@ REFLECTION_ADD = """
 # t = 0 at the proxy and -1 at a perspective eye. Sphere and cylinder are solved on the unit
 # shape (p, d divided by the scale: t does not change), the capsule in units of its radius.
 RAYCAST = """
-vec3 rotate(vec4 q, vec3 v) {{ return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q.w * v); }}
 // Each keeps the nearer of its entry and (t, n) so far.
 // Solved from the ray's point nearest the centre, q: 1 - |q|^2 has no large terms to
 // cancel, where b^2 - a (|o|^2 - 1) does (a thin ellipsoid seen from afar: its unit
@@ -773,19 +778,26 @@ float shadow_light(int k, vec3 P, vec3 N, vec3 L) {{
 #endif
 
 // One light's term, added to `total` (or to `passes`: a light that casts shadows is drawn
-// as MuJoCo draws it, in a pass of its own added to the others, with its own clamp, where its
-// shadow map's frustum, not its cutoff, bounds a spot's light: the frustum is wider, and Mesa
-// lights past the cutoff there). i: its slot; kind (LIGHT_KIND_*), shadow_map (-1: none) and
-// pass are constants of the call (LIGHT_CALLS, made with the pipeline from the renderer's
-// lights): each call compiles to its own light's path alone (llvmpipe runs every branch a
-// fragment might take: a branch on a uniform kind costs every light every kind's work).
+// as MuJoCo draws it, in a pass of its own added to the others, with its own clamp; a spot's
+// cutoff bounds it there too, as fixed-function OpenGL's: the light seen past the cone in
+// MuJoCo's picture is its vertices' interpolated, see light_grid). i: its slot; kind
+// (LIGHT_KIND_*), shadow_map (-1: none) and pass are constants of the call (LIGHT_CALLS, made
+// with the pipeline from the renderer's lights): each call compiles to its own light's path
+// alone (llvmpipe runs every branch a fragment might take: a branch on a uniform kind costs
+// every light every kind's work). look_up (a constant of each caller): its shadow looked up
+// at shadow_at, else the one the fragment's first call looked up (light_grid lights three
+// points of one fragment).
+vec3 shadow_at;  // where the shadows are looked up: the fragment's point
+#if SHADOW_MAPS
+float shadow_seen[SHADOW_MAPS];  // each map's shadow_light there
+#endif
 #define LIGHT_KIND_HEAD 1
 #define LIGHT_KIND_DIRECTIONAL 2
 #define LIGHT_KIND_POINT 3
 #define LIGHT_KIND_SPOT 4
 void add_light(int i, int kind, int shadow_map, bool pass, vec3 P, vec3 N, vec3 V, vec3 rgb,
                vec4 material, vec3 forward, bool two_sided, inout vec3 total,
-               inout vec3 passes) {{
+               inout vec3 passes, bool look_up) {{
     Light light = light_looks[i];
     vec3 L;
     float factor = 1.0;
@@ -801,7 +813,7 @@ void add_light(int i, int kind, int shadow_map, bool pass, vec3 P, vec3 N, vec3 
         factor /= max(k.x + k.y * distance + k.z * distance * distance, 1e-12);
         if (kind == LIGHT_KIND_SPOT) {{  // its cone, and its exponent
             float c = dot(-L, v_light_direction[i].xyz);
-            bool inside = pass || c >= light.direction.w;
+            bool inside = c >= light.direction.w;
             factor *= inside ? pow(max(c, 1e-30), light.ambient.w) : 0.0;
         }}
     }}
@@ -814,7 +826,10 @@ void add_light(int i, int kind, int shadow_map, bool pass, vec3 P, vec3 N, vec3 
     c += (facing > 0.0 ? shine : 0.0) * light.specular.rgb * material.x;
 #endif
 #if SHADOW_MAPS
-    if (shadow_map >= 0) factor *= shadow_light(shadow_map, P, N, L);
+    if (shadow_map >= 0) {{
+        if (look_up) shadow_seen[shadow_map] = shadow_light(shadow_map, shadow_at, N, L);
+        factor *= shadow_seen[shadow_map];
+    }}
 #endif
     if (pass)
         passes += clamp(factor * c, 0.0, 1.0);
@@ -825,7 +840,7 @@ void add_light(int i, int kind, int shadow_map, bool pass, vec3 P, vec3 N, vec3 
 // The sum of the lights on a surface of colour rgb and material (specular, shininess,
 // emission): OpenGL's fixed-function model with a local viewer, clamped as drawn.
 vec3 light_surface(vec3 P, vec3 N, vec3 V, vec3 rgb, vec4 material, vec3 forward,
-                   bool two_sided) {{
+                   bool two_sided, bool look_up) {{
     vec3 total = material.z * rgb;
     vec3 passes = vec3(0.0);
     LIGHT_CALLS
@@ -882,9 +897,13 @@ flat in vec4 v_eye;
 flat in vec2 v_eye_zw;
 flat in vec3 v_size;
 flat in vec4 v_rotation;
+#if RAY_KIND == 6
+flat in float v_lit_grid;
+#endif
 #if OUTPUT_DEPTH
 flat in float v_eye_depth;
 #endif
+vec3 rotate(vec4 q, vec3 v) {{ return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q.w * v); }}
 #if RAY_KIND != 6
 """
     + RAYCAST
@@ -894,6 +913,44 @@ flat in float v_eye_depth;
     + LIGHT_POSES.replace("{direction}", "in")
     + SHADING
     + """
+#if RAY_KIND == 6 && OUTPUT_COLOR && SHADE && LIT_GRID
+// MuJoCo's planes as fixed-function OpenGL lights them: once per vertex of the plane's grid
+// of quads (mjr_makeContext's), the colours interpolated over each quad's two triangles
+// (Gouraud); its shadows still per fragment (a shadow pass's texture). A spot's cone or a
+// highlight between a coarse grid's vertices is not MuJoCo's without it (a walker's floor
+// has cells of 2.5 m). v_lit_grid > 0: a finite plane's size[2] (cells of 2 max(it, half
+// size / 198) from the centre, clipped at the edges); < 0: an infinite plane's cell.
+void grid_cell(float x, float half_size, out float lo, out float hi) {{
+    float cell = v_lit_grid > 0.0 ? 2.0 * max(v_lit_grid, half_size / 198.0) : -v_lit_grid;
+    float k = floor(x / cell);
+    lo = max(k * cell, -half_size);
+    hi = min((k + 1.0) * cell, half_size);
+}}
+vec3 lit_vertex(vec3 P, vec3 N, vec3 rgb, vec3 forward, bool look_up) {{
+    vec3 V = normalize(v_view_eye.xyz - P * v_view_eye.w);
+    return light_surface(P, N, V, rgb, v_material, forward, false, look_up);
+}}
+vec3 light_grid(vec3 P, vec3 N, vec3 rgb, vec3 forward) {{
+    // the point in the plane's frame: the quad's x, its z the plane's -y (Y_TO_Z)
+    vec2 at = vec2(v_object.x * v_size.x, -v_object.z * v_size.z);
+    vec2 half_size = abs(v_size.xz);
+    vec2 lo, hi;
+    grid_cell(at.x, half_size.x, lo.x, hi.x);
+    grid_cell(at.y, half_size.y, lo.y, hi.y);
+    vec2 t = clamp((at - lo) / max(hi - lo, 1e-12), 0.0, 1.0);
+    // a corner's point: the fragment's moved in the plane (its frame's x, -z)
+    #define CORNER(c) (P + rotate(v_rotation, vec3((c).x - at.x, 0.0, -((c).y - at.y))))
+    // GL_QUADS (x0 y0, x1 y0, x1 y1, x0 y1) as Mesa draws them: two triangles about the
+    // x1 y0 - x0 y1 diagonal (found against MuJoCo's picture: the other one mirrors it)
+    vec3 c1 = lit_vertex(CORNER(vec2(hi.x, lo.y)), N, rgb, forward, true);
+    vec3 c3 = lit_vertex(CORNER(vec2(lo.x, hi.y)), N, rgb, forward, false);
+    bool lower = t.x + t.y <= 1.0;
+    vec3 c = lit_vertex(CORNER(lower ? lo : hi), N, rgb, forward, false);  // x0 y0 or x1 y1
+    #undef CORNER
+    return lower ? (1.0 - t.x - t.y) * c + t.x * c1 + t.y * c3
+                 : (t.x + t.y - 1.0) * c + (1.0 - t.y) * c1 + (1.0 - t.x) * c3;
+}}
+#endif
 #if MIRROR || REFLECTION
 // A planar mirror (BodyRenderer's mirror= and set_reflection): its plane (normal, -normal .
 // point) and, in the mirror pass, x: the reflectance that scales the reflected colours.
@@ -1040,7 +1097,15 @@ void main() {{
     // eye here, the lights stay where they are, and the headlight along the real view
     forward -= 2.0 * dot(mirror_plane.xyz, forward) * mirror_plane.xyz;
 #endif
-    vec3 lit = light_surface(P, N, V, rgb, v_material, forward, soft);
+    shadow_at = P;
+#if RAY_KIND == 6 && LIT_GRID == 2
+    vec3 lit = light_grid(P, N, rgb, forward);  // no part of the pipeline lit per fragment
+#elif RAY_KIND == 6 && LIT_GRID
+    vec3 lit = v_lit_grid != 0.0 ? light_grid(P, N, rgb, forward)
+                                 : light_surface(P, N, V, rgb, v_material, forward, soft, true);
+#else
+    vec3 lit = light_surface(P, N, V, rgb, v_material, forward, soft, true);
+#endif
     color = vec4(clamp(lit * texel.rgb, 0.0, 1.0), v_color.a * texel.a);
 {reflection}#elif OUTPUT_COLOR
     color = v_color;  // unshaded

@@ -15,8 +15,9 @@ and the sum plus ``e * c`` is clamped, then multiplied by the texel's rgb.
   directional, positional (a spot with a cone and exponent, attenuated by distance) or the
   *headlight*: directional along the view's own camera, whatever the view.
 * Textures live in one atlas (:class:`TextureAtlas`): 2D images and cube maps (six faces),
-  each with its mip chain, sampled in the fragment stage with trilinear filtering (repeat
-  for 2D, clamped per cube face), whatever their sizes. Each level carries a one-texel
+  each with its mip chain (made as Mesa's glGenerateMipmap makes it), sampled in the
+  fragment stage with trilinear filtering (repeat for 2D, clamped per cube face), whatever
+  their sizes. Each level carries a one-texel
   border (the opposite edge: repeat; its own edge: clamp), so the sampler's own bilinear
   filter reads each level, two lookups a fragment.
 """
@@ -53,7 +54,11 @@ ATLAS_WIDTH = 8192
 class Material:
     """How a part's surface answers light. ``shininess`` in 0..1 (128 times it is the
     specular exponent); ``texture``: an index :meth:`TextureAtlas.add_2d` / ``add_cube``
-    gave (-1: none), mapped by ``mapping`` with ``uv_map`` (see ``TEXTURE_*``)."""
+    gave (-1: none), mapped by ``mapping`` with ``uv_map`` (see ``TEXTURE_*``).
+    ``lit_grid`` (a flat quad ray-cast alone, a MuJoCo plane): 0 lights it per fragment;
+    else per vertex of a grid of cells, as fixed-function OpenGL lights MuJoCo's planes:
+    > 0 cells of 2 max(lit_grid, half size / 198) (a finite plane's size[2]), < 0 cells of
+    -lit_grid (an infinite one's)."""
 
     specular: float = 0.0
     shininess: float = 0.0
@@ -63,10 +68,11 @@ class Material:
     texture: int = -1
     mapping: int = 0
     uv_map: tuple[float, float, float, float] = (1.0, 1.0, 0.0, 0.0)
+    lit_grid: float = 0.0
 
     def checked(self) -> Material:
         values = (self.specular, self.shininess, self.emission, self.reflectance, self.alpha,
-                  *self.uv_map)  # fmt: skip
+                  *self.uv_map, self.lit_grid)  # fmt: skip
         if not np.isfinite(np.asarray(values, np.float64)).all():
             raise BodyError(f"material values must be finite, got {self!r}")
         if self.mapping not in MAPPINGS:
@@ -125,29 +131,30 @@ def default_lights(direction: Sequence[float]) -> np.ndarray:
     return rows
 
 
-def _halved(image: np.ndarray) -> np.ndarray:
-    """The next mip level: 2 x 2 box filter (an odd last row or column folds into the one
-    before, as Mesa's generator does)."""
-    h, w = image.shape[:2]
-    if h > 1:
-        even = image[: h - h % 2].reshape(h // 2, 2, w, -1).mean(axis=1)
-        if h % 2:
-            even[-1] = (2 * even[-1] + image[-1]) / 3
-        image = even
-    h = image.shape[0]
-    if w > 1:
-        even = image[:, : w - w % 2].reshape(h, w // 2, 2, -1).mean(axis=2)
-        if w % 2:
-            even[:, -1] = (2 * even[:, -1] + image[:, -1]) / 3
-        image = even
-    return image
+def _resampled(image: np.ndarray, axis: int) -> np.ndarray:
+    """`image` halved (floored) along `axis` as Mesa's glGenerateMipmap does on llvmpipe: a
+    bilinear blit, each new texel read at its centre's place in the old level (for an even
+    size the 2 x 2 box; for an odd one not a box: 25 -> 12 keeps a checker's edges sharp,
+    where folding the last row blurred them and moved every far edge by a line)."""
+    old = image.shape[axis]
+    if old == 1:
+        return image
+    new = old // 2
+    at = (np.arange(new) + 0.5) * (old / new) - 0.5  # in the old level's texel centres
+    low = np.clip(np.floor(at).astype(np.int64), 0, old - 1)
+    high = np.minimum(low + 1, old - 1)
+    weight = (at - low).reshape([-1 if k == axis else 1 for k in range(image.ndim)])
+    first, second = np.take(image, low, axis), np.take(image, high, axis)
+    return first + (second - first) * weight
 
 
 def mip_chain(image: np.ndarray) -> list[np.ndarray]:
-    """(H, W, 4) float levels, level 0 first, down to 1 x 1."""
+    """(H, W, 4) float levels, level 0 first, down to 1 x 1; each level from the one above
+    rounded to 8 bits, as GL stores it."""
     levels = [image.astype(np.float32)]
     while max(levels[-1].shape[:2]) > 1:
-        levels.append(_halved(levels[-1]))
+        stored = np.clip(np.rint(levels[-1]), 0, 255)
+        levels.append(_resampled(_resampled(stored, 0), 1).astype(np.float32))
     return levels
 
 
