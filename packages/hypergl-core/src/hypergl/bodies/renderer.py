@@ -196,8 +196,11 @@ class BodyRenderer:
     > 0) lies on the plane (:meth:`set_reflection`; only the pipelines drawing such a part
     read it). A renderer made with ``transparent=True`` draws its parts blended by their
     alpha over what is drawn (after the opaque ones), writing no depth, lit as in one pass
-    with no shadows: ``mjr_render``'s transparent geoms. Without :meth:`set_lights`, one light along
-    :meth:`set_camera`'s ``light`` gives the look of before: 0.35 + 0.65 max(N.L, 0).
+    with no shadows: ``mjr_render``'s transparent geoms, each view's ids in the order of
+    their distance from its eye less their :meth:`set_sort_radii`, nearest first then
+    farthest first; with depth or ids besides colour, those are the nearest's. Without
+    :meth:`set_lights`, one light along :meth:`set_camera`'s ``light`` gives the look of
+    before: 0.35 + 0.65 max(N.L, 0).
     The draw pipelines are made (again, at :meth:`record`) for the lights' kinds and for the
     texture mappings and specular materials of the parts each draws, as constants (llvmpipe
     runs every branch a fragment might take); after :meth:`record`, a light of another kind
