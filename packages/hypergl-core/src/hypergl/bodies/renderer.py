@@ -612,6 +612,11 @@ class BodyRenderer:
         program stale: update() refuses it until the frame is recorded again)."""
         if self._recorded_views is None or self._specialised is None:
             return
+        if self._transparent and len(self._sorted_layers()) != self._recorded_layers:
+            self._stale = (f"{what} after record(): the transparent pass draws its ids one "
+                           "rank at a time, for as many as it held then; record the frame "
+                           "again")  # fmt: skip
+            return
         kinds, needs, reflective = self._specialised
         wanted = self._fragment_needs()
         if (self._light_kinds() != kinds or any(not wanted[k] <= needs[k] for k in wanted)
@@ -1311,6 +1316,7 @@ class BodyRenderer:
         self._layout_regions()
 
     _recorded_views: tuple[int, int] | None = None  # (views, rows) the recording dispatches
+    _recorded_layers = 0  # the transparent passes the recording draws (_sorted_layers)
 
     @serialised
     def set_view_matrices(self, view_proj: Any, depth: Any = None) -> None:
@@ -1500,6 +1506,7 @@ class BodyRenderer:
         cmd.fence_signal(self.fence)
         self._recorded_soft = len(self._soft)
         self._recorded_views = (self._view_count, self._view_rows)
+        self._recorded_layers = len(layers)
 
     def _sorted_layers(self) -> list[tuple[int, bool]]:
         """A transparent pass of two or more ids: (rank, drawn twice) of its draws in

@@ -179,7 +179,6 @@ bool hidden(vec3 centre, float radius) {{
 }}
 #endif
 
-#if MULTI_VIEW
 // A transparent pass's sort key of a row in a view: mjr_render's camdist, the distance of
 // its centre from the eye less its id's sort radius (looks[id].z); none (1e30): no look.
 float sort_key(uint row, uint view) {{
@@ -195,15 +194,19 @@ float sort_key(uint row, uint view) {{
 // The row's place in its view's sorted list (ties by row), as mjr_render sorts.
 uint sort_rank(uint row, uint view) {{
     float key = sort_key(row, view);
-    uint first = views[view].range.x, place = 0u;
-    for (uint other = first; other < first + views[view].range.y; ++other) {{
+#if MULTI_VIEW
+    uint first = views[view].range.x, count = views[view].range.y;
+#else
+    uint first = 0u, count = body_count();
+#endif
+    uint place = 0u;
+    for (uint other = first; other < first + count; ++other) {{
         if (other >= body_count()) break;
         float k = sort_key(other, view);
         if (k < key || (k == key && other < row)) place += 1u;
     }}
     return place;
 }}
-#endif
 
 // The parts of one row (of `source`) in one view, appended to their meshes' lists.
 void list_parts(uint row, uint view, vec3 position, vec4 rotation, uint id) {{
@@ -274,11 +277,9 @@ void main() {{
         row += views[view].range.x;
 #endif
         if (row >= body_count()) return;
-#if MULTI_VIEW
         // (a row without a look lists nothing: no need of its rank)
         if (rank >= 0 && (sort_key(row, view) == 1e30 || sort_rank(row, view) != uint(rank)))
             return;
-#endif
         list_parts(row, view, body_position(row), body_rotation(row), body_id(row));
     }} else {{
         // One work group per view takes the extras written, in turn: a dispatch sized for
