@@ -133,6 +133,12 @@ def test_bad_lights_materials_and_textures_are_refused(gl_ctx):
         set_light(np.zeros(1, LIGHT_DTYPE)[0], kind=LIGHT_WORLD, direction=(0, 0, 0))
     with pytest.raises(BodyError, match="shadow_lights must be"):
         BodyRenderer(records, max_ids=2, max_lights=1, shadow_lights=(3,))
+    with pytest.raises(BodyError, match=r"2 floats \(one per body id\), got shape \(3,\)"):
+        renderer.set_sort_radii([0.0, 1.0, 2.0])
+    with pytest.raises(BodyError, match="finite, got nan for body id 1"):
+        renderer.set_sort_radii([0.0, float("nan")])
+    with pytest.raises(BodyError, match="must be floats"):
+        renderer.set_sort_radii(["a", "b"])
     renderer.release()
     records.release()
 
@@ -252,3 +258,29 @@ def test_mip_levels_of_an_odd_size_are_gl_generators_bilinear_blit():
     assert levels[4] == [0, 0, 0, 204, 204, 204]
     assert levels[5] == [0, 102, 204]
     assert levels[6] == [102]
+
+
+def test_a_transparent_pass_draws_nearest_first_then_farthest_first(gl_ctx):
+    """mjr_render's order over black: the near red layer, the far blue one twice, the red
+    again (alpha 0.5 each, emission alone: exact colours); an id set after the recording
+    makes it stale (each rank is a pass of its own)."""
+    records = InstanceRecords(gl_ctx, 2)
+    records.write([(0.0, 0.0, 2.0), (0.0, 0.0, 0.0)], [IDENTITY_Q] * 2, [0, 1])
+    renderer = BodyRenderer(records, max_ids=3, max_lights=1, transparent=True)
+    renderer.set_camera(perspective(30.0, 1.0, 0.1, 100.0) @ look_at((0, 0, 10), (0, 0, 0)))
+    rows = lights(1)
+    set_light(rows[0], kind=LIGHT_HEAD, ambient=(0, 0, 0), diffuse=(0, 0, 0))
+    renderer.set_lights(rows)
+    glass = Material(emission=1.0, alpha=0.5)
+    renderer.set_parts(0, renderer_parts(), color=(1.0, 0.0, 0.0), material=glass)
+    renderer.set_parts(1, renderer_parts(), color=(0.0, 0.0, 1.0), material=glass)
+    renderer.set_sort_radii([1.0, 1.0, 0.0])
+    colour = shot(renderer)[32, 32]
+    # (.5625, 0, .375); each drawn once at a(2-a) in record order (before) gave (.1875, 0,
+    # .75), the far one last
+    assert colour.tolist() == pytest.approx([0.5625 * 255, 0, 0.375 * 255], abs=3)
+    renderer.set_parts(2, renderer_parts(), color=(0.0, 1.0, 0.0), material=glass)
+    with pytest.raises(BodyError, match="one rank at a time"):
+        renderer.update()
+    renderer.release()
+    records.release()

@@ -12,9 +12,9 @@ The RGB is ``mjr_render``'s default picture as far as it is drawn here: the head
 the model's lights per world (:mod:`.lights`), materials, the compiled textures, the skybox
 and its haze (:mod:`.textures`), shadows (:mod:`.shadows`), the reflection in the first
 reflective floor (:mod:`.reflections`: every element, sites, tendons, skins and flexes
-too), transparent geoms blended after the opaque ones, the rangefinders' rays
-(:mod:`.rangefinders`), under ``scene_flags``. Not drawn yet: the transparent geoms'
-sorting among themselves, fog, 2D textures on curved shapes and meshes (benchmarks/mujoco_picture.py
+too), transparent geoms blended after the opaque ones in each view's order (MuJoCo's
+sorted list), the rangefinders' rays (:mod:`.rangefinders`), under ``scene_flags``. Not
+drawn yet: fog, 2D textures on curved shapes and meshes (benchmarks/mujoco_picture.py
 measures how close it is).
 
 Each world's looks (geom colours and materials, light and camera poses) may differ, set
@@ -589,6 +589,8 @@ class BatchRenderer:
             self._transparent = self._body_renderer(self._records, model.ngeom, clear,
                                                     model.ngeom, geoms=True,
                                                     transparent=True)  # fmt: skip
+            # each view draws them in its own order, nearest first (mjr_render's camdist)
+            self._transparent.set_sort_radii(scene.sort_radii(model))
         mirror = mirror_geom(model, opaque) if self._flags["mjRND_REFLECTION"] else None
         if mirror is not None:  # mjr_render's reflection: a mirror pass, added on the mirror
             # the mirror itself is not reflected: not drawn there at all (its fragments, a

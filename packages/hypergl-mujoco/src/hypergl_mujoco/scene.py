@@ -298,6 +298,15 @@ def shows_its_back_transparent(model: mujoco.MjModel, look: GeomLook) -> bool:
             and int(model.geom_type[look.geom]) == GEOM.mjGEOM_PLANE)  # fmt: skip
 
 
+def sort_radii(model: mujoco.MjModel) -> np.ndarray:
+    """Per geom, what ``mjr_render`` takes off its distance from the eye to sort the
+    transparent geoms (``camdist``): its bounding radius (``geom_rbound``, as
+    ``mjv_rbound``); a plane -1e10, last (MuJoCo's camdist of 1e10)."""
+    radii = np.asarray(model.geom_rbound, np.float32).copy()
+    radii[np.asarray(model.geom_type) == GEOM.mjGEOM_PLANE] = -1e10
+    return radii
+
+
 def split_transparent(model: mujoco.MjModel, looks: list[GeomLook]
                       ) -> tuple[list[GeomLook], list[GeomLook]]:  # fmt: skip
     """(opaque, transparent) looks as ``mjr_render`` sorts them: a geom of alpha below

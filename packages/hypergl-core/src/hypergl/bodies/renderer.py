@@ -130,7 +130,7 @@ def renderer_memory(max_ids: int, max_parts: int, max_meshes: int, max_vertices:
             max_meshes * 16
             + 16
             + max_extras * EXTRA_DTYPE.itemsize
-            + max_ids * 8
+            + max_ids * 16
             + 4 * max_meshes * 20,
         ),
         (f"the parts (max_parts={max_parts})", max_parts * (PART_DTYPE.itemsize + 4)),
@@ -196,8 +196,11 @@ class BodyRenderer:
     > 0) lies on the plane (:meth:`set_reflection`; only the pipelines drawing such a part
     read it). A renderer made with ``transparent=True`` draws its parts blended by their
     alpha over what is drawn (after the opaque ones), writing no depth, lit as in one pass
-    with no shadows: ``mjr_render``'s transparent geoms. Without :meth:`set_lights`, one light along
-    :meth:`set_camera`'s ``light`` gives the look of before: 0.35 + 0.65 max(N.L, 0).
+    with no shadows: ``mjr_render``'s transparent geoms, each view's ids in the order of
+    their distance from its eye less their :meth:`set_sort_radii`, nearest first then
+    farthest first; with depth or ids besides colour, those are the nearest's. Without
+    :meth:`set_lights`, one light along :meth:`set_camera`'s ``light`` gives the look of
+    before: 0.35 + 0.65 max(N.L, 0).
     The draw pipelines are made (again, at :meth:`record`) for the lights' kinds and for the
     texture mappings and specular materials of the parts each draws, as constants (llvmpipe
     runs every branch a fragment might take); after :meth:`record`, a light of another kind
@@ -268,6 +271,10 @@ class BodyRenderer:
         self.shadow_map: Texture | None = None
         self._mirror = bool(mirror)
         self._transparent = bool(transparent)
+        # a transparent pass with depth or ids besides colour draws its parts a second time
+        # into those alone, depth-tested and written: the nearest's, as MuJoCo's
+        self._nearest = self._transparent and "color" in outputs and len(set(outputs)) > 1
+        self._nearest_draws: list[Pipeline] = []  # the second draw's, as _draw_keys()
         if isinstance(samples, bool) or not isinstance(samples, int) or samples < 0:
             raise errors.BodyError(f"samples must be an int, 0 (single-sampled) or more, "
                                    f"got {samples!r}")  # fmt: skip
@@ -310,14 +317,15 @@ class BodyRenderer:
         # The tables (see shaders.COMMON): mesh info, the extras' count and rows, looks.
         extras_at = self._max_meshes * 16
         looks_at = extras_at + 16 + max_extras * EXTRA_DTYPE.itemsize
-        self.tables = ctx.buffer(size=looks_at + max_ids * 8, name="body_tables")
+        self.tables = ctx.buffer(size=looks_at + max_ids * 16, name="body_tables")
         tables = np.frombuffer(self.tables.map(np.uint8), np.uint8)
         self._mesh_info = tables[:extras_at].view(np.float32).reshape(self._max_meshes, 4)
         self._mesh_info[:] = (0.0, -1.0, 0.0, 0.0)
         self._extra_count = tables[extras_at : extras_at + 16].view(np.uint32)
         self._extra_count[:] = 0
         self._extras = tables[extras_at + 16 : looks_at].view(EXTRA_DTYPE)
-        self._looks = tables[looks_at:].view(np.uint32).reshape(max_ids, 2)
+        # per id: its first part, part count, sort radius (float bits: set_sort_radii), 0
+        self._looks = tables[looks_at:].view(np.uint32).reshape(max_ids, 4)
         self._looks[:] = 0
         self.parts = ctx.buffer(size=max_parts * PART_DTYPE.itemsize, name="body_parts")
         self._parts = self.parts.map(PART_DTYPE, max_parts)
@@ -556,8 +564,9 @@ class BodyRenderer:
                          "look_up);")  # fmt: skip
         defines = self._defines() + "\n#define LIGHT_CALLS " + " ".join(calls)
         made: list[Pipeline] = []
+        variants = (False, True) if self._nearest else (False,)
         try:
-            for key in self._draw_keys():
+            for nearest, key in ((n, k) for n in variants for k in self._draw_keys()):
                 ray_kind = 0 if key == "draw" else RAY_MODE[key]
                 used = needs[key]
                 flags = {"TEXTURE_PLANAR": TEXTURE_PLANAR in used,
@@ -566,21 +575,29 @@ class BodyRenderer:
                          "SPECULAR": "specular" in used,
                          # 2: every part lit per grid vertex, 1: some
                          "LIT_GRID": ("lit_grid" in used) + ("lit_point" not in used),
-                         "REFLECTION": key in reflective}  # fmt: skip
+                         "REFLECTION": key in reflective,
+                         "TRANSPARENT_NEAREST": nearest}  # fmt: skip
                 text = "".join(f"\n#define {k} {int(v)}" for k, v in flags.items())
                 fill = {
                     **self._fill,
                     "defines": f"{defines}{text}\n#define RAY_KIND {ray_kind}",
                     "reflection": REFLECTION_ADD if key in reflective else "",
                 }
-                self.shader_sources[key] = {"vertex": VERTEX.format(**fill),
-                                            "fragment": FRAGMENT.format(**fill)}  # fmt: skip
-                made.append(self._draw_pipeline(key, self._depth_test))
+                name = f"{key}_nearest" if nearest else key
+                self.shader_sources[name] = {"vertex": VERTEX.format(**fill),
+                                             "fragment": FRAGMENT.format(**fill)}  # fmt: skip
+                made.append(self._draw_pipeline(key, self._depth_test, nearest=nearest))
         except BaseException:
             for pipeline in made:
                 pipeline.release()
             raise
-        old = [] if self._specialised is None else [self.pipeline, *(p for p, _ in self._ray_draws)]
+        old = (
+            []
+            if self._specialised is None
+            else [self.pipeline, *(p for p, _ in self._ray_draws), *self._nearest_draws]
+        )
+        count = len(self._draw_keys())
+        made, self._nearest_draws = made[:count], made[count:]
         self.pipeline = made[0]
         rays = zip(made[1:], self._draw_keys()[1:], strict=True)
         self._ray_draws = [(pipeline, self._mesh_index[key]) for pipeline, key in rays]
@@ -595,6 +612,11 @@ class BodyRenderer:
         program stale: update() refuses it until the frame is recorded again)."""
         if self._recorded_views is None or self._specialised is None:
             return
+        if self._transparent and len(self._sorted_layers()) != self._recorded_layers:
+            self._stale = (f"{what} after record(): the transparent pass draws its ids one "
+                           "rank at a time, for as many as it held then; record the frame "
+                           "again")  # fmt: skip
+            return
         kinds, needs, reflective = self._specialised
         wanted = self._fragment_needs()
         if (self._light_kinds() != kinds or any(not wanted[k] <= needs[k] for k in wanted)
@@ -604,11 +626,12 @@ class BodyRenderer:
                            "the frame "
                            "again")  # fmt: skip
 
-    def _draw_pipeline(self, key: str, depth_test: bool) -> Pipeline:
-        """The draw pipeline of `key`'s shader sources ("draw": every mesh)."""
+    def _draw_pipeline(self, key: str, depth_test: bool, *, nearest: bool = False) -> Pipeline:
+        """The draw pipeline of `key`'s shader sources ("draw": every mesh); `nearest`: a
+        transparent pass's second draw (depth and ids, depth written)."""
         return self._ctx.pipeline(
-            vertex_shader=self.shader_sources[key]["vertex"],
-            fragment_shader=self.shader_sources[key]["fragment"],
+            vertex_shader=self.shader_sources[f"{key}_nearest" if nearest else key]["vertex"],
+            fragment_shader=self.shader_sources[f"{key}_nearest" if nearest else key]["fragment"],
             vertex_layout=[
                 {
                     "binding": 0,
@@ -627,7 +650,7 @@ class BodyRenderer:
             ],
             depth_test=depth_test,
             # transparent: blended over what is drawn, behind nothing (MuJoCo's depth mask)
-            depth_write=not self._transparent,
+            depth_write=nearest or not self._transparent,
             blend="alpha" if self._transparent else "none",
             # a closed body shows half its triangles; meshes carry both sides. A reflection
             # turns the triangles' winding over (a ray-cast proxy is laid out on screen: not)
@@ -773,6 +796,26 @@ class BodyRenderer:
             )
         self._set_parts(int(body_id), list(parts), new_meshes or {}, rgb, material.checked())
 
+    @serialised
+    def set_sort_radii(self, radii: Any) -> None:
+        """A transparent pass's order: per body id, the radius its distance from each
+        view's eye is taken less by (``mjr_render``'s ``camdist``: the distance less the
+        geom's bounding radius; -1e10 puts an id last, as MuJoCo's planes). Each view draws
+        its ids nearest first, then farthest first, as ``mjr_render`` draws its sorted list
+        (ties by record row); without radii (all 0) by distance alone."""
+        try:
+            radii = np.asarray(radii, np.float32)
+        except (TypeError, ValueError):
+            raise errors.BodyError(f"sort radii must be floats, got {radii!r}") from None
+        if radii.shape != (len(self._looks),):
+            raise errors.BodyError(f"sort radii must be {len(self._looks)} floats (one per "
+                                   f"body id), got shape {radii.shape}")  # fmt: skip
+        if not np.isfinite(radii).all():
+            bad = int(np.flatnonzero(~np.isfinite(radii))[0])
+            raise errors.BodyError(f"sort radii must be finite, got {radii[bad]} for body "
+                                   f"id {bad}")  # fmt: skip
+        self._looks[:, 2] = radii.view(np.uint32)
+
     def _check_id(self, body_id: Any) -> None:
         if isinstance(body_id, bool) or not isinstance(body_id, (int, np.integer)):
             raise TypeError(f"body id must be an int, got {body_id!r}")
@@ -820,7 +863,7 @@ class BodyRenderer:
             )  # fmt: skip
             self._part_mesh[first + k] = mesh
         self._look_parts[body_id] = (first, len(parts))
-        self._looks[body_id] = (first, len(parts))
+        self._looks[body_id, :2] = (first, len(parts))
         self._regions_dirty = True
         self._check_specialised(f"body {body_id}'s look")
 
@@ -829,7 +872,7 @@ class BodyRenderer:
         if old is not None:
             self._part_mesh[old[0] : old[0] + old[1]] = -1
             self._regions_dirty = True
-        self._looks[body_id] = 0
+        self._looks[body_id, :2] = 0
 
     def _soft_first(self, body_id: int) -> int:
         if body_id in self._soft_first_of:
@@ -1273,6 +1316,7 @@ class BodyRenderer:
         self._layout_regions()
 
     _recorded_views: tuple[int, int] | None = None  # (views, rows) the recording dispatches
+    _recorded_layers = 0  # the transparent passes the recording draws (_sorted_layers)
 
     @serialised
     def set_view_matrices(self, view_proj: Any, depth: Any = None) -> None:
@@ -1435,9 +1479,19 @@ class BodyRenderer:
         if sync:
             self.record_sync(cmd)
         bindings = self._bindings
-        cmd.copy_buffer(self.template, self.indirect, 2 * self._max_meshes * 20)
-        self._record_expand(cmd, phase=0 if depth is None else 1)
-        self._record_draw(cmd, 0)
+        layers = self._sorted_layers()
+        if layers:  # each view's ids one at a time, in mjr_render's order
+            for rank, twice in layers:
+                cmd.copy_buffer(self.template, self.indirect, 2 * self._max_meshes * 20)
+                self._record_expand(cmd, phase=0, rank=rank)
+                self._record_draw(cmd, 0, twice=twice)
+        if not layers or self._nearest:
+            cmd.copy_buffer(self.template, self.indirect, 2 * self._max_meshes * 20)
+            self._record_expand(cmd, phase=0 if depth is None else 1)
+        if not layers:
+            self._record_draw(cmd, 0)
+        if self._nearest:  # every list again, into the depth and ids alone
+            self._record_draw(cmd, 0, nearest=True)
         if depth is not None:
             width, height = self._tiles_size
             cmd.barrier()  # the depth written by the draws, before the tiles read it
@@ -1452,6 +1506,21 @@ class BodyRenderer:
         cmd.fence_signal(self.fence)
         self._recorded_soft = len(self._soft)
         self._recorded_views = (self._view_count, self._view_rows)
+        self._recorded_layers = len(layers)
+
+    def _sorted_layers(self) -> list[tuple[int, bool]]:
+        """A transparent pass of two or more ids: (rank, drawn twice) of its draws in
+        ``mjr_render``'s order, its sorted list nearest first, then farthest first (the
+        farthest twice in a row: one draw of alpha a(2 - a)); none otherwise (one id, or
+        none: one draw of every part, twice over)."""
+        count = len(self._look_parts)
+        if not self._transparent or count < 2:
+            return []
+        return (
+            [(rank, False) for rank in range(count - 1)]
+            + [(count - 1, True)]
+            + [(rank, False) for rank in reversed(range(count - 1))]
+        )
 
     def _occlusion_depth(self, target: Any) -> Texture | None:
         """The depth texture of `target` (None: no occlusion culling); tiles sized for it."""
@@ -1478,7 +1547,7 @@ class BodyRenderer:
         if self.views is not None:
             cmd.bind_storage_buffer(self.views, self._bindings["views"])
 
-    def _record_expand(self, cmd: CommandBuffer, *, phase: int) -> None:
+    def _record_expand(self, cmd: CommandBuffer, *, phase: int, rank: int = -1) -> None:
         source, bindings = self._source, self._bindings
         cmd.bind_pipeline(self.expand)
         source.bind(cmd)
@@ -1491,7 +1560,7 @@ class BodyRenderer:
             if buffer is not None:
                 cmd.bind_storage_buffer(buffer, bindings[name])
         width, height = self._tiles_size or (1, 1)
-        for value, location in ((phase, 1), (width, 2), (height, 3)):
+        for value, location in ((phase, 1), (width, 2), (height, 3), (rank, 4)):
             cmd.li(0, value)
             cmd.uniform_i(0, location)
         # One invocation per row (of a view's range) and view; one work group per view
@@ -1503,15 +1572,29 @@ class BodyRenderer:
             cmd.dispatch(groups, self._view_count)
         cmd.barrier()
 
-    def _record_draw(self, cmd: CommandBuffer, command_set: int) -> None:
+    def _record_draw(self, cmd: CommandBuffer, command_set: int, *, nearest: bool = False,
+                     twice: bool = True) -> None:  # fmt: skip
         first = command_set * self._max_meshes  # the command set's first command
         keys = self._draw_keys()
-        for (pipeline, command), key in zip(self._ray_draws, keys[1:], strict=True):
+        pipelines = (
+            self._nearest_draws if nearest else [self.pipeline, *(p for p, _ in self._ray_draws)]
+        )
+        for pipeline, (_, command), key in zip(pipelines[1:], self._ray_draws, keys[1:],
+                                               strict=True):  # fmt: skip
             self._bind_draw(cmd, pipeline, key)  # one command each
+            self._set_layer(cmd, nearest, twice)
             self._commands.draw(cmd, first + command, 1)
-        self._bind_draw(cmd, self.pipeline, "draw")
+        self._bind_draw(cmd, pipelines[0], "draw")
+        self._set_layer(cmd, nearest, twice)
         commands = self._max_meshes - self._first_mesh
         self._commands.draw(cmd, first + self._first_mesh, commands, counted=0)
+
+    def _set_layer(self, cmd: CommandBuffer, nearest: bool, twice: bool) -> None:
+        """A transparent pass's colour draw: its parts' alpha once (one layer of the
+        sorted list) or as drawn twice in a row (the fragment stage's layer_once)."""
+        if self._transparent and not nearest:
+            cmd.li(0, 0 if twice else 1)
+            cmd.uniform_i(0, 2)
 
     def _bind_draw(self, cmd: CommandBuffer, pipeline: Pipeline, key: str) -> None:
         cmd.bind_pipeline(pipeline)
@@ -1556,7 +1639,8 @@ class BodyRenderer:
         later calls raise ResourceError)."""
         optional = (self.depth_tiles, self.views, self.background_pipeline, self.sky_pipeline,
                     self.haze_pipeline,
-                    *[pipeline for pipeline, _ in self._ray_draws])  # fmt: skip
+                    *[pipeline for pipeline, _ in self._ray_draws],
+                    *self._nearest_draws)  # fmt: skip
         own = (self.fence, self.pipeline, self.expand, self.tiles_pipeline, self.camera,
                self.shading, self.light_block, self.atlas,
                self.indirect, self.template, self.indices, self.draw_count, self.visibility,

@@ -50,12 +50,13 @@ layout(std430, binding = {parts}) readonly buffer BodyParts {{ Part parts[]; }};
 struct ExtraBody {{ vec3 position; uint id; vec4 rotation; }};
 // The small read-only tables in one buffer of sections: GL 4.3 promises a compute shader 8
 // storage blocks only (Mesa 20.3 gives no more). mesh_info: x radius at unit scale, y coarse
-// mesh or -1, z room in its instance list; looks: per id, (first part, part count).
+// mesh or -1, z room in its instance list; looks: per id, (first part, part count,
+// sort radius, 0).
 layout(std430, binding = {tables}) readonly buffer BodyTables {{
     vec4 mesh_info[{max_meshes}];
     uint extra_count; uint extra_pad0; uint extra_pad1; uint extra_pad2;
     ExtraBody extras[{max_extras}];
-    uvec2 looks[];
+    uvec4 looks[];  // x first part, y part count, z a sort radius's bits
 }};
 // eye: the camera's centre, homogeneous (w 0: an orthographic camera's backward direction)
 {camera_block}#if MULTI_VIEW
@@ -135,6 +136,7 @@ layout(location = 0) uniform int source;
 layout(location = 1) uniform int phase;  // 0: no occlusion culling; 1, 2: see above
 layout(location = 2) uniform int width;  // of the framebuffer whose depth phase 2 reads
 layout(location = 3) uniform int height;
+layout(location = 4) uniform int rank;  // >= 0: the rows of this rank in their view alone
 
 #if OCCLUSION
 // True when the sphere is certainly behind the depth tiles. The eight corners of its
@@ -177,10 +179,39 @@ bool hidden(vec3 centre, float radius) {{
 }}
 #endif
 
+// A transparent pass's sort key of a row in a view: mjr_render's camdist, the distance of
+// its centre from the eye less its id's sort radius (looks[id].z); none (1e30): no look.
+float sort_key(uint row, uint view) {{
+    uint id = body_id(row);
+    if (id >= uint(looks.length()) || looks[id].y == 0u) return 1e30;
+    vec4 eye = view_eye(view);
+    vec3 p = body_position(row);
+    // an orthographic eye (w 0) lies far along its direction: nearer is farther along it
+    float d = eye.w != 0.0 ? distance(p, eye.xyz / eye.w) : -dot(p, eye.xyz);
+    return d - uintBitsToFloat(looks[id].z);
+}}
+
+// The row's place in its view's sorted list (ties by row), as mjr_render sorts.
+uint sort_rank(uint row, uint view) {{
+    float key = sort_key(row, view);
+#if MULTI_VIEW
+    uint first = views[view].range.x, count = views[view].range.y;
+#else
+    uint first = 0u, count = body_count();
+#endif
+    uint place = 0u;
+    for (uint other = first; other < first + count; ++other) {{
+        if (other >= body_count()) break;
+        float k = sort_key(other, view);
+        if (k < key || (k == key && other < row)) place += 1u;
+    }}
+    return place;
+}}
+
 // The parts of one row (of `source`) in one view, appended to their meshes' lists.
 void list_parts(uint row, uint view, vec3 position, vec4 rotation, uint id) {{
     if (id >= uint(looks.length())) return;
-    uvec2 look = looks[id];
+    uvec2 look = looks[id].xy;
     mat4 vp = view_matrix(view);
     mat4 m = transpose(vp);
     vec4 planes[6] = vec4[6](m[3] + m[0], m[3] - m[0], m[3] + m[1], m[3] - m[1],
@@ -246,6 +277,9 @@ void main() {{
         row += views[view].range.x;
 #endif
         if (row >= body_count()) return;
+        // (a row without a look lists nothing: no need of its rank)
+        if (rank >= 0 && (sort_key(row, view) == 1e30 || sort_rank(row, view) != uint(rank)))
+            return;
         list_parts(row, view, body_position(row), body_rotation(row), body_id(row));
     }} else {{
         // One work group per view takes the extras written, in turn: a dispatch sized for
@@ -854,6 +888,9 @@ layout(location = ID_LOCATION) out vec4 id_blend;
 layout(location = ID_LOCATION) out float id_out;
 #endif
 #endif
+#if TRANSPARENT && !TRANSPARENT_NEAREST && OUTPUT_COLOR
+layout(location = 2) uniform int layer_once;  // 1: a sorted pass's layer, drawn once
+#endif
 #if RAY_KIND
 in vec3 v_local;
 in vec2 v_clip_zw;
@@ -1075,10 +1112,13 @@ void main() {{
     color = v_color;  // unshaded
 #endif
 #if TRANSPARENT
-#if OUTPUT_COLOR
+#if OUTPUT_COLOR && TRANSPARENT_NEAREST
+    color = vec4(0.0);  // the second draw: the colour stays as blended, the rest is the nearest's
+#elif OUTPUT_COLOR
     // mjr_render draws a transparent geom twice (its sorted list front to back, then back
-    // to front): a layer of alpha a covers 1 - (1 - a)^2 of what is behind it
-    color.a = color.a * (2.0 - color.a);
+    // to front): drawn twice in a row, a layer of alpha a covers 1 - (1 - a)^2 of what is
+    // behind it (one draw of a sorted pass's layers: a)
+    if (layer_once == 0) color.a = color.a * (2.0 - color.a);
 #endif
 #if OUTPUT_DEPTH
     depth_blend = vec4(depth_out, 0.0, 0.0, 1.0);
