@@ -704,6 +704,8 @@ class BatchRenderer:
             lit = self._rgb and not getattr(attach, "unlit", False)  # lines: in their colour
             group = lights.model_lights(model, shadows=shadows) if lit else lights.unlit(model)
             renderer.set_lights(np.broadcast_to(group, renderer.lights.shape).copy())
+            if getattr(attach, "atlas", None) is not None:  # a layer's own (skins' textures)
+                renderer.set_textures(attach.atlas)
             if geoms:
                 renderer.set_textures(self._textures.atlas)
                 # mjr_render's skybox: a cylinder at 0.7 of far

@@ -9,17 +9,21 @@ in the drawing program a compute pass skins every world's vertices into the body
 renderer's soft vertices (one invocation per vertex and world; a second for the normals
 when a skin inflates), and each skin is one soft look (``MODE_SOFT``) drawn in every world,
 its row naming the world's vertices (``BODY_SOFT_FIRST``). Segmentation id: ``first_id +
-skin id``. A textured skin is drawn in its texture's mean colour times its rgba (per-vertex
-texture coordinates are not drawn), flat shaded (MuJoCo smooths it).
+skin id``. A textured skin (a 2D texture and ``skin_texcoord``) is textured through its
+vertices' texture coordinates (its soft rows' y and z, mapped as a plane's) from the
+layer's own atlas, its specular modulated by the texture as MuJoCo's; flat shaded (MuJoCo
+smooths it with per-vertex normals: not drawn yet).
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import mujoco
 import numpy as np
 
 import hypergl
-from hypergl.bodies import MODE_SOFT, BodyRenderer, Part, meshes
+from hypergl.bodies import MODE_SOFT, TEXTURE_PLANAR, BodyRenderer, Part, TextureAtlas, meshes
 from hypergl.shader_prelude import VERSION
 
 from .element_records import ElementLayer, TailRecords
@@ -127,18 +131,27 @@ def _name(model: mujoco.MjModel, skin: int) -> str:
     return f"skin {skin}" + (f" ({name!r})" if name else "")
 
 
-def skin_color(model: mujoco.MjModel, skin: int) -> np.ndarray:
-    """The rgba a skin is drawn with: its own or its material's, times its texture's mean
-    colour where it has one and texture coordinates."""
-    rgba = geom_color(model, skin, "skin").copy()
+def skin_texture(model: mujoco.MjModel, skin: int) -> int:
+    """The 2D texture `skin` is drawn with through its texture coordinates (-1: none)."""
     material = int(model.skin_matid[skin])
     if material < 0 or int(model.skin_texcoordadr[skin]) < 0:
-        return rgba
+        return -1
     tex = int(model.mat_texid[material][ROLE_RGB])
-    if tex >= 0 and int(model.tex_nchannel[tex]) in (1, 3, 4):
-        mean = texture_pixels(model, tex).reshape(-1, int(model.tex_nchannel[tex])).mean(0)
-        rgba[:3] *= np.resize(mean[:3], 3) / 255.0  # a grey texture's one channel thrice
-    return rgba
+    if tex < 0 or int(model.tex_type[tex]) != int(mujoco.mjtTexture.mjTEXTURE_2D):
+        return -1
+    return tex if int(model.tex_nchannel[tex]) in (1, 3, 4) else -1
+
+
+def skin_rows(model: mujoco.MjModel, skin: int) -> np.ndarray:
+    """The soft rows of `skin`'s faces: (vertex index, u, v), u and v its texture
+    coordinates (``skin_texcoord``; 0 without)."""
+    faces = model.skin_face[model.skin_faceadr[skin] : model.skin_faceadr[skin]
+                            + model.skin_facenum[skin]].reshape(-1)  # fmt: skip
+    rows = meshes.indexed_rows(int(model.skin_vertnum[skin]), faces)
+    first = int(model.skin_texcoordadr[skin])
+    if first >= 0:
+        rows[:, 1:3] = model.skin_texcoord[first + faces.astype(np.int64)]
+    return rows
 
 
 def _quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -174,19 +187,29 @@ class Skins(ElementLayer):
         super().__init__(model, worlds, first_id, first_id + model.nskin)
         self.skins: list[int] = skins
         self.count = len(skins)
+        # the skins' textures, in the layer's own atlas (the renderer sets it)
+        self.atlas: TextureAtlas | None = None
+        index: dict[int, int] = {}
         for s in skins:
-            faces = model.skin_face[model.skin_faceadr[s] : model.skin_faceadr[s]
-                                    + model.skin_facenum[s]]  # fmt: skip
+            tex = skin_texture(model, s)
+            if tex >= 0 and tex not in index:
+                self.atlas = self.atlas or TextureAtlas()
+                index[tex] = self.atlas.add_2d(texture_pixels(model, tex))
+        for s in skins:
             key = f"mujoco_skin{s}"
-            rows = meshes.indexed_rows(int(model.skin_vertnum[s]), faces.reshape(-1))
-            rgba = skin_color(model, s)
+            rgba = geom_color(model, s, "skin")
+            material = geom_material(model, s, rgba, "skin")
+            tex = skin_texture(model, s)
+            if tex >= 0:  # the vertex's (u, v) as a plane's x and z: GL's (s, t)
+                material = replace(material, texture=index[tex], mapping=TEXTURE_PLANAR,
+                                   uv_map=(1.0, 1.0, 0.0, 0.0))  # fmt: skip
             self.looks.append(
                 GeomLook(
                     first_id + s,
                     [Part(key, mode=MODE_SOFT)],
-                    {key: rows},
+                    {key: skin_rows(model, s)},
                     tuple(rgba[:3]),
-                    geom_material(model, s, rgba, "skin"),
+                    material,
                 )
             )
         self.vertices: int = sum(int(model.skin_vertnum[s]) for s in skins)

@@ -511,7 +511,8 @@ void main() {{
     v_surface = mode == 2 ? world : normal;
     v_world = world;
 #if RAY_KIND == 0
-    v_object = a_position;
+    // a soft vertex's row: (index, u, v): its texture coordinates as a plane's x and z
+    v_object = mode == 2 ? vec3(a_position.y, 0.0, a_position.z) : a_position;
 #elif RAY_KIND == 6
     v_object = vec3(a_position.x, 0.0, a_position.z);
 #endif
