@@ -145,6 +145,23 @@ def _positive_int(value: Any, what: str) -> int:
     return int(value)
 
 
+def lit_grid_variant(used: frozenset[int | str]) -> int:
+    """The LIT_GRID a pipeline is made with for the needs `used`: 2 where every part is lit
+    per grid vertex, 0 where none is, 1 (both ways, chosen per part) otherwise, and for a
+    pipeline that draws no part yet (a part given after record() draws either way)."""
+    if "lit_grid" in used:
+        return 1 if "lit_point" in used else 2
+    return 0 if "lit_point" in used else 1
+
+
+def drawn_by(used: frozenset[int | str]) -> frozenset[int | str]:
+    """What a pipeline made for the needs `used` draws: those, and both ways of lighting
+    where its LIT_GRID is 1."""
+    variant = lit_grid_variant(used)
+    ways = {0: {"lit_point"}, 1: {"lit_point", "lit_grid"}, 2: {"lit_grid"}}[variant]
+    return used | ways
+
+
 class BodyRenderer:
     """Every record of a source, each look with its own meshes, in one multi-draw.
 
@@ -573,8 +590,7 @@ class BodyRenderer:
                          "TEXTURE_BOX": TEXTURE_BOX in used,
                          "TEXTURE_CUBE": bool(used & {TEXTURE_CUBE, TEXTURE_CUBE_Y_UP}),
                          "SPECULAR": "specular" in used,
-                         # 2: every part lit per grid vertex, 1: some
-                         "LIT_GRID": ("lit_grid" in used) + ("lit_point" not in used),
+                         "LIT_GRID": lit_grid_variant(used),
                          "REFLECTION": key in reflective,
                          "TRANSPARENT_NEAREST": nearest}  # fmt: skip
                 text = "".join(f"\n#define {k} {int(v)}" for k, v in flags.items())
@@ -619,7 +635,8 @@ class BodyRenderer:
             return
         kinds, needs, reflective = self._specialised
         wanted = self._fragment_needs()
-        if (self._light_kinds() != kinds or any(not wanted[k] <= needs[k] for k in wanted)
+        if (self._light_kinds() != kinds
+                or any(not wanted[k] <= drawn_by(needs[k]) for k in wanted)
                 or not self._reflective() <= reflective):  # fmt: skip
             self._stale = (f"{what} after record(): the recorded pipelines were made for "
                            "other kinds of light, texture mappings or materials; record "
