@@ -123,3 +123,14 @@ def free(model: mujoco.MjModel, azimuth: float, elevation: float, distance: floa
     if lookat is not None:
         camera.lookat[:] = lookat
     return camera
+
+
+# our segmentation ids, kind after kind (BatchRenderer's): geoms, ..., flexes, sensors
+KINDS = (
+    mujoco.mjtObj.mjOBJ_GEOM,
+    mujoco.mjtObj.mjOBJ_SITE,
+    mujoco.mjtObj.mjOBJ_TENDON,
+    mujoco.mjtObj.mjOBJ_SKIN,
+    mujoco.mjtObj.mjOBJ_FLEX,
+    mujoco.mjtObj.mjOBJ_SENSOR,
+)  # rangefinder rays: the sensor's

@@ -18,6 +18,7 @@ pixels = pytest.importorskip("dm_control.suite.wrappers.pixels")
 from hypergl_mujoco import EnvError, dm_pixels  # noqa: E402
 
 from . import parity  # noqa: E402
+from .models import KINDS  # noqa: E402
 
 pytestmark = pytest.mark.gl
 
@@ -35,15 +36,6 @@ TASKS = [
 ]
 SMALL = {"height": 84, "width": 84, "camera_id": 0}
 GEOM, SITE = 5, 6  # mjtObj
-# our segmentation ids, kind after kind (BatchRenderer's): geoms, ..., flexes, sensors
-KINDS = (
-    mujoco.mjtObj.mjOBJ_GEOM,
-    mujoco.mjtObj.mjOBJ_SITE,
-    mujoco.mjtObj.mjOBJ_TENDON,
-    mujoco.mjtObj.mjOBJ_SKIN,
-    mujoco.mjtObj.mjOBJ_FLEX,
-    mujoco.mjtObj.mjOBJ_SENSOR,
-)  # rangefinder rays: the sensor's
 
 
 def load(domain, task, seed=0):

@@ -19,18 +19,9 @@ import pytest
 import hypergl_mujoco
 
 from . import models, parity
-from .models import free, needs_batch
+from .models import KINDS, free, needs_batch
 
 pytestmark = pytest.mark.gl
-
-KINDS = (
-    mujoco.mjtObj.mjOBJ_GEOM,
-    mujoco.mjtObj.mjOBJ_SITE,
-    mujoco.mjtObj.mjOBJ_TENDON,
-    mujoco.mjtObj.mjOBJ_SKIN,
-    mujoco.mjtObj.mjOBJ_FLEX,
-    mujoco.mjtObj.mjOBJ_SENSOR,
-)  # rangefinder rays: the sensor's
 
 
 def mujoco_ids(model, data, camera, width, height, option=None):
