@@ -20,9 +20,11 @@ RGB single-sampled (default: the model's ``quality.offsamples``, MuJoCo's 4): th
 by side say what multisampling costs each pass (on llvmpipe every pass that covers the
 views pays per sample, and ``read`` includes the resolve). ``--cpu``: the process's CPU
 time (llvmpipe's threads too) rather than the wall clock, on a machine others load.
+``--tuned``: mujoco_pixels.py's ours_tuned (shadows, reflection and skybox off, and
+single-sampled unless ``--samples`` says otherwise): the frame of the tuned-vs-tuned goal.
 
     python benchmarks/mujoco_passes.py [--repeat N] [--worlds N] [--outputs rgb]
-        [--samples N] [--cpu] [--json FILE]
+        [--samples N] [--cpu] [--tuned] [--json FILE]
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ os.environ.setdefault("MUJOCO_GL", "egl")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import interleaved, median, parser, write_json
-from mujoco_pixels import MODELS, SIZE, load_model, worlds
+from mujoco_pixels import MODELS, SIZE, TUNED_FLAGS, load_model, worlds
 
 
 def pass_programs(renderer, ctx) -> dict:
@@ -99,7 +101,11 @@ def main() -> None:
         action="store_true",
         help="time the process's CPU seconds (every thread's), not the wall clock",
     )
+    p.add_argument("--tuned", action="store_true",
+                   help="shadows, reflection, skybox off (samples 0 by default)")  # fmt: skip
     args = p.parse_args()
+    per_pixel_samples = 0 if args.tuned and args.samples is None else args.samples
+    flags = TUNED_FLAGS if args.tuned else None
     import hypergl_mujoco
 
     outputs = tuple(args.outputs.split(","))
@@ -110,7 +116,8 @@ def main() -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             renderer = hypergl_mujoco.BatchRenderer(model, args.worlds, ["track"], SIZE, SIZE,
-                                                    outputs, samples=args.samples)  # fmt: skip
+                                                    outputs, samples=per_pixel_samples,
+                                                    scene_flags=flags)  # fmt: skip
         per_pixel = renderer.samples
         try:
             renderer.render(datas)
@@ -130,8 +137,8 @@ def main() -> None:
         print(f"{label:9s} {args.worlds} worlds {','.join(outputs)} x{per_pixel}: "
               + "  ".join(f"{k} {v:.1f}" for k, v in ms.items())
               + f"  (passes' sum {parts:.1f}) ms", flush=True)  # fmt: skip
-    write_json(args.json, {"worlds": args.worlds, "outputs": outputs, "samples": args.samples,
-                           "cpu": args.cpu, "results": results})  # fmt: skip
+    write_json(args.json, {"worlds": args.worlds, "outputs": outputs, "samples": per_pixel_samples,
+                           "cpu": args.cpu, "tuned": args.tuned, "results": results})  # fmt: skip
 
 
 if __name__ == "__main__":

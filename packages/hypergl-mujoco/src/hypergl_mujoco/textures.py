@@ -16,6 +16,8 @@ here. Not drawn yet: 2D textures on spheres, capsules, cylinders, meshes and hei
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import mujoco
 import numpy as np
 
@@ -161,7 +163,7 @@ class ModelTextures:
         if mapped is None:  # no texture, or one this shape does not map: untextured
             return base
         mapping, uv_map = mapped
-        return Material(specular=base.specular, shininess=base.shininess,
-                        emission=base.emission, reflectance=base.reflectance,
-                        alpha=base.alpha, texture=self._index[tex], mapping=mapping,
-                        uv_map=uv_map)  # type: ignore[arg-type]  # fmt: skip
+        # replace: base's lit_grid too (a textured plane's: without it the part table had
+        # the plane lit per fragment, and its pipeline ran both ways of lighting, LIT_GRID 1)
+        return replace(base, texture=self._index[tex], mapping=mapping,
+                       uv_map=uv_map)  # type: ignore[arg-type]  # fmt: skip
