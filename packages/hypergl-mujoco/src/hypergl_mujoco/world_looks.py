@@ -21,7 +21,7 @@ import mujoco
 import numpy as np
 
 import hypergl
-from hypergl.bodies.shading import DEFAULT_MATERIAL
+from hypergl.bodies.shading import DEFAULT_MATERIAL, lighting_way
 
 from .errors import LookError
 from .lights import scene_lights
@@ -153,6 +153,7 @@ class WorldLooks:
         self.fragment_needs: dict[int, frozenset[int | str]] = {}
         shares = {look.geom: PLANE_BACK_ALPHA if shows_its_back_transparent(model, look) else 1.0
                   for look in looks}  # fmt: skip
+        halves = {look.geom: look.parts[0].scale for look in looks if look.parts}
         for geom in self._drawn:
             needs: set[int | str] = set()
             for material in range(-1, model.nmat):
@@ -161,8 +162,9 @@ class WorldLooks:
                 chosen = textures.material(int(geom), DEFAULT_MATERIAL, material)
                 grid = (plane_lit_grid(model, int(geom), material)
                         if int(model.geom_type[geom]) == GEOM.mjGEOM_PLANE else 0.0)  # fmt: skip
-                if grid:
-                    needs.add("lit_grid")
+                if grid:  # how the renderer lights the plane's part (its half sizes)
+                    half = halves[int(geom)]
+                    needs.add(lighting_way(grid, half[0], half[2]))
                 self._texture[geom, material + 1] = (chosen.texture, chosen.mapping,
                                                      shares[int(geom)], grid)  # fmt: skip
                 self._uv_map[geom, material + 1] = chosen.uv_map

@@ -97,6 +97,23 @@ def quad() -> np.ndarray:
     return np.array([(*c, 0.0, 1.0, 0.0) for c in corners], dtype=np.float32)
 
 
+def plane_quads() -> np.ndarray:
+    """A plane's quad twice (the ray_plane proxy's mesh): :func:`quad` (y 0), then the same
+    square as 2 x 2 cells (y 1; a MuJoCo plane's grid counts its cells from the centre), each
+    two triangles about its (-x, -z) - (+x, +z) diagonal (GL_QUADS' split as Mesa draws
+    MuJoCo's grid), facing +y. The vertex stage draws one of the two per part (y: which, a
+    plane ignores it): the cells where the part is lit per vertex of its quadrants
+    (bodies.shading.lighting_way: the rasterizer interpolates their colours), else the quad
+    (four times the triangles cost a fine-gridded floor ~7% of its frame on llvmpipe)."""
+    rows = [(*c[:3], 0.0, 1.0, 0.0) for c in quad()]
+    for x0 in (-1.0, 0.0):
+        for z0 in (-1.0, 0.0):
+            lo, hi = (x0, 1.0, z0), (x0 + 1.0, 1.0, z0 + 1.0)
+            cell = [lo, (x0, 1.0, z0 + 1.0), hi, lo, hi, (x0 + 1.0, 1.0, z0)]
+            rows += [(*c, 0.0, 1.0, 0.0) for c in cell]
+    return np.array(rows, dtype=np.float32)
+
+
 def triangles(vertices: np.ndarray, indices: np.ndarray) -> np.ndarray:
     """Non-indexed rows with flat normals of an indexed triangle list."""
     corners = np.asarray(vertices, np.float64)[np.asarray(indices).reshape(-1, 3)]

@@ -66,6 +66,7 @@ from .shading import (
     Material,
     TextureAtlas,
     default_lights,
+    lighting_way,
     lights,
 )
 from .views import VIEW_DTYPE, Tiling, eye_of, tile_views
@@ -146,20 +147,28 @@ def _positive_int(value: Any, what: str) -> int:
 
 
 def lit_grid_variant(used: frozenset[int | str]) -> int:
-    """The LIT_GRID a pipeline is made with for the needs `used`: 2 where every part is lit
-    per grid vertex, 0 where none is, 1 (both ways, chosen per part) otherwise, and for a
-    pipeline that draws no part yet (a part given after record() draws either way)."""
-    if "lit_grid" in used:
-        return 1 if "lit_point" in used else 2
+    """The LIT_GRID a pipeline is made with for the needs `used` (shading.lighting_way):
+    3 where every part is lit per vertex of its quadrants (the vertex stage), 2 where every
+    part is lit per grid vertex (a plane of quadrants too: each fragment lights its cell's
+    corners), 0 where none is, 1 (per fragment or per grid vertex, chosen per part)
+    otherwise, and for a pipeline that draws no part yet (a part given after record() draws
+    either way)."""
+    grid = bool(used & {"lit_grid", "lit_quadrants"})
+    if grid:
+        if "lit_point" in used:
+            return 1
+        return 2 if "lit_grid" in used else 3
     return 0 if "lit_point" in used else 1
 
 
+LIT_GRID_WAYS = {0: {"lit_point"}, 1: {"lit_point", "lit_grid", "lit_quadrants"},
+                 2: {"lit_grid", "lit_quadrants"}, 3: {"lit_quadrants"}}  # fmt: skip
+
+
 def drawn_by(used: frozenset[int | str]) -> frozenset[int | str]:
-    """What a pipeline made for the needs `used` draws: those, and both ways of lighting
-    where its LIT_GRID is 1."""
-    variant = lit_grid_variant(used)
-    ways = {0: {"lit_point"}, 1: {"lit_point", "lit_grid"}, 2: {"lit_grid"}}[variant]
-    return used | ways
+    """What a pipeline made for the needs `used` draws: those, and every way of lighting
+    its LIT_GRID draws."""
+    return used | LIT_GRID_WAYS[lit_grid_variant(used)]
 
 
 class BodyRenderer:
@@ -403,8 +412,9 @@ class BodyRenderer:
 
         built_in = BUILT_IN
         if primitives == "raycast":
-            for key, _, _ in RAY_PROXIES:
-                self._add_mesh(key, meshes.quad())  # placed over the part's screen rectangle
+            for key, _, _ in RAY_PROXIES:  # placed over the part's screen rectangle; a
+                # plane's: its quad or its 2 x 2 cells (lit per vertex of them)
+                self._add_mesh(key, meshes.plane_quads() if key == "ray_plane" else meshes.quad())
             self._first_mesh = len(RAY_PROXIES)
             built_in = RAY_PROXIES + BUILT_IN
         self._add_mesh("box", meshes.box())
@@ -519,18 +529,20 @@ class BodyRenderer:
         """Per draw pipeline: what the parts it draws need of its fragment stage: the
         texture mappings of its textured parts, "specular" where one of them has a
         specular material (without one, the pipeline has no specular term, and the linker
-        drops the view's eye and the point from the fragment stage's inputs), "lit_grid"
-        where one is lit per vertex of a grid (Material.lit_grid), "lit_point" where one is
-        lit per fragment."""
+        drops the view's eye and the point from the fragment stage's inputs), how each is
+        lit (shading.lighting_way: "lit_point", "lit_grid" or "lit_quadrants")."""
         used = self._parts_used
         mesh = self._part_mesh[:used]
         texture = self._parts["texture"][:used]
         shiny = self._parts["material"][:used, 0] != 0.0
-        gridded = texture[:, 3] != 0.0
+        scale = self._parts["scale_mesh"][:used]
+        ways = [lighting_way(float(g), float(x), float(z))
+                for g, x, z in zip(texture[:, 3], scale[:, 0], scale[:, 2],
+                                   strict=True)]  # fmt: skip
         keys = self._draw_keys()
         out: dict[str, set[int | str]] = {key: set() for key in keys}
-        for index, (texture_index, mapping), specular, grid in zip(
-                mesh, texture[:, :2], shiny, gridded, strict=True):  # fmt: skip
+        for index, (texture_index, mapping), specular, way in zip(
+                mesh, texture[:, :2], shiny, ways, strict=True):  # fmt: skip
             if index < 0:
                 continue  # a dropped look's slot
             need = out[keys[1 + int(index)] if index < self._first_mesh else "draw"]
@@ -538,7 +550,7 @@ class BodyRenderer:
                 need.add(int(mapping))
             if specular:
                 need.add("specular")
-            need.add("lit_grid" if grid else "lit_point")
+            need.add(way)
         # what a source's rows may switch their looks' parts to (BODY_LOOK)
         for body_id, extra in getattr(self._source, "fragment_needs", {}).items():
             first, count = self._look_parts.get(int(body_id), (0, 0))
@@ -569,7 +581,7 @@ class BodyRenderer:
         if wanted == self._specialised:
             return
         kinds, needs, reflective = wanted
-        calls = []
+        calls, shadows = [], []
         for slot, (kind, own_pass) in enumerate(kinds):
             if kind == 0:
                 continue  # off: adds nothing
@@ -579,18 +591,25 @@ class BodyRenderer:
             calls.append(f"add_light({slot}, {kind}, {shadow_map}, {str(own_pass).lower()}, "
                          "P, N, V, rgb, material, forward, two_sided, total, passes, "
                          "look_up);")  # fmt: skip
-        defines = self._defines() + "\n#define LIGHT_CALLS " + " ".join(calls)
+            if shadow_map >= 0:  # LIT_GRID 3: its shadowed share of the vertex colours
+                shadows.append(f"lit += shadow_of({slot}, {kind}, {shadow_map}, P, N, "
+                               f"forward) * v_lit[{1 + shadow_map}];")  # fmt: skip
+        defines = (self._defines() + "\n#define LIGHT_CALLS " + " ".join(calls)
+                   + "\n#define SHADOW_TERMS " + " ".join(shadows))  # fmt: skip
         made: list[Pipeline] = []
         variants = (False, True) if self._nearest else (False,)
         try:
             for nearest, key in ((n, k) for n in variants for k in self._draw_keys()):
                 ray_kind = 0 if key == "draw" else RAY_MODE[key]
                 used = needs[key]
+                lit_grid = lit_grid_variant(used)
+                if lit_grid == 3 and self._mirror:  # the mirror pass's colours (mirror_look)
+                    lit_grid = 2  # are the fragment stage's: its corners lit there
                 flags = {"TEXTURE_PLANAR": TEXTURE_PLANAR in used,
                          "TEXTURE_BOX": TEXTURE_BOX in used,
                          "TEXTURE_CUBE": bool(used & {TEXTURE_CUBE, TEXTURE_CUBE_Y_UP}),
                          "SPECULAR": "specular" in used,
-                         "LIT_GRID": lit_grid_variant(used),
+                         "LIT_GRID": lit_grid,
                          "REFLECTION": key in reflective,
                          "TRANSPARENT_NEAREST": nearest}  # fmt: skip
                 text = "".join(f"\n#define {k} {int(v)}" for k, v in flags.items())

@@ -336,6 +336,16 @@ VERTEX = (
     + SHADING_BUFFER
     + LIGHT_POSES.replace("{direction}", "out")
     + """
+// LIT_GRID 3 (every part a plane of 2 x 2 cells, shading.lighting_way): lit here, per
+// vertex of its quadrants' quad, as fixed-function OpenGL lights MuJoCo's plane, the colours
+// interpolated (Gouraud). v_lit[0]: every light, those casting shadows as if shadowed;
+// v_lit[1 + k]: what shadow map k's light adds where it is not (the fragment stage looks up
+// the shadows and adds those: each such light is a pass of its own, clamped alone).
+#define VERTEX_LIT (RAY_KIND == 6 && LIT_GRID == 3 && OUTPUT_COLOR && SHADE)
+#if VERTEX_LIT
+out vec3 v_lit[1 + SHADOW_MAPS];
+VERTEX_LIGHTING
+#endif
 layout(std430, binding = {soft}) readonly buffer BodySoftVertices {{ vec4 soft_vertices[]; }};
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
@@ -546,6 +556,25 @@ void main() {{
     // direction back toward the camera.
     vec3 ahead = vec3(vp[0][3], vp[1][3], vp[2][3]);
     v_forward = eye_h.w == 0.0 ? -eye_h.xyz : normalize(ahead);
+#if VERTEX_LIT
+    {{
+        vec3 N = normalize(normal);
+        vec3 V = normalize(eye_h.xyz - world * eye_h.w);
+        shadow_at = world;
+#if SHADOW_MAPS
+        for (int k = 0; k < SHADOW_MAPS; ++k) shadow_seen[k] = 0.0;
+#endif
+        v_lit[0] = light_surface(world, N, V, part.color.rgb, part.material, v_forward, false,
+                                 false);
+#if SHADOW_MAPS
+        for (int k = 0; k < SHADOW_MAPS; ++k) {{
+            for (int j = 0; j < SHADOW_MAPS; ++j) shadow_seen[j] = j == k ? 1.0 : 0.0;
+            v_lit[1 + k] = light_surface(world, N, V, part.color.rgb, part.material, v_forward,
+                                         false, false) - v_lit[0];
+        }}
+#endif
+    }}
+#endif
     vec4 clip = vp * vec4(world, 1.0);
 #if OUTPUT_DEPTH
     v_depth = view_distance(view, vec4(world, 1.0));
@@ -567,6 +596,17 @@ void main() {{
 #if RAY_KIND == 6
     v_lit_grid = part.texture.w;
 #endif
+#endif
+#if RAY_KIND == 6
+    // meshes.plane_quads: the 2 x 2 cells (y 1) where the part is lit per vertex of its
+    // quadrants (shading.lighting_way), else the quad (y 0); the other outside the clip
+    // volume, dropped before rasterizing
+    float grid = part.texture.w;
+    bool quadrants = grid > 0.0 && grid >= max(abs(s.x), abs(s.z));
+    if ((a_position.y > 0.5) != quadrants) {{
+        gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
+        return;
+    }}
 #endif
 #if MULTI_VIEW
     // The view's own frustum sides, before the tiling: what lies beyond them would fall
@@ -850,6 +890,7 @@ vec3 light_surface(vec3 P, vec3 N, vec3 V, vec3 rgb, vec4 material, vec3 forward
 }}
 """
 SHADING = ATLAS + LIGHTING
+VERTEX = VERTEX.replace("VERTEX_LIGHTING", LIGHTING, 1)  # (LIT_GRID 3's, defined above)
 
 
 FRAGMENT = (
@@ -915,7 +956,18 @@ vec3 rotate(vec4 q, vec3 v) {{ return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q
     + LIGHT_POSES.replace("{direction}", "in")
     + SHADING
     + """
-#if RAY_KIND == 6 && OUTPUT_COLOR && SHADE && LIT_GRID
+#if RAY_KIND == 6 && OUTPUT_COLOR && SHADE && LIT_GRID == 3
+in vec3 v_lit[1 + SHADOW_MAPS];  // the vertex stage's lighting (see VERTEX_LIT)
+#if SHADOW_MAPS
+// Light i's (kind, shadow map k) shadow at P: 1 lit, 0 in its shadow (shadow_light).
+float shadow_of(int i, int kind, int k, vec3 P, vec3 N, vec3 forward) {{
+    vec3 L = kind == LIGHT_KIND_HEAD ? -forward
+           : kind == LIGHT_KIND_DIRECTIONAL ? -v_light_direction[i].xyz
+           : normalize(v_light_position[i].xyz - P);
+    return shadow_light(k, P, N, L);
+}}
+#endif
+#elif RAY_KIND == 6 && OUTPUT_COLOR && SHADE && LIT_GRID
 // MuJoCo's planes as fixed-function OpenGL lights them: once per vertex of the plane's grid
 // of quads (mjr_makeContext's), the colours interpolated over each quad's two triangles
 // (Gouraud); its shadows still per fragment (a shadow pass's texture). A spot's cone or a
@@ -1100,7 +1152,12 @@ void main() {{
     forward -= 2.0 * dot(mirror_plane.xyz, forward) * mirror_plane.xyz;
 #endif
     shadow_at = P;
-#if RAY_KIND == 6 && LIT_GRID == 2
+#if RAY_KIND == 6 && LIT_GRID == 3
+    vec3 lit = v_lit[0];  // lit per vertex (VERTEX_LIT), its shadows per fragment
+#if SHADOW_MAPS
+    SHADOW_TERMS
+#endif
+#elif RAY_KIND == 6 && LIT_GRID == 2
     vec3 lit = light_grid(P, N, rgb, forward);  // no part of the pipeline lit per fragment
 #elif RAY_KIND == 6 && LIT_GRID
     vec3 lit = v_lit_grid != 0.0 ? light_grid(P, N, rgb, forward)
