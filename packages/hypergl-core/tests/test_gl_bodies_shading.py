@@ -284,3 +284,56 @@ def test_a_transparent_pass_draws_nearest_first_then_farthest_first(gl_ctx):
         renderer.update()
     renderer.release()
     records.release()
+
+
+def plane_shot(ctx, far_plane_lit: float | None):
+    """A 4 x 4 m plane lit per vertex of its grid (lit_grid 10: its cells are its four
+    quadrants), a spot and a highlight varying across it, seen from above; `far_plane_lit`:
+    the lit_grid of a second plane out of sight (None: none)."""
+    from hypergl.bodies import named_parts
+
+    records = InstanceRecords(ctx, 2)
+    records.write([(0.0, 0.0, 0.0), (0.0, -50.0, 0.0)], [IDENTITY_Q] * 2, [0, 1])
+    renderer = BodyRenderer(records, max_ids=2, max_lights=2, primitives="raycast")
+    renderer.set_camera(perspective(60.0, 1.0, 0.1, 100.0)
+                        @ look_at((0.5, 5.0, 2.0), (0, 0, 0)))  # fmt: skip
+    rows = lights(2)
+    set_light(rows[0], kind=LIGHT_HEAD, ambient=(0.1, 0.1, 0.1), diffuse=(0.2, 0.2, 0.2),
+              specular=(0.3, 0.3, 0.3))  # fmt: skip
+    set_light(rows[1], kind=LIGHT_WORLD, position=(1.0, 2.0, 1.0), direction=(0, -1, 0),
+              diffuse=(0.6, 0.5, 0.4), cutoff=70, exponent=2)  # fmt: skip
+    renderer.set_lights(rows)
+    plane = named_parts("plane", (4.0, 4.0))
+    shiny = Material(specular=0.6, shininess=0.2, lit_grid=10.0)
+    renderer.set_parts(0, plane, color=(0.8, 0.9, 0.8), material=shiny)
+    if far_plane_lit is not None:
+        renderer.set_parts(1, plane, color=(1.0, 1.0, 1.0),
+                           material=Material(lit_grid=far_plane_lit))  # fmt: skip
+    picture = shot(renderer)
+    sources = renderer.shader_sources["ray_plane"]
+    renderer.release()
+    records.release()
+    return picture, sources
+
+
+def test_a_plane_of_quadrants_is_lit_in_the_vertex_stage_as_its_corners_per_fragment(gl_ctx):
+    """A plane whose grid cells are its quadrants (shading.lighting_way) is lit per vertex
+    of its 2 x 2 cells in the vertex stage (LIT_GRID 3): the picture of lighting its
+    cells' corners per fragment (LIT_GRID 1, a plane lit per fragment beside it; 2, one of
+    a fine grid), Gouraud either way."""
+    alone, sources = plane_shot(gl_ctx, None)
+    assert "#define LIT_GRID 3" in sources["fragment"]
+    for far, variant in ((0.0, 1), (0.5, 2)):
+        per_fragment, sources = plane_shot(gl_ctx, far)
+        assert f"#define LIT_GRID {variant}" in sources["fragment"]
+        assert np.abs(alone - per_fragment).max() <= 2
+    assert alone.std() > 5  # lit unevenly: the spot and the highlights vary across it
+
+
+def test_lighting_way_of_a_part():
+    from hypergl.bodies.shading import lighting_way
+
+    assert lighting_way(0.0, 4.0, 4.0) == "lit_point"
+    assert lighting_way(10.0, 4.0, -4.0) == "lit_quadrants"  # a plane's back: x mirrored
+    assert lighting_way(1.0, 4.0, 4.0) == "lit_grid"  # cells of 2 m: 4 x 4 of them
+    assert lighting_way(-1.0, 4.0, 4.0) == "lit_grid"  # an infinite plane's cells
