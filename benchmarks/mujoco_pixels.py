@@ -31,7 +31,11 @@ attribute source against a per-geom Python loop), and end to end on HalfCheetah-
 ``gym.make_vec(..., vectorization_mode="sync")`` stepping ``--envs`` sub-environments
 against one ``gym.make(..., render_mode="rgb_array")`` env stepped and rendered per step.
 
-    python benchmarks/mujoco_pixels.py [--full] [--repeat N] [--json FILE]
+``--cpu``: time the process's CPU seconds (every thread's: llvmpipe's, ours and
+mujoco.Renderer's alike) rather than the wall clock, on a machine others load; the
+ratios are then of work, not of frames/s (ours spreads a frame over llvmpipe's threads).
+
+    python benchmarks/mujoco_pixels.py [--full] [--repeat N] [--cpu] [--json FILE]
 """
 
 from __future__ import annotations
@@ -159,7 +163,10 @@ def main() -> None:
                         "256 sub-environments end to end")  # fmt: skip
     p.add_argument("--envs", type=int, help="sub-environments end to end (default 64; "
                                             "--full 256)")  # fmt: skip
+    p.add_argument("--cpu", action="store_true",
+                   help="time the process's CPU seconds, not the wall clock")  # fmt: skip
     args = p.parse_args()
+    clock = time.process_time if args.cpu else time.perf_counter
     from hypergl_mujoco import BatchRenderer
 
     started = time.perf_counter()
@@ -232,12 +239,12 @@ def main() -> None:
     closers += [envs.close, gym_env.close]
     setup = time.perf_counter() - started
 
-    samples = interleaved(variants, args.repeat)
-    samples.update(interleaved(syncs, args.repeat))
+    samples = interleaved(variants, args.repeat, clock)
+    samples.update(interleaved(syncs, args.repeat, clock))
     per_frame = {name: [t / frames[name] for t in times] for name, times in samples.items()}
     rate = {name: 1.0 / median(times) for name, times in per_frame.items()}
     results: dict = {"worlds": WORLDS, "size": SIZE, "repeat": args.repeat, "full": args.full,
-                     "envs": env_count, "setup_s": setup}  # fmt: skip
+                     "envs": env_count, "setup_s": setup, "cpu": args.cpu}  # fmt: skip
     for key in MODELS:
         results[f"ours_fps_{key}"] = rate[f"ours_{key}"]
         results[f"ours_one_world_fps_{key}"] = rate[f"ours_one_{key}"]
@@ -280,7 +287,8 @@ def main() -> None:
 
 def report(r: dict, repeat: int) -> None:
     print(f"MuJoCo pixels, {r['worlds']} worlds at {r['size']}x{r['size']} RGB, 'track' camera; "
-          f"{repeat} interleaved rounds, medians (setup {r['setup_s']:.0f} s)")  # fmt: skip
+          f"{repeat} interleaved rounds, medians (setup {r['setup_s']:.0f} s)"
+          + (": process CPU time, frames per CPU second" if r["cpu"] else ""))  # fmt: skip
     for key in MODELS:
         print(f"{key} ({MODELS[key]}.xml), frames/s:")
         print(f"  {'hypergl_mujoco, one submit':<54}{r[f'ours_fps_{key}']:>9,.0f}")
