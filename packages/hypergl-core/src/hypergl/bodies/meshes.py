@@ -102,9 +102,10 @@ def plane_quads() -> np.ndarray:
     square as 2 x 2 cells (y 1; a MuJoCo plane's grid counts its cells from the centre), each
     two triangles about its (-x, -z) - (+x, +z) diagonal (GL_QUADS' split as Mesa draws
     MuJoCo's grid), facing +y. The vertex stage draws one of the two per part (y: which, a
-    plane ignores it): the cells where the part is lit per vertex of its quadrants
-    (bodies.shading.lighting_way: the rasterizer interpolates their colours), else the quad
-    (four times the triangles cost a fine-gridded floor ~7% of its frame on llvmpipe)."""
+    plane ignores it): the cells where it lights the part per vertex of its quadrants
+    (LIT_GRID 3, bodies.shading.lighting_way: the rasterizer interpolates their colours),
+    else the quad (four times the triangles cost a fine-gridded floor's main pass ~7% on
+    llvmpipe)."""
     rows = [(*c[:3], 0.0, 1.0, 0.0) for c in quad()]
     for x0 in (-1.0, 0.0):
         for z0 in (-1.0, 0.0):

@@ -598,11 +598,14 @@ void main() {{
 #endif
 #endif
 #if RAY_KIND == 6
-    // meshes.plane_quads: the 2 x 2 cells (y 1) where the part is lit per vertex of its
-    // quadrants (shading.lighting_way), else the quad (y 0); the other outside the clip
-    // volume, dropped before rasterizing
-    float grid = part.texture.w;
-    bool quadrants = grid > 0.0 && grid >= max(abs(s.x), abs(s.z));
+    // meshes.plane_quads: the 2 x 2 cells (y 1) where this stage lights the part per vertex
+    // of its quadrants (VERTEX_LIT), else the quad (y 0: a quarter of the triangles); the
+    // other outside the clip volume, dropped before rasterizing
+#if VERTEX_LIT
+    bool quadrants = part.texture.w > 0.0 && part.texture.w >= max(abs(s.x), abs(s.z));
+#else
+    bool quadrants = false;
+#endif
     if ((a_position.y > 0.5) != quadrants) {{
         gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
         return;
