@@ -195,8 +195,10 @@ class BodyRenderer:
     on a built-in sphere (any scale: ellipsoids), capsule (``MODE_CAPSULE``) or cylinder
     as two triangles over the part's screen rectangle in its view, intersected exactly per
     fragment (exact silhouettes, depth and normals; no levels of detail), and a plane
-    (``"quad"``) as its own quad, lit per vertex in a pipeline of its own (flat: its
-    rasterized depth is exact, with no ray and early depth testing on); boxes and other
+    (``"quad"``) as its own quad in a pipeline of its own (flat: its rasterized depth is
+    exact, with no ray and early depth testing on), lit as ``Material.lit_grid`` says
+    (:func:`~hypergl.bodies.shading.lighting_way`: per grid vertex in the vertex stage
+    where its cells are its quadrants, else its cell's corners per fragment); boxes and other
     meshes stay meshes. With many views, every draw is clipped to
     its own view's tile by the rasterizer (``gl_ClipDistance``, pipelines made with
     ``clip_distances=4``): a large mesh, a ground plane's quad above all, costs only the
