@@ -4,12 +4,15 @@ For each rangefinder sensor on a site whose reading is a distance (not -1: nothi
 MuJoCo adds an ``mjGEOM_LINE`` from the site along its z axis to what the ray hit, coloured
 ``vis.rgba.rangefinder``, and ``mjr_render`` draws it unlit, ``3 * vis.global.linewidth``
 pixels wide (``glLineWidth``), casting no shadow, blended where that rgba's alpha is below 0.995
-(dm_control's quadruped: 0.1). Here each ray is a thin capsule whose
-radius is half that width at the ray's middle, in each view: the rows are per view (world
-and camera: one camera's width is not another's), the view ranges select a view's own, and
-the width follows the view matrices per snapshot (:meth:`Rangefinders.see`). Segmentation
-id: ``first_id + sensor id``. Camera-attached rangefinders (MuJoCo 4's) and the hit points
-and normals of other data specs are not drawn.
+(dm_control's quadruped: 0.1). Here an opaque ray (and every ray in the segmentation) is
+PIECES ribbons, flat boxes as wide as the line across the screen's minor axis at each
+piece's middle, as GL rasterises a wide line; a blended ray one thin cylinder of that
+width at its middle. The rows are per view (world and camera: one camera's width is not
+another's), the view ranges select a view's own, and the widths follow the view matrices
+per snapshot (:meth:`Rangefinders.see`). Segmentation id: ``first_id + sensor id``; of
+twin rays (the same site, axis and reading) the later sensor's, as mjr_render's depth test
+keeps it. Camera-attached rangefinders (MuJoCo 4's) and the hit points and normals of other
+data specs are not drawn.
 """
 
 from __future__ import annotations
@@ -25,9 +28,10 @@ from .scene import OPAQUE, Y_TO_Z, GeomLook
 from .tendons import connectors
 
 LINE_PIXELS = 3.0  # mjv_connector's mjGEOM_LINE width, times vis.global.linewidth
-# pieces an opaque ray is drawn in: a line is as wide near as far, a cylinder's width is
-# metres; a blended ray is one piece (pieces seen end on would blend over each other)
-PIECES = 8
+# pieces an opaque ray is drawn in: a line is as wide near as far, a piece's width is
+# metres (its middle's); a blended ray is one piece (pieces seen end on would blend over
+# each other). dm_control quadruped's segmentation, camera 1: 98.95 / 99.11% at 8 / 16
+PIECES = 16
 THIN = 1e-3  # a ribbon's thickness, of its width (none of its own on the screen)
 
 
