@@ -125,16 +125,21 @@ class Rangefinders(ElementLayer):
         ray = axis * np.maximum(reading, 0.0)[..., None]  # (worlds, rays, 3)
         t = np.arange(self.pieces + 1) / self.pieces
         ends = xpos[:, :, None] + ray[:, :, None] * t[None, None, :, None]  # (w, rays, P+1, 3)
-        a, b = ends[:, :, :-1].reshape(-1, 3), ends[:, :, 1:].reshape(-1, 3)
-        position, rotation, half = connectors(a, b)
+        position = 0.5 * (ends[:, :, :-1] + ends[:, :, 1:]).reshape(-1, 3)
+        # every piece of a ray turned as the ray, a piece of its length
+        _, turned_ray, half_ray = connectors(xpos.reshape(-1, 3), (xpos + ray).reshape(-1, 3))
+        rotation = np.repeat(turned_ray, self.pieces, axis=0)
+        half = np.repeat(half_ray / self.pieces, self.pieces)
         shape = (worlds, ncam, self.count)  # count: rays x pieces
         views = self._views.reshape(worlds, ncam, 4, 4)
 
-        def clip(points: np.ndarray) -> np.ndarray:  # (w, c, count, 4) in every view
-            h = np.concatenate([points, np.ones((len(points), 1))], axis=1).reshape(worlds, -1, 4)
-            return np.einsum("wcij,wkj->wcki", views, h)
-
-        middle, ca, cb = clip(position), clip(a), clip(b)
+        # the pieces' ends in every view (w, c, rays, P + 1, 4): a piece's a, b and middle
+        h = np.concatenate([ends, np.ones((*ends.shape[:-1], 1))], axis=-1)
+        clipped = np.matmul(h.reshape(worlds, 1, -1, 4), views.transpose(0, 1, 3, 2))
+        clipped = clipped.reshape(worlds, ncam, *ends.shape[1:3], 4)
+        ca = clipped[:, :, :, :-1].reshape(*shape, 4)
+        cb = clipped[:, :, :, 1:].reshape(*shape, 4)
+        middle = 0.5 * (ca + cb)  # (the clip transform is linear)
         # glLineWidth's line: LINE_PIXELS across its minor axis (y for a line more across
         # than up the screen, else x), its ends cut along that axis. A ribbon spanned by the
         # piece and that screen axis's world direction covers the same pixels (made square
