@@ -7,8 +7,9 @@ into its own folder, ``build/sanitize`` (the regular build is left alone), and l
 out ``build/sanitize/site/hypergl``: the package's Python files (links to the
 sources) with the sanitized extension. The suite then runs in ``.venv`` with that
 folder first on the path, the sanitizer runtime preloaded (Python itself is not
-instrumented) and every report fatal. Leak checking is off: CPython keeps objects
-alive at exit on purpose. Standard library only (tools/dev.py imports it).
+instrumented) and every report fatal, but for the reports in others' code listed in
+tools/asan_suppressions.txt. Leak checking is off: CPython keeps objects alive at exit
+on purpose. Standard library only (tools/dev.py imports it).
 
 Other instrumented flavours of the engine (tools/fuzz/engine.py: clang with
 libFuzzer's coverage) are a :class:`Flavour` built and laid out the same way.
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+SUPPRESSIONS = Path(__file__).resolve().parent / "asan_suppressions.txt"  # reports not ours
 CORE = ROOT / "packages" / "hypergl-core"
 FLAGS = "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g"
 
@@ -144,7 +146,9 @@ def environment(python: Path, flavour: Flavour = SANITIZE, preload: str | None =
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(flavour.site), env.get("PYTHONPATH")]))
     preload = runtime_libraries() if preload is None else preload
     env["LD_PRELOAD"] = " ".join(filter(None, [preload, env.get("LD_PRELOAD")]))
-    env["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=1:detect_stack_use_after_return=0"
+    env["ASAN_OPTIONS"] = (
+        f"detect_leaks=0:abort_on_error=1:detect_stack_use_after_return=0:suppressions={SUPPRESSIONS}"
+    )
     env["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
     env["HYPERGL_SANITIZED"] = "1"
     return env
