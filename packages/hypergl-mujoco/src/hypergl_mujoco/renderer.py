@@ -472,7 +472,7 @@ class BatchRenderer:
         if model.ncam:
             needed.update(cam_xpos=(model.ncam, 3), cam_xmat=(model.ncam, 9))
         needed["subtree_com"] = (model.nbody, 3)  # tracking MjvCameras look at it
-        if model.nlight:
+        if model.nlight and self._rgb:  # (depth and segmentation alone: nothing lit)
             needed.update(light_xpos=(model.nlight, 3), light_xdir=(model.nlight, 3))
         for element in self._elements:
             needed.update(element.arrays())

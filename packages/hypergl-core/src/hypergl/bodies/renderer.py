@@ -1463,63 +1463,60 @@ class BodyRenderer:
             cmd.draw(3)
 
     @serialised
-    def read(self, framebuffer: Framebuffer) -> dict[str, np.ndarray]:
+    def read(self, framebuffer: Framebuffer, *, miss_depth: float = np.inf
+             ) -> dict[str, np.ndarray]:  # fmt: skip
         """The outputs, top row first: ``color`` (H, W, 3) uint8, ``depth`` (H, W)
-        float32 metres (+inf where nothing was hit), ``id`` (H, W) int32 (-1: none)."""
+        float32 metres (`miss_depth` where nothing was hit, and never beyond it: the far
+        plane's), ``id`` (H, W) int32 (-1: none)."""
         out: dict[str, np.ndarray] = {}
-        for index, name in enumerate(self.outputs):
-            attachment = f"color{index}"
-            if name == "color":
-                # Three components read as such: the driver packs them (RGBA then a NumPy
-                # slice copy took 8x as long on llvmpipe).
-                out[name] = framebuffer.read(attachment=attachment, components=3)
-            else:
-                value = framebuffer.read(attachment=attachment, components=1, dtype=np.float32)
-                value = value.reshape(value.shape[0], value.shape[1])
-                if name == "depth":  # stored as 1 / metres, 0 where nothing was hit
-                    with np.errstate(divide="ignore"):
-                        out[name] = np.reciprocal(value, out=value)
-                else:  # stored as id + 1
-                    ids = value.astype(np.int32)
-                    ids -= 1
-                    out[name] = ids
+        for name, reader in self._staging_readers(framebuffer).items():
+            source = reader.read()[::-1]  # top row first, no copy
+            out[name] = self._decoded(name, source, source.shape[:2], miss_depth)
         return out
 
     @serialised
     def read_views(self, framebuffer: Framebuffer, *, miss_depth: float = np.inf
                    ) -> dict[str, np.ndarray]:  # fmt: skip
         """:meth:`read`'s outputs split into the views (:meth:`split_views`), each a new
-        contiguous ``(views, H, W, ...)`` array: ``depth`` `miss_depth` where nothing was
-        hit (and never beyond it: the far plane's). Each attachment is read bottom row
-        first into an array kept for `framebuffer` (checked once), then turned over,
-        split and converted by one NumPy pass into the views' own layout: the read, a
-        flip, a conversion and a split copy took 4 passes (1.9 of a 7 ms depth and
-        segmentation frame of 64 tiled cheetah worlds on llvmpipe)."""
+        contiguous ``(views, H, W, ...)`` array. Each attachment is read bottom row first
+        into an array kept for `framebuffer` (checked once), then turned over, split and
+        converted by one NumPy pass into the views' own layout: a read, a flip, a
+        conversion and a split copy took 4 passes (1.9 of a 7 ms depth and segmentation
+        frame of 64 tiled cheetah worlds on llvmpipe)."""
         if self.tiling is None:
             raise errors.BodyError("read_views: call set_views first")
         tiling = self.tiling
         views, (width, height) = tiling.views, tiling.tile
-        count = tiling.rows * tiling.columns
+        shape = (tiling.rows * tiling.columns, height, width)
         out: dict[str, np.ndarray] = {}
         for name, reader in self._staging_readers(framebuffer).items():
             read = reader.read()  # bottom row first
             source = tiling.grid_view(read[::-1] if tiling.origin == "top" else read)
-            rest = source.shape[4:]
-            if name == "color":
-                image = np.empty((count, height, width, *rest), np.uint8)
-                np.copyto(image.reshape(source.shape), source)
-            elif name == "depth":  # stored as 1 / metres, 0 where nothing was hit
-                image = np.empty((count, height, width), np.float32)
-                with np.errstate(divide="ignore"):
-                    np.reciprocal(source, out=image.reshape(source.shape))
-                if miss_depth != np.inf:  # the misses' inf, and no hit lies beyond
-                    np.minimum(image, np.float32(miss_depth), out=image)
-            else:  # stored as id + 1 (exact as a float below 2^24)
-                image = np.empty((count, height, width), np.int32)
-                np.subtract(source, np.float32(1.0), out=image.reshape(source.shape),
-                            casting="unsafe")  # fmt: skip
-            out[name] = image[:views]
+            out[name] = self._decoded(name, source, shape, miss_depth)[:views]
         return out
+
+    @staticmethod
+    def _decoded(name: str, source: np.ndarray, shape: tuple[int, ...], miss_depth: float
+                 ) -> np.ndarray:  # fmt: skip
+        """Output `name` of the attachment's pixels `source` (any strides, a component axis
+        last) in a new contiguous array of `shape` (then that axis for colour), in one NumPy
+        pass: colour as read; depth stored as 1 / metres, 0 where nothing was hit (the miss
+        value: a second pass, unless inf); ids stored as id + 1 (exact as a float below
+        2^24)."""
+        if name == "color":
+            image = np.empty((*shape, source.shape[-1]), np.uint8)
+            np.copyto(image.reshape(source.shape), source)
+        elif name == "depth":
+            image = np.empty(shape, np.float32)
+            with np.errstate(divide="ignore"):
+                np.reciprocal(source, out=image.reshape(source.shape))
+            if miss_depth != np.inf:  # the misses' inf, and no hit lies beyond
+                np.minimum(image, np.float32(miss_depth), out=image)
+        else:
+            image = np.empty(shape, np.int32)
+            np.subtract(source, np.float32(1.0), out=image.reshape(source.shape),
+                        casting="unsafe")  # fmt: skip
+        return image
 
     def _staging_readers(self, framebuffer: Framebuffer) -> dict[str, Any]:
         """A reader of each output's attachment of `framebuffer` into an array of its own,
