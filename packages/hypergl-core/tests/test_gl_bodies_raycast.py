@@ -296,6 +296,18 @@ def test_proxies_are_pulled_one_instance_of_six_indices_a_part(gl_ctx, copies):
         resource.release()
 
 
+def test_proxies_numbering_their_vertices_past_2_31_are_refused(gl_ctx):
+    # a draw's base vertex is a GLint: refused before any buffer is made
+    records = InstanceRecords(gl_ctx, 1)
+    before = len(gl_ctx.live_objects())
+    with pytest.raises(BodyError, match=r"max_parts=65536 x views=4096 x copies=1 would "
+                                        r"number their vertices past 2\^31"):  # fmt: skip
+        BodyRenderer(records, max_ids=4, max_parts=1 << 16, views=1 << 12,
+                     primitives="raycast", memory_limit=1 << 50)  # fmt: skip
+    assert len(gl_ctx.live_objects()) == before
+    records.release()
+
+
 def test_an_unknown_primitives_value_is_refused(gl_ctx):
     records = InstanceRecords(gl_ctx, 1)
     with pytest.raises(BodyError, match="'rays'"):

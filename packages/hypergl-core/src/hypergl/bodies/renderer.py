@@ -94,6 +94,7 @@ SHADOW_SLOPE_BIAS = 1.5
 SHADOW_BIAS = 0.1
 VERTEX_BYTES = 24
 MAX_GROUPS = 65535  # work groups a dispatch may have along x (GL's least maximum)
+MAX_BASE_VERTEX = 2**31 - 1  # a draw's base vertex and gl_VertexID are GLint
 OUTPUTS = ("color", "depth", "id")
 OUTPUT_FORMATS = {"color": "rgba8", "depth": "r32f", "id": "r32f"}
 PALETTE = [(0.91, 0.44, 0.32), (0.96, 0.76, 0.29), (0.27, 0.62, 0.80), (0.55, 0.40, 0.75),
@@ -334,6 +335,13 @@ class BodyRenderer:
                      limit, whole="the BodyRenderer", error=errors.BodyError,
                      hint="pass BodyRenderer(..., memory_limit=...) to allow more, or "
                           "smaller max_* sizes")  # fmt: skip
+        slots = 2 * 2 * max_parts * self._max_views * self._copies  # both command sets'
+        if primitives == "raycast" and 4 * slots > MAX_BASE_VERTEX:
+            raise errors.BodyError(
+                f"ray-cast proxies of max_parts={max_parts} x views={self._max_views} x "
+                f"copies={self._copies} would number their vertices past 2^31 (4 a part of "
+                f"{slots} instance slots): fewer of them, or primitives='mesh'"
+            )
         ctx = source.context
         self._ctx, self._source = ctx, source
         base = source.binding

@@ -302,7 +302,8 @@ void main() {{
     }} else {{
         // The extras written, of every view, shared out over the invocations: a dispatch
         // sized for max_extras a view cost llvmpipe 5 ms of empty groups at 256 views.
-        for (uint pair = index; pair < extra_count * uint(view_total); pair += line) {{
+        uint step = line * gl_NumWorkGroups.y;  // every invocation of the dispatch
+        for (uint pair = index; pair < extra_count * uint(view_total); pair += step) {{
             uint view = pair / extra_count, row = pair % extra_count;
             if (live_view(view))
                 list_parts(row, view, extras[row].position, extras[row].rotation,
