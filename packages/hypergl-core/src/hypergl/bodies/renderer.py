@@ -1507,23 +1507,25 @@ class BodyRenderer:
     def _decoded(name: str, source: np.ndarray, shape: tuple[int, ...], miss_depth: float
                  ) -> np.ndarray:  # fmt: skip
         """Output `name` of the attachment's pixels `source` (any strides, a component axis
-        last) in a new contiguous array of `shape` (then that axis for colour), in one NumPy
-        pass: colour as read; depth stored as 1 / metres, 0 where nothing was hit (the miss
-        value: a second pass, unless inf); ids stored as id + 1 (exact as a float below
-        2^24)."""
+        last) in a new contiguous array of `shape` (then that axis for colour): one NumPy
+        pass from `source` into it (colour as read; depth stored as 1 / metres, 0 where
+        nothing was hit; ids stored as id + 1, exact as a float below 2^24), then for depth
+        the miss value (unless inf) and for ids the 1, in place. (NumPy's SIMD loops take
+        two contiguous operands: 1 / x as a divide, a miss value as a tile-sized array and
+        the ids' cast apart from their subtraction: 0.3 of the 1 ms of 64 cheetah worlds'.)"""
         if name == "color":
             image = np.empty((*shape, source.shape[-1]), np.uint8)
             np.copyto(image.reshape(source.shape), source)
         elif name == "depth":
             image = np.empty(shape, np.float32)
             with np.errstate(divide="ignore"):
-                np.reciprocal(source, out=image.reshape(source.shape))
+                np.divide(np.float32(1.0), source, out=image.reshape(source.shape))
             if miss_depth != np.inf:  # the misses' inf, and no hit lies beyond
-                np.minimum(image, np.float32(miss_depth), out=image)
+                np.minimum(image, np.full(shape[1:], miss_depth, np.float32), out=image)
         else:
             image = np.empty(shape, np.int32)
-            np.subtract(source, np.float32(1.0), out=image.reshape(source.shape),
-                        casting="unsafe")  # fmt: skip
+            np.copyto(image.reshape(source.shape), source, casting="unsafe")
+            np.subtract(image, np.int32(1), out=image)
         return image
 
     def _staging_readers(self, framebuffer: Framebuffer) -> dict[str, Any]:
