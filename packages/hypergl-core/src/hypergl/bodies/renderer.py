@@ -1529,13 +1529,16 @@ class BodyRenderer:
         return image
 
     def _staging_readers(self, framebuffer: Framebuffer) -> dict[str, Any]:
-        """A reader of each output's attachment of `framebuffer` into an array of its own,
-        made at the first read of that framebuffer."""
+        """A reader of each output's attachment of `framebuffer` into an array kept for it,
+        made at the first read of that framebuffer: the depth and the ids share one (each
+        is decoded before the next is read: a frame touches 1.8 MB less of the caches at 64
+        worlds of 84 x 84)."""
         if self._staging is not None and self._staging[0] is framebuffer:
             return self._staging[1]
         if not isinstance(framebuffer, Framebuffer):
             raise TypeError(f"framebuffer must be a hypergl.Framebuffer, got {framebuffer!r}")
         width, height = framebuffer.size
+        floats = np.empty((height, width, 1), np.float32)
         readers = {}
         for index, name in enumerate(self.outputs):
             attachment = f"color{index}"
@@ -1543,8 +1546,7 @@ class BodyRenderer:
                 into = np.empty((height, width, 3), np.uint8)
                 readers[name] = framebuffer.reader(into, attachment=attachment, components=3)
             else:
-                into = np.empty((height, width, 1), np.float32)
-                readers[name] = framebuffer.reader(into, attachment=attachment, components=1)
+                readers[name] = framebuffer.reader(floats, attachment=attachment, components=1)
         self._staging = (framebuffer, readers)
         return readers
 
