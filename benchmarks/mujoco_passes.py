@@ -12,7 +12,7 @@ each followed by ``ctx.finish()`` (llvmpipe draws on the CPU: the wall time is t
   main         the clear, every layer's expansion and draws, without the sky
   sky          the sky's and the haze's quads, over what main drew
   transparent  the transparent geoms' blended pass (a model with some)
-  read         reading the framebuffer's outputs back into NumPy
+  read         reading the framebuffer's outputs back into NumPy, split into the views
   frame        ``renderer.render(data)`` whole (its sum, and what binds them together)
 
 Medians of milliseconds; the passes add up to about the frame. ``--samples 0`` draws the
@@ -125,7 +125,8 @@ def main() -> None:
             calls = {"snapshot": lambda r=renderer, d=datas: r.snapshot(d)}
             for key, cmd in pass_programs(renderer, ctx).items():
                 calls[key] = lambda c=cmd, g=ctx: (c.submit(), g.finish())
-            calls["read"] = lambda r=renderer: r._renderer.read(r._framebuffer)
+            calls["read"] = lambda r=renderer: r._renderer.read_views(r._framebuffer,
+                                                                     miss_depth=r._far)  # fmt: skip
             calls["frame"] = lambda r=renderer, d=datas: r.render(d)
             clock = time.process_time if args.cpu else time.perf_counter
             samples = interleaved(calls, args.repeat, clock)

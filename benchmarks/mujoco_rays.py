@@ -8,14 +8,18 @@ each world in its own state (one ``mujoco.batch.Batch``). Interleaved rounds, me
          (``nthread`` = the CPUs), the distance and geom id MuJoCo's ``mj_ray`` gives
 
 Ray distance runs along the ray, our depth along the view axis: the same work either way.
+``--cpu``: the process's CPU seconds (every thread's: MuJoCo's ray threads and llvmpipe's)
+rather than the wall clock, on a machine others load (the rays' threads then share fewer
+cores, and the wall clock's ratio moves with the load).
 
-    python benchmarks/mujoco_rays.py [--repeat N] [--worlds N] [--json FILE]
+    python benchmarks/mujoco_rays.py [--repeat N] [--worlds N] [--cpu] [--json FILE]
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -44,6 +48,9 @@ def camera_rays(model, batch, camera: int) -> tuple[np.ndarray, np.ndarray]:
 def main() -> None:
     p = parser(__doc__.splitlines()[0], repeat=5)
     p.add_argument("--worlds", type=int, default=64, help="worlds (default %(default)s)")
+    p.add_argument(
+        "--cpu", action="store_true", help="CPU seconds (every thread's), not the wall clock"
+    )
     args = p.parse_args()
     import mujoco
     from mujoco.batch import Batch
@@ -72,7 +79,8 @@ def main() -> None:
             points, directions = camera_rays(model, batch, camera)
             calls = {"ours": lambda r=renderer, b=batch: r.render(b),
                      "rays": lambda b=batch, p=points, d=directions: b.ray(p, d)}  # fmt: skip
-            samples = interleaved(calls, args.repeat)
+            samples = interleaved(calls, args.repeat,
+                                  time.process_time if args.cpu else time.perf_counter)  # fmt: skip
         finally:
             renderer.close()
         ms = {k: median(v) * 1e3 for k, v in samples.items()}
@@ -81,7 +89,7 @@ def main() -> None:
         ratio = ms["rays"] / ms["ours"]
         print(f"{label:9s} {args.worlds} worlds: ours {ms['ours']:.1f} ms  rays "
               f"{ms['rays']:.1f} ms  ours/rays {ratio:.1f}x", flush=True)  # fmt: skip
-    write_json(args.json, {"worlds": args.worlds, "results": results})
+    write_json(args.json, {"worlds": args.worlds, "cpu": args.cpu, "results": results})
 
 
 if __name__ == "__main__":

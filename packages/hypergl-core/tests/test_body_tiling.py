@@ -43,6 +43,16 @@ def test_one_column_splits_without_a_copy():
     assert np.shares_memory(tiling.split(image), image)
 
 
+def test_grid_view_of_a_turned_over_read_is_a_view_in_split_order():
+    # a bottom-up read turned over ([::-1]): the grid of tiles without a copy, as split
+    # lays them out
+    tiling = Tiling.grid(5, (4, 2), columns=2)
+    bottom_up = np.arange(6 * 8 * 3).reshape(6, 8, 3)
+    grid = tiling.grid_view(bottom_up[::-1])
+    assert grid.shape == (3, 2, 2, 4, 3) and np.shares_memory(grid, bottom_up)
+    np.testing.assert_array_equal(grid.reshape(6, 2, 4, 3)[:5], tiling.split(bottom_up[::-1]))
+
+
 def test_fitted_is_square_then_as_wide_as_the_limit_then_refused():
     assert Tiling.fitted(4, (10, 10), 100).columns == 2
     wide = Tiling.fitted(60, (10, 1), 100)  # square (8 columns) is 80 wide: fits

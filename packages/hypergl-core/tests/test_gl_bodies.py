@@ -118,6 +118,49 @@ def test_many_views_tile_one_framebuffer_with_their_own_cameras_and_rows(gl_ctx)
     records.release()
 
 
+@pytest.mark.parametrize("outputs", [("color", "depth", "id"), ("depth", "id")])
+def test_read_views_is_read_then_split_in_the_views_own_layout(gl_ctx, outputs):
+    # three views on a grid of 2 x 2: the last tile unused; every output, new contiguous
+    # arrays each read, depth the miss value where nothing was hit
+    records = InstanceRecords(gl_ctx, 3)
+    records.write([(10.0 * k, 0.0, 0.0) for k in range(3)], [IDENTITY_Q] * 3, [0, 1, 2])
+    renderer = BodyRenderer(records, max_ids=4, views=3, outputs=outputs)
+    for k in range(3):
+        renderer.set_look(k, "sphere", 1.0, color=(0.2 * k, 0.5, 1.0))
+    cameras = [camera((10.0 * k, 1.0, 5.0 + k), (10.0 * k, 0.0, 0.0), 4 / 3) for k in range(3)]
+    renderer.set_views(cameras, (40, 30), ranges=[(k, 1) for k in range(3)], columns=2)
+    fb = renderer.framebuffer()
+    whole = frame(gl_ctx, renderer, fb)
+    first = renderer.read_views(fb, miss_depth=50.0)
+    views = renderer.read_views(fb, miss_depth=50.0)
+    assert set(views) == set(outputs)
+    for name in outputs:
+        expected = renderer.split_views(whole[name])
+        if name == "depth":
+            expected = np.where(np.isinf(expected), np.float32(50.0), expected)
+        assert views[name].flags.c_contiguous and views[name].dtype == expected.dtype
+        assert views[name].shape == expected.shape == (3, 30, 40, *whole[name].shape[2:])
+        np.testing.assert_array_equal(views[name], expected)
+        assert not np.shares_memory(views[name], first[name])  # the caller's to keep
+    assert set(np.unique(views["id"][2])) == {-1, 2}
+    assert np.isinf(renderer.read_views(fb)["depth"]).any()  # by default: +inf, as read()
+    renderer.release()
+    records.release()
+
+
+def test_read_views_needs_views_and_a_framebuffer(gl_ctx):
+    records = InstanceRecords(gl_ctx, 1)
+    renderer = BodyRenderer(records, max_ids=4, views=2, outputs=("depth",))
+    fb = renderer.framebuffer((8, 8))
+    with pytest.raises(BodyError, match="read_views: call set_views first"):
+        renderer.read_views(fb)
+    renderer.set_views([np.eye(4)] * 2, (4, 4), ranges=[(0, 1)] * 2)
+    with pytest.raises(TypeError, match=r"framebuffer must be a hypergl\.Framebuffer, got 3"):
+        renderer.read_views(3)
+    renderer.release()
+    records.release()
+
+
 def test_views_are_clipped_to_their_tiles_by_the_rasterizer(gl_ctx):
     # gl_ClipDistance against each view's frustum sides: no fragment lands on another
     # view's tile, so none is discarded for it (a discard turns early depth testing off).

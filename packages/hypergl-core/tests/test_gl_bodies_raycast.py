@@ -272,6 +272,42 @@ def test_ray_cast_views_stay_in_their_tiles(gl_ctx):
         resource.release()
 
 
+@pytest.mark.parametrize("copies", [1, 3])
+def test_proxies_are_pulled_one_instance_of_six_indices_a_part(gl_ctx, copies):
+    # vertex pulling: a proxy mesh's command draws one instance, 6 indices a listed part;
+    # rows sharing an id beyond `copies` are dropped there too, not written over the next list
+    records = InstanceRecords(gl_ctx, 4)
+    records.write([(-3.0, 0.0, 0.0), (0.0, 0.0, 0.0), (3.0, 0.0, 0.0), (0.0, -2.0, 0.0)],
+                  [IDENTITY_Q] * 4, [1, 1, 1, 2])  # fmt: skip
+    renderer = BodyRenderer(records, max_ids=4, copies=copies, primitives="raycast",
+                            outputs=("depth", "id"))  # fmt: skip
+    renderer.set_parts(1, SHAPES["sphere"])
+    renderer.set_parts(2, SHAPES["capsule"])  # its list right after the spheres'
+    renderer.set_camera(view_proj((0.0, 0.0, 12.0)))
+    fb = renderer.framebuffer((SIZE, SIZE))
+    out = draw_bodies(renderer, fb)
+    commands = renderer.indirect.read(np.uint32).reshape(2, -1, 5)[0]
+    for key, parts in (("ray_sphere", copies), ("ray_capsule", 1)):
+        count, instances = commands[renderer._mesh_index[key], :2]
+        assert (count, instances) == (6 * parts, 1)
+        assert renderer.instance_counts()[key] == parts
+    assert set(np.unique(out["id"])) == {-1, 1, 2}
+    for resource in (fb, renderer, records):
+        resource.release()
+
+
+def test_proxies_numbering_their_vertices_past_2_31_are_refused(gl_ctx):
+    # a draw's base vertex is a GLint: refused before any buffer is made
+    records = InstanceRecords(gl_ctx, 1)
+    before = len(gl_ctx.live_objects())
+    with pytest.raises(BodyError, match=r"max_parts=65536 x views=4096 x copies=1 would "
+                                        r"number their vertices past 2\^31"):  # fmt: skip
+        BodyRenderer(records, max_ids=4, max_parts=1 << 16, views=1 << 12,
+                     primitives="raycast", memory_limit=1 << 50)  # fmt: skip
+    assert len(gl_ctx.live_objects()) == before
+    records.release()
+
+
 def test_an_unknown_primitives_value_is_refused(gl_ctx):
     records = InstanceRecords(gl_ctx, 1)
     with pytest.raises(BodyError, match="'rays'"):

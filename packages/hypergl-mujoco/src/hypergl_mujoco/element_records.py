@@ -14,7 +14,7 @@ import mujoco
 import numpy as np
 
 import hypergl
-from hypergl.bodies import BodyRenderer, InstanceRecords
+from hypergl.bodies import BodyRenderer, InstanceRecords, list_bytes
 from hypergl.bodies.records import MATRIX_GLSL
 
 from .scene import GeomLook
@@ -108,9 +108,9 @@ class ElementLayer:
 
     @staticmethod
     def instance_bytes(cameras: int, parts: int, copies: int = 1) -> int:
-        """A world's instance lists: `parts` drawn `copies` times in each camera's view (2
-        lists, 2 command sets, 8 bytes an instance)."""
-        return cameras * 2 * 2 * parts * copies * 8
+        """A world's instance lists: `parts` drawn `copies` times in each camera's view
+        (hypergl.bodies.list_bytes; ray-cast's, the larger, whichever the layer draws)."""
+        return cameras * parts * copies * list_bytes("raycast")
 
     def _make_records(self, ctx: hypergl.Context, tail: str, ids: np.ndarray) -> TailRecords:
         """Records of every world's rows, world after world, row k's id ``ids[k]``."""

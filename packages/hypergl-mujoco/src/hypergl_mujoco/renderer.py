@@ -32,7 +32,7 @@ import mujoco
 import numpy as np
 
 import hypergl
-from hypergl.bodies import BodyRenderer
+from hypergl.bodies import BodyRenderer, list_bytes
 from hypergl.bodies.shaders import VIEW_SHIFT
 from hypergl.bodies.views import VIEW_DTYPE, Tiling
 from hypergl.finite import check_within
@@ -472,7 +472,7 @@ class BatchRenderer:
         if model.ncam:
             needed.update(cam_xpos=(model.ncam, 3), cam_xmat=(model.ncam, 9))
         needed["subtree_com"] = (model.nbody, 3)  # tracking MjvCameras look at it
-        if model.nlight:
+        if model.nlight and self._rgb:  # (depth and segmentation alone: nothing lit)
             needed.update(light_xpos=(model.nlight, 3), light_xdir=(model.nlight, 3))
         for element in self._elements:
             needed.update(element.arrays())
@@ -765,7 +765,8 @@ class BatchRenderer:
         parts = opaque_parts
         if sites:
             parts += scene.part_count(sites) if sites is not True else max(model.nsite, 1)
-        instances = ncam * 2 * 2 * parts * 8  # 2 lists x 2 command sets
+        per_part = list_bytes(self.primitives)  # a part's instance lists in one view
+        instances = ncam * parts * per_part
         arrays = (model.ncam * 12 + model.nbody * 3 + model.nlight * 6) * 8  # + light poses
         light_rows = lights.light_count(model) * 112  # the poses of the world's light group
         pixel = 4 + 4 * len(self.outputs)  # depth24, then rgba8 or r32f each
@@ -776,7 +777,7 @@ class BatchRenderer:
         if maps:  # the shadow casters' centres (ShadowMaps.arrays)
             arrays += model.ngeom * 3 * 8
         shadows = maps * (
-            VIEW_DTYPE.itemsize + 2 * 2 * geom_parts * 8 + size * size * 4
+            VIEW_DTYPE.itemsize + geom_parts * per_part + size * size * 4
         )  # views, instance lists, depth24 (the maps have no colour)
         elements = sum(e.memory_per_world(ncam) for e in getattr(self, "_elements", ()))
         if maps:  # the other casters' depth renderers: views, instance lists, soft vertices
@@ -786,7 +787,7 @@ class BatchRenderer:
                 if not isinstance(e, Rangefinders):
                     casting.append(len(e.looks) * getattr(e, "copies", 1))
                     shadows += getattr(e, "soft_vertices", 0) // max(self.num_worlds, 1) * 16
-            shadows += maps * sum(VIEW_DTYPE.itemsize + 2 * 2 * c * 8 for c in casting)
+            shadows += maps * sum(VIEW_DTYPE.itemsize + c * per_part for c in casting)
             if site_parts:  # the sites' centres
                 arrays += model.nsite * 3 * 8
 
@@ -794,7 +795,7 @@ class BatchRenderer:
         # lists, light poses and pixels (rgba8, depth24); the transparent pass: the same
         # less the pixels
         def lists(count: int) -> int:  # a pass's views, instance lists and light poses
-            return ncam * (VIEW_DTYPE.itemsize + 2 * 2 * count * 8) + light_rows if count else 0
+            return ncam * (VIEW_DTYPE.itemsize + count * per_part) + light_rows if count else 0
 
         reflective = bool(model.nmat) and bool((model.mat_reflectance > 0).any())
         reflective = reflective and (flags is None or flags["mjRND_REFLECTION"])
@@ -886,15 +887,13 @@ class BatchRenderer:
             raise DataError("draw() shows the last snapshot(data): take one first (or call "
                             "render(data), which does both)")  # fmt: skip
         fed.cmd.submit()
-        images = renderer.read(self._framebuffer)
+        # nothing hit: the far plane, as MuJoCo
+        images = renderer.read_views(self._framebuffer, miss_depth=self._far)
         shape = (self.num_worlds, len(self._cameras), self.height, self.width)
         out: dict[str, np.ndarray] = {}
         for name in self.outputs:
-            tiles = renderer.split_views(images[BODY_OUTPUT[name]])
-            value = tiles.reshape(*shape, *tiles.shape[3:])
-            if name == "depth":
-                value[np.isinf(value)] = self._far  # nothing hit: the far plane, as MuJoCo
-            out[name] = value
+            tiles = images[BODY_OUTPUT[name]]
+            out[name] = tiles.reshape(*shape, *tiles.shape[3:])
         return RenderResult(out)
 
     # --- per-world looks (hypergl_mujoco.world_looks) -----------------------------------

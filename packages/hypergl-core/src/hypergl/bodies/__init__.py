@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..errors import BodyError
 from .parts import MODE_CAPSULE, MODE_SCALED, MODE_SOFT, Part, named_parts
 from .records import MATRIX_RECORD_DTYPE, RECORD_DTYPE, InstanceRecords
-from .renderer import OUTPUTS, BodyRenderer
+from .renderer import OUTPUTS, BodyRenderer, list_bytes
 from .shading import (
     LIGHT_DTYPE,
     LIGHT_HEAD,
@@ -50,6 +50,7 @@ __all__ = [
     "Part",
     "TextureAtlas",
     "lights",
+    "list_bytes",
     "named_parts",
     "set_light",
 ]

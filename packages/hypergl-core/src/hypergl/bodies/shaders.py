@@ -137,6 +137,11 @@ layout(location = 1) uniform int phase;  // 0: no occlusion culling; 1, 2: see a
 layout(location = 2) uniform int width;  // of the framebuffer whose depth phase 2 reads
 layout(location = 3) uniform int height;
 layout(location = 4) uniform int rank;  // >= 0: the rows of this rank in their view alone
+// The dispatch's invocations, one line of them: rows: `per_view` a view, for `view_total`
+// views (one row and view each); extras: every (extra, view) pair, in turn. A work group
+// per view cost llvmpipe 4 us each, most of them idle (0.5 ms of 64 views of 9 rows).
+layout(location = 5) uniform int per_view;
+layout(location = 6) uniform int view_total;
 
 #if OCCLUSION
 // True when the sphere is certainly behind the depth tiles. The eight corners of its
@@ -252,12 +257,16 @@ void list_parts(uint row, uint view, vec3 position, vec4 rotation, uint id) {{
             continue;  // drawn by phase 1
         }}
         uint command = 5u * (mesh + set * {max_meshes}u);
-        uint slot = atomicAdd(commands[command + 1u], 1u);
+        // A ray-cast proxy's list (mesh_info w 1) is drawn as one instance of 6 indices a
+        // part (vertex pulling, see the vertex stage): its command counts the indices.
+        bool pulled = mesh_info[mesh].w > 0.5;
+        uint counter = pulled ? command : command + 1u, step = pulled ? 6u : 1u;
+        uint slot = atomicAdd(commands[counter], step) / step;
         // Beyond the mesh's list (more rows share an id in a view than `copies` allow): take
         // the count back and drop the part rather than write over the next mesh's list. The
         // count never falls below the list's size again, so the slots below it stay unique.
         if (slot >= uint(mesh_info[mesh].z + 0.5)) {{
-            atomicAdd(commands[command + 1u], 0xffffffffu);
+            atomicAdd(commands[counter], 0u - step);
             continue;
         }}
         instances[commands[command + 4u] + slot] = uvec2(row | (uint(source) << 31),
@@ -265,13 +274,22 @@ void list_parts(uint row, uint view, vec3 position, vec4 rotation, uint id) {{
     }}
 }}
 
-void main() {{
-    uint view = gl_GlobalInvocationID.y;
+// Whether `view` draws: one of those dispatched and set (fewer may be set than recorded).
+bool live_view(uint view) {{
 #if MULTI_VIEW
-    if (views[view].range.z == 0u) return;  // a view beyond those set (fewer than recorded)
+    return view < uint(view_total) && views[view].range.z != 0u;
+#else
+    return view == 0u;
 #endif
+}}
+
+void main() {{
+    // (a line longer than a dispatch's 65535 groups wraps into y)
+    uint line = gl_NumWorkGroups.x * 64u;
+    uint index = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * line;
     if (source == 0) {{  // an invocation per row of the view's range
-        uint row = gl_GlobalInvocationID.x;
+        uint view = index / uint(per_view), row = index % uint(per_view);
+        if (!live_view(view)) return;
 #if MULTI_VIEW
         if (row >= views[view].range.y) return;
         row += views[view].range.x;
@@ -282,10 +300,15 @@ void main() {{
             return;
         list_parts(row, view, body_position(row), body_rotation(row), body_id(row));
     }} else {{
-        // One work group per view takes the extras written, in turn: a dispatch sized for
-        // max_extras cost llvmpipe 5 ms of empty groups at 256 views.
-        for (uint row = gl_LocalInvocationID.x; row < extra_count; row += 64u)
-            list_parts(row, view, extras[row].position, extras[row].rotation, extras[row].id);
+        // The extras written, of every view, shared out over the invocations: a dispatch
+        // sized for max_extras a view cost llvmpipe 5 ms of empty groups at 256 views.
+        uint step = line * gl_NumWorkGroups.y;  // every invocation of the dispatch
+        for (uint pair = index; pair < extra_count * uint(view_total); pair += step) {{
+            uint view = pair / extra_count, row = pair % extra_count;
+            if (live_view(view))
+                list_parts(row, view, extras[row].position, extras[row].rotation,
+                           extras[row].id);
+        }}
     }}
 }}
 """
@@ -346,10 +369,24 @@ VERTEX = (
 out vec3 v_lit[1 + SHADOW_MAPS];
 VERTEX_LIGHTING
 #endif
+#if RAY_KIND && RAY_KIND != 6
+// A ray-cast part's proxy quad, pulled from its mesh's instance list without instancing
+// (llvmpipe shades each instance's 4 vertices in a batch of 8 lanes and pays per instance:
+// 1 us a capsule of 64 cheetah worlds): vertex 4 k + c (gl_VertexID, the draw's base vertex
+// 4 x the list's first) is corner c of the list's instance k. (A proxy is never soft: no
+// soft vertices here, which keeps the stage within 8 storage blocks.) A plane keeps its mesh
+// (meshes.plane_quads: the quad or, lit here, the 2 x 2 cells) and its vertex arrays.
+layout(std430, binding = {instances}) readonly buffer BodyInstances {{ uvec2 pulled[]; }};
+const vec3 PROXY_CORNERS[4] = vec3[4]({proxy_corners});
+#define a_position PROXY_CORNERS[gl_VertexID & 3]
+#define a_instance pulled[uint(gl_VertexID) >> 2]
+const vec3 a_normal = vec3({proxy_normal});
+#else
 layout(std430, binding = {soft}) readonly buffer BodySoftVertices {{ vec4 soft_vertices[]; }};
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
 layout(location = 2) in uvec2 a_instance;  // (row | source << 31, part)
+#endif
 // Few interpolants: llvmpipe sets up a plane per interpolant per triangle and interpolates
 // each per pixel. v_surface is the normal, or a soft body's world position (its normal comes
 // from the derivatives); v_color is flat: rgb times the part's shade, and a: the mode.
@@ -486,13 +523,16 @@ void main() {{
 #endif
     vec3 local = vec3(0.0), centre = vec3(0.0);
     vec4 q = vec4(0.0, 0.0, 0.0, 1.0);
+#if RAY_KIND == 0
     if (mode == 2) {{  // soft body: the vertex, in world space, from the soft-vertex buffer
         uint soft_first = uint(part.scale_mesh.x + 0.5);
 #ifdef BODY_SOFT_FIRST
         if ((a_instance.x >> 31) == 0u) soft_first += body_soft_first(row);  // the row's own
 #endif
         world = soft_vertices[soft_first + uint(a_position.x + 0.5)].xyz;
-    }} else {{
+    }} else
+#endif
+    {{
 #if RAY_KIND == 0
         if (mode == 1) {{  // capsule: hemispheres to +-half height, the rest by the radius
             float side = a_position.y >= 0.0 ? 1.0 : -1.0;

@@ -140,9 +140,16 @@ class Tiling(NamedTuple):
         rest = image.shape[2:]
         if self.columns == 1:
             return image.reshape(self.rows, height, width, *rest)[: self.views]
-        tiles = image.reshape(self.rows, height, self.columns, width, *rest)
-        tiles = np.moveaxis(tiles, 2, 1).reshape(self.rows * self.columns, height, width, *rest)
-        return tiles[: self.views]
+        tiles = self.grid_view(image)
+        return tiles.reshape(self.rows * self.columns, height, width, *rest)[: self.views]
+
+    def grid_view(self, image: np.ndarray) -> np.ndarray:
+        """(rows, columns, height, width, ...) of a read as :meth:`split` takes it: a view,
+        never a copy (any strides: a bottom-up read turned over with ``[::-1]`` too), for a
+        ufunc to write into the views' own layout in its one pass (``out=``)."""
+        width, height = self.tile
+        tiles = image.reshape(self.rows, height, self.columns, width, *image.shape[2:])
+        return np.moveaxis(tiles, 2, 1)
 
 
 def tile_views(
