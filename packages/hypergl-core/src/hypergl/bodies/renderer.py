@@ -85,8 +85,7 @@ POSE_BYTES = 112  # a light's position, direction, shadow tile and matrix (shadi
 SKY_NEAREST = 0.5  # cos 60 degrees: the sky's quad's distance ahead, of the cylinder's radius
 SHADOW_UNIT = 2  # the texture unit the fragment stage reads shadow maps from
 REFLECTION_UNIT = 3  # the texture unit a reflective part reads the mirror pass's picture from
-# The texture units the sky drawn after a resolve reads the resolved colour and depth from
-RESOLVED_COLOR_UNIT, RESOLVED_DEPTH_UNIT = 4, 5
+RESOLVED_UNIT = 4  # the texture unit the sky drawn after a resolve reads the resolve from
 # Metres from the mirror plane within which a point counts as on it (the reflective part's
 # own surface; its interpolated points stray by float rounding, 1e-7 of their size).
 MIRROR_EPSILON = 1e-3
@@ -506,8 +505,7 @@ class BodyRenderer:
                 "atlas_unit": ATLAS_UNIT, "max_textures": MAX_TEXTURES,
                 "lights_block": camera_binding + 1, "shadow_unit": SHADOW_UNIT,
                 "reflection_unit": REFLECTION_UNIT, **proxy,
-                "resolved_color_unit": RESOLVED_COLOR_UNIT,
-                "resolved_depth_unit": RESOLVED_DEPTH_UNIT,
+                "resolved_unit": RESOLVED_UNIT,
                 "defines": defines + "\n#define RAY_KIND 0"}  # fmt: skip
         # The GLSL of each pipeline's stages (tests count the storage blocks each declares).
         self.shader_sources: dict[str, dict[str, str]] = {
@@ -1303,14 +1301,15 @@ class BodyRenderer:
 
     @serialised
     def record_resolved_sky(self, cmd: CommandBuffer, resolved: Framebuffer) -> None:
-        """Draw the sky single-sampled into the bound framebuffer (a colour attachment, of
-        `resolved`'s size), under what `resolved` holds: a resolve of the multisampled passes
-        recorded with ``sky=False`` after :meth:`record_clear` with ``coverage=True``, its
-        colour's alpha the share of each pixel's samples covered. Each pixel gets its colour
-        plus (1 - coverage) of the sky, the sky whole where its depth lies beyond the sky's
-        quad: the multisampled sky's picture at a quarter of its samples' raster and depth
-        tests. No haze (it blends over the sky and what lies beyond its cone, by depth:
-        draw the sky in the multisampled pass)."""
+        """Draw the sky single-sampled into the bound framebuffer (a copy of `resolved`, of
+        its size), under what `resolved` holds: a resolve of the multisampled passes recorded
+        with ``sky=False`` after :meth:`record_clear` with ``coverage=True``, its colour's
+        alpha the share of each pixel's samples covered. A pixel not covered whole gets its
+        colour plus (1 - coverage) of the sky: the multisampled sky's picture without its
+        4 samples' raster and depth tests, its lookups only where the sky shows. Nothing is
+        hidden behind the sky (the multisampled pass's hides what lies beyond its quad);
+        no haze (it blends over the sky and what lies beyond its cone, by depth: draw the
+        sky in the multisampled pass)."""
         if self._sky is None:
             raise self.shape_error("record_resolved_sky needs a sky: call set_sky first")
         if self._haze is not None:
@@ -1332,8 +1331,7 @@ class BodyRenderer:
                 depth_test=False, depth_write=False, name="body_resolved_sky",
             )  # fmt: skip
         self._bind_sky(cmd, self.resolved_sky_pipeline)
-        cmd.bind_texture(resolved.color_texture(0), RESOLVED_COLOR_UNIT)
-        cmd.bind_texture(resolved.depth_texture, RESOLVED_DEPTH_UNIT)
+        cmd.bind_texture(resolved.color_texture(0), RESOLVED_UNIT)
         cmd.draw(6, instances=self._view_count if self._max_views > 1 else 1)
 
     def _record_sky(self, cmd: CommandBuffer) -> None:

@@ -1308,9 +1308,8 @@ layout(location = 5) uniform vec4 haze_normal;
 #endif
 #if SKY_UNDER
 // The multisampled passes resolved: colour with its coverage in alpha (cleared to 0, the
-// bodies' 1, blended layers' accumulated), and one sample's depth.
-layout(binding = {resolved_color_unit}) uniform sampler2D resolved_color;
-layout(binding = {resolved_depth_unit}) uniform sampler2D resolved_depth;
+// bodies' 1, blended layers' accumulated).
+layout(binding = {resolved_unit}) uniform sampler2D resolved_color;
 #endif
 #if OUTPUT_COLOR
 layout(location = 0) out vec4 color;
@@ -1334,16 +1333,14 @@ void main() {{
     vec3 d = vec3(dot(sky_x.xyz, D), dot(sky_y.xyz, D), dot(sky_z.xyz, D));
 #if SKY_UNDER
     // Single-sampled, after the resolve: the sky under what the samples hold, (1 - coverage)
-    // of it; all of it where the surface sampled lies beyond the quad (hidden by the sky as
-    // in the multisampled pass). A pixel covered whole skips the cube's lookup.
-    ivec2 pixel = ivec2(gl_FragCoord.xy);
-    vec4 front = texelFetch(resolved_color, pixel, 0);
-    float behind = texelFetch(resolved_depth, pixel, 0).r;
-    vec3 dx = dFdx(d), dy = dFdy(d);  // outside the branch: derivatives need every lane
-    if (behind < 1.0 && behind >= gl_FragCoord.z) front = vec4(0.0);
-    color = vec4(front.rgb, 1.0);
-    if (front.a < 1.0)
-        color.rgb += (1.0 - front.a) * atlas_cube(texture_rects[int(sky.x)], d, dx, dy).rgb;
+    // of it. A pixel covered whole keeps its colour (the framebuffer holds the resolve's
+    // copy): discarded, so that llvmpipe skips the rest for blocks of them (an `if` runs
+    // both ways there, masked).
+    vec3 dx = dFdx(d), dy = dFdy(d);  // before the discard: derivatives need every lane
+    vec4 front = texelFetch(resolved_color, ivec2(gl_FragCoord.xy), 0);
+    if (front.a >= 1.0) discard;
+    color = vec4(front.rgb + (1.0 - front.a) * atlas_cube(texture_rects[int(sky.x)], d, dx, dy).rgb,
+                 1.0);
 #elif OUTPUT_COLOR
     color = vec4(atlas_cube(texture_rects[int(sky.x)], d, dFdx(d), dFdy(d)).rgb, 1.0);
 #endif
