@@ -1307,9 +1307,10 @@ class BodyRenderer:
         alpha the share of each pixel's samples covered. A pixel not covered whole gets its
         colour plus (1 - coverage) of the sky: the multisampled sky's picture without its
         4 samples' raster and depth tests, its lookups only where the sky shows. Nothing is
-        hidden behind the sky (the multisampled pass's hides what lies beyond its quad);
-        no haze (it blends over the sky and what lies beyond its cone, by depth: draw the
-        sky in the multisampled pass)."""
+        hidden behind the sky: the multisampled pass's sky hides what lies beyond its quad
+        (nearer than its cylinder), MuJoCo's what lies beyond its cylinder. No haze (it
+        blends over the sky and what lies beyond its cone, by depth: draw the sky in the
+        multisampled pass)."""
         if self._sky is None:
             raise self.shape_error("record_resolved_sky needs a sky: call set_sky first")
         if self._haze is not None:
