@@ -1156,19 +1156,21 @@ class BodyRenderer:
                 return
             self.sky_pipeline.release()
             self.sky_pipeline = None
-        defines = (self._defines() + f"\n#define RAY_KIND 0\n#define SKY_GROUND {int(ground)}"
-                   + "\n#define SKY_UNDER 0")  # fmt: skip
-        fill = {**self._fill, "defines": defines}
-        self.shader_sources["sky"] = {
-            "vertex": SKY_VERTEX.format(**fill),
-            "fragment": SKY_FRAGMENT.format(**fill),
-        }
-        self.sky_pipeline = self._ctx.pipeline(
-            vertex_shader=self.shader_sources["sky"]["vertex"],
-            fragment_shader=self.shader_sources["sky"]["fragment"],
-            depth_test=True, depth_func="less", depth_write=False, name="body_sky",
+        self.sky_pipeline = self._quad_pipeline(
+            "sky", SKY_FRAGMENT, f"#define SKY_GROUND {int(ground)}\n#define SKY_UNDER 0",
+            depth_test=True, depth_func="less",
         )  # fmt: skip
         self._sky_ground = ground
+
+    def _quad_pipeline(self, key: str, fragment: str, defines: str, **state: Any) -> Pipeline:
+        """A pipeline of the sky's quads (SKY_VERTEX) with `fragment` and `defines`, its
+        sources in :attr:`shader_sources` under `key`; no depth written."""
+        fill = {**self._fill, "defines": self._defines() + "\n#define RAY_KIND 0\n" + defines}
+        sources = {"vertex": SKY_VERTEX.format(**fill), "fragment": fragment.format(**fill)}
+        self.shader_sources[key] = sources
+        return self._ctx.pipeline(vertex_shader=sources["vertex"],
+                                  fragment_shader=sources["fragment"], depth_write=False,
+                                  name=f"body_{key}", **state)  # fmt: skip
 
     @serialised
     def set_haze(self, point: Any, normal: Any, color: Sequence[float], ratio: float) -> None:
@@ -1202,17 +1204,8 @@ class BodyRenderer:
                       (float(ratio), float(peak), 0.0, 0.0))  # fmt: skip
         self._make_sky_pipeline()  # the sky's fragments test the ground now
         if self.haze_pipeline is None:
-            fill = {**self._fill, "defines": self._defines() + "\n#define RAY_KIND 0"}
-            self.shader_sources["haze"] = {
-                "vertex": SKY_VERTEX.format(**fill),
-                "fragment": HAZE_FRAGMENT.format(**fill),
-            }
-            self.haze_pipeline = self._ctx.pipeline(
-                vertex_shader=self.shader_sources["haze"]["vertex"],
-                fragment_shader=self.shader_sources["haze"]["fragment"],
-                depth_test=True, depth_func="less", depth_write=False, blend="alpha",
-                name="body_haze",
-            )  # fmt: skip
+            self.haze_pipeline = self._quad_pipeline("haze", HAZE_FRAGMENT, "", depth_test=True,
+                                                     depth_func="less", blend="alpha")  # fmt: skip
 
     @serialised
     def set_shadow_map(self, texture: Texture) -> None:
@@ -1320,16 +1313,9 @@ class BodyRenderer:
             raise TypeError(f"resolved must be the hypergl.Framebuffer resolved into, "
                             f"got {resolved!r}")  # fmt: skip
         if self.resolved_sky_pipeline is None:
-            defines = self._defines() + "\n#define RAY_KIND 0\n#define SKY_GROUND 0"
-            fill = {**self._fill, "defines": defines + "\n#define SKY_UNDER 1"}
-            self.shader_sources["resolved_sky"] = {
-                "vertex": SKY_VERTEX.format(**fill),
-                "fragment": SKY_FRAGMENT.format(**fill),
-            }
-            self.resolved_sky_pipeline = self._ctx.pipeline(
-                vertex_shader=self.shader_sources["resolved_sky"]["vertex"],
-                fragment_shader=self.shader_sources["resolved_sky"]["fragment"],
-                depth_test=False, depth_write=False, name="body_resolved_sky",
+            self.resolved_sky_pipeline = self._quad_pipeline(
+                "resolved_sky", SKY_FRAGMENT, "#define SKY_GROUND 0\n#define SKY_UNDER 1",
+                depth_test=False,
             )  # fmt: skip
         self._bind_sky(cmd, self.resolved_sky_pipeline)
         cmd.bind_texture(resolved.color_texture(0), RESOLVED_UNIT)
