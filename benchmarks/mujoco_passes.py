@@ -10,7 +10,9 @@ each followed by ``ctx.finish()`` (llvmpipe draws on the CPU: the wall time is t
   shadow       the shadow maps' depth pass (shadows on)
   reflection   the mirror pass (a reflective floor, reflections on)
   main         the clear, every layer's expansion and draws, without the sky
-  sky          the sky's and the haze's quads, over what main drew
+  sky          the sky's and the haze's quads, over what main drew; multisampled without a
+               haze: the resolve, then the sky single-sampled under it (drawn after the
+               transparent pass, which this times alone before it)
   transparent  the transparent geoms' blended pass (a model with some)
   read         reading the framebuffer's outputs back into NumPy, split into the views
   frame        ``renderer.render(data)`` whole (its sum, and what binds them together)
@@ -18,8 +20,9 @@ each followed by ``ctx.finish()`` (llvmpipe draws on the CPU: the wall time is t
 Medians of milliseconds; the passes add up to about the frame. ``--samples 0`` draws the
 RGB single-sampled (default: the model's ``quality.offsamples``, MuJoCo's 4): the two side
 by side say what multisampling costs each pass (on llvmpipe every pass that covers the
-views pays per sample, and ``read`` includes the resolve). ``--cpu``: the process's CPU
-time (llvmpipe's threads too) rather than the wall clock, on a machine others load.
+views pays per sample, and ``read`` includes the resolve, unless ``sky`` did it).
+``--cpu``: the process's CPU time (llvmpipe's threads too) rather than the wall clock, on
+a machine others load.
 ``--tuned``: mujoco_pixels.py's ours_tuned (shadows, reflection and skybox off, and
 single-sampled unless ``--samples`` says otherwise): the frame of the tuned-vs-tuned goal.
 
@@ -58,24 +61,29 @@ def pass_programs(renderer, ctx) -> dict:
     if renderer._reflections is not None:
         programs["reflection"] = program(renderer._reflections.record)
 
-    def main(cmd, sky: bool):
-        cmd.bind_framebuffer(renderer._framebuffer)
-        if not sky:
-            renderer._renderer.record_clear(cmd, background=(0.0, 0.0, 0.0))
-        for _, _, layer in renderer._layers:
-            record_sky = layer._record_sky
-            if sky:
-                record_sky(cmd)
-                continue
-            layer._record_sky = lambda _cmd: None
-            try:
-                layer.record(cmd, sync=False)
-            finally:
-                del layer._record_sky
+    resolved = renderer._resolved  # the sky drawn after a resolve (multisampled, no haze)
 
-    programs["main"] = program(lambda cmd: main(cmd, sky=False))
+    def main(cmd):
+        cmd.bind_framebuffer(renderer._framebuffer)
+        renderer._renderer.record_clear(cmd, background=(0.0, 0.0, 0.0),
+                                        coverage=resolved is not None)  # fmt: skip
+        for _, _, layer in renderer._layers:
+            layer.record(cmd, sync=False, sky=False)
+
+    def sky(cmd):
+        if resolved is None:
+            cmd.bind_framebuffer(renderer._framebuffer)
+            for _, _, layer in renderer._layers:
+                layer._record_sky(cmd)
+        else:
+            cmd.resolve_framebuffer(renderer._framebuffer, resolved[0])
+            cmd.resolve_framebuffer(*resolved)
+            cmd.bind_framebuffer(resolved[1])
+            renderer._renderer.record_resolved_sky(cmd, resolved[0])
+
+    programs["main"] = program(main)
     if renderer._renderer._sky is not None:
-        programs["sky"] = program(lambda cmd: main(cmd, sky=True))
+        programs["sky"] = program(sky)
     if renderer._transparent is not None:
 
         def transparent(cmd):
@@ -125,8 +133,10 @@ def main() -> None:
             calls = {"snapshot": lambda r=renderer, d=datas: r.snapshot(d)}
             for key, cmd in pass_programs(renderer, ctx).items():
                 calls[key] = lambda c=cmd, g=ctx: (c.submit(), g.finish())
-            calls["read"] = lambda r=renderer: r._renderer.read_views(r._framebuffer,
-                                                                     miss_depth=r._far)  # fmt: skip
+            picture = renderer._framebuffer if renderer._resolved is None else renderer._resolved[1]
+            calls["read"] = lambda r=renderer, f=picture: r._renderer.read_views(
+                f, miss_depth=r._far
+            )
             calls["frame"] = lambda r=renderer, d=datas: r.render(d)
             clock = time.process_time if args.cpu else time.perf_counter
             samples = interleaved(calls, args.repeat, clock)

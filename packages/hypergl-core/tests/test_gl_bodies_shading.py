@@ -192,6 +192,67 @@ def test_the_sky_tests_a_ground_only_where_a_haze_gives_one(gl_ctx):
     records.release()
 
 
+def sky_box(ctx, **options):
+    """one_box, orange, before a sky of one colour."""
+    records, renderer = one_box(ctx, **options)
+    atlas = TextureAtlas()
+    sky = atlas.add_cube(np.full((6, 4, 4, 3), (40, 90, 160), np.uint8))
+    renderer.set_textures(atlas)
+    renderer.set_sky(sky, 50.0)
+    renderer.set_look(0, "box", (1.0, 1.0, 1.0), color=(0.9, 0.3, 0.1))
+    return records, renderer
+
+
+def test_the_sky_after_a_resolve_is_the_multisampled_sky(gl_ctx):
+    """Drawn single-sampled after the resolve, under the passes' coverage (record with
+    sky=False after a clear of alpha 0), the sky gives what the multisampled sky gives:
+    (1 - coverage) of it on the box's antialiased edges, all of it where no box is."""
+    records, renderer = sky_box(gl_ctx, samples=4)
+    size = (64, 64)
+    multi = renderer.framebuffer(size)
+    before = draw_bodies(renderer, multi)["color"].astype(int)
+    resolved = gl_ctx.framebuffer(size, depth=None)
+    picture = gl_ctx.framebuffer(size, depth=None)
+    cmd = gl_ctx.command_buffer()
+    cmd.bind_framebuffer(multi)
+    renderer.record_clear(cmd, coverage=True)
+    renderer.record(cmd, sky=False)
+    cmd.resolve_framebuffer(multi, resolved)
+    cmd.resolve_framebuffer(resolved, picture)  # what a pixel covered whole keeps
+    cmd.bind_framebuffer(picture)
+    renderer.record_resolved_sky(cmd, resolved)
+    cmd.end()
+    cmd.submit()
+    after = renderer.read(picture)["color"].astype(int)
+    edge = (before != before[0, 0]).any(-1) & (before != before[32, 32]).any(-1)
+    assert edge.sum() > 0  # antialiased edges, partly sky
+    assert (after[0, 0] == (40, 90, 160)).all()
+    assert np.abs(after - before).max() <= 2  # an 8-bit rounding of the resolve apart
+    for fb in (multi, resolved, picture):
+        fb.release()
+    renderer.release()
+    records.release()
+
+
+def test_the_sky_after_a_resolve_needs_a_sky_no_haze_and_a_framebuffer(gl_ctx):
+    records, renderer = one_box(gl_ctx, samples=4)
+    cmd = gl_ctx.command_buffer()
+    resolved = gl_ctx.framebuffer((8, 8), depth=None)
+    with pytest.raises(BodyError, match="record_resolved_sky needs a sky: call set_sky"):
+        renderer.record_resolved_sky(cmd, resolved)
+    renderer.release()
+    records.release()
+    records, renderer = sky_box(gl_ctx, samples=4)
+    with pytest.raises(TypeError, match=r"resolved must be the hypergl.Framebuffer .* got 3"):
+        renderer.record_resolved_sky(cmd, 3)
+    renderer.set_haze((0.0, 0.0, -100.0), (0.0, 0.0, 1.0), (0.0, 0.0, 0.0, 0.0), 0.5)
+    with pytest.raises(BodyError, match="record_resolved_sky draws no haze"):
+        renderer.record_resolved_sky(cmd, resolved)
+    resolved.release()
+    renderer.release()
+    records.release()
+
+
 def test_a_kind_of_light_or_a_mapping_the_recorded_pipelines_lack_asks_for_a_new_record(gl_ctx):
     """After record(), a light of another kind (or a part with a texture mapping or a
     specular material the pipelines were not made for) makes the recorded program stale:

@@ -102,3 +102,71 @@ def test_the_portable_limit_holds_off_the_gl_device(trace_ctx):
     trace_ctx.framebuffer(SIZE, samples=4)  # what every OpenGL 4.5 driver offers
     with pytest.raises(ResourceError, match="max_samples of 4"):
         trace_ctx.framebuffer(SIZE, samples=8)
+
+
+def resolve_into(ctx, source, destination):
+    cmd = ctx.command_buffer()
+    cmd.resolve_framebuffer(source, destination)
+    cmd.end()
+    return cmd
+
+
+@pytest.mark.gl
+def test_resolve_framebuffer_copies_the_resolved_samples(gl_ctx):
+    multi = gl_ctx.framebuffer(SIZE, samples=4)
+    single = gl_ctx.framebuffer(SIZE)
+    draw_triangle(gl_ctx, multi).submit()
+    resolve_into(gl_ctx, multi, single).submit()
+    assert np.array_equal(single.read(), multi.read())  # colour averaged, as a read's
+    depth = single.read(attachment="depth")  # the depth too: one sample's
+    assert np.array_equal(depth, multi.read(attachment="depth"))
+
+
+@pytest.mark.gl
+def test_resolve_framebuffer_copies_every_colour_attachment(gl_ctx):
+    formats = ("rgba8", "rgba8")
+    source = gl_ctx.framebuffer(SIZE, color=formats)
+    destination = gl_ctx.framebuffer(SIZE, color=formats, depth=None)
+    cmd = gl_ctx.command_buffer()
+    cmd.bind_framebuffer(source)
+    cmd.clear(color=(0.2, 0.4, 0.6, 1.0), depth=1.0)
+    cmd.end()
+    cmd.submit()
+    resolve_into(gl_ctx, source, destination).submit()
+    for attachment in ("color0", "color1"):
+        assert np.array_equal(destination.read(attachment=attachment),
+                              source.read(attachment=attachment))  # fmt: skip
+
+
+@pytest.mark.gl
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda ctx: ctx.framebuffer((8, 16)), r"sizes differ \(16x16, 8x16\)"),
+        (lambda ctx: ctx.framebuffer(SIZE, samples=4), "the destination is multisampled"),
+        (lambda ctx: ctx.framebuffer(SIZE, color=("r32f",)), "colour attachment 0 has another"),
+        (lambda ctx: ctx.framebuffer(SIZE, color=("rgba8", "rgba8")), "colour attachments differ"),
+        (lambda ctx: ctx.framebuffer(SIZE, color=(), depth="depth24"), "colour attachments differ"),
+        (lambda ctx: ctx.framebuffer(SIZE, depth="depth32f"), "depths differ"),
+    ],
+)
+def test_resolve_framebuffer_refuses_another_layout(gl_ctx, make, message):
+    source = gl_ctx.framebuffer(SIZE, samples=4, name="multi")
+    with pytest.raises(hypergl.HyperGLError, match=message):
+        resolve_into(gl_ctx, source, make(gl_ctx)).submit()
+
+
+@pytest.mark.gl
+def test_resolve_framebuffer_refuses_one_framebuffer_twice(gl_ctx):
+    single = gl_ctx.framebuffer(SIZE, name="single")
+    with pytest.raises(hypergl.HyperGLError, match="'single' -> 'single': the same framebuffer"):
+        resolve_into(gl_ctx, single, single).submit()
+
+
+def test_resolve_framebuffer_is_a_device_call(trace_ctx):
+    source = trace_ctx.framebuffer(SIZE, samples=4, name="multi")
+    destination = trace_ctx.framebuffer(SIZE, name="single")
+    cmd = resolve_into(trace_ctx, source, destination)
+    cmd.submit()
+    assert trace_ctx.trace.calls() == ["resolve_framebuffer"]
+    assert "single" in str(trace_ctx.trace[0]) and "multi" in str(trace_ctx.trace[0])

@@ -46,9 +46,9 @@ from .program import MAX_DESC_DEPTH, Constant, Program, Resource, Subroutine
 MAGIC = b"\x89HGB\r\n\x1a\n"
 VERSION = (1, 2)
 # Ops added in 1.2 (clock, random, sin_cos, stats, asserts, debug output, fence polling,
-# register range offsets): a program without them is written as 1.1, which readers of
-# 1.1 run too. Every 1.x file loads here.
-OPS_SINCE_1_2 = frozenset(range(0x66, 0x69)) | frozenset(range(0x70, 0x78))
+# register range offsets, resolve_framebuffer): a program without them is written as 1.1,
+# which readers of 1.1 run too. Every 1.x file loads here.
+OPS_SINCE_1_2 = frozenset(range(0x66, 0x6A)) | frozenset(range(0x70, 0x78))
 FLAG_LINKED = 1
 MAX_SECTIONS = 64
 MAX_FILE_SIZE = 1 << 30  # refuse before reading: no program comes near a gigabyte

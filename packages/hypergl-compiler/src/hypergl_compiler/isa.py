@@ -417,6 +417,11 @@ OPS: tuple[Op, ...] = (
        meaning="bytes r[c]..r[c]+d of buffer b at storage block binding a (offset checked at "
                "run time: a multiple of 256, the range inside b)",
        flags=GL, max=(("a", MAX_BINDING_INDEX), ("d", MAX_RANGE_SIZE))),
+    Op(0x69, "resolve_framebuffer", b=FB, c=FB,
+       meaning="copy the colour attachments of framebuffer b, and its depth where c has one, "
+               "into single-sampled framebuffer c of its size and formats (a multisampled b "
+               "resolved: colour averaged over each pixel's samples, one sample's depth)",
+       flags=GL),
     # --- clock, random numbers, math, statistics, debugging ---------------------
     Op(0x70, "get_time", a=R,
        meaning="r[a] = seconds since the context's first submit (float; the context's clock)"),
@@ -524,6 +529,7 @@ DEVICE_CALLS: tuple[DeviceCall, ...] = (
         "read_framebuffer", _params("u32 attachment, resource readback, resource framebuffer")
     ),
     DeviceCall("upload", _params("external source, buffer destination")),
+    DeviceCall("resolve_framebuffer", _params("resource source, resource destination")),
 )
 DEVICE_PARAM_TYPES = ("u32", "i32", "buffer", "resource", "external", "clear_values",
                       "uniform_data")  # fmt: skip

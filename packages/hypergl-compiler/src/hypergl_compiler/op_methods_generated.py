@@ -60,6 +60,7 @@ _OP_STORE_INDEXED = BY_NAME['store_indexed']
 _OP_SKIP_IF_ZERO = BY_NAME['skip_if_zero']
 _OP_SKIP_IF_NOT_ZERO = BY_NAME['skip_if_not_zero']
 _OP_BIND_FRAMEBUFFER = BY_NAME['bind_framebuffer']
+_OP_RESOLVE_FRAMEBUFFER = BY_NAME['resolve_framebuffer']
 _OP_BIND_VERTEX_BUFFER = BY_NAME['bind_vertex_buffer']
 _OP_BIND_UNIFORM_BUFFER = BY_NAME['bind_uniform_buffer']
 _OP_BIND_STORAGE_BUFFER = BY_NAME['bind_storage_buffer']
@@ -340,6 +341,16 @@ class GeneratedOpMethods:
         """``bind_framebuffer``: render into framebuffer b (b=framebuffer)."""
         slot_b = self._resource_slot(ResourceKind.FRAMEBUFFER, framebuffer)
         self._ins(_OP_BIND_FRAMEBUFFER, 0, slot_b, 0, 0)
+
+    def resolve_framebuffer(self, source: object, destination: object) -> None:
+        """``resolve_framebuffer``: copy the colour attachments of framebuffer b, and its depth
+        where c has one, into single-sampled framebuffer c of its size and formats (a multisampled b
+        resolved: colour averaged over each pixel's samples, one sample's depth) (b=source,
+        c=destination).
+        """
+        slot_b = self._resource_slot(ResourceKind.FRAMEBUFFER, source)
+        slot_c = self._resource_slot(ResourceKind.FRAMEBUFFER, destination)
+        self._ins(_OP_RESOLVE_FRAMEBUFFER, 0, slot_b, slot_c, 0)
 
     def bind_vertex_buffer(self, buffer: object, binding: SupportsIndex = 0) -> None:
         """``bind_vertex_buffer``: buffer b feeds vertex binding c (b=buffer, c=binding)."""

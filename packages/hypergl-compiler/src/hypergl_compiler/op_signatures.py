@@ -40,6 +40,7 @@ SIGNATURES: dict[str, tuple[tuple[str, str, Any], ...]] = {
     "skip_if_zero": (("buffer", "b", REQUIRED), ("offset", "c", REQUIRED)),
     "skip_if_not_zero": (("buffer", "b", REQUIRED), ("offset", "c", REQUIRED)),
     "bind_framebuffer": (("framebuffer", "b", REQUIRED),),
+    "resolve_framebuffer": (("source", "b", REQUIRED), ("destination", "c", REQUIRED)),
     "bind_vertex_buffer": _BIND, "bind_uniform_buffer": _BIND, "bind_storage_buffer": _BIND,
     "bind_index_buffer": (("buffer", "b", REQUIRED),),
     "bind_indirect_buffer": (("buffer", "b", REQUIRED),),

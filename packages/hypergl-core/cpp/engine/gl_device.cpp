@@ -519,6 +519,12 @@ void GLDevice::read_framebuffer(uint32_t attachment, Resource &readback, Resourc
     if (framebuffer_) shared_->api.glBindFramebuffer(gl::FRAMEBUFFER, framebuffer_->fbo());
 }
 
+void GLDevice::resolve_framebuffer(Resource &source, Resource &destination) {
+    before_driver_wait(stop_check());
+    static_cast<GLFramebuffer &>(source).copy_into(static_cast<GLFramebuffer &>(destination));
+    poll_stop();
+}
+
 void GLDevice::upload(ExternalSource &source, Buffer &destination) {
     // The mapping is coherent: CPU writes are visible to later GPU commands.
     source.upload(destination);

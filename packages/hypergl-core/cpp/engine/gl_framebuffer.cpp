@@ -135,6 +135,50 @@ GLuint GLFramebuffer::resolve(uint32_t attachment) {
     return target;
 }
 
+void GLFramebuffer::copy_into(GLFramebuffer &destination) {
+    const std::string names = "resolve_framebuffer '" + name() + "' -> '" + destination.name() + "'";
+    auto size = [](const GLFramebuffer &f) {
+        return std::to_string(f.width_) + "x" + std::to_string(f.height_);
+    };
+    if (&destination == this) throw std::invalid_argument(names + ": the same framebuffer");
+    if (destination.samples_ > 0)
+        throw std::invalid_argument(names + ": the destination is multisampled (" +
+                                    std::to_string(destination.samples_) + " samples)");
+    if (width_ != destination.width_ || height_ != destination.height_)
+        throw std::invalid_argument(names + ": sizes differ (" + size(*this) + ", " +
+                                    size(destination) + ")");
+    if (colors_.empty() || colors_.size() != destination.colors_.size())
+        throw std::invalid_argument(names + ": colour attachments differ (" +
+                                    std::to_string(colors_.size()) + ", " +
+                                    std::to_string(destination.colors_.size()) + ")");
+    for (size_t i = 0; i < colors_.size(); ++i)
+        if (colors_[i]->format().internal != destination.colors_[i]->format().internal)
+            throw std::invalid_argument(names + ": colour attachment " + std::to_string(i) +
+                                        " has another format");
+    if (destination.depth_ && (!depth_ || depth_->format().internal !=
+                                              destination.depth_->format().internal))
+        throw std::invalid_argument(names + ": depths differ (the destination's needs one of "
+                                            "its format in the source)");
+    const GLApi &api = shared_->api;
+    const GLuint target = destination.fbo_;
+    std::vector<GLenum> draw_buffers;
+    for (size_t i = 0; i < colors_.size(); ++i) {
+        const GLenum attachment = gl::COLOR_ATTACHMENT0 + static_cast<GLenum>(i);
+        api.glNamedFramebufferReadBuffer(fbo_, attachment);
+        api.glNamedFramebufferDrawBuffer(target, attachment);
+        // each pixel's samples averaged (one sample of an integer format)
+        api.glBlitNamedFramebuffer(fbo_, target, 0, 0, width_, height_, 0, 0, width_, height_,
+                                   gl::COLOR_BUFFER_BIT, gl::NEAREST);
+        draw_buffers.push_back(attachment);
+    }
+    // the destination draws into all of them again
+    api.glNamedFramebufferDrawBuffers(target, static_cast<GLsizei>(draw_buffers.size()),
+                                      draw_buffers.data());
+    if (destination.depth_)  // one sample's depth
+        api.glBlitNamedFramebuffer(fbo_, target, 0, 0, width_, height_, 0, 0, width_, height_,
+                                   gl::DEPTH_BUFFER_BIT, gl::NEAREST);
+}
+
 void GLFramebuffer::release() {
     if (released()) return;
     Resource::release();

@@ -808,6 +808,10 @@ RunStats Interpreter::run() {
                     ++stats_.device_calls;
                     dev_.read_framebuffer(ip->a, resource(ip->b), resource(ip->c));
                     HGL_NEXT();
+                HGL_OP(RESOLVE_FRAMEBUFFER)
+                    ++stats_.device_calls;
+                    dev_.resolve_framebuffer(resource(ip->b), resource(ip->c));
+                    HGL_NEXT();
                 HGL_OP(UPLOAD)
                     ++stats_.device_calls;
                     dev_.upload(static_cast<ExternalSource &>(resource(ip->b)), buffer(ip->c));

@@ -109,6 +109,9 @@ bool TraceDevice::fence_ready(Resource &fence) {
 void TraceDevice::read_framebuffer(uint32_t attachment, Resource &readback, Resource &fb) {
     record("read_framebuffer", {i(attachment), readback.name(), fb.name()});
 }
+void TraceDevice::resolve_framebuffer(Resource &source, Resource &destination) {
+    record("resolve_framebuffer", {source.name(), destination.name()});
+}
 void TraceDevice::upload(ExternalSource &source, Buffer &destination) {
     record("upload", {source.name(), destination.name()});
     source.upload(destination);

@@ -238,6 +238,9 @@ class BatchRenderer:
         # (element, records, body renderer) per element kind drawn: geoms, then sites if any
         self._layers: list[tuple[str, GeomRecords, BodyRenderer]] = []
         self._framebuffer: hypergl.Framebuffer | None = None
+        # multisampled with a sky and no haze: the passes resolved into the first, the sky
+        # drawn single-sampled under them into the second (read)
+        self._resolved: tuple[hypergl.Framebuffer, hypergl.Framebuffer] | None = None
         self._fed: _Fed | None = None  # the data the program syncs, and its sources
         self._snapshot_taken = False  # draw() shows a snapshot of the data bound now
         self._shadows: ShadowMaps | None = None
@@ -501,13 +504,24 @@ class BatchRenderer:
             if self._reflections is not None:  # the mirror pass, before the main pass adds it
                 self._reflections.record(cmd)
             cmd.bind_framebuffer(self._framebuffer)
-            renderer.record_clear(cmd, background=(0.0, 0.0, 0.0))
+            resolved = self._resolved
+            # after a resolve the colour's alpha is the samples' coverage: cleared to 0
+            renderer.record_clear(cmd, background=(0.0, 0.0, 0.0), coverage=bool(resolved))
             sync = ctx.command_buffer()  # the snapshot: every world's geom and site poses
             for _, _, layer in self._layers:
-                layer.record(cmd, sync=False)  # each depth-tested against those before
+                # each depth-tested against those before
+                layer.record(cmd, sync=False, sky=resolved is None)
                 layer.record_sync(sync)
             if self._transparent is not None:  # last, blended over the rest and the sky
                 self._transparent.record(cmd, sync=False)
+            if resolved is not None:
+                # The sky single-sampled under the resolved passes (MuJoCo draws it before
+                # the blended geoms; under them it adds what over it gives): a quarter of
+                # its raster and depth tests, and no cube lookup where bodies cover all.
+                cmd.resolve_framebuffer(self._framebuffer, resolved[0])
+                cmd.resolve_framebuffer(*resolved)  # the covered pixels' colour (0.8 ms)
+                cmd.bind_framebuffer(resolved[1])
+                renderer.record_resolved_sky(cmd, resolved[0])
             cmd.end()
             sync.end()
             if kind == "batch":  # a Batch fills a field bound just now from its next call
@@ -571,6 +585,14 @@ class BatchRenderer:
         _, self._records, self._renderer = self._layers[0]
         self._world_looks.attach(self._records)  # type: ignore[arg-type]
         self._framebuffer = framebuffer
+        if self.samples and self._renderer.has_sky and not self._renderer.has_haze:
+            size = self._renderer.framebuffer_size
+            self._resolved = (
+                self.context.framebuffer(size, color=("rgba8",), depth=None,
+                                         name="mujoco_resolved"),
+                self.context.framebuffer(size, color=("rgba8",), depth=None,
+                                         name="mujoco_picture"),
+            )  # fmt: skip
         if self._shadow_lights:
             # a height field at half the map's texels a side: what the map resolves (its
             # library sized for those, not the main pass's)
@@ -770,7 +792,9 @@ class BatchRenderer:
         arrays = (model.ncam * 12 + model.nbody * 3 + model.nlight * 6) * 8  # + light poses
         light_rows = lights.light_count(model) * 112  # the poses of the world's light group
         pixel = 4 + 4 * len(self.outputs)  # depth24, then rgba8 or r32f each
-        pixel += 8 * getattr(self, "samples", 0)  # multisampled: rgba8 and depth24 a sample
+        samples = getattr(self, "samples", 0)
+        pixel += 8 * samples  # multisampled: rgba8 and depth24 a sample
+        pixel += 8 if samples else 0  # the sky's resolve and picture (rgba8 each)
         flags = getattr(self, "_flags", None)  # before the flags are read: shadows on
         maps = len(shadow_slots(model)) if flags is None or flags["mjRND_SHADOW"] else 0
         size = self._shadow_size
@@ -888,7 +912,8 @@ class BatchRenderer:
                             "render(data), which does both)")  # fmt: skip
         fed.cmd.submit()
         # nothing hit: the far plane, as MuJoCo
-        images = renderer.read_views(self._framebuffer, miss_depth=self._far)
+        picture = self._framebuffer if self._resolved is None else self._resolved[1]
+        images = renderer.read_views(picture, miss_depth=self._far)
         shape = (self.num_worlds, len(self._cameras), self.height, self.width)
         out: dict[str, np.ndarray] = {}
         for name in self.outputs:
@@ -980,14 +1005,14 @@ class BatchRenderer:
         if context is None or context.closed:
             return
         fed, self._fed = self._fed, None
-        parts = [fed.arrays if fed else None, self._framebuffer, self._shadows,
-                 self._reflections, self._transparent]  # fmt: skip
+        parts = [fed.arrays if fed else None, self._framebuffer, *(self._resolved or ()),
+                 self._shadows, self._reflections, self._transparent]  # fmt: skip
         parts += getattr(self, "_elements", [])
         self._shadows = self._reflections = self._transparent = None
         for _, records, renderer in self._layers:
             parts += [renderer, records]
         self._layers = []
-        self._renderer = self._records = self._framebuffer = None
+        self._renderer = self._records = self._framebuffer = self._resolved = None
         for part in parts:
             _release(part)
         if self._own_context:

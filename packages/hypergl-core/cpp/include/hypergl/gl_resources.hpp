@@ -210,6 +210,10 @@ class GLFramebuffer final : public Resource {
     // Multisampled: resolves `attachment` (0-3 colour, 4 depth) into the single-sampled
     // framebuffer and returns that one's name, what a read reads; else fbo().
     GLuint resolve(uint32_t attachment);
+    // Copies every colour attachment into `destination`'s, and the depth where it has one
+    // (single-sampled, of this size and formats; multisampled: resolved, colour averaged,
+    // one sample's depth); throws std::invalid_argument naming the mismatch otherwise.
+    void copy_into(GLFramebuffer &destination);
     // Reports the default framebuffer's size after a window resize.
     void resize(int width, int height) {
         width_ = width;

@@ -162,6 +162,7 @@ enum class Opcode : uint16_t {
     SKIP_IF_NOT_READY = 0x66,
     BIND_UNIFORM_RANGE_REG = 0x67,
     BIND_STORAGE_RANGE_REG = 0x68,
+    RESOLVE_FRAMEBUFFER = 0x69,
     GET_TIME = 0x70,
     GET_DELTA = 0x71,
     GEN_RAND = 0x72,
@@ -262,6 +263,7 @@ enum class Opcode : uint16_t {
     X(SKIP_IF_NOT_READY) \
     X(BIND_UNIFORM_RANGE_REG) \
     X(BIND_STORAGE_RANGE_REG) \
+    X(RESOLVE_FRAMEBUFFER) \
     X(GET_TIME) \
     X(GET_DELTA) \
     X(GEN_RAND) \
@@ -305,7 +307,8 @@ enum class Opcode : uint16_t {
     X(bool, fence_ready, (Resource &fence), true) \
     X(bool, fence_wait, (Resource &fence, uint32_t timeout_us), true) \
     X(void, read_framebuffer, (uint32_t attachment, Resource &readback, Resource &framebuffer), ) \
-    X(void, upload, (ExternalSource &source, Buffer &destination), )
+    X(void, upload, (ExternalSource &source, Buffer &destination), ) \
+    X(void, resolve_framebuffer, (Resource &source, Resource &destination), )
 
 constexpr uint32_t kClearColor = 1;
 constexpr uint32_t kClearDepth = 2;
@@ -493,7 +496,7 @@ inline constexpr OpInfo kOps[kOpTableSize] = {
     /* 0x66 */ {true, "skip_if_not_ready", {Operand::NONE, Operand::FENCE, Operand::NONE, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x10u, 0x10u, -1, ConstKind::BYTES, 0u},
     /* 0x67 */ {true, "bind_uniform_range_reg", {Operand::U32, Operand::BUFFER, Operand::REG, Operand::U32}, {0x3Fu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x4000u}, 0x0u, 0x10u, -1, ConstKind::BYTES, 0u},
     /* 0x68 */ {true, "bind_storage_range_reg", {Operand::U32, Operand::BUFFER, Operand::REG, Operand::U32}, {0x3Fu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0x4000u}, 0x0u, 0x10u, -1, ConstKind::BYTES, 0u},
-    /* 0x69 */ {},
+    /* 0x69 */ {true, "resolve_framebuffer", {Operand::NONE, Operand::FRAMEBUFFER, Operand::FRAMEBUFFER, Operand::NONE}, {0xFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, 0x0u, 0x10u, -1, ConstKind::BYTES, 0u},
     /* 0x6A */ {},
     /* 0x6B */ {},
     /* 0x6C */ {},

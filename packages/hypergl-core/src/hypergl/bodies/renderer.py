@@ -85,6 +85,7 @@ POSE_BYTES = 112  # a light's position, direction, shadow tile and matrix (shadi
 SKY_NEAREST = 0.5  # cos 60 degrees: the sky's quad's distance ahead, of the cylinder's radius
 SHADOW_UNIT = 2  # the texture unit the fragment stage reads shadow maps from
 REFLECTION_UNIT = 3  # the texture unit a reflective part reads the mirror pass's picture from
+RESOLVED_UNIT = 4  # the texture unit the sky drawn after a resolve reads the resolve from
 # Metres from the mirror plane within which a point counts as on it (the reflective part's
 # own surface; its interpolated points stray by float rounding, 1e-7 of their size).
 MIRROR_EPSILON = 1e-3
@@ -489,6 +490,7 @@ class BodyRenderer:
         self._textures = 0
         self._sky: tuple[int, float, np.ndarray] | None = None  # set_sky's
         self.sky_pipeline: Pipeline | None = None
+        self.resolved_sky_pipeline: Pipeline | None = None  # record_resolved_sky's
         self._sky_ground = False  # the sky pipeline tests the haze's ground
         self._haze: tuple[tuple[float, ...], ...] | None = None  # set_haze's uniforms
         self.haze_pipeline: Pipeline | None = None
@@ -503,6 +505,7 @@ class BodyRenderer:
                 "atlas_unit": ATLAS_UNIT, "max_textures": MAX_TEXTURES,
                 "lights_block": camera_binding + 1, "shadow_unit": SHADOW_UNIT,
                 "reflection_unit": REFLECTION_UNIT, **proxy,
+                "resolved_unit": RESOLVED_UNIT,
                 "defines": defines + "\n#define RAY_KIND 0"}  # fmt: skip
         # The GLSL of each pipeline's stages (tests count the storage blocks each declares).
         self.shader_sources: dict[str, dict[str, str]] = {
@@ -1153,18 +1156,21 @@ class BodyRenderer:
                 return
             self.sky_pipeline.release()
             self.sky_pipeline = None
-        defines = self._defines() + f"\n#define RAY_KIND 0\n#define SKY_GROUND {int(ground)}"
-        fill = {**self._fill, "defines": defines}
-        self.shader_sources["sky"] = {
-            "vertex": SKY_VERTEX.format(**fill),
-            "fragment": SKY_FRAGMENT.format(**fill),
-        }
-        self.sky_pipeline = self._ctx.pipeline(
-            vertex_shader=self.shader_sources["sky"]["vertex"],
-            fragment_shader=self.shader_sources["sky"]["fragment"],
-            depth_test=True, depth_func="less", depth_write=False, name="body_sky",
+        self.sky_pipeline = self._quad_pipeline(
+            "sky", SKY_FRAGMENT, f"#define SKY_GROUND {int(ground)}\n#define SKY_UNDER 0",
+            depth_test=True, depth_func="less",
         )  # fmt: skip
         self._sky_ground = ground
+
+    def _quad_pipeline(self, key: str, fragment: str, defines: str, **state: Any) -> Pipeline:
+        """A pipeline of the sky's quads (SKY_VERTEX) with `fragment` and `defines`, its
+        sources in :attr:`shader_sources` under `key`; no depth written."""
+        fill = {**self._fill, "defines": self._defines() + "\n#define RAY_KIND 0\n" + defines}
+        sources = {"vertex": SKY_VERTEX.format(**fill), "fragment": fragment.format(**fill)}
+        self.shader_sources[key] = sources
+        return self._ctx.pipeline(vertex_shader=sources["vertex"],
+                                  fragment_shader=sources["fragment"], depth_write=False,
+                                  name=f"body_{key}", **state)  # fmt: skip
 
     @serialised
     def set_haze(self, point: Any, normal: Any, color: Sequence[float], ratio: float) -> None:
@@ -1198,17 +1204,8 @@ class BodyRenderer:
                       (float(ratio), float(peak), 0.0, 0.0))  # fmt: skip
         self._make_sky_pipeline()  # the sky's fragments test the ground now
         if self.haze_pipeline is None:
-            fill = {**self._fill, "defines": self._defines() + "\n#define RAY_KIND 0"}
-            self.shader_sources["haze"] = {
-                "vertex": SKY_VERTEX.format(**fill),
-                "fragment": HAZE_FRAGMENT.format(**fill),
-            }
-            self.haze_pipeline = self._ctx.pipeline(
-                vertex_shader=self.shader_sources["haze"]["vertex"],
-                fragment_shader=self.shader_sources["haze"]["fragment"],
-                depth_test=True, depth_func="less", depth_write=False, blend="alpha",
-                name="body_haze",
-            )  # fmt: skip
+            self.haze_pipeline = self._quad_pipeline("haze", HAZE_FRAGMENT, "", depth_test=True,
+                                                     depth_func="less", blend="alpha")  # fmt: skip
 
     @serialised
     def set_shadow_map(self, texture: Texture) -> None:
@@ -1273,6 +1270,16 @@ class BodyRenderer:
         self.reflection = texture
 
     @property
+    def has_sky(self) -> bool:
+        """Whether :meth:`set_sky` gave this renderer a sky."""
+        return self._sky is not None
+
+    @property
+    def has_haze(self) -> bool:
+        """Whether :meth:`set_haze` gave this renderer a haze."""
+        return self._haze is not None
+
+    @property
     def receives_shadows(self) -> bool:
         """Whether this renderer was made with ``shadow_lights`` (takes :meth:`set_shadow_map`)."""
         return bool(self._shadow_lights)
@@ -1285,25 +1292,40 @@ class BodyRenderer:
             raise errors.BodyError("view_tiles: call set_views first")
         return self._views["tile"][: self._view_count].copy()
 
+    @serialised
+    def record_resolved_sky(self, cmd: CommandBuffer, resolved: Framebuffer) -> None:
+        """Draw the sky single-sampled into the bound framebuffer (a copy of `resolved`, of
+        its size), under what `resolved` holds: a resolve of the multisampled passes recorded
+        with ``sky=False`` after :meth:`record_clear` with ``coverage=True``, its colour's
+        alpha the share of each pixel's samples covered. A pixel not covered whole gets its
+        colour plus (1 - coverage) of the sky: the multisampled sky's picture without its
+        4 samples' raster and depth tests, its lookups only where the sky shows. Nothing is
+        hidden behind the sky: the multisampled pass's sky hides what lies beyond its quad
+        (nearer than its cylinder), MuJoCo's what lies beyond its cylinder. No haze (it
+        blends over the sky and what lies beyond its cone, by depth: draw the sky in the
+        multisampled pass)."""
+        if self._sky is None:
+            raise self.shape_error("record_resolved_sky needs a sky: call set_sky first")
+        if self._haze is not None:
+            raise self.shape_error("record_resolved_sky draws no haze: record the sky in the "
+                                   "multisampled pass (record with sky=True)")  # fmt: skip
+        if not isinstance(resolved, Framebuffer):
+            raise TypeError(f"resolved must be the hypergl.Framebuffer resolved into, "
+                            f"got {resolved!r}")  # fmt: skip
+        if self.resolved_sky_pipeline is None:
+            self.resolved_sky_pipeline = self._quad_pipeline(
+                "resolved_sky", SKY_FRAGMENT, "#define SKY_GROUND 0\n#define SKY_UNDER 1",
+                depth_test=False,
+            )  # fmt: skip
+        self._bind_sky(cmd, self.resolved_sky_pipeline)
+        cmd.bind_texture(resolved.color_texture(0), RESOLVED_UNIT)
+        cmd.draw(6, instances=self._view_count if self._max_views > 1 else 1)
+
     def _record_sky(self, cmd: CommandBuffer) -> None:
+        """The multisampled pass's sky (its ground test with a haze), then the haze."""
         if self._sky is None or self.sky_pipeline is None:
             return
-        texture, distance, rotation = self._sky
-        cmd.bind_pipeline(self.sky_pipeline)
-        cmd.bind_uniform_buffer(self.camera, self._camera_binding)
-        self._bind_views(cmd)
-        cmd.bind_storage_buffer(self.shading, self._bindings["shading"])
-        cmd.bind_texture(self.atlas, ATLAS_UNIT)
-        # The quads' depths: the nearest the cylinder (and the haze's cone, 1 - ratio of it)
-        # comes along the view within 60 degrees of it.
-        near = SKY_NEAREST * distance
-        haze_near = near * (1.0 - self._haze[3][0]) if self._haze is not None else near
-        sky = (float(texture), distance, near, haze_near)
-        cmd.uniform_const(0, sky, "vec4")
-        cmd.li(0, 0)
-        cmd.uniform_i(0, 8)
-        for row in range(3):
-            cmd.uniform_const(1 + row, (*rotation[row], 0.0), "vec4")
+        sky = self._bind_sky(cmd, self.sky_pipeline)
         if self._haze is not None:  # the ground (the pipeline has its test: SKY_GROUND)
             for location, value in enumerate(self._haze[:2], start=4):
                 cmd.uniform_const(location, value, "vec4")
@@ -1319,6 +1341,27 @@ class BodyRenderer:
             for location, value in enumerate(self._haze, start=4):
                 cmd.uniform_const(location, value, "vec4")
             cmd.draw(6, instances=instances)
+
+    def _bind_sky(self, cmd: CommandBuffer, pipeline: Pipeline) -> tuple[float, ...]:
+        """A sky `pipeline` bound with its buffers, atlas and uniforms; the `sky` uniform."""
+        assert self._sky is not None
+        texture, distance, rotation = self._sky
+        cmd.bind_pipeline(pipeline)
+        cmd.bind_uniform_buffer(self.camera, self._camera_binding)
+        self._bind_views(cmd)
+        cmd.bind_storage_buffer(self.shading, self._bindings["shading"])
+        cmd.bind_texture(self.atlas, ATLAS_UNIT)
+        # The quads' depths: the nearest the cylinder (and the haze's cone, 1 - ratio of it)
+        # comes along the view within 60 degrees of it.
+        near = SKY_NEAREST * distance
+        haze_near = near * (1.0 - self._haze[3][0]) if self._haze is not None else near
+        sky = (float(texture), distance, near, haze_near)
+        cmd.uniform_const(0, sky, "vec4")
+        cmd.li(0, 0)
+        cmd.uniform_i(0, 8)
+        for row in range(3):
+            cmd.uniform_const(1 + row, (*rotation[row], 0.0), "vec4")
+        return sky
 
     # --- cameras and views -----------------------------------------------------------------
     @staticmethod
@@ -1481,13 +1524,16 @@ class BodyRenderer:
                                      samples=self.samples)  # fmt: skip
 
     @serialised
-    def record_clear(self, cmd: CommandBuffer, background: Sequence[float] = (0, 0, 0)) -> None:
-        """Clear the bound framebuffer: colour `background`, depth +inf, id -1."""
+    def record_clear(self, cmd: CommandBuffer, background: Sequence[float] = (0, 0, 0), *,
+                     coverage: bool = False) -> None:  # fmt: skip
+        """Clear the bound framebuffer: colour `background`, depth +inf, id -1. `coverage`:
+        the colour's alpha 0, so that it holds the share of each pixel the bodies cover
+        after a resolve (:meth:`record_resolved_sky`)."""
         rgb = check_color(background)
         if "color" not in self.outputs:  # depth and id alone: 0 is nothing hit, no id
             cmd.clear(color=(0.0, 0.0, 0.0, 0.0), depth=1.0)
             return
-        cmd.clear(color=(*rgb, 1.0), depth=1.0)
+        cmd.clear(color=(*rgb, 0.0 if coverage else 1.0), depth=1.0)
         # The depth and id outputs are stored as 1 / metres and id + 1 (see read), so a
         # clear whose red is 0 sets them right; else a full-screen pass writes them (on
         # llvmpipe that pass cost 11 ms of a 39 ms frame of 256 tiled views).
@@ -1608,6 +1654,7 @@ class BodyRenderer:
         *,
         sync: bool = True,
         occlusion: Framebuffer | None = None,
+        sky: bool = True,
     ) -> None:
         """Record (optionally) the syncs, then the GPU expansion and the multi-draw.
 
@@ -1621,6 +1668,9 @@ class BodyRenderer:
         pixel tile), and only those not behind it are drawn: what it culls was hidden, so
         the picture is the same. Draw the other opaque things of the frame (ground,
         scenery) before this call, so that they hide bodies too.
+
+        ``sky`` False: no sky (nor haze) here; :meth:`record_resolved_sky` draws it after
+        the multisampled framebuffer is resolved.
         """
         if occlusion is not None and self._max_views > 1:
             raise errors.BodyError("occlusion culling draws one view: make the renderer "
@@ -1658,7 +1708,8 @@ class BodyRenderer:
             cmd.barrier()  # the tiles, before the second pass reads them
             self._record_expand(cmd, phase=2)
             self._record_draw(cmd, 1)
-        self._record_sky(cmd)
+        if sky:
+            self._record_sky(cmd)
         cmd.fence_signal(self.fence)
         self._recorded_soft = len(self._soft)
         self._recorded_views = (self._view_count, self._view_rows)
@@ -1804,7 +1855,7 @@ class BodyRenderer:
         twice, and from another thread than a frame's (it waits for the call in progress;
         later calls raise ResourceError)."""
         optional = (self.depth_tiles, self.views, self.background_pipeline, self.sky_pipeline,
-                    self.haze_pipeline, self.proxy_indices,
+                    self.resolved_sky_pipeline, self.haze_pipeline, self.proxy_indices,
                     *[pipeline for pipeline, _ in self._ray_draws],
                     *self._nearest_draws)  # fmt: skip
         own = (self.fence, self.pipeline, self.expand, self.tiles_pipeline, self.camera,

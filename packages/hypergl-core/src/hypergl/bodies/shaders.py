@@ -1213,6 +1213,9 @@ void main() {{
 {reflection}#elif OUTPUT_COLOR
     color = v_color;  // unshaded
 #endif
+#if OUTPUT_COLOR && !TRANSPARENT
+    color.a = 1.0;  // covers its samples whole: the coverage a sky drawn after the resolve reads
+#endif
 #if TRANSPARENT
 #if OUTPUT_COLOR && TRANSPARENT_NEAREST
     color = vec4(0.0);  // the second draw: the colour stays as blended, the rest is the nearest's
@@ -1304,6 +1307,11 @@ layout(location = 3) uniform vec4 sky_z;
 layout(location = 4) uniform vec4 haze_plane;  // the ground (see HAZE_FRAGMENT)
 layout(location = 5) uniform vec4 haze_normal;
 #endif
+#if SKY_UNDER
+// The multisampled passes resolved: colour with its coverage in alpha (cleared to 0, the
+// bodies' 1, blended layers' accumulated).
+layout(binding = {resolved_unit}) uniform sampler2D resolved_color;
+#endif
 #if OUTPUT_COLOR
 layout(location = 0) out vec4 color;
 #endif
@@ -1324,7 +1332,17 @@ void main() {{
     if (toward < 0.0 && height > 0.0 && height < -toward * t_sky) discard;
 #endif
     vec3 d = vec3(dot(sky_x.xyz, D), dot(sky_y.xyz, D), dot(sky_z.xyz, D));
-#if OUTPUT_COLOR
+#if SKY_UNDER
+    // Single-sampled, after the resolve: the sky under what the samples hold, (1 - coverage)
+    // of it. A pixel covered whole keeps its colour (the framebuffer holds the resolve's
+    // copy): discarded, so that llvmpipe skips the rest for blocks of them (an `if` runs
+    // both ways there, masked).
+    vec3 dx = dFdx(d), dy = dFdy(d);  // before the discard: derivatives need every lane
+    vec4 front = texelFetch(resolved_color, ivec2(gl_FragCoord.xy), 0);
+    if (front.a >= 1.0) discard;
+    color = vec4(front.rgb + (1.0 - front.a) * atlas_cube(texture_rects[int(sky.x)], d, dx, dy).rgb,
+                 1.0);
+#elif OUTPUT_COLOR
     color = vec4(atlas_cube(texture_rects[int(sky.x)], d, dFdx(d), dFdy(d)).rgb, 1.0);
 #endif
 #if OUTPUT_DEPTH
