@@ -711,7 +711,7 @@ class BodyRenderer:
         program stale: update() refuses it until the frame is recorded again)."""
         if self._recorded_views is None or self._specialised is None:
             return
-        if self._transparent and len(self._sorted_layers()) != self._recorded_layers:
+        if self._transparent and self._sorted_ids() != self._recorded_ids:
             self._stale = (f"{what} after record(): the transparent pass draws its ids one "
                            "rank at a time, for as many as it held then; record the frame "
                            "again")  # fmt: skip
@@ -1423,7 +1423,7 @@ class BodyRenderer:
         self._layout_regions()
 
     _recorded_views: tuple[int, int] | None = None  # (views, rows) the recording dispatches
-    _recorded_layers = 0  # the transparent passes the recording draws (_sorted_layers)
+    _recorded_ids = (0, 0, 0)  # the transparent pass's ids when recorded (_sorted_ids)
 
     @serialised
     def set_view_matrices(self, view_proj: Any, depth: Any = None) -> None:
@@ -1674,7 +1674,7 @@ class BodyRenderer:
         cmd.fence_signal(self.fence)
         self._recorded_soft = len(self._soft)
         self._recorded_views = (self._view_count, self._view_rows)
-        self._recorded_layers = len(layers)
+        self._recorded_ids = self._sorted_ids()
 
     def _sorted_layers(self) -> list[tuple[int, bool]]:
         """A transparent pass of two or more ids: (rank, drawn twice) of its draws in
@@ -1690,6 +1690,13 @@ class BodyRenderer:
             + [(count - 1, True)]
             + [(rank, False) for rank in reversed(range(count - 1))]
         )
+
+    def _sorted_ids(self) -> tuple[int, int, int]:
+        """The transparent pass's ids: how many have a look, and the least and one past the
+        greatest (the ranks count those alone: a layer of rays has ids past the geoms');
+        none for fewer than two (no ranks: :meth:`_sorted_layers`)."""
+        ids = self._look_parts.keys()
+        return (len(ids), min(ids), max(ids) + 1) if len(ids) > 1 else (0, 0, 0)
 
     def _occlusion_depth(self, target: Any) -> Texture | None:
         """The depth texture of `target` (None: no occlusion culling); tiles sized for it."""
@@ -1733,8 +1740,10 @@ class BodyRenderer:
         # the extras' (row, view) pairs shared out over at most a work group a view.
         rows = self._view_rows if self._max_views > 1 else source.capacity
         views = self._view_count
+        _, first_id, end_id = self._sorted_ids()
         for value, location in ((phase, 1), (width, 2), (height, 3), (rank, 4),
-                                (max(rows, 1), 5), (views, 6)):  # fmt: skip
+                                (max(rows, 1), 5), (views, 6), (first_id, 7),
+                                (end_id, 8)):  # fmt: skip
             cmd.li(0, value)
             cmd.uniform_i(0, location)
         extras = min(-(-len(self._extras) * views // 64), views)  # (extras: a line)

@@ -143,6 +143,9 @@ layout(location = 4) uniform int rank;
 // per view cost llvmpipe 4 us each, most of them idle (0.5 ms of 64 views of 9 rows).
 layout(location = 5) uniform int per_view;
 layout(location = 6) uniform int view_total;
+// a transparent pass's ids with a look: first_id .. end_id - 1 (a rank counts those alone)
+layout(location = 7) uniform int first_id;
+layout(location = 8) uniform int end_id;
 
 #if OCCLUSION
 // True when the sphere is certainly behind the depth tiles. The eight corners of its
@@ -210,9 +213,9 @@ uint ordered(float key) {{
 // The rank of the row's id in its view: of the ids with a row there, those of a lesser
 // key (ties by id), as mjr_render sorts its geoms (an id each), in O(ids).
 uint sort_rank(uint id, uint view) {{
-    uint ids = uint(looks.length()), first = SORT_KEYS + view * ids;
+    uint first = SORT_KEYS + view * uint(looks.length());
     uint key = commands[first + id], place = 0u;
-    for (uint other = 0u; other < ids; ++other) {{
+    for (uint other = uint(first_id); other < uint(end_id); ++other) {{
         uint k = commands[first + other];
         if (k < key || (k == key && other < id)) place += 1u;
     }}
