@@ -275,9 +275,9 @@ def test_a_blended_ray_seen_along_itself_is_a_line_as_wide_near_as_far(samples, 
                                          samples=samples)  # fmt: skip
     psnr, within = scores(ours, theirs)
     before, _ = scores(without, theirs)
-    # measured: 0 samples 39.8 dB, 99.97% within (32.0 without the ray), one cylinder:
-    # 33.0, 99.56%; 4 samples (ribbons square to the view's axis, see rangefinders.write)
-    # 38.2, 99.47% (31.5)
+    # measured (4 pieces): 0 samples 39.8 dB, 99.97% within (32.0 without the ray), one
+    # cylinder: 33.0, 99.56%; 4 samples (ribbons facing the view's axis, see
+    # rangefinders.write) 38.6, 99.58% (31.5)
     if psnr < before + 5.0:
         path = write_rgb("rgb_rangefinder_behind", ours, theirs)
         raise AssertionError(f"{psnr:.1f} dB ({before:.1f} without the ray), "

@@ -4,15 +4,15 @@ For each rangefinder sensor on a site whose reading is a distance (not -1: nothi
 MuJoCo adds an ``mjGEOM_LINE`` from the site along its z axis to what the ray hit, coloured
 ``vis.rgba.rangefinder``, and ``mjr_render`` draws it unlit, ``3 * vis.global.linewidth``
 pixels wide (``glLineWidth``), casting no shadow, blended where that rgba's alpha is below 0.995
-(dm_control's quadruped: 0.1). Here a ray is PIECES ribbons, flat boxes as wide as the
-line across the screen's minor axis at each piece's middle, as GL rasterises a wide line
-(a blended ray's pieces share its id: the transparent pass draws them in the ray's
-place). The rows are per view (world and camera: one camera's width is not another's),
-the view ranges select a view's own, and the widths follow the view matrices per snapshot
-(:meth:`Rangefinders.see`). Segmentation id: ``first_id + sensor id``; of twin rays (the
-same site, axis and reading) the later sensor's, as mjr_render's depth test keeps it.
-Camera-attached rangefinders (MuJoCo 4's) and the hit points and normals of other
-data specs are not drawn.
+(dm_control's quadruped: 0.1). Here a ray is PIECES ribbons (BLENDED_PIECES blended),
+flat boxes as wide as the line across the screen's minor axis at each piece's middle, as
+GL rasterises a wide line (a blended ray's pieces share its id: the transparent pass
+draws them in the ray's place). The rows are per view (world and camera: one camera's
+width is not another's), the view ranges select a view's own, and the widths follow the
+view matrices per snapshot (:meth:`Rangefinders.see`). Segmentation id: ``first_id +
+sensor id``; of twin rays (the same site, axis and reading) the later sensor's, as
+mjr_render's depth test keeps it. Camera-attached rangefinders (MuJoCo 4's) and the hit
+points and normals of other data specs are not drawn.
 """
 
 from __future__ import annotations
@@ -29,11 +29,15 @@ from .tendons import connectors
 
 LINE_PIXELS = 3.0  # mjv_connector's mjGEOM_LINE width, times vis.global.linewidth
 # pieces a ray is drawn in: a line is as wide near as far, a piece's width is metres (its
-# middle's). dm_control quadruped's segmentation, camera 1: 98.95 / 99.11% at 8 / 16;
-# blended (alpha 0.1), its RGB at 84x84: 26.1 / 26.9 dB as one cylinder / 16 ribbons
-# (16 cylinders: 24.9, their caps blend over each other seen end on; ribbons facing the
-# view's axis, see write: 27.0)
+# middle's). dm_control quadruped's segmentation, camera 1: 98.95 / 99.11% at 8 / 16
 PIECES = 16
+# a blended ray's (no segmentation): dm_control quadruped's RGB, camera 1 at 84x84 / 240x320
+# 26.0 / 31.6 dB in 1 ribbon (facing the view's axis, see write), 26.7 / 32.5 in 2, 26.9 /
+# 32.8 in 4, 27.0 / 32.8 in 8 or 16 (one cylinder: 26.1 / 31.8; 16 cylinders 24.9 at
+# 84x84, their caps blend over each other seen end on); its frame of 16 worlds x 4
+# cameras about 1.05 / 1.15 / 1.4x one cylinder's in 4 / 8 / 16 (the transparent pass:
+# each of its 2n - 1 draws expands every piece of every ray; a shared machine, noisy)
+BLENDED_PIECES = 4
 THIN = 1e-3  # a ribbon's thickness, of its width (none of its own on the screen)
 
 
@@ -74,7 +78,7 @@ class Rangefinders(ElementLayer):
         self.sensors: np.ndarray = np.asarray(sensors, np.int64)
         rgba = np.asarray(model.vis.rgba.rangefinder, np.float32)
         self.transparent: bool = bool(rgba[3] < OPAQUE) and blended  # drawn blended
-        self.pieces: int = PIECES  # (see PIECES)
+        self.pieces: int = BLENDED_PIECES if self.transparent else PIECES
         self.count = len(sensors) * self.pieces  # rows a view
         self.copies: int = self.pieces  # rows a sensor's id has in a view
         self._height, self._width_px = height, width
