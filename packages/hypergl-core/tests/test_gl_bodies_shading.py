@@ -347,6 +347,35 @@ def test_a_transparent_pass_draws_nearest_first_then_farthest_first(gl_ctx):
     records.release()
 
 
+def test_a_transparent_pass_draws_every_row_of_an_id_a_view_holds(gl_ctx):
+    """Rows sharing an id (``copies`` of them a view: a rangefinder ray's pieces) each take
+    a rank of their own: three red boxes of one id and a blue one of another, side by side,
+    each alone at a(2 - a) of its colour (the ranks drawn were the ids': two of the red
+    ones vanished)."""
+    from hypergl.bodies import named_parts
+
+    records = InstanceRecords(gl_ctx, 4)
+    records.write([(-1.5, 0.0, 0.0), (0.0, 0.0, 0.0), (1.5, 0.0, 0.0), (0.0, 1.5, 0.0)],
+                  [IDENTITY_Q] * 4, [0, 0, 0, 1])  # fmt: skip
+    renderer = BodyRenderer(records, max_ids=2, max_lights=1, transparent=True, copies=3)
+    renderer.set_camera(perspective(30.0, 1.0, 0.1, 100.0) @ look_at((0, 0, 10), (0, 0, 0)))
+    rows = lights(1)
+    set_light(rows[0], kind=LIGHT_HEAD, ambient=(0, 0, 0), diffuse=(0, 0, 0))
+    renderer.set_lights(rows)
+    glass = Material(emission=1.0, alpha=0.5)
+    small = named_parts("box", (0.3, 0.3, 0.3))
+    renderer.set_parts(0, small, color=(1.0, 0.0, 0.0), material=glass)
+    renderer.set_parts(1, small, color=(0.0, 0.0, 1.0), material=glass)
+    picture = shot(renderer)
+    # 12 pixels a metre: x = -1.5, 0, 1.5 at columns 14, 32, 50; y = 1.5 at row 14 (up)
+    for row, column, colour in ((32, 14, (1, 0, 0)), (32, 32, (1, 0, 0)), (32, 50, (1, 0, 0)),
+                                (14, 32, (0, 0, 1))):  # fmt: skip
+        expected = [0.75 * 255 * c for c in colour]
+        assert picture[row, column].tolist() == pytest.approx(expected, abs=3), (row, column)
+    renderer.release()
+    records.release()
+
+
 def plane_shot(ctx, far_plane_lit: float | None):
     """A 4 x 4 m plane lit per vertex of its grid (lit_grid 10: its cells are its four
     quadrants), a spot and a highlight varying across it, seen from above; `far_plane_lit`:

@@ -4,15 +4,15 @@ For each rangefinder sensor on a site whose reading is a distance (not -1: nothi
 MuJoCo adds an ``mjGEOM_LINE`` from the site along its z axis to what the ray hit, coloured
 ``vis.rgba.rangefinder``, and ``mjr_render`` draws it unlit, ``3 * vis.global.linewidth``
 pixels wide (``glLineWidth``), casting no shadow, blended where that rgba's alpha is below 0.995
-(dm_control's quadruped: 0.1). Here an opaque ray (and every ray in the segmentation) is
-PIECES ribbons, flat boxes as wide as the line across the screen's minor axis at each
-piece's middle, as GL rasterises a wide line; a blended ray one thin cylinder of that
-width at its middle. The rows are per view (world and camera: one camera's width is not
-another's), the view ranges select a view's own, and the widths follow the view matrices
-per snapshot (:meth:`Rangefinders.see`). Segmentation id: ``first_id + sensor id``; of
-twin rays (the same site, axis and reading) the later sensor's, as mjr_render's depth test
-keeps it. Camera-attached rangefinders (MuJoCo 4's) and the hit points and normals of other
-data specs are not drawn.
+(dm_control's quadruped: 0.1). Here a ray is PIECES ribbons (BLENDED_PIECES blended),
+flat boxes as wide as the line across the screen's minor axis at each piece's middle, as
+GL rasterises a wide line (a blended ray's pieces share its id: the transparent pass
+draws them in the ray's place). The rows are per view (world and camera: one camera's
+width is not another's), the view ranges select a view's own, and the widths follow the
+view matrices per snapshot (:meth:`Rangefinders.see`). Segmentation id: ``first_id +
+sensor id``; of twin rays (the same site, axis and reading) the later sensor's, as
+mjr_render's depth test keeps it. Camera-attached rangefinders (MuJoCo 4's) and the hit
+points and normals of other data specs are not drawn.
 """
 
 from __future__ import annotations
@@ -28,10 +28,16 @@ from .scene import OPAQUE, Y_TO_Z, GeomLook
 from .tendons import connectors
 
 LINE_PIXELS = 3.0  # mjv_connector's mjGEOM_LINE width, times vis.global.linewidth
-# pieces an opaque ray is drawn in: a line is as wide near as far, a piece's width is
-# metres (its middle's); a blended ray is one piece (pieces seen end on would blend over
-# each other). dm_control quadruped's segmentation, camera 1: 98.95 / 99.11% at 8 / 16
+# pieces a ray is drawn in: a line is as wide near as far, a piece's width is metres (its
+# middle's). dm_control quadruped's segmentation, camera 1: 98.95 / 99.11% at 8 / 16
 PIECES = 16
+# a blended ray's (no segmentation): dm_control quadruped's RGB, camera 1 at 84x84 / 240x320
+# 26.0 / 31.6 dB in 1 ribbon (facing the view's axis, see write), 26.7 / 32.5 in 2, 26.9 /
+# 32.8 in 4, 27.0 / 32.8 in 8 or 16 (one cylinder: 26.1 / 31.8; 16 cylinders 24.9 at
+# 84x84, their caps blend over each other seen end on); its frame of 16 worlds x 4
+# cameras about 1.05 / 1.15 / 1.4x one cylinder's in 4 / 8 / 16 (the transparent pass:
+# each of its 2n - 1 draws expands every piece of every ray; a shared machine, noisy)
+BLENDED_PIECES = 4
 THIN = 1e-3  # a ribbon's thickness, of its width (none of its own on the screen)
 
 
@@ -72,17 +78,16 @@ class Rangefinders(ElementLayer):
         self.sensors: np.ndarray = np.asarray(sensors, np.int64)
         rgba = np.asarray(model.vis.rgba.rangefinder, np.float32)
         self.transparent: bool = bool(rgba[3] < OPAQUE) and blended  # drawn blended
-        self.pieces: int = 1 if self.transparent else PIECES
+        self.pieces: int = BLENDED_PIECES if self.transparent else PIECES
         self.count = len(sensors) * self.pieces  # rows a view
         self.copies: int = self.pieces  # rows a sensor's id has in a view
         self._height, self._width_px = height, width
         self._width = LINE_PIXELS * float(model.vis.global_.linewidth)
         self._views: np.ndarray | None = None
-        # opaque: a flat box, a ribbon (see write): seen end on, a cylinder's caps show
-        # as a disc where a GL line is a few pixels of its minor axis; blended: a cylinder
-        # (a line has no round ends), closer to MuJoCo's blended line (measured: dm_control
-        # quadruped's cameras 0-3 at 84x84 34.4 / 33.3 dB, cylinder / ribbon, at camera 3)
-        part = Part("cylinder" if self.transparent else "box", rotation=Y_TO_Z)
+        self._rectangles = int(model.vis.quality.offsamples) > 0  # (see write)
+        # a flat box, a ribbon (see write): seen end on, a cylinder's caps show as a disc
+        # where a GL line is a few pixels of its minor axis
+        part = Part("box", rotation=Y_TO_Z)
         material = Material(alpha=float(rgba[3]))
         for s in sensors:
             self.looks.append(GeomLook(first_id + s, [part], {}, tuple(rgba[:3]), material))
@@ -150,17 +155,15 @@ class Rangefinders(ElementLayer):
         focal = np.linalg.norm(views[:, :, 1, :3], axis=-1)[..., None]  # P11, per view
         # a pixel at clip w is 2 w / (P11 H) metres
         half_width = 0.5 * self._width * 2.0 * np.abs(middle[..., 3]) / (focal * self._height)
-        if self.transparent:  # a cylinder: wider than the line square to it by the larger
-            # share of its screen direction (|dx| or |dy|)
-            length = np.linalg.norm(screen, axis=-1)
-            minor = np.where(length > 1e-9, np.abs(screen).max(-1) / np.maximum(length, 1e-9),
-                             1.0)  # fmt: skip
-            turned = np.broadcast_to(rotation.reshape(worlds, 1, -1, 3, 3), (*shape, 3, 3))
-            across_scale = half_width * minor
-            thickness = across_scale
-        else:
-            turned = self._ribbons(views, screen, rotation)
-            across_scale, thickness = half_width, THIN * half_width
+        # mjr_render multisampled (quality.offsamples > 0): GL draws a wide line as a
+        # rectangle square to it on the screen (Mesa's line_rectangular): a ribbon facing
+        # the view's axis, its width not foreshortened where the ray runs in depth. The
+        # blended ray alone (the opaque one is the segmentation's too, single-sampled);
+        # dm_control quadruped's views at 84x84 / 240x320: cam 0 36.5 -> 37.7 / 41.7 ->
+        # 42.4 dB, cam 3 36.5 -> 36.0 / 42.2 -> 41.7
+        square = self.transparent and self._rectangles
+        turned = self._ribbons(views, screen, rotation, square)
+        across_scale, thickness = half_width, THIN * half_width
         live = np.repeat(valid, self.pieces, axis=1)[:, None] & np.isfinite(half_width)
         live &= (ca[..., 3] > 0) & (cb[..., 3] > 0)  # (a piece behind the eye: not drawn)
         rows = self.records.rows[: worlds * ncam * self.count]
@@ -180,15 +183,22 @@ class Rangefinders(ElementLayer):
         rows["id"] = np.where(live, ids, self.none_id).reshape(-1)
 
     @staticmethod
-    def _ribbons(views: np.ndarray, screen: np.ndarray, rotation: np.ndarray) -> np.ndarray:
+    def _ribbons(views: np.ndarray, screen: np.ndarray, rotation: np.ndarray,
+                 square: bool = False) -> np.ndarray:  # fmt: skip
         """(worlds, cameras, count, 3, 3): each piece's ribbon, its z along the piece (the
         rotation's z) and its x the view's world up (a line more across than up the screen:
-        its minor axis y) or right, made square to the piece."""
+        its minor axis y) or right, made square to the piece; `square`: its x across both
+        the piece and the view's axis (on the screen, square to the line)."""
         worlds = len(views)
-        x_major = np.abs(screen[..., 0]) >= np.abs(screen[..., 1])  # (w, c, count)
-        # the view's world right and up (rows 0 and 1 of a symmetric frustum's matrix)
-        axes = views[:, :, :2, :3] / np.linalg.norm(views[:, :, :2, :3], axis=-1, keepdims=True)
-        across = np.where(x_major[..., None], axes[:, :, None, 1], axes[:, :, None, 0])
+        if square:  # the view's axis: clip w's row
+            axis = views[:, :, None, 3, :3]
+            across = np.cross(rotation[..., 2].reshape(worlds, 1, -1, 3), axis)
+        else:
+            x_major = np.abs(screen[..., 0]) >= np.abs(screen[..., 1])  # (w, c, count)
+            # the view's world right and up (rows 0 and 1 of a symmetric frustum's matrix)
+            axes = views[:, :, :2, :3]
+            axes = axes / np.linalg.norm(axes, axis=-1, keepdims=True)
+            across = np.where(x_major[..., None], axes[:, :, None, 1], axes[:, :, None, 0])
         along = np.broadcast_to(rotation[..., 2].reshape(worlds, 1, -1, 3), across.shape)
         across = across - np.sum(across * along, axis=-1, keepdims=True) * along
         norm = np.linalg.norm(across, axis=-1, keepdims=True)

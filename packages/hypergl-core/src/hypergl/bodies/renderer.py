@@ -244,7 +244,8 @@ class BodyRenderer:
     alpha over what is drawn (after the opaque ones), writing no depth, lit as in one pass
     with no shadows: ``mjr_render``'s transparent geoms, each view's ids in the order of
     their distance from its eye less their :meth:`set_sort_radii`, nearest first then
-    farthest first; with depth or ids besides colour, those are the nearest's. Without
+    farthest first (an id's rows all in its place: its nearest row's); with depth or ids
+    besides colour, those are the nearest's. Without
     :meth:`set_lights`, one light along :meth:`set_camera`'s ``light`` gives the look of
     before: 0.35 + 0.65 max(N.L, 0).
     The draw pipelines are made (again, at :meth:`record`) for the lights' kinds and for the
@@ -399,11 +400,17 @@ class BodyRenderer:
         # Two sets of max_meshes: the second draws what occlusion culling's second pass adds.
         # The template is copied over the GPU-written commands each frame (the records and
         # commands core the draw lists share: indirect_draws).
-        template, _ = mapped_records(ctx, INDEXED_COMMAND, 2 * self._max_meshes,
+        # A transparent pass's commands are followed by each view's sort key per id
+        # (shaders.SORT_KEYS), a command's 5 words at a time, all ones in the template.
+        keys = -(-self._max_views * max_ids // 5) if self._transparent else 0
+        commands = 2 * self._max_meshes
+        template, _ = mapped_records(ctx, INDEXED_COMMAND, commands + keys,
                                      name="body_commands_zero")  # fmt: skip
         self.template: Buffer = template
-        self._template = template.map(np.uint32, (2 * self._max_meshes, 5))
-        self._commands = IndirectCommands(ctx, 2 * self._max_meshes, indexed=True,
+        words = template.map(np.uint32, (commands + keys, 5))
+        words[commands:] = 0xFFFFFFFF
+        self._template = words[:commands]
+        self._commands = IndirectCommands(ctx, commands + keys, indexed=True,
                                           name="body_commands", mapped=False)  # fmt: skip
         self.indirect: Buffer = self._commands.buffer
         # The draw count (meshes in the library) for multi-draw-indirect-count, where the
@@ -707,7 +714,7 @@ class BodyRenderer:
         program stale: update() refuses it until the frame is recorded again)."""
         if self._recorded_views is None or self._specialised is None:
             return
-        if self._transparent and len(self._sorted_layers()) != self._recorded_layers:
+        if self._transparent and self._sorted_ids() != self._recorded_ids:
             self._stale = (f"{what} after record(): the transparent pass draws its ids one "
                            "rank at a time, for as many as it held then; record the frame "
                            "again")  # fmt: skip
@@ -899,8 +906,9 @@ class BodyRenderer:
         """A transparent pass's order: per body id, the radius its distance from each
         view's eye is taken less by (``mjr_render``'s ``camdist``: the distance less the
         geom's bounding radius; -1e10 puts an id last, as MuJoCo's planes). Each view draws
-        its ids nearest first, then farthest first, as ``mjr_render`` draws its sorted list
-        (ties by record row); without radii (all 0) by distance alone."""
+        its rows nearest first, then farthest first, as ``mjr_render`` draws its sorted list
+        (ties by id; an id's rows all where its nearest row's key puts it); without
+        radii (all 0) by distance alone."""
         try:
             radii = np.asarray(radii, np.float32)
         except (TypeError, ValueError):
@@ -1458,7 +1466,7 @@ class BodyRenderer:
         self._layout_regions()
 
     _recorded_views: tuple[int, int] | None = None  # (views, rows) the recording dispatches
-    _recorded_layers = 0  # the transparent passes the recording draws (_sorted_layers)
+    _recorded_ids = (0, 0, 0)  # the transparent pass's ids when recorded (_sorted_ids)
 
     @serialised
     def set_view_matrices(self, view_proj: Any, depth: Any = None) -> None:
@@ -1687,6 +1695,10 @@ class BodyRenderer:
         bindings = self._bindings
         layers = self._sorted_layers()
         if layers:  # each view's ids one at a time, in mjr_render's order
+            # the commands and every recorded view's sort keys reset, then the keys
+            keys = self._view_count * len(self._looks) * 4
+            cmd.copy_buffer(self.template, self.indirect, 2 * self._max_meshes * 20 + keys)
+            self._record_expand(cmd, phase=0, rank=-2)
             for rank, twice in layers:
                 cmd.copy_buffer(self.template, self.indirect, 2 * self._max_meshes * 20)
                 self._record_expand(cmd, phase=0, rank=rank)
@@ -1713,13 +1725,14 @@ class BodyRenderer:
         cmd.fence_signal(self.fence)
         self._recorded_soft = len(self._soft)
         self._recorded_views = (self._view_count, self._view_rows)
-        self._recorded_layers = len(layers)
+        self._recorded_ids = self._sorted_ids()
 
     def _sorted_layers(self) -> list[tuple[int, bool]]:
         """A transparent pass of two or more ids: (rank, drawn twice) of its draws in
         ``mjr_render``'s order, its sorted list nearest first, then farthest first (the
         farthest twice in a row: one draw of alpha a(2 - a)); none otherwise (one id, or
-        none: one draw of every part, twice over)."""
+        none: one draw of every part, twice over). A rank is an id's place in a view (its
+        rows' least key): every row of the id is drawn in it."""
         count = len(self._look_parts)
         if not self._transparent or count < 2:
             return []
@@ -1728,6 +1741,13 @@ class BodyRenderer:
             + [(count - 1, True)]
             + [(rank, False) for rank in reversed(range(count - 1))]
         )
+
+    def _sorted_ids(self) -> tuple[int, int, int]:
+        """The transparent pass's ids: how many have a look, and the least and one past the
+        greatest (the ranks count those alone: a layer of rays has ids past the geoms');
+        none for fewer than two (no ranks: :meth:`_sorted_layers`)."""
+        ids = self._look_parts.keys()
+        return (len(ids), min(ids), max(ids) + 1) if len(ids) > 1 else (0, 0, 0)
 
     def _occlusion_depth(self, target: Any) -> Texture | None:
         """The depth texture of `target` (None: no occlusion culling); tiles sized for it."""
@@ -1771,8 +1791,10 @@ class BodyRenderer:
         # the extras' (row, view) pairs shared out over at most a work group a view.
         rows = self._view_rows if self._max_views > 1 else source.capacity
         views = self._view_count
+        _, first_id, end_id = self._sorted_ids()
         for value, location in ((phase, 1), (width, 2), (height, 3), (rank, 4),
-                                (max(rows, 1), 5), (views, 6)):  # fmt: skip
+                                (max(rows, 1), 5), (views, 6), (first_id, 7),
+                                (end_id, 8)):  # fmt: skip
             cmd.li(0, value)
             cmd.uniform_i(0, location)
         extras = min(-(-len(self._extras) * views // 64), views)  # (extras: a line)
@@ -1840,7 +1862,7 @@ class BodyRenderer:
     @serialised
     def instance_counts(self) -> dict[str, int]:
         """Instances each mesh drew in the last frame (reads the GPU's commands back)."""
-        commands = self.indirect.read(np.uint32).reshape(2, -1, 5)
+        commands = self.indirect.read(np.uint32)[: self._template.size].reshape(2, -1, 5)
         counts = commands[:, :, 1].sum(axis=0)
         counts[: self._pulled] = commands[:, : self._pulled, 0].sum(axis=0) // 6  # pulled
         return {key: int(counts[index]) for key, index in self._mesh_index.items()}

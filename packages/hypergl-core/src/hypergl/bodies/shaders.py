@@ -136,12 +136,16 @@ layout(location = 0) uniform int source;
 layout(location = 1) uniform int phase;  // 0: no occlusion culling; 1, 2: see above
 layout(location = 2) uniform int width;  // of the framebuffer whose depth phase 2 reads
 layout(location = 3) uniform int height;
-layout(location = 4) uniform int rank;  // >= 0: the rows of this rank in their view alone
+// >= 0: the rows whose id has this rank in their view alone; -2: the sort keys alone
+layout(location = 4) uniform int rank;
 // The dispatch's invocations, one line of them: rows: `per_view` a view, for `view_total`
 // views (one row and view each); extras: every (extra, view) pair, in turn. A work group
 // per view cost llvmpipe 4 us each, most of them idle (0.5 ms of 64 views of 9 rows).
 layout(location = 5) uniform int per_view;
 layout(location = 6) uniform int view_total;
+// a transparent pass's ids with a look: first_id .. end_id - 1 (a rank counts those alone)
+layout(location = 7) uniform int first_id;
+layout(location = 8) uniform int end_id;
 
 #if OCCLUSION
 // True when the sphere is certainly behind the depth tiles. The eight corners of its
@@ -196,19 +200,24 @@ float sort_key(uint row, uint view) {{
     return d - uintBitsToFloat(looks[id].z);
 }}
 
-// The row's place in its view's sorted list (ties by row), as mjr_render sorts.
-uint sort_rank(uint row, uint view) {{
-    float key = sort_key(row, view);
-#if MULTI_VIEW
-    uint first = views[view].range.x, count = views[view].range.y;
-#else
-    uint first = 0u, count = body_count();
-#endif
-    uint place = 0u;
-    for (uint other = first; other < first + count; ++other) {{
-        if (other >= body_count()) break;
-        float k = sort_key(other, view);
-        if (k < key || (k == key && other < row)) place += 1u;
+// A transparent pass's sort keys, each view's per id after the commands (the commands'
+// buffer holds them: the pass is at its 8 storage blocks): the least key of the id's rows in
+// the view (rows of one id are drawn in one rank: a rangefinder ray's pieces), as uints
+// of the same order (sign flipped, a negative's bits inverted), 0xffffffff: no row.
+#define SORT_KEYS (10u * {max_meshes}u)
+uint ordered(float key) {{
+    uint bits = floatBitsToUint(key);
+    return (bits & 0x80000000u) != 0u ? ~bits : bits | 0x80000000u;
+}}
+
+// The rank of the row's id in its view: of the ids with a row there, those of a lesser
+// key (ties by id), as mjr_render sorts its geoms (an id each), in O(ids).
+uint sort_rank(uint id, uint view) {{
+    uint first = SORT_KEYS + view * uint(looks.length());
+    uint key = commands[first + id], place = 0u;
+    for (uint other = uint(first_id); other < uint(end_id); ++other) {{
+        uint k = commands[first + other];
+        if (k < key || (k == key && other < id)) place += 1u;
     }}
     return place;
 }}
@@ -295,11 +304,18 @@ void main() {{
         row += views[view].range.x;
 #endif
         if (row >= body_count()) return;
-        // (a row without a look lists nothing: no need of its rank)
-        if (rank >= 0 && (sort_key(row, view) == 1e30 || sort_rank(row, view) != uint(rank)))
-            return;
+        if (rank != -1) {{  // a transparent pass's (a row without a look: no key, no rank)
+            float key = sort_key(row, view);
+            if (key == 1e30) return;
+            uint id = body_id(row);
+            if (rank == -2) {{
+                atomicMin(commands[SORT_KEYS + view * uint(looks.length()) + id], ordered(key));
+                return;
+            }}
+            if (sort_rank(id, view) != uint(rank)) return;
+        }}
         list_parts(row, view, body_position(row), body_rotation(row), body_id(row));
-    }} else {{
+    }} else if (rank != -2) {{
         // The extras written, of every view, shared out over the invocations: a dispatch
         // sized for max_extras a view cost llvmpipe 5 ms of empty groups at 256 views.
         uint step = line * gl_NumWorkGroups.y;  // every invocation of the dispatch
