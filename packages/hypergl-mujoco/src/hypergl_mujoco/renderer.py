@@ -32,7 +32,7 @@ import mujoco
 import numpy as np
 
 import hypergl
-from hypergl.bodies import BodyRenderer, list_bytes
+from hypergl.bodies import BodyRenderer, list_bytes, sort_key_commands
 from hypergl.bodies.shaders import VIEW_SHIFT
 from hypergl.bodies.views import VIEW_DTYPE, Tiling
 from hypergl.finite import check_within
@@ -833,6 +833,14 @@ class BatchRenderer:
                 mirror += lists(len(e.looks) * getattr(e, "copies", 1))
                 mirror += getattr(e, "soft_vertices", 0) // max(self.num_worlds, 1) * 16
         clear = lists(clear_parts)
+
+        def sort_keys(ids: int) -> int:  # a transparent pass's: per view, template and own
+            return 2 * ncam * sort_key_commands(max(ids, 1)) * 20
+
+        clear += sort_keys(model.ngeom) if clear_parts else 0
+        for e in getattr(self, "_elements", ()):  # a layer drawn blended (in the RGB alone)
+            if "rgb" in self.outputs and getattr(e, "transparent", False):
+                clear += sort_keys(e.max_ids)
         return (records + views + instances + arrays + light_rows + shadows + elements
                 + mirror + clear + ncam * self.width * self.height * pixel)  # fmt: skip
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..errors import BodyError
 from .parts import MODE_CAPSULE, MODE_SCALED, MODE_SOFT, Part, named_parts
 from .records import MATRIX_RECORD_DTYPE, RECORD_DTYPE, InstanceRecords
-from .renderer import OUTPUTS, BodyRenderer, list_bytes
+from .renderer import OUTPUTS, BodyRenderer, list_bytes, sort_key_commands
 from .shading import (
     LIGHT_DTYPE,
     LIGHT_HEAD,
@@ -53,4 +53,5 @@ __all__ = [
     "list_bytes",
     "named_parts",
     "set_light",
+    "sort_key_commands",
 ]

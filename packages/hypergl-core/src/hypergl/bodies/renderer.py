@@ -128,13 +128,20 @@ def list_bytes(primitives: str = "mesh") -> int:
     return 2 * 2 * 8 + (PROXY_INDEX_BYTES if primitives == "raycast" else 0)
 
 
+def sort_key_commands(max_ids: int) -> int:
+    """Indirect commands (5 words) a transparent pass's sort keys take a view: a word an id."""
+    return -(-max_ids // 5)
+
+
 def renderer_memory(max_ids: int, max_parts: int, max_meshes: int, max_vertices: int,
                     max_extras: int, max_soft: int, views: int, copies: int,
-                    primitives: str = "mesh") -> list[tuple[str, int]]:  # fmt: skip
+                    primitives: str = "mesh", transparent: bool = False
+                    ) -> list[tuple[str, int]]:  # fmt: skip
     """(what, bytes) of every buffer a BodyRenderer of these sizes makes, for
     hypergl.memory_budget.check_memory (the depth tiles and framebuffers come later, sized
     by the framebuffer drawn into, which the context's limits bound)."""
     instances = max_parts * views * copies * list_bytes(primitives)
+    keys = 2 * views * sort_key_commands(max_ids) * 20 if transparent else 0  # template, own
     return [
         (
             f"the mesh library (max_vertices={max_vertices}: {VERTEX_BYTES + 4} bytes each)",
@@ -155,6 +162,7 @@ def renderer_memory(max_ids: int, max_parts: int, max_meshes: int, max_vertices:
         (f"the parts (max_parts={max_parts})", max_parts * (PART_DTYPE.itemsize + 4)),
         (f"the soft vertices (max_soft_vertices={max_soft})", max_soft * 16),
         (f"the views (views={views})", views * VIEW_DTYPE.itemsize),
+        (f"the transparent pass's sort keys (max_ids={max_ids} x views={views})", keys),
     ]
 
 
@@ -348,7 +356,7 @@ class BodyRenderer:
             raise errors.BodyError(str(exc)) from None
         check_memory(renderer_memory(max_ids, max_parts, self._max_meshes, max_vertices,
                                      max_extras, max_soft, self._max_views, self._copies,
-                                     primitives),
+                                     primitives, self._transparent),
                      limit, whole="the BodyRenderer", error=errors.BodyError,
                      hint="pass BodyRenderer(..., memory_limit=...) to allow more, or "
                           "smaller max_* sizes")  # fmt: skip
@@ -401,8 +409,9 @@ class BodyRenderer:
         # The template is copied over the GPU-written commands each frame (the records and
         # commands core the draw lists share: indirect_draws).
         # A transparent pass's commands are followed by each view's sort key per id
-        # (shaders.SORT_KEYS), a command's 5 words at a time, all ones in the template.
-        keys = -(-self._max_views * max_ids // 5) if self._transparent else 0
+        # (shaders.SORT_KEYS), a view's in whole commands of 5 words, all ones in the template.
+        self._keys_a_view = 5 * sort_key_commands(max_ids)  # words (shaders.KEYS_A_VIEW)
+        keys = self._max_views * self._keys_a_view // 5 if self._transparent else 0
         commands = 2 * self._max_meshes
         template, _ = mapped_records(ctx, INDEXED_COMMAND, commands + keys,
                                      name="body_commands_zero")  # fmt: skip
@@ -509,6 +518,7 @@ class BodyRenderer:
                              "camera_block": camera_block(camera_binding, "BodyCamera"),
                              **self._bindings,
                 "max_meshes": self._max_meshes, "max_extras": max_extras,
+                "keys_a_view": self._keys_a_view,
                 "atlas_unit": ATLAS_UNIT, "max_textures": MAX_TEXTURES,
                 "lights_block": camera_binding + 1, "shadow_unit": SHADOW_UNIT,
                 "reflection_unit": REFLECTION_UNIT, **proxy,
@@ -1696,7 +1706,7 @@ class BodyRenderer:
         layers = self._sorted_layers()
         if layers:  # each view's ids one at a time, in mjr_render's order
             # the commands and every recorded view's sort keys reset, then the keys
-            keys = self._view_count * len(self._looks) * 4
+            keys = self._view_count * self._keys_a_view * 4
             cmd.copy_buffer(self.template, self.indirect, 2 * self._max_meshes * 20 + keys)
             self._record_expand(cmd, phase=0, rank=-2)
             for rank, twice in layers:

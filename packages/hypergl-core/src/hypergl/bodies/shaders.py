@@ -205,6 +205,7 @@ float sort_key(uint row, uint view) {{
 // the view (rows of one id are drawn in one rank: a rangefinder ray's pieces), as uints
 // of the same order (sign flipped, a negative's bits inverted), 0xffffffff: no row.
 #define SORT_KEYS (10u * {max_meshes}u)
+#define KEYS_A_VIEW ({keys_a_view}u)  // max_ids, rounded up to whole commands
 uint ordered(float key) {{
     uint bits = floatBitsToUint(key);
     return (bits & 0x80000000u) != 0u ? ~bits : bits | 0x80000000u;
@@ -213,7 +214,7 @@ uint ordered(float key) {{
 // The rank of the row's id in its view: of the ids with a row there, those of a lesser
 // key (ties by id), as mjr_render sorts its geoms (an id each), in O(ids).
 uint sort_rank(uint id, uint view) {{
-    uint first = SORT_KEYS + view * uint(looks.length());
+    uint first = SORT_KEYS + view * KEYS_A_VIEW;
     uint key = commands[first + id], place = 0u;
     for (uint other = uint(first_id); other < uint(end_id); ++other) {{
         uint k = commands[first + other];
@@ -309,7 +310,7 @@ void main() {{
             if (key == 1e30) return;
             uint id = body_id(row);
             if (rank == -2) {{
-                atomicMin(commands[SORT_KEYS + view * uint(looks.length()) + id], ordered(key));
+                atomicMin(commands[SORT_KEYS + view * KEYS_A_VIEW + id], ordered(key));
                 return;
             }}
             if (sort_rank(id, view) != uint(rank)) return;
