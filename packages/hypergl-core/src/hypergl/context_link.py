@@ -58,8 +58,9 @@ class ContextLink:
         """
         if self.closed:
             raise ContextGoneError(self.closed_reason)
-        if self.host is not None:
-            self.host.make_current()
+        host = self.host  # read once: a racing close sets it None (the engine's call then says so)
+        if host is not None:
+            host.make_current()
 
     def current(self, action: Any) -> Any:
         """`action()`'s result, run under the engine's lock with the GL context current on
