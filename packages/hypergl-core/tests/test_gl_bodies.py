@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from hypergl.bodies import BodyError, BodyRenderer, InstanceRecords
+from hypergl.bodies import BodyError, BodyRenderer, InstanceRecords, list_bytes, sort_key_commands
 from hypergl.transforms import look_at, perspective
 
 pytestmark = pytest.mark.gl
@@ -425,3 +425,15 @@ def test_soft_vertices_a_caller_fills_itself(gl_ctx):
     cmd.end()
     renderer.release()
     records.release()
+
+
+def test_the_memory_helpers_name_a_bad_size_or_primitive():
+    assert list_bytes("mesh") == 32 and list_bytes("raycast") == 56
+    assert sort_key_commands(1) == 1 and sort_key_commands(10) == 2
+    with pytest.raises(BodyError, match="primitives must be 'mesh' or 'raycast', got 'rays'"):
+        list_bytes("rays")
+    for bad in (0, -3, 2.5, float("nan"), True, "4"):
+        with pytest.raises(
+            ValueError, match=f"max_ids must be a positive int, got {re.escape(repr(bad))}"
+        ):
+            sort_key_commands(bad)

@@ -125,12 +125,14 @@ def list_bytes(primitives: str = "mesh") -> int:
     max_parts x views x copies): 2 lists (a coarse mesh's holds its fine mesh's parts too)
     in each of 2 command sets, 8 bytes an instance; ``"raycast"``: and the proxies' indices
     (one quad a part, :meth:`BodyRenderer._pull_proxies`)."""
+    if primitives not in PRIMITIVES:
+        raise errors.BodyError(f"primitives must be 'mesh' or 'raycast', got {primitives!r}")
     return 2 * 2 * 8 + (PROXY_INDEX_BYTES if primitives == "raycast" else 0)
 
 
 def sort_key_commands(max_ids: int) -> int:
     """Indirect commands (5 words) a transparent pass's sort keys take a view: a word an id."""
-    return -(-max_ids // 5)
+    return -(-_positive_int(max_ids, "max_ids") // 5)
 
 
 def renderer_memory(max_ids: int, max_parts: int, max_meshes: int, max_vertices: int,
