@@ -229,16 +229,17 @@ class BatchRenderer:
         # 240x320; meshes: 56.7 / 30.9 dB)
         self._shadow_exact: bool = isinstance(shadow_size, str) and shadow_size == "model"
         self._shadow_primitives: str = "mesh" if self._shadow_exact else self.primitives
-        if isinstance(shadow_size, str) and not self._shadow_exact:
+        if shadow_size is None:
+            self._shadow_size: int = map_size(model, self.width, self.height, self.num_worlds)
+        elif self._shadow_exact:
+            self._shadow_size = max(int(model.vis.quality.shadowsize), 1)  # 0: no maps
+        elif isinstance(shadow_size, (bool, str)) or not isinstance(
+            shadow_size, (int, np.integer)
+        ) or shadow_size < 1:
             raise SizeError(f"shadow_size must be a positive int, 'model' or None, "
                             f"got {shadow_size!r}")  # fmt: skip
-        self._shadow_size: int = (
-            map_size(model, self.width, self.height, self.num_worlds)
-            if shadow_size is None
-            else max(int(model.vis.quality.shadowsize), 1)
-            if self._shadow_exact
-            else _positive_int(shadow_size, "shadow_size", SizeError)
-        )
+        else:
+            self._shadow_size = int(shadow_size)
         self.samples: int = self._checked_samples(samples)
         self._check_memory(memory_limit)  # before the context, the looks or any buffer
         self._own_context = context is None
