@@ -13,10 +13,15 @@ flexes and sites too (a depth renderer each over its layer's records,
 :meth:`ShadowMaps.add_layer`; a skin's or flex's vertices copied from its layer's renderer
 once skinned). Two shadow lights at most (the first two); a
 map's tile is ``shadow_size`` texels square: :func:`map_size` unless given (MuJoCo's
-``quality.shadowsize``, 2048 to 4096, costs 16 to 64 times the texels of 512). The lookup's
-bias is a slope's in texels, as MuJoCo's glPolygonOffset (see
-``hypergl.bodies.shaders.shadow_light``); a map's border reads as lit, as MuJoCo's
-one-texel inset of the viewport makes it.
+``quality.shadowsize``, 2048 to 4096, costs 16 to 64 times the texels of 512), each map
+fitted to its casters (:meth:`ShadowMaps._fitted`). ``exact`` (BatchRenderer's
+``shadow_size="model"``) draws MuJoCo's own maps texel for texel instead: its
+``quality.shadowsize`` over its whole light box or frustum, its casters as tessellated
+meshes, one texel inset (``glViewport(1, 1, size - 2, size - 2)``, looked up over the whole
+map); the light's up is ``mjr_orthoVec``'s either way. The lookup's bias is a slope's in
+texels, as MuJoCo's glPolygonOffset (see ``hypergl.bodies.shaders.shadow_light``), one
+texel compared (MuJoCo's map is GL_NEAREST with its compare mode: no filtering); a map's
+border texels read as lit, as MuJoCo's cleared border does.
 """
 
 from __future__ import annotations
