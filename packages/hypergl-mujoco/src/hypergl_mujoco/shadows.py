@@ -42,6 +42,7 @@ from .lights import SUPPORTED, scene_lights
 from .scene import GeomLook, part_count
 
 MAX_SHADOW_LIGHTS = 2
+DIRECTIONAL = int(mujoco.mjtLightType.mjLIGHT_DIRECTIONAL)
 # A map's texels per pixel of the view's larger side (a power of two at least that), the
 # least and the most a map gets by default, and the texels all maps may hold together
 # (4 bytes each: 256 MB) before the default halves: see map_size.
@@ -343,7 +344,7 @@ class ShadowMaps:
         frustums = np.empty((worlds, len(lights), 6))
         ortho = np.zeros((worlds, len(lights)), bool)
         for k, light in enumerate(lights):
-            directional = int(model.light_type[light]) == int(mujoco.mjtLightType.mjLIGHT_DIRECTIONAL)
+            directional = int(model.light_type[light]) == DIRECTIONAL
             if directional:
                 half = self._clip
             else:
