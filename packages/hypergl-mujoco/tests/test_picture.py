@@ -44,11 +44,13 @@ def write_rgb(name: str, ours: np.ndarray, theirs: np.ndarray):
     return path
 
 
-def check_views(name, model, data, cameras, size, gl_ctx, psnr_floor, within_floor):
+def check_views(name, model, data, cameras, size, gl_ctx, psnr_floor, within_floor,
+                shadow_size=None):  # fmt: skip
     """Every camera's picture at `size` (height, width) against MuJoCo's defaults."""
     height, width = size
     with hypergl_mujoco.BatchRenderer(model, 1, cameras=cameras, width=width, height=height,
-                                      outputs=("rgb",), context=gl_ctx) as renderer:  # fmt: skip
+                                      outputs=("rgb",), context=gl_ctx,
+                                      shadow_size=shadow_size) as renderer:  # fmt: skip
         ours = renderer.render(data).rgb[0]
     failures = []
     with mujoco.Renderer(model, height, width) as reference:

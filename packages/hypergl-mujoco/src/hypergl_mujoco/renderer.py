@@ -169,7 +169,14 @@ class BatchRenderer:
     are honoured; ``mjRND_FOG`` and the rest are not drawn and ignored. `texture`:
     ``mjVIS_TEXTURE`` (False: every geom untextured). `shadow_size`: the texels across one
     light's shadow map in one world (None: what the view's pixels resolve, see
-    :func:`.shadows.map_size`). `samples`: the RGB
+    :func:`.shadows.map_size`, each map fitted to its casters), or ``"model"``: MuJoCo's
+    own maps texel for texel, ``vis.quality.shadowsize`` across (MuJoCo's default 4096: 64
+    MB a light and world) over MuJoCo's whole light box or frustum, for parity with
+    ``mujoco.Renderer`` at a few worlds (its shadows' edges, a texel's steps, as MuJoCo's:
+    benchmarks/mujoco_picture.py's 170 views all at the goal with it, 167 without). Asked
+    for, never chosen: its texels cost every frame (gym's humanoidstandup, 84x84, process
+    CPU a frame: 9.0 / 29.4 ms at 1 world, 62 / 428 ms at 16, default / "model"; 0.5 /
+    67.5 MB a world). `samples`: the RGB
     picture's samples a pixel, its edges antialiased as ``mjr_render``'s (None: the model's
     ``vis.quality.offsamples``, MuJoCo's default 4, lowered to the context's
     ``max_samples`` as MuJoCo lowers it; 0: none), for ``outputs=("rgb",)`` alone: beside a
@@ -193,7 +200,7 @@ class BatchRenderer:
         memory_limit: int | None = None,
         scene_flags: Mapping[Any, bool] | None = None,
         texture: bool = True,
-        shadow_size: int | None = None,
+        shadow_size: int | str | None = None,
         scene_option: mujoco.MjvOption | None = None,
         samples: int | None = None,
     ) -> None:
@@ -219,11 +226,26 @@ class BatchRenderer:
                                        scene.DEFAULT_GROUPS)  # fmt: skip
         self._groups = self._options.geom_groups
         self._elements = self._checked_elements()  # tendons and skins: their sizes, no GPU yet
-        self._shadow_size: int = (
-            map_size(model, self.width, self.height, self.num_worlds)
-            if shadow_size is None
-            else _positive_int(shadow_size, "shadow_size", SizeError)
-        )
+        # "model": MuJoCo's own maps, texel for texel (ShadowMaps' exact), their casters
+        # drawn as tessellated meshes as MuJoCo draws them: ray-cast exact silhouettes, a
+        # fraction of a texel wider than its polygons, left 3 texels of the floor's
+        # shadow edge off on gym's humanoidstandup camera 1 (27.2 / 26.4 dB at 84x84 /
+        # 240x320; meshes: 56.7 / 30.9 dB)
+        self._shadow_exact: bool = isinstance(shadow_size, str) and shadow_size == "model"
+        self._shadow_primitives: str = "mesh" if self._shadow_exact else self.primitives
+        if shadow_size is None:
+            self._shadow_size: int = map_size(model, self.width, self.height, self.num_worlds)
+        elif self._shadow_exact:
+            self._shadow_size = max(int(model.vis.quality.shadowsize), 1)  # 0: no maps
+        elif (
+            isinstance(shadow_size, (bool, str))
+            or not isinstance(shadow_size, (int, np.integer))
+            or shadow_size < 1
+        ):
+            raise SizeError(f"shadow_size must be a positive int, 'model' or None, "
+                            f"got {shadow_size!r}")  # fmt: skip
+        else:
+            self._shadow_size = int(shadow_size)
         self.samples: int = self._checked_samples(samples)
         self._check_memory(memory_limit)  # before the context, the looks or any buffer
         self._own_context = context is None
@@ -600,9 +622,9 @@ class BatchRenderer:
             looks = scene.with_hfield_points(model, self._looks, max(size // 2, 2))
             meshes, rows = scene.library_size(looks)
             self._shadows = ShadowMaps(model, self._records, self.num_worlds, looks,
-                                       self.primitives, (BUILT_IN_MESHES + meshes,
+                                       self._shadow_primitives, (BUILT_IN_MESHES + meshes,
                                                          BUILT_IN_ROWS + rows),
-                                       self._shadow_size)  # fmt: skip
+                                       self._shadow_size, self._shadow_exact)  # fmt: skip
             for _, _, renderer in self._layers:
                 if renderer.receives_shadows:  # (a blended layer, rangefinder rays, does not)
                     renderer.set_shadow_map(self._shadows.texture)
@@ -800,8 +822,9 @@ class BatchRenderer:
         size = self._shadow_size
         if maps:  # the shadow casters' centres (ShadowMaps.arrays)
             arrays += model.ngeom * 3 * 8
+        per_cast = list_bytes(self._shadow_primitives)  # a caster's lists in one map
         shadows = maps * (
-            VIEW_DTYPE.itemsize + geom_parts * per_part + size * size * 4
+            VIEW_DTYPE.itemsize + geom_parts * per_cast + size * size * 4
         )  # views, instance lists, depth24 (the maps have no colour)
         elements = sum(e.memory_per_world(ncam) for e in getattr(self, "_elements", ()))
         if maps:  # the other casters' depth renderers: views, instance lists, soft vertices
@@ -811,7 +834,7 @@ class BatchRenderer:
                 if not isinstance(e, Rangefinders):
                     casting.append(len(e.looks) * getattr(e, "copies", 1))
                     shadows += getattr(e, "soft_vertices", 0) // max(self.num_worlds, 1) * 16
-            shadows += maps * sum(VIEW_DTYPE.itemsize + c * per_part for c in casting)
+            shadows += maps * sum(VIEW_DTYPE.itemsize + c * per_cast for c in casting)
             if site_parts:  # the sites' centres
                 arrays += model.nsite * 3 * 8
 

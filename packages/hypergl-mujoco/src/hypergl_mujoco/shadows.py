@@ -13,10 +13,15 @@ flexes and sites too (a depth renderer each over its layer's records,
 :meth:`ShadowMaps.add_layer`; a skin's or flex's vertices copied from its layer's renderer
 once skinned). Two shadow lights at most (the first two); a
 map's tile is ``shadow_size`` texels square: :func:`map_size` unless given (MuJoCo's
-``quality.shadowsize``, 2048 to 4096, costs 16 to 64 times the texels of 512). The lookup's
-bias is a slope's in texels, as MuJoCo's glPolygonOffset (see
-``hypergl.bodies.shaders.shadow_light``); a map's border reads as lit, as MuJoCo's
-one-texel inset of the viewport makes it.
+``quality.shadowsize``, 2048 to 4096, costs 16 to 64 times the texels of 512), each map
+fitted to its casters (:meth:`ShadowMaps._fitted`). ``exact`` (BatchRenderer's
+``shadow_size="model"``) draws MuJoCo's own maps texel for texel instead: its
+``quality.shadowsize`` over its whole light box or frustum, its casters as tessellated
+meshes, one texel inset (``glViewport(1, 1, size - 2, size - 2)``, looked up over the whole
+map); the light's up is ``mjr_orthoVec``'s either way. The lookup's bias is a slope's in
+texels, as MuJoCo's glPolygonOffset (see ``hypergl.bodies.shaders.shadow_light``), one
+texel compared (MuJoCo's map is GL_NEAREST with its compare mode: no filtering); a map's
+border texels read as lit, as MuJoCo's cleared border does.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from .lights import SUPPORTED, scene_lights
 from .scene import GeomLook, part_count
 
 MAX_SHADOW_LIGHTS = 2
+DIRECTIONAL = int(mujoco.mjtLightType.mjLIGHT_DIRECTIONAL)
 # A map's texels per pixel of the view's larger side (a power of two at least that), the
 # least and the most a map gets by default, and the texels all maps may hold together
 # (4 bytes each: 256 MB) before the default halves: see map_size.
@@ -65,6 +71,17 @@ def map_size(model: mujoco.MjModel, width: int, height: int, worlds: int) -> int
     while size > MIN_SIZE and maps * size * size > MAX_TEXELS:
         size //= 2
     return max(min(size, int(model.vis.quality.shadowsize)), 1)
+
+
+def ortho_vec(v: np.ndarray) -> np.ndarray:
+    """(..., 3) unit vectors orthogonal to `v` (..., 3) as ``mjr_orthoVec`` makes a shadow
+    light's up: v x (-1, 0, 0), or v x (0, 1, 0) where that is short (squared length <=
+    0.01). The map's texels then lie as MuJoCo's."""
+    v = np.asarray(v, np.float64)
+    out = np.cross(v, [-1.0, 0.0, 0.0])
+    short = (out * out).sum(axis=-1, keepdims=True) <= 0.01
+    out = np.where(short, np.cross(v, [0.0, 1.0, 0.0]), out)
+    return out / np.linalg.norm(out, axis=-1, keepdims=True)
 
 
 def shadow_slots(model: mujoco.MjModel) -> list[tuple[int, int]]:
@@ -154,8 +171,10 @@ class ShadowMaps:
 
     def __init__(self, model: mujoco.MjModel, records: InstanceRecords, worlds: int,
                  looks: Sequence[GeomLook], primitives: str, sizes: tuple[int, int],
-                 size: int) -> None:  # fmt: skip
+                 size: int, exact: bool = False) -> None:  # fmt: skip
         self.model: mujoco.MjModel = model
+        # MuJoCo's whole light box / frustum (True), else fitted to the casters (_fitted)
+        self.exact: bool = exact
         self.slots: list[tuple[int, int]] = shadow_slots(model)
         self.worlds: int = worlds
         maps = worlds * len(self.slots)
@@ -320,22 +339,23 @@ class ShadowMaps:
         lights = [light for _, light in self.slots]
         position = light_xpos[:, lights]
         forward = light_xdir[:, lights]
-        # Any up orthogonal to the light's direction (MuJoCo's mjr_orthoVec's role).
-        helper = np.where(np.abs(forward[..., 2:3]) < 0.9, [0.0, 0.0, 1.0], [1.0, 0.0, 0.0])
-        up = np.cross(np.cross(forward, helper), forward)
-        view = look_at(position, forward, up)  # (worlds, maps, 4, 4)
+        view = look_at(position, forward, ortho_vec(forward))  # (worlds, maps, 4, 4)
         worlds = len(view)
         frustums = np.empty((worlds, len(lights), 6))
         ortho = np.zeros((worlds, len(lights)), bool)
         for k, light in enumerate(lights):
-            if int(model.light_type[light]) == int(mujoco.mjtLightType.mjLIGHT_DIRECTIONAL):
-                frustums[:, k, :4] = self._fitted(view[:, k], spheres, self._clip, False)
-                ortho[:, k] = True
+            directional = int(model.light_type[light]) == DIRECTIONAL
+            if directional:
+                half = self._clip
             else:
                 fovy = min(2 * float(model.light_cutoff[light]) * float(model.vis.map.shadowscale),
                            160.0)  # fmt: skip
-                top = self._near * np.tan(np.radians(fovy) / 2)
-                frustums[:, k, :4] = self._fitted(view[:, k], spheres, top, True)
+                half = self._near * np.tan(np.radians(fovy) / 2)
+            frustums[:, k, :4] = (
+                [-half, half, -half, half] if self.exact
+                else self._fitted(view[:, k], spheres, half, not directional)
+            )  # fmt: skip
+            ortho[:, k] = directional
             frustums[:, k, 4:] = (self._near, self._far)
         return projection(frustums, ortho) @ view
 
@@ -346,8 +366,16 @@ class ShadowMaps:
         the copy of them in each renderer that receives the shadows (every opaque
         element's: geoms, sites, tendons, skins, flexes)."""
         matrices = self.matrices(light_xpos, light_xdir, arrays)
+        # exact: MuJoCo's one-texel inset, the maps drawn into their tiles' inner size - 2
+        # texels (the light's clip x, y scaled by that) and looked up over the whole tile,
+        # whose border reads as lit (shadow_light). Fitted maps keep a texel's margin
+        # instead (_fitted): drawn inset they lost 4.7 / 1.5 dB on gym's humanoidstandup
+        # camera 1 at 84x84 / 240x320 (their texels fall elsewhere on MuJoCo's anyway).
+        inset = np.eye(4)
+        if self.exact and self.size > 2:
+            inset[0, 0] = inset[1, 1] = (self.size - 2) / self.size
         for renderer in self.renderers:
-            renderer.set_view_matrices(matrices.reshape(-1, 4, 4))
+            renderer.set_view_matrices((inset @ matrices).reshape(-1, 4, 4))
             renderer.update()
         for receiver in receivers:
             for k, (slot, _) in enumerate(self.slots):

@@ -872,7 +872,11 @@ float shadow_light(int k, vec3 P, vec3 N, vec3 L) {{
     float sine = sqrt(max(1.0 - c * c, 0.0));
     s += m * vec4(out_n * (texel * (SHADOW_SLOPE_BIAS * sine + SHADOW_BIAS)), 0.0);
     vec3 q = s.xyz / s.w;
-    bool outside = !(s.w > 0.0) || any(greaterThan(abs(q), vec3(1.0)));
+    // outside the view, or on its tile's border texels (MuJoCo's map, drawn one texel inset,
+    // holds its cleared depth there: lit)
+    vec2 local = (q.xy * 0.5 + 0.5) * texels;
+    bool outside = !(s.w > 0.0) || abs(q.z) > 1.0 || any(lessThan(local, vec2(1.0)))
+                   || any(greaterThanEqual(local, vec2(texels - 1.0)));
     vec2 uv = (q.xy * v_shadow_tile[k].xy + v_shadow_tile[k].zw) * 0.5 + 0.5;
     ivec2 texel_at = clamp(ivec2(uv * vec2(size)), ivec2(0), size - 1);
     float nearest = texelFetch(body_shadow_map, texel_at, 0).r;
