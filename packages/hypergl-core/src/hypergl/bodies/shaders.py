@@ -768,7 +768,7 @@ vec4 ray_hit(vec3 from) {{  // through the proxy's point `from`: (local normal, 
 """
 
 # The fixed-function lighting and the atlas's trilinear sampling (see shading.py): in the
-# fragment stage of every draw pipeline and of the sky.
+# fragment stage of every draw pipeline.
 ATLAS = """
 layout(binding = {atlas_unit}) uniform sampler2D body_atlas;
 
@@ -1310,13 +1310,13 @@ SKY_FRAGMENT = (
     + """{defines}
 """
     + COMMON
-    + SHADING_BUFFER
-    + ATLAS
     + """
 in vec3 v_direction;
 in vec3 v_origin;
 flat in uint v_view;
-layout(location = 0) uniform vec4 sky;  // x: the cube's first face, y: the distance
+// The sky's GL cube map (mipmapped, LINEAR_MIPMAP_LINEAR, seamless: MuJoCo's skybox).
+layout(binding = {sky_unit}) uniform samplerCube sky_cube;
+layout(location = 0) uniform vec4 sky;  // x: the cube's first face in the atlas, y: the distance
 layout(location = 1) uniform vec4 sky_x;  // rows of the world-to-cube rotation
 layout(location = 2) uniform vec4 sky_y;
 layout(location = 3) uniform vec4 sky_z;
@@ -1357,10 +1357,9 @@ void main() {{
     vec3 dx = dFdx(d), dy = dFdy(d);  // before the discard: derivatives need every lane
     vec4 front = texelFetch(resolved_color, ivec2(gl_FragCoord.xy), 0);
     if (front.a >= 1.0) discard;
-    color = vec4(front.rgb + (1.0 - front.a) * atlas_cube(texture_rects[int(sky.x)], d, dx, dy).rgb,
-                 1.0);
+    color = vec4(front.rgb + (1.0 - front.a) * textureGrad(sky_cube, d, dx, dy).rgb, 1.0);
 #elif OUTPUT_COLOR
-    color = vec4(atlas_cube(texture_rects[int(sky.x)], d, dFdx(d), dFdy(d)).rgb, 1.0);
+    color = vec4(texture(sky_cube, d).rgb, 1.0);
 #endif
 #if OUTPUT_DEPTH
     depth_out = 0.0;  // 1 / metres: nothing hit
