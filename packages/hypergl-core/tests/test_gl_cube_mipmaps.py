@@ -118,3 +118,41 @@ def test_cube_and_mipmap_bad_input(device):
         cube = ctx.texture(faces(), cube=True)
         with pytest.raises(ValueError, match="data has 1 layers, expected 6"):
             cube.write(faces()[:1])
+
+
+@pytest.mark.gl
+def test_a_saved_program_remakes_its_cube_map_and_mip_chain(gl_ctx, tmp_path):
+    cube = gl_ctx.texture(faces(), cube=True, mipmaps=True, name="cube")
+    flat = gl_ctx.texture(np.full((8, 8, 4), 60, np.uint8), mipmaps=True, name="flat")
+    out = gl_ctx.buffer(size=13 * 16, name="out")
+    cmd = gl_ctx.command_buffer()
+    cmd.bind_pipeline(gl_ctx.pipeline(compute_shader=READ))
+    cmd.bind_texture(cube, 1)
+    cmd.bind_texture(flat, 2)
+    cmd.bind_storage_buffer(out, 0)
+    cmd.uniform_const(0, 3.0, "float")
+    cmd.dispatch(1)
+    cmd.end()
+    cmd.submit()
+    gl_ctx.finish()
+    expected = out.read(np.float32)
+    hypergl.save(cmd, tmp_path / "cube.hgb")
+    with hypergl.context() as fresh:
+        scene = fresh.load(tmp_path / "cube.hgb")
+        assert scene["cube"].layers == 6
+        scene.submit()
+        fresh.finish()
+        assert np.allclose(scene["out"].read(np.float32), expected, atol=1e-6)
+
+
+def test_a_loaded_mip_chain_counts_its_levels():
+    """Loading a .hgb checks the memory its textures take: a chain's every level counts."""
+    from hypergl.scene_memory import resource_bytes
+    from hypergl_compiler import Resource
+    from hypergl_compiler.isa import ResourceKind
+
+    desc = {"width": 8, "height": 2, "format": "rgba8", "layers": 6}
+    entry = Resource(ResourceKind.TEXTURE, "cube", desc)
+    assert resource_bytes(entry) == 8 * 2 * 6 * 4
+    chain = Resource(ResourceKind.TEXTURE, "cube", {**desc, "mipmaps": True})
+    assert resource_bytes(chain) == (16 + 4 + 2 + 1) * 6 * 4  # 8x2, 4x1, 2x1, 1x1
