@@ -1,5 +1,5 @@
-// GL textures: single images, 2D arrays, cube maps (mipmapped or not) and texture sets (bindless where the
-// driver has it), their formats, writes and release.
+// GL textures: single images, 2D arrays, cube maps (each with or without its mip chain)
+// and texture sets (bindless where the driver has it), their formats, writes and release.
 #include <algorithm>
 #include <map>
 #include <stdexcept>
