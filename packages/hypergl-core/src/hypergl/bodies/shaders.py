@@ -1341,6 +1341,8 @@ layout(location = ID_LOCATION) out float id_out;
 void main() {{
     // D not normalised: the cube's lookup and the test below do not depend on its length.
     vec3 D = v_direction;
+    vec3 d = vec3(dot(sky_x.xyz, D), dot(sky_y.xyz, D), dot(sky_z.xyz, D));
+    vec3 dx = dFdx(d), dy = dFdy(d);  // before any discard: derivatives need every lane
 #if SKY_GROUND
     // The ground nearer than the cylinder (between the quad and it): the ground shows.
     float t_sky = sky.y / max(max(length(D.xy), abs(D.z)), 1e-30);
@@ -1348,18 +1350,16 @@ void main() {{
     float height = dot(v_origin - haze_plane.xyz, haze_normal.xyz);
     if (toward < 0.0 && height > 0.0 && height < -toward * t_sky) discard;
 #endif
-    vec3 d = vec3(dot(sky_x.xyz, D), dot(sky_y.xyz, D), dot(sky_z.xyz, D));
 #if SKY_UNDER
     // Single-sampled, after the resolve: the sky under what the samples hold, (1 - coverage)
     // of it. A pixel covered whole keeps its colour (the framebuffer holds the resolve's
     // copy): discarded, so that llvmpipe skips the rest for blocks of them (an `if` runs
     // both ways there, masked).
-    vec3 dx = dFdx(d), dy = dFdy(d);  // before the discard: derivatives need every lane
     vec4 front = texelFetch(resolved_color, ivec2(gl_FragCoord.xy), 0);
     if (front.a >= 1.0) discard;
     color = vec4(front.rgb + (1.0 - front.a) * textureGrad(sky_cube, d, dx, dy).rgb, 1.0);
 #elif OUTPUT_COLOR
-    color = vec4(texture(sky_cube, d).rgb, 1.0);
+    color = vec4(textureGrad(sky_cube, d, dx, dy).rgb, 1.0);
 #endif
 #if OUTPUT_DEPTH
     depth_out = 0.0;  // 1 / metres: nothing hit
