@@ -192,6 +192,56 @@ def test_the_sky_tests_a_ground_only_where_a_haze_gives_one(gl_ctx):
     records.release()
 
 
+def test_the_sky_is_a_gl_cube_map_of_the_atlas_faces(gl_ctx):
+    """set_sky makes a mipmapped GL cube map of the atlas's six faces (GL's order): a view
+    down -z sees face 5 where no box is; set_textures again remakes it from the new atlas."""
+    records, renderer = one_box(gl_ctx)
+    colours = np.array([(200, 0, 0), (0, 200, 0), (0, 0, 200), (90, 90, 0), (0, 90, 90),
+                        (40, 90, 160)], np.uint8)  # fmt: skip
+    atlas = TextureAtlas()
+    atlas.add_2d(np.zeros((4, 4, 3), np.uint8))
+    sky = atlas.add_cube(np.broadcast_to(colours[:, None, None], (6, 8, 8, 3)))
+    grey = TextureAtlas()
+    grey.add_2d(np.zeros((4, 4, 3), np.uint8))
+    grey.add_cube(np.full((6, 4, 4, 3), 77, np.uint8))
+    renderer.set_textures(grey)
+    renderer.set_sky(sky, 50.0)
+    cube = renderer.sky_cube
+    assert cube is not None and cube.layers == 6 and cube.size == (4, 4)
+    renderer.set_textures(atlas)
+    assert cube.released and renderer.sky_cube.size == (8, 8)
+    assert (shot(renderer)[0, 0] == colours[5]).all()
+    renderer.release()
+    assert renderer.sky_cube.released
+    records.release()
+
+
+def test_set_sky_bad_input(gl_ctx):
+    records, renderer = one_box(gl_ctx)
+    atlas = TextureAtlas()
+    for size in (4, 4, 4, 4, 4, 8):  # six 2D images, not all of one size: no cube map
+        atlas.add_2d(np.zeros((size, size, 3), np.uint8))
+    atlas.add_cube(np.zeros((6, 4, 4, 3), np.uint8))
+    with pytest.raises(BodyError, match=r"sky texture 0 is not a cube map of the atlas \(0 images"):
+        renderer.set_sky(0, 50.0)
+    renderer.set_textures(atlas)
+    with pytest.raises(BodyError, match="sky texture 0 is not a cube map of the atlas"):
+        renderer.set_sky(0, 50.0)
+    for bad in (7, -1, True, 1.0, "6"):
+        with pytest.raises(BodyError, match=f"sky texture {bad!r} is not a cube map"):
+            renderer.set_sky(bad, 50.0)
+    for bad in (0.0, -1.0, float("nan"), "far"):
+        with pytest.raises(BodyError, match="sky distance must be a positive number"):
+            renderer.set_sky(6, bad)
+    with pytest.raises(BodyError, match="sky axes must be a finite 3x3 matrix"):
+        renderer.set_sky(6, 50.0, axes=np.full((3, 3), np.nan))
+    assert renderer.sky_cube is None and not renderer.has_sky
+    renderer.set_sky(6, 50.0)
+    assert renderer.has_sky and renderer.sky_cube.layers == 6
+    renderer.release()
+    records.release()
+
+
 def sky_box(ctx, **options):
     """one_box, orange, before a sky of one colour."""
     records, renderer = one_box(ctx, **options)

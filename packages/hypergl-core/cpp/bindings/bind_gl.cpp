@@ -150,18 +150,19 @@ void register_gl(nb::module_ &m) {
             "gl_texture",
             [](Context &c, const std::string &name, int width, int height, int layers,
                const std::string &format, std::optional<Bytes> pixels, bool linear,
-               uint32_t wrap) {
+               uint32_t wrap, bool mipmaps, bool cube) {
                 const TextureFormat f = format_of(format);
                 const uint8_t *bytes = pixels ? pixels->data() : nullptr;
                 const uint64_t count = pixels ? pixels->size() : 0;
                 return locked(c, [&] {
                     return adopted(c, GLTexture::create(gl_device(c).shared(), name, width,
                                                         height, layers, f, bytes, count, linear,
-                                                        wrap));
+                                                        wrap, mipmaps, cube));
                 });
             },
             nb::arg("name"), nb::arg("width"), nb::arg("height"), nb::arg("layers"),
-            nb::arg("format"), nb::arg("pixels").none(), nb::arg("linear"), nb::arg("wrap"))
+            nb::arg("format"), nb::arg("pixels").none(), nb::arg("linear"), nb::arg("wrap"),
+            nb::arg("mipmaps") = false, nb::arg("cube") = false)
         .def(
             "gl_texture_write",
             [](Context &c, GLTexture &texture, Bytes pixels) {

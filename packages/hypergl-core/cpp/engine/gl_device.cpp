@@ -46,6 +46,9 @@ GLDevice::GLDevice(const GLLoader &loader, GLFeatures features)
     }
     api.glCreateVertexArrays(1, &vao_);
     api.glBindVertexArray(vao_);
+    // Cube maps filter across face edges (as MuJoCo enables where the driver has it;
+    // core since GL 3.2).
+    api.glEnable(gl::TEXTURE_CUBE_MAP_SEAMLESS);
     check_errors("creating the device");
 }
 

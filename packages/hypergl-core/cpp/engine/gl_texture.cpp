@@ -1,5 +1,6 @@
-// GL textures: single images, 2D arrays and texture sets (bindless where the
-// driver has it), their formats, writes and release.
+// GL textures: single images, 2D arrays, cube maps (each with or without its mip chain)
+// and texture sets (bindless where the driver has it), their formats, writes and release.
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -20,43 +21,56 @@ std::optional<TextureFormat> texture_format(const std::string &name) {
     return found->second;
 }
 
+// Every level of a full mip chain down to 1x1.
+static int mip_levels(int width, int height) {
+    int levels = 1;
+    for (int size = std::max(width, height); size > 1; size /= 2) ++levels;
+    return levels;
+}
+
 std::shared_ptr<GLTexture> GLTexture::create(const std::shared_ptr<GLShared> &shared,
                                              const std::string &name, int width, int height,
                                              int layers, const TextureFormat &format,
                                              const uint8_t *pixels, uint64_t pixels_size,
-                                             bool linear, GLenum wrap) {
+                                             bool linear, GLenum wrap, bool mipmaps, bool cube) {
     const GLApi &api = shared->api;
-    const GLenum target = layers > 0 ? gl::TEXTURE_2D_ARRAY : gl::TEXTURE_2D;
+    if (cube && (layers != 6 || width != height))
+        throw std::invalid_argument("cube texture '" + name + "' needs 6 square faces, got " +
+                                    std::to_string(layers) + " of " + std::to_string(width) +
+                                    "x" + std::to_string(height));
+    const GLenum target = cube ? gl::TEXTURE_CUBE_MAP
+                               : (layers > 0 ? gl::TEXTURE_2D_ARRAY : gl::TEXTURE_2D);
+    const int levels = mipmaps ? mip_levels(width, height) : 1;
     GLuint texture = 0;
     api.glCreateTextures(target, 1, &texture);
-    if (layers > 0)
-        api.glTextureStorage3D(texture, 1, format.internal, width, height, layers);
-    else
-        api.glTextureStorage2D(texture, 1, format.internal, width, height);
-    const GLint filter = static_cast<GLint>(linear && !format.depth ? gl::LINEAR : gl::NEAREST);
-    api.glTextureParameteri(texture, gl::TEXTURE_MIN_FILTER, filter);
-    api.glTextureParameteri(texture, gl::TEXTURE_MAG_FILTER, filter);
+    if (layers > 0 && !cube)
+        api.glTextureStorage3D(texture, levels, format.internal, width, height, layers);
+    else  // a cube map's storage is one face's size; its faces are 6 layers to write
+        api.glTextureStorage2D(texture, levels, format.internal, width, height);
+    const bool smooth = linear && !format.depth;
+    const GLint mag = static_cast<GLint>(smooth ? gl::LINEAR : gl::NEAREST);
+    const GLint min = static_cast<GLint>(
+        !mipmaps ? mag : (smooth ? gl::LINEAR_MIPMAP_LINEAR : gl::NEAREST_MIPMAP_NEAREST));
+    api.glTextureParameteri(texture, gl::TEXTURE_MIN_FILTER, min);
+    api.glTextureParameteri(texture, gl::TEXTURE_MAG_FILTER, mag);
     api.glTextureParameteri(texture, gl::TEXTURE_WRAP_S, static_cast<GLint>(wrap));
     api.glTextureParameteri(texture, gl::TEXTURE_WRAP_T, static_cast<GLint>(wrap));
+    if (cube) api.glTextureParameteri(texture, gl::TEXTURE_WRAP_R, static_cast<GLint>(wrap));
+    auto made = std::make_shared<GLTexture>(name, shared, texture, target, format, width,
+                                            height, layers);
+    made->mipmaps_ = mipmaps;
     if (pixels) {
         const uint64_t needed = uint64_t(width) * uint64_t(height) *
                                 uint64_t(layers > 0 ? layers : 1) * format.bytes_per_pixel;
         if (pixels_size < needed) {
-            api.glDeleteTextures(1, &texture);
+            made->release();
             throw std::invalid_argument("texture '" + name + "' needs " + std::to_string(needed) +
                                         " bytes of pixels, got " + std::to_string(pixels_size));
         }
-        api.glPixelStorei(gl::UNPACK_ALIGNMENT, 1);
-        if (layers > 0)
-            api.glTextureSubImage3D(texture, 0, 0, 0, 0, width, height, layers, format.format,
-                                    format.type, pixels);
-        else
-            api.glTextureSubImage2D(texture, 0, 0, 0, width, height, format.format, format.type,
-                                    pixels);
+        made->write(pixels, needed);
     }
     shared->check_errors("creating a texture");
-    return std::make_shared<GLTexture>(name, shared, texture, target, format, width, height,
-                                       layers);
+    return made;
 }
 
 void GLTexture::write(const uint8_t *pixels, uint64_t size) {
@@ -70,12 +84,13 @@ void GLTexture::write(const uint8_t *pixels, uint64_t size) {
                                     " bytes of pixels, got " + std::to_string(size));
     const GLApi &api = shared_->api;
     api.glPixelStorei(gl::UNPACK_ALIGNMENT, 1);
-    if (layers_ > 0)
+    if (layers_ > 0)  // a 2D array's layers, or a cube map's faces (as DSA writes them)
         api.glTextureSubImage3D(gl_, 0, 0, 0, 0, width_, height_, layers_, format_.format,
                                 format_.type, pixels);
     else
         api.glTextureSubImage2D(gl_, 0, 0, 0, width_, height_, format_.format, format_.type,
                                 pixels);
+    if (mipmaps_) api.glGenerateTextureMipmap(gl_);
     shared_->check_errors("writing a texture");
 }
 

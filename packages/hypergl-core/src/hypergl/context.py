@@ -157,16 +157,24 @@ class Context(WindowControls):
         filter: str = "linear",
         wrap: str = "repeat",
         name: str | None = None,
+        mipmaps: bool = False,
+        cube: bool = False,
     ) -> Texture:
         """A 2D texture (or 2D array with `layers`), from a NumPy array or empty.
 
         `data` is ``(H, W, C)`` (or ``(layers, H, W, C)``) of the format's dtype:
         rgba8 uint8 x4, r32f float32 x1, rgba32f float32 x4, rgba16f float16 x4,
         r32ui uint32 x1. Depth formats (depth24, depth32f) take no data.
+
+        ``cube=True``: a cube map (GLSL ``samplerCube``), `data` its 6 square faces
+        ``(6, S, S, C)`` in GL's order +x, -x, +y, -y, +z, -z. ``mipmaps=True``: the
+        full chain of levels, remade from level 0 at every write, sampled trilinearly
+        (LINEAR_MIPMAP_LINEAR) with ``filter="linear"``; colour formats that filter only.
         """
         return self._factory.texture(
-            data, size=size, format=format, layers=layers, filter=filter, wrap=wrap, name=name
-        )
+            data, size=size, format=format, layers=layers, filter=filter, wrap=wrap, name=name,
+            mipmaps=mipmaps, cube=cube,
+        )  # fmt: skip
 
     def texture_set(
         self,

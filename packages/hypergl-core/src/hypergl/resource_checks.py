@@ -97,14 +97,37 @@ def texture_size_within(limits: Limits, width: int, height: int, layers: int) ->
 
 @argument_check
 def texture_args(
-    data: Any, size: Any, format: Any, layers: Any, filter: Any, wrap: Any, limits: Limits
+    data: Any,
+    size: Any,
+    format: Any,
+    layers: Any,
+    filter: Any,
+    wrap: Any,
+    limits: Limits,
+    mipmaps: Any = False,
+    cube: Any = False,
 ) -> tuple[dict[str, Any], np.ndarray | None]:
-    """(description, the pixels as bytes or None)."""
+    """(description, the pixels as bytes or None). A cube texture's 6 faces are its
+    layers; `mipmaps` needs a colour format that filters (not depth, not integer)."""
     if format not in TEXTURE_FORMATS:
         raise ValueError(f"unknown texture format {format!r}; expected one of "
                          f"{sorted(TEXTURE_FORMATS)}")  # fmt: skip
     _sampler(filter, wrap)
+    for label, flag in (("mipmaps", mipmaps), ("cube", cube)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise TypeError(f"texture {label} must be True or False, got {flag!r}")
+    mipmaps, cube = bool(mipmaps), bool(cube)
     layers = check_count(layers, "layers", minimum=0)
+    integer = any(f.name == format and f.gl[1].endswith("_INTEGER") for f in FORMAT_TABLE)
+    if mipmaps and (format in DEPTH_FORMATS or integer):
+        raise ValueError(f"texture format {format!r} cannot be mipmapped (depth and "
+                         "integer formats do not filter)")  # fmt: skip
+    if cube:
+        if format in DEPTH_FORMATS:
+            raise ValueError(f"a cube texture takes a colour format, got {format!r}")
+        if layers not in (0, 6):
+            raise ValueError(f"a cube texture has 6 faces, not layers={layers}")
+        layers = 6
     pixels = None
     if data is not None:
         pixels, (width, height) = check_pixels(data, format, layers)
@@ -114,9 +137,15 @@ def texture_args(
         raise ValueError("texture needs data or size")
     else:
         width, height = check_size(size, "texture size")
+    if cube and width != height:
+        raise ValueError(f"a cube texture's faces must be square, got {width}x{height}")
     texture_size_within(limits, width, height, layers)
     desc = {"width": width, "height": height, "format": format, "layers": layers,
             "filter": filter, "wrap": wrap}  # fmt: skip
+    if mipmaps:
+        desc["mipmaps"] = True
+    if cube:
+        desc["cube"] = True
     if pixels is not None:
         desc["data"] = pixels.tobytes()
     return desc, pixels

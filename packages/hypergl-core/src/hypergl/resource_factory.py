@@ -114,21 +114,25 @@ class ResourceFactory:
         filter: str = "linear",
         wrap: str = "repeat",
         name: str | None = None,
+        mipmaps: bool = False,
+        cube: bool = False,
     ) -> Texture:
-        """A 2D texture (or 2D array with `layers`), from a NumPy array or empty."""
+        """A 2D texture (2D array: `layers`; cube map: `cube`), from a NumPy array or empty."""
         desc, pixels = resource_checks.texture_args(
-            data, size, format, layers, filter, wrap, self.limits
+            data, size, format, layers, filter, wrap, self.limits, mipmaps, cube
         )
         width, height, layers = desc["width"], desc["height"], desc["layers"]
+        mipmaps, cube = bool(desc.get("mipmaps")), bool(desc.get("cube"))
         name = self.new_name(name, "texture")
         return self.make(
             Texture,
             name,
             desc,
             lambda n: self._native.gl_texture(
-                n, width, height, layers, format, pixels, filter == "linear", WRAP_MODES[wrap]
+                n, width, height, layers, format, pixels, filter == "linear", WRAP_MODES[wrap],
+                mipmaps, cube,
             ),
-        )
+        )  # fmt: skip
 
     def texture_set(
         self,

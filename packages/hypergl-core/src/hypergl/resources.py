@@ -167,7 +167,7 @@ class _Mapping:
 
 
 class Texture(GPUResource):
-    """A 2D or 2D-array texture with its sampler state."""
+    """A 2D, 2D-array or cube-map texture (with or without its mip chain) and its sampler state."""
 
     kind = ResourceKind.TEXTURE
 

@@ -228,5 +228,6 @@ def _inflate_texture(factory: ResourceFactory, d: Mapping[str, Any]) -> GPUResou
         shape = ((layers,) if layers else ()) + (height, width, channels)
         pixels = np.frombuffer(data, dtype).reshape(shape)
     return factory.texture(
-        pixels, size=(width, height), format=d["format"], layers=layers, **options
-    )
+        pixels, size=(width, height), format=d["format"], layers=layers,
+        mipmaps=bool(d.get("mipmaps")), cube=bool(d.get("cube")), **options,
+    )  # fmt: skip

@@ -38,7 +38,11 @@ def resource_bytes(entry: ResourceEntry) -> int:
     width, height = _int(d.get("width")), _int(d.get("height"))
     if kind is ResourceKind.TEXTURE:
         pixel = PIXEL_BYTES.get(d.get("format"), LARGEST_PIXEL)
-        return width * height * max(_int(d.get("layers")), 1) * pixel
+        texels, w, h = width * height, width, height
+        while d.get("mipmaps") and (w > 1 or h > 1):  # a mip chain: each level halves
+            w, h = max(w // 2, 1), max(h // 2, 1)
+            texels += w * h
+        return texels * max(_int(d.get("layers")), 1) * pixel
     if kind is ResourceKind.FRAMEBUFFER:
         colour = d.get("color") if isinstance(d.get("color"), list) else []
         formats = [*colour, d.get("depth")] if d.get("depth") is not None else colour

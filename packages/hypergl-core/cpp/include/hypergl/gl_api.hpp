@@ -80,9 +80,12 @@ constexpr GLenum ARRAY_BUFFER = 0x8892, ELEMENT_ARRAY_BUFFER = 0x8893,
 constexpr GLbitfield MAP_READ_BIT = 0x0001, MAP_WRITE_BIT = 0x0002,
                      MAP_PERSISTENT_BIT = 0x0040, MAP_COHERENT_BIT = 0x0080,
                      DYNAMIC_STORAGE_BIT = 0x0100, CLIENT_STORAGE_BIT = 0x0200;
-constexpr GLenum TEXTURE_2D = 0x0DE1, TEXTURE_2D_ARRAY = 0x8C1A;
+constexpr GLenum TEXTURE_2D = 0x0DE1, TEXTURE_2D_ARRAY = 0x8C1A, TEXTURE_CUBE_MAP = 0x8513,
+                 TEXTURE_CUBE_MAP_SEAMLESS = 0x884F;
 constexpr GLenum TEXTURE_MIN_FILTER = 0x2801, TEXTURE_MAG_FILTER = 0x2800,
-                 TEXTURE_WRAP_S = 0x2802, TEXTURE_WRAP_T = 0x2803, NEAREST = 0x2600,
+                 TEXTURE_WRAP_S = 0x2802, TEXTURE_WRAP_T = 0x2803, TEXTURE_WRAP_R = 0x8072,
+                 NEAREST = 0x2600, LINEAR_MIPMAP_LINEAR = 0x2703,
+                 NEAREST_MIPMAP_NEAREST = 0x2700,
                  LINEAR = 0x2601, REPEAT = 0x2901, CLAMP_TO_EDGE = 0x812F,
                  MIRRORED_REPEAT = 0x8370;
 constexpr GLenum RGBA8 = 0x8058, R32F = 0x822E, RGBA32F = 0x8814, R32UI = 0x8236,
@@ -158,6 +161,7 @@ constexpr GLbitfield CLIENT_MAPPED_BUFFER_BARRIER_BIT = 0x00004000,
       (GLuint texture, GLint level, GLint x, GLint y, GLint z, GLsizei w, GLsizei h,         \
        GLsizei d, GLenum format, GLenum type, const void *pixels))                           \
     X(void, glTextureParameteri, (GLuint texture, GLenum pname, GLint param))                \
+    X(void, glGenerateTextureMipmap, (GLuint texture))                                       \
     X(void, glBindTextureUnit, (GLuint unit, GLuint texture))                                \
     X(void, glGetTextureImage,                                                               \
       (GLuint texture, GLint level, GLenum format, GLenum type, GLsizei size, void *pixels)) \

@@ -83,12 +83,16 @@ class GLTexture final : public Resource {
         : Resource(isa::ResourceKind::TEXTURE, std::move(name)), shared_(std::move(shared)),
           gl_(gl), target_(target), format_(format), width_(width), height_(height),
           layers_(layers) {}
-    // A 2D texture (or a 2D array of `layers` > 0), with `pixels` if given.
+    // A 2D texture (or a 2D array of `layers` > 0, or with `cube` a cube map whose
+    // 6 `layers` are its faces in GL's order +x -x +y -y +z -z), with `pixels` if
+    // given. `mipmaps`: the full chain of levels, made from level 0 at every write,
+    // sampled trilinearly (LINEAR_MIPMAP_LINEAR) when `linear`.
     static std::shared_ptr<GLTexture> create(const std::shared_ptr<GLShared> &shared,
                                              const std::string &name, int width, int height,
                                              int layers, const TextureFormat &format,
                                              const uint8_t *pixels, uint64_t pixels_size,
-                                             bool linear, GLenum wrap);
+                                             bool linear, GLenum wrap, bool mipmaps = false,
+                                             bool cube = false);
     // N same-sized images sampled by index: bindless handles in a storage
     // buffer where the driver has them, a 2D array texture otherwise.
     static std::shared_ptr<GLTexture> create_set(const std::shared_ptr<GLShared> &shared,
@@ -105,6 +109,7 @@ class GLTexture final : public Resource {
     int width() const { return width_; }
     int height() const { return height_; }
     int layers() const { return layers_; }
+    bool mipmaps() const { return mipmaps_; }
 
     // Bindless handle storage (texture sets on drivers with ARB_bindless_texture).
     std::vector<GLuint64> resident_handles;
@@ -117,6 +122,7 @@ class GLTexture final : public Resource {
     GLenum target_;
     TextureFormat format_;
     int width_, height_, layers_;
+    bool mipmaps_ = false;
 };
 
 struct VertexAttribute {

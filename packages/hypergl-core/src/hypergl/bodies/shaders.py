@@ -768,7 +768,7 @@ vec4 ray_hit(vec3 from) {{  // through the proxy's point `from`: (local normal, 
 """
 
 # The fixed-function lighting and the atlas's trilinear sampling (see shading.py): in the
-# fragment stage of every draw pipeline and of the sky.
+# fragment stage of every draw pipeline.
 ATLAS = """
 layout(binding = {atlas_unit}) uniform sampler2D body_atlas;
 
@@ -1314,13 +1314,13 @@ SKY_FRAGMENT = (
     + """{defines}
 """
     + COMMON
-    + SHADING_BUFFER
-    + ATLAS
     + """
 in vec3 v_direction;
 in vec3 v_origin;
 flat in uint v_view;
-layout(location = 0) uniform vec4 sky;  // x: the cube's first face, y: the distance
+// The sky's GL cube map (mipmapped, LINEAR_MIPMAP_LINEAR, seamless: MuJoCo's skybox).
+layout(binding = {sky_unit}) uniform samplerCube sky_cube;
+layout(location = 0) uniform vec4 sky;  // x: the cube's first face in the atlas, y: the distance
 layout(location = 1) uniform vec4 sky_x;  // rows of the world-to-cube rotation
 layout(location = 2) uniform vec4 sky_y;
 layout(location = 3) uniform vec4 sky_z;
@@ -1345,6 +1345,8 @@ layout(location = ID_LOCATION) out float id_out;
 void main() {{
     // D not normalised: the cube's lookup and the test below do not depend on its length.
     vec3 D = v_direction;
+    vec3 d = vec3(dot(sky_x.xyz, D), dot(sky_y.xyz, D), dot(sky_z.xyz, D));
+    vec3 dx = dFdx(d), dy = dFdy(d);  // before any discard: derivatives need every lane
 #if SKY_GROUND
     // The ground nearer than the cylinder (between the quad and it): the ground shows.
     float t_sky = sky.y / max(max(length(D.xy), abs(D.z)), 1e-30);
@@ -1352,19 +1354,16 @@ void main() {{
     float height = dot(v_origin - haze_plane.xyz, haze_normal.xyz);
     if (toward < 0.0 && height > 0.0 && height < -toward * t_sky) discard;
 #endif
-    vec3 d = vec3(dot(sky_x.xyz, D), dot(sky_y.xyz, D), dot(sky_z.xyz, D));
 #if SKY_UNDER
     // Single-sampled, after the resolve: the sky under what the samples hold, (1 - coverage)
     // of it. A pixel covered whole keeps its colour (the framebuffer holds the resolve's
     // copy): discarded, so that llvmpipe skips the rest for blocks of them (an `if` runs
     // both ways there, masked).
-    vec3 dx = dFdx(d), dy = dFdy(d);  // before the discard: derivatives need every lane
     vec4 front = texelFetch(resolved_color, ivec2(gl_FragCoord.xy), 0);
     if (front.a >= 1.0) discard;
-    color = vec4(front.rgb + (1.0 - front.a) * atlas_cube(texture_rects[int(sky.x)], d, dx, dy).rgb,
-                 1.0);
+    color = vec4(front.rgb + (1.0 - front.a) * textureGrad(sky_cube, d, dx, dy).rgb, 1.0);
 #elif OUTPUT_COLOR
-    color = vec4(atlas_cube(texture_rects[int(sky.x)], d, dFdx(d), dFdy(d)).rgb, 1.0);
+    color = vec4(textureGrad(sky_cube, d, dx, dy).rgb, 1.0);
 #endif
 #if OUTPUT_DEPTH
     depth_out = 0.0;  // 1 / metres: nothing hit
