@@ -286,3 +286,15 @@ def test_humanoidstandup_floor_shadow_from_4_cm_above_as_mujoco(size, gl_ctx):
         assert (lit != reference.render()).any(axis=-1).mean() > 0.2
     check_views("humanoidstandup_shadows", model, data, [1], size, gl_ctx,
                 *gym_floors(gl_ctx), shadow_size="model")  # fmt: skip
+
+
+def test_shadow_maps_too_many_for_one_framebuffer_are_refused_when_made(gl_ctx):
+    """17 worlds of 4096-texel maps fit no 16384-texel framebuffer (llvmpipe's limit):
+    the constructor names them, before the first render allocates anything."""
+    model = mujoco.MjModel.from_xml_string(CONTACT)
+    limit = gl_ctx.limits["max_texture_size"]
+    worlds = (limit // 4096) ** 2 + 1
+    with pytest.raises(hypergl_mujoco.SizeError, match=r"views of 4096x4096 do not fit one "
+                       r".* as shadow maps: a smaller shadow_size"):  # fmt: skip
+        hypergl_mujoco.BatchRenderer(model, worlds, outputs=("rgb",), context=gl_ctx,
+                                     shadow_size=4096, memory_limit=1 << 40)  # fmt: skip

@@ -56,7 +56,7 @@ from .flexes import FlexEdges, FlexSkins, drawn_flexes
 from .options import visual_options
 from .rangefinders import Rangefinders, drawn_rangefinders
 from .reflections import Reflections, mirror_geom
-from .shadows import ShadowMaps, map_size, shadow_slots
+from .shadows import ShadowMaps, map_size, map_tiling, shadow_slots
 from .skins import Skins, drawn_skins
 from .sync import RECORD, GeomRecords, WorldArrays, geom_source
 from .tendons import Tendons, drawn_tendons
@@ -290,6 +290,9 @@ class BatchRenderer:
                     mjRND_SHADOW=False, mjRND_SKYBOX=False, mjRND_HAZE=False, mjRND_REFLECTION=False
                 )
             texture = self._options.texture and self._rgb
+            maps = self.num_worlds * len(shadow_slots(model)) if self._flags["mjRND_SHADOW"] else 0
+            if maps:  # every world's maps fit one depth framebuffer, else a SizeError now
+                map_tiling(maps, self._shadow_size, self.context.limits["max_texture_size"])
             drawn = [look.geom for look in self._looks] if texture else []
             self._textures = textures.ModelTextures(model, drawn, self._far,
                                                     sky=self._flags["mjRND_SKYBOX"],

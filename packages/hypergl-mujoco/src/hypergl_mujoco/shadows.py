@@ -84,6 +84,15 @@ def ortho_vec(v: np.ndarray) -> np.ndarray:
     return out / np.linalg.norm(out, axis=-1, keepdims=True)
 
 
+def map_tiling(maps: int, size: int, limit: int) -> Tiling:
+    """The tiles of `maps` shadow maps `size` texels square in one depth framebuffer of at
+    most `limit` texels a side (the context's ``max_texture_size``); a :class:`SizeError`
+    naming them where they do not fit (BatchRenderer asks before anything is made)."""
+    return Tiling.fitted(max(maps, 1), (size, size), limit, error=SizeError,
+                         hint=" as shadow maps: a smaller shadow_size, or "
+                              "scene_flags={'mjRND_SHADOW': False}")  # fmt: skip
+
+
 def shadow_slots(model: mujoco.MjModel) -> list[tuple[int, int]]:
     """(slot in the light group, model light) of the lights that cast shadows: none where
     ``quality.shadowsize`` is 0 (MuJoCo makes no shadow map then, and lights them all with
@@ -180,10 +189,7 @@ class ShadowMaps:
         maps = worlds * len(self.slots)
         ctx = records.context
         self.size: int = size
-        tiling = Tiling.fitted(max(maps, 1), (self.size, self.size),
-                               ctx.limits["max_texture_size"], error=SizeError,
-                               hint=" as shadow maps: a smaller shadow_size, or "
-                                    "scene_flags={'mjRND_SHADOW': False}")  # fmt: skip
+        tiling = map_tiling(maps, self.size, ctx.limits["max_texture_size"])
         self._tiling, self._primitives = tiling, primitives
         cast = casters(model, looks)
         # (room for every look's parts, planes' too: what memory_per_world counts)
