@@ -4,9 +4,11 @@ With ``mjVIS_FLEXSKIN`` (on by default) a 2D or 3D flex is a smooth skin over it
 (``flexvert_xpos``, MjData): each vertex's normal is the sum of its faces' unit normals
 (2D: its elements', 3D: its shell's), and the skin's vertices lie ``flex_radius`` along it;
 a 2D flex has a top (+radius) and a bottom (-radius, wound the other way) and its rims
-closed by its shell's sides, as MuJoCo builds them. Every flex vertex makes two soft
-vertices (at +radius and -radius) per world, written by a compute pass from the worlds'
-positions (pulled with one C++ copy, a NumPy cast into a mapped buffer). With
+closed by its shell's sides, as MuJoCo builds them. Top and bottom are shaded smooth with
+those normals (turned over at the bottom), flat where ``flex_flatskin``; the sides flat.
+Every flex vertex makes two soft vertices (at +radius and -radius) per world, written by
+a compute pass from the worlds' positions (pulled with one C++ copy, a NumPy cast into a
+mapped buffer). With
 ``mjVIS_FLEXEDGE`` (on by default) the edges of a flex without a skin (1D flexes: cables)
 are cylinders of ``flex_radius`` between their vertices, one row per edge (the tendons'
 scaled rows). Not drawn: ``mjVIS_FLEXVERT``'s spheres and ``mjVIS_FLEXFACE``'s flat faces
@@ -19,7 +21,7 @@ import mujoco
 import numpy as np
 
 import hypergl
-from hypergl.bodies import MODE_SOFT, BodyRenderer, Part, meshes
+from hypergl.bodies import MODE_SOFT, SOFT_VERTEX_GLSL, BodyRenderer, Part, meshes
 from hypergl.shader_prelude import VERSION
 
 from .element_records import ElementLayer, TailRecords
@@ -30,6 +32,7 @@ VERTEX_BYTES = 16
 # Per world and flex vertex: its normal from its faces, its two skin vertices.
 SURFACE = (
     VERSION
+    + SOFT_VERTEX_GLSL
     + """layout(local_size_x = 64) in;
 layout(std430, binding = 0) readonly buffer Positions { vec4 positions[]; };  // per world
 // per vertex: (first, count) of its faces, its first soft vertex in world 0, per world;
@@ -37,7 +40,7 @@ layout(std430, binding = 0) readonly buffer Positions { vec4 positions[]; };  //
 layout(std430, binding = 1) readonly buffer Faces { uvec4 info[]; };
 layout(std430, binding = 2) readonly buffer Corners { uvec4 corners[]; };
 layout(std430, binding = 3) readonly buffer Radius { float radius[]; };
-layout(std430, binding = 4) writeonly buffer Out { vec4 out_vertices[]; };
+layout(std430, binding = 4) writeonly buffer Out { SoftVertex out_vertices[]; };
 layout(location = 0) uniform int vertices;
 void main() {
     uint v = gl_GlobalInvocationID.x, w = gl_GlobalInvocationID.y;
@@ -54,8 +57,8 @@ void main() {
     normal /= max(length(normal), 1e-15);
     vec3 p = positions[base + v].xyz;
     uint to = at.z + w * at.w;
-    out_vertices[to] = vec4(p + radius[v] * normal, 1.0);
-    out_vertices[to + 1u] = vec4(p - radius[v] * normal, 1.0);
+    out_vertices[to] = SoftVertex(p + radius[v] * normal, pack_soft_normal(normal));
+    out_vertices[to + 1u] = SoftVertex(p - radius[v] * normal, pack_soft_normal(-normal));
 }
 """
 )
@@ -78,9 +81,10 @@ def drawn_flexes(model: mujoco.MjModel, groups: tuple[int, ...], flags: dict[str
     return skins, edges
 
 
-def _faces(model: mujoco.MjModel, flex: int) -> tuple[np.ndarray, np.ndarray]:
+def _faces(model: mujoco.MjModel, flex: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(triangles of its skin over its 2 soft vertices per flex vertex (2v: +radius,
-    2v + 1: -radius), the triangles whose unit normals sum to a vertex's normal)."""
+    2v + 1: -radius), its sides' triangles (2D), the triangles whose unit normals sum to a
+    vertex's normal)."""
     dim = int(model.flex_dim[flex])
     elements = model.flex_elem[model.flex_elemdataadr[flex] :][
         : int(model.flex_elemnum[flex]) * (dim + 1)
@@ -96,11 +100,13 @@ def _faces(model: mujoco.MjModel, flex: int) -> tuple[np.ndarray, np.ndarray]:
         faces = np.concatenate([
             np.stack([top[e0], top[e1], top[e2]], 1),  # makeSmooth(+radius)
             np.stack([bottom[e0], bottom[e2], bottom[e1]], 1),  # makeSmooth(-radius)
+        ])  # fmt: skip
+        sides = np.concatenate([
             np.stack([top[s0], bottom[s1], top[s1]], 1),  # makeSide(+radius)
             np.stack([bottom[s1], top[s0], bottom[s0]], 1),  # makeSide(-radius)
         ])  # fmt: skip
-        return faces, elements
-    return top[shell], shell  # 3D: the shell at +radius
+        return faces, sides, elements
+    return top[shell], np.zeros((0, 3), np.int64), shell  # 3D: the shell at +radius
 
 
 def flex_memory(model: mujoco.MjModel, flexes: list[int], worlds: int) -> list[tuple[str, int]]:
@@ -140,11 +146,16 @@ class FlexSkins(ElementLayer):
         self.soft_vertices: int = 2 * worlds * self.vertices
         self._faces = {}
         for f in flexes:
-            faces, normals_of = _faces(model, f)
+            faces, sides, normals_of = _faces(model, f)
             self._faces[f] = normals_of
-            key = f"mujoco_flex{f}"
-            rows = meshes.indexed_rows(2 * int(model.flex_vertnum[f]), faces.reshape(-1))
-            self.looks.append(_look(model, f, first_id, [Part(key, mode=MODE_SOFT)], {key: rows}))
+            key, count = f"mujoco_flex{f}", 2 * int(model.flex_vertnum[f])
+            smooth = not model.flex_flatskin[f]
+            parts = [Part(key, mode=MODE_SOFT, smooth=bool(smooth))]
+            rows = {key: meshes.indexed_rows(count, faces.reshape(-1))}
+            if len(sides):  # flat: each side's own normal (makeSide), not its vertices'
+                parts.append(Part(f"{key}_sides", mode=MODE_SOFT))
+                rows[f"{key}_sides"] = meshes.indexed_rows(count, sides.reshape(-1))
+            self.looks.append(_look(model, f, first_id, parts, rows))
         # the drawn flexes' vertices among MjData's flexvert_xpos rows
         self._rows = np.concatenate([np.arange(model.flex_vertadr[f],
                                                model.flex_vertadr[f] + model.flex_vertnum[f])

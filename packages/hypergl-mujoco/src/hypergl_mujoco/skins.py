@@ -2,17 +2,18 @@
 
 A skin's vertex is the weighted sum, over the bones that hold it (``skin_bonevert*``), of
 the bone's pose times the inverse of its bind pose (``skin_bonebind*``) applied to the
-vertex (``skin_vert``); with ``skin_inflate`` it then moves along its normal (the sum of
-its faces' area-weighted normals) by that much. Per snapshot NumPy makes every world's bone
-matrices at once (a few array operations over worlds x bones, from ``xpos`` and ``xquat``);
+vertex (``skin_vert``); its normal is the sum of its faces' area-weighted normals, and with
+``skin_inflate`` it then moves along it by that much. Per snapshot NumPy makes every world's
+bone matrices at once (a few array operations over worlds x bones, from ``xpos`` and
+``xquat``);
 in the drawing program a compute pass skins every world's vertices into the body
-renderer's soft vertices (one invocation per vertex and world; a second for the normals
-when a skin inflates), and each skin is one soft look (``MODE_SOFT``) drawn in every world,
+renderer's soft vertices (one invocation per vertex and world; a second for the normals),
+and each skin is one smooth soft look (``MODE_SOFT``) drawn in every world,
 its row naming the world's vertices (``BODY_SOFT_FIRST``). Segmentation id: ``first_id +
 skin id``. A textured skin (a 2D texture and ``skin_texcoord``) is textured through its
 vertices' texture coordinates (its soft rows' y and z, mapped as a plane's) from the
-layer's own atlas, its specular modulated by the texture as MuJoCo's; flat shaded (MuJoCo
-smooths it with per-vertex normals: not drawn yet).
+layer's own atlas, its specular modulated by the texture as MuJoCo's; shaded smooth with
+the vertices' normals, as MuJoCo's.
 """
 
 from __future__ import annotations
@@ -23,57 +24,62 @@ import mujoco
 import numpy as np
 
 import hypergl
-from hypergl.bodies import MODE_SOFT, TEXTURE_PLANAR, BodyRenderer, Part, TextureAtlas, meshes
+from hypergl.bodies import (
+    MODE_SOFT,
+    SOFT_VERTEX_GLSL,
+    TEXTURE_PLANAR,
+    BodyRenderer,
+    Part,
+    TextureAtlas,
+    meshes,
+)
 from hypergl.shader_prelude import VERSION
 
 from .element_records import ElementLayer, TailRecords
 from .scene import GeomLook, geom_color, geom_material
 from .textures import ROLE_RGB, texture_pixels
 
-VERTEX_BYTES = 16  # a soft vertex: vec4
-# Per world and skin vertex: the skinned vertex in the renderer's soft vertices (and, when
-# a skin inflates, its un-inflated one), its bone blend's inputs.
+VERTEX_BYTES = 16  # a soft vertex (hypergl.bodies.soft_vertices), or a skinned one: vec4
+# Per world and skin vertex: the skinned vertex (the normals pass's input), from its bone
+# blend's inputs.
 SKIN = (
     VERSION
-    + """#define INFLATE {inflate}
-layout(local_size_x = 64) in;
-layout(std430, binding = 0) readonly buffer Bones {{ vec4 bones[]; }};  // [R | t], 3 rows
-layout(std430, binding = 1) readonly buffer Rest {{ vec4 rest[]; }};   // the bind position
+    + """layout(local_size_x = 64) in;
+layout(std430, binding = 0) readonly buffer Bones { vec4 bones[]; };  // [R | t], 3 rows
+layout(std430, binding = 1) readonly buffer Rest { vec4 rest[]; };   // the bind position
 // per vertex: its first influence, their count, its place in world 0's vertices, per world
-layout(std430, binding = 2) readonly buffer Info {{ uvec4 info[]; }};
-layout(std430, binding = 3) readonly buffer Weights {{ vec2 weights[]; }};  // bone, weight
-layout(std430, binding = 4) writeonly buffer Out {{ vec4 out_vertices[]; }};
+layout(std430, binding = 2) readonly buffer Info { uvec4 info[]; };
+layout(std430, binding = 3) readonly buffer Weights { vec2 weights[]; };  // bone, weight
+layout(std430, binding = 4) writeonly buffer Out { vec4 out_vertices[]; };
 layout(location = 0) uniform int vertices;
 layout(location = 1) uniform int bones_per_world;
-void main() {{
+void main() {
     uint v = gl_GlobalInvocationID.x, w = gl_GlobalInvocationID.y;
     if (v >= uint(vertices)) return;
     vec4 p = vec4(rest[v].xyz, 1.0);
     uvec4 at = info[v];
     vec3 sum = vec3(0.0);
-    for (uint k = at.x; k < at.x + at.y; ++k) {{
+    for (uint k = at.x; k < at.x + at.y; ++k) {
         uint b = 3u * (w * uint(bones_per_world) + uint(weights[k].x + 0.5));
         sum += weights[k].y * vec3(dot(bones[b], p), dot(bones[b + 1u], p), dot(bones[b + 2u], p));
-    }}
-#if INFLATE
-    out_vertices[w * uint(vertices) + v] = vec4(sum, 1.0);  // the normals pass's input
-#else
-    out_vertices[at.z + w * at.w] = vec4(sum, 1.0);
-#endif
-}}
+    }
+    out_vertices[w * uint(vertices) + v] = vec4(sum, 1.0);
+}
 """
 )
 # Per world and vertex: the normal from its faces (their cross products summed: weighted by
-# area, as MuJoCo), the vertex moved along it by its skin's inflate.
-INFLATE = (
+# area, as MuJoCo), the vertex moved along it by its skin's inflate, both into the
+# renderer's soft vertices.
+NORMALS = (
     VERSION
+    + SOFT_VERTEX_GLSL
     + """layout(local_size_x = 64) in;
 layout(std430, binding = 0) readonly buffer Skinned { vec4 skinned[]; };
 layout(std430, binding = 1) readonly buffer Rest { vec4 rest[]; };  // w: the skin's inflate
 layout(std430, binding = 2) readonly buffer Info { uvec4 info[]; };
 // per vertex: (first, count) of its faces; after them each face, four uints: its vertices
 layout(std430, binding = 3) readonly buffer Faces { uint faces[]; };
-layout(std430, binding = 4) writeonly buffer Out { vec4 out_vertices[]; };
+layout(std430, binding = 4) writeonly buffer Out { SoftVertex out_vertices[]; };
 layout(location = 0) uniform int vertices;
 void main() {
     uint v = gl_GlobalInvocationID.x, w = gl_GlobalInvocationID.y;
@@ -89,7 +95,8 @@ void main() {
     }
     normal /= max(length(normal), 1e-15);
     uvec4 to = info[v];
-    out_vertices[to.z + w * to.w] = vec4(skinned[base + v].xyz + rest[v].w * normal, 1.0);
+    out_vertices[to.z + w * to.w] = SoftVertex(skinned[base + v].xyz + rest[v].w * normal,
+                                               pack_soft_normal(normal));
 }
 """
 )
@@ -103,11 +110,11 @@ def drawn_skins(model: mujoco.MjModel, groups: tuple[int, ...]) -> list[int]:
 
 
 def skin_bytes_per_world(model: mujoco.MjModel, skins: list[int]) -> int:
-    """The skinned vertices (twice where a skin inflates) and bone matrices of one world."""
+    """The skinned vertices (twice: before their normals, and drawn) and bone matrices of
+    one world."""
     vertices = sum(int(model.skin_vertnum[s]) for s in skins)
     bones = sum(int(model.skin_bonenum[s]) for s in skins)
-    inflate = any(model.skin_inflate[s] for s in skins)
-    return vertices * VERTEX_BYTES * (2 if inflate else 1) + bones * 48
+    return vertices * VERTEX_BYTES * 2 + bones * 48
 
 
 def skin_memory(model: mujoco.MjModel, skins: list[int], worlds: int) -> list[tuple[str, int]]:
@@ -206,7 +213,7 @@ class Skins(ElementLayer):
             self.looks.append(
                 GeomLook(
                     first_id + s,
-                    [Part(key, mode=MODE_SOFT)],
+                    [Part(key, mode=MODE_SOFT, smooth=True)],
                     {key: skin_rows(model, s)},
                     tuple(rgba[:3]),
                     material,
@@ -214,7 +221,6 @@ class Skins(ElementLayer):
             )
         self.vertices: int = sum(int(model.skin_vertnum[s]) for s in skins)
         self.soft_vertices: int = worlds * self.vertices
-        self.inflate: bool = any(model.skin_inflate[s] for s in skins)
         # the bones of every drawn skin in a row: their bodies and bind poses
         bones = np.concatenate([np.arange(model.skin_boneadr[s],
                                           model.skin_boneadr[s] + model.skin_bonenum[s])
@@ -277,18 +283,18 @@ class Skins(ElementLayer):
                                             np.concatenate(amounts)[order]]))  # fmt: skip
             info.append(np.column_stack([firsts, per_vertex, first + np.arange(count),
                                          np.full(count, count)]))  # fmt: skip
-            if self.inflate:  # each vertex's faces (all drawn skins' vertices numbered on)
-                face = model.skin_face[model.skin_faceadr[s] : model.skin_faceadr[s]
-                                       + model.skin_facenum[s]].astype(np.int64)  # fmt: skip
-                owner = face.reshape(-1)
-                order = np.argsort(owner, kind="stable")
-                per = np.bincount(owner, minlength=count)
-                spans.append(
-                    np.column_stack([faces_seen + np.concatenate([[0], np.cumsum(per)[:-1]]), per])
-                )
-                tri = np.repeat(face + start, 3, axis=0)[order]
-                incident.append(np.column_stack([tri, np.zeros(len(tri), np.int64)]))
-                faces_seen += len(tri)
+            # each vertex's faces (all drawn skins' vertices numbered on)
+            face = model.skin_face[model.skin_faceadr[s] : model.skin_faceadr[s]
+                                   + model.skin_facenum[s]].astype(np.int64)  # fmt: skip
+            owner = face.reshape(-1)
+            order = np.argsort(owner, kind="stable")
+            per = np.bincount(owner, minlength=count)
+            spans.append(
+                np.column_stack([faces_seen + np.concatenate([[0], np.cumsum(per)[:-1]]), per])
+            )
+            tri = np.repeat(face + start, 3, axis=0)[order]
+            incident.append(np.column_stack([tri, np.zeros(len(tri), np.int64)]))
+            faces_seen += len(tri)
             start += count
         weights_rows = np.concatenate(weights).astype(np.float32)
         buffers = {
@@ -307,22 +313,14 @@ class Skins(ElementLayer):
         made.append(self._bones)
         self._bones_view = self._bones.map(np.float32, (self.worlds, max(bones, 1), 3, 4))
         self._out = renderer.soft_vertices
-        self._skin = ctx.pipeline(compute_shader=SKIN.format(inflate=int(self.inflate)),
-                                  name="mujoco_skinning")  # fmt: skip
-        made.append(self._skin)
-        self._inflate = None
-        if self.inflate:
-            faces = np.concatenate(
-                [
-                    np.concatenate(spans).astype(np.uint32).reshape(-1),
-                    np.concatenate(incident).astype(np.uint32).reshape(-1),
-                ]
-            )
-            self._buffers["faces"] = ctx.buffer(data=faces, name="mujoco_skin_faces")
-            self._skinned = ctx.buffer(size=self.worlds * self.vertices * VERTEX_BYTES,
-                                       name="mujoco_skin_uninflated")  # fmt: skip
-            self._inflate = ctx.pipeline(compute_shader=INFLATE, name="mujoco_skin_inflate")
-            made += [self._buffers["faces"], self._skinned, self._inflate]
+        self._skin = ctx.pipeline(compute_shader=SKIN, name="mujoco_skinning")
+        each = [np.concatenate(spans).reshape(-1), np.concatenate(incident).reshape(-1)]
+        faces = np.concatenate(each).astype(np.uint32)
+        self._buffers["faces"] = ctx.buffer(data=faces, name="mujoco_skin_faces")
+        self._skinned = ctx.buffer(size=self.worlds * self.vertices * VERTEX_BYTES,
+                                   name="mujoco_skin_skinned")  # fmt: skip
+        self._normals = ctx.pipeline(compute_shader=NORMALS, name="mujoco_skin_normals")
+        made += [self._skin, self._buffers["faces"], self._skinned, self._normals]
 
     def write(self, arrays: dict[str, np.ndarray]) -> None:
         """Every world's bone matrices (pose times inverse bind pose), in one NumPy pass."""
@@ -337,26 +335,24 @@ class Skins(ElementLayer):
         self._bones_view[..., 3] = translate
 
     def record(self, cmd: hypergl.CommandBuffer) -> None:
-        """The skinning pass (and the normals' when a skin inflates), before the draws."""
+        """The skinning pass, then the normals', before the draws."""
         groups = (max(-(-self.vertices // 64), 1), self.worlds)
-        target = self._skinned if self._inflate is not None else self._out
         cmd.bind_pipeline(self._skin)
         for binding, buffer in enumerate((self._bones, self._buffers["rest"],
                                           self._buffers["info"], self._buffers["weights"],
-                                          target)):  # fmt: skip
+                                          self._skinned)):  # fmt: skip
             cmd.bind_storage_buffer(buffer, binding)
         for location, value in ((0, self.vertices), (1, max(len(self._bone_body), 1))):
             cmd.li(0, value)
             cmd.uniform_i(0, location)
         cmd.dispatch(*groups)
         cmd.barrier()
-        if self._inflate is not None:
-            cmd.bind_pipeline(self._inflate)
-            for binding, buffer in enumerate((self._skinned, self._buffers["rest"],
-                                              self._buffers["info"], self._buffers["faces"],
-                                              self._out)):  # fmt: skip
-                cmd.bind_storage_buffer(buffer, binding)
-            cmd.li(0, self.vertices)
-            cmd.uniform_i(0, 0)
-            cmd.dispatch(*groups)
-            cmd.barrier()
+        cmd.bind_pipeline(self._normals)
+        for binding, buffer in enumerate((self._skinned, self._buffers["rest"],
+                                          self._buffers["info"], self._buffers["faces"],
+                                          self._out)):  # fmt: skip
+            cmd.bind_storage_buffer(buffer, binding)
+        cmd.li(0, self.vertices)
+        cmd.uniform_i(0, 0)
+        cmd.dispatch(*groups)
+        cmd.barrier()

@@ -27,6 +27,7 @@ from .shading import (
     lights,
     set_light,
 )
+from .soft_vertices import SOFT_VERTEX_GLSL, pack_normals
 
 __all__ = [
     "LIGHT_DTYPE",
@@ -39,6 +40,7 @@ __all__ = [
     "MODE_SOFT",
     "OUTPUTS",
     "RECORD_DTYPE",
+    "SOFT_VERTEX_GLSL",
     "TEXTURE_BOX",
     "TEXTURE_CUBE",
     "TEXTURE_CUBE_Y_UP",
@@ -52,6 +54,7 @@ __all__ = [
     "lights",
     "list_bytes",
     "named_parts",
+    "pack_normals",
     "set_light",
     "sort_key_commands",
 ]

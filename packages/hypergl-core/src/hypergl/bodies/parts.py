@@ -44,6 +44,9 @@ class Part:
     scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
     mode: int = MODE_SCALED
     shade: float = 1.0  # the look's colour times this (e.g. a darker spoke on a wheel)
+    # MODE_SOFT only: lit with each soft vertex's own normal (soft_vertices.py), interpolated
+    # over a face (smooth, as MuJoCo shades skins), not with its face's (flat)
+    smooth: bool = False
 
 
 def _sizes(name: str, size: Any, count: int) -> tuple[float, ...]:

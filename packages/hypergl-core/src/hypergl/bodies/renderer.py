@@ -273,7 +273,7 @@ class BodyRenderer:
     template: Buffer
     draw_count: Buffer
     instances: Buffer
-    soft_vertices: Buffer
+    soft_vertices: Buffer  # 16 bytes a vertex: soft_vertices.py's layout
     visibility: Buffer
     expand: Pipeline
     tiles_pipeline: Pipeline
@@ -957,6 +957,14 @@ class BodyRenderer:
             self._add_mesh(key, rows)
         meshes_of, modes = [], []
         for part in parts:
+            if not isinstance(part, Part):
+                raise self.shape_error(f"parts must be hypergl.bodies.Part, got {part!r}")
+            if not isinstance(part.smooth, bool):
+                raise self.shape_error(f"part {part.mesh!r}: smooth must be True or False, "
+                                       f"got {part.smooth!r}")  # fmt: skip
+            if part.smooth and part.mode != MODE_SOFT:
+                raise self.shape_error(f"part {part.mesh!r}: smooth=True is for soft parts "
+                                       f"(mode=MODE_SOFT), not mode {part.mode!r}")  # fmt: skip
             mesh = self._mesh_index.get(part.mesh)
             if mesh is None:
                 raise self.shape_error(f"part mesh {part.mesh!r} is not in the renderer's "
@@ -975,7 +983,8 @@ class BodyRenderer:
             first = self._parts_used
             self._parts_used += len(parts)
         for k, (part, mesh, mode) in enumerate(zip(parts, meshes_of, modes, strict=True)):
-            scale = (float(soft_first), 0.0, 0.0) if part.mode == MODE_SOFT else part.scale
+            soft = (float(soft_first), float(part.smooth), 0.0)
+            scale = soft if part.mode == MODE_SOFT else part.scale
             self._parts[first + k] = (
                 (*part.offset, mode), part.rotation, (*scale, mesh),
                 (*(rgb * part.shade), material.alpha),

@@ -22,7 +22,7 @@ One std430 ``Part`` per drawn piece of a body::
         vec4 offset_mode;  // xyz: offset from the centre of mass (body frame); w: mode
         vec4 rotation;     // quaternion of the part in the body frame
         vec4 scale_mesh;   // xyz: scale (capsule: radius, half height, radius; soft: first
-                           // vertex in x); w: mesh index
+                           // vertex in x, y 1 where smooth); w: mesh index
         vec4 color;        // rgb (times the part's shade), a: alpha
         vec4 material;     // specular, shininess (0..1), emission, reflectance
         vec4 texture;      // x: texture of the atlas (-1: none), y: its mapping
@@ -35,6 +35,7 @@ view) and the texture atlas at texture unit ``{atlas_unit}``.
 """
 
 from ..shader_prelude import VERSION
+from .soft_vertices import SOFT_VERTEX_GLSL
 from .views import TILE_GLSL
 
 # The tiling's vertex-stage half (views.py), braces doubled for the templates below.
@@ -368,10 +369,14 @@ void main() {{
 """
 )
 
+# v_info.x of a smooth soft part (Part.smooth): MODE_SOFT (2) is a flat one's
+SOFT_SMOOTH = "\n#define MODE_SOFT_SMOOTH 7\n"
+
 VERTEX = (
     VERSION
     + """{defines}
 {bodies}"""
+    + SOFT_SMOOTH
     + COMMON
     + SHADING_BUFFER
     + LIGHT_POSES.replace("{direction}", "out")
@@ -399,7 +404,8 @@ const vec3 PROXY_CORNERS[4] = vec3[4]({proxy_corners});
 #define a_instance pulled[uint(gl_VertexID) >> 2]
 const vec3 a_normal = vec3({proxy_normal});
 #else
-layout(std430, binding = {soft}) readonly buffer BodySoftVertices {{ vec4 soft_vertices[]; }};
+SOFT_VERTEX_STRUCT
+layout(std430, binding = {soft}) readonly buffer BodySoftVertices {{ SoftVertex soft_vertices[]; }};
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
 layout(location = 2) in uvec2 a_instance;  // (row | source << 31, part)
@@ -546,7 +552,12 @@ void main() {{
 #ifdef BODY_SOFT_FIRST
         if ((a_instance.x >> 31) == 0u) soft_first += body_soft_first(row);  // the row's own
 #endif
-        world = soft_vertices[soft_first + uint(a_position.x + 0.5)].xyz;
+        SoftVertex soft = soft_vertices[soft_first + uint(a_position.x + 0.5)];
+        world = soft.position;
+        if (part.scale_mesh.y > 0.5) {{  // smooth: shaded with the vertex's own normal
+            normal = soft_normal(soft.normal);
+            mode = MODE_SOFT_SMOOTH;
+        }}
     }} else
 #endif
     {{
@@ -575,11 +586,12 @@ void main() {{
 #endif
         normal = rotate(q, normal);
     }}
-    v_surface = mode == 2 ? world : normal;
+    v_surface = normal;  // (a flat soft body's: its face's, from v_world's derivatives)
     v_world = world;
 #if RAY_KIND == 0
     // a soft vertex's row: (index, u, v): its texture coordinates as a plane's x and z
-    v_object = mode == 2 ? vec3(a_position.y, 0.0, a_position.z) : a_position;
+    v_object = mode == 2 || mode == MODE_SOFT_SMOOTH ? vec3(a_position.y, 0.0, a_position.z)
+                                                     : a_position;
 #elif RAY_KIND == 6
     v_object = vec3(a_position.x, 0.0, a_position.z);
 #endif
@@ -956,12 +968,16 @@ vec3 light_surface(vec3 P, vec3 N, vec3 V, vec3 rgb, vec4 material, vec3 forward
 """
 SHADING = ATLAS + LIGHTING
 VERTEX = VERTEX.replace("VERTEX_LIGHTING", LIGHTING, 1)  # (LIT_GRID 3's, defined above)
+VERTEX = VERTEX.replace(
+    "SOFT_VERTEX_STRUCT", SOFT_VERTEX_GLSL.replace("{", "{{").replace("}", "}}"), 1
+)
 
 
 FRAGMENT = (
     VERSION
-    + """{defines}
-in vec3 v_surface;
+    + """{defines}"""
+    + SOFT_SMOOTH
+    + """in vec3 v_surface;
 in vec3 v_world;
 #if RAY_KIND == 0 || RAY_KIND == 6
 in vec3 v_object;
@@ -1184,12 +1200,19 @@ void main() {{
     depth_out = 1.0 / (depth_at + hit.w * (v_eye.w * depth_at - v_eye_depth));  // 1 / metres
 #endif
 #else
-    soft = v_info.x == 2;
-    n = soft ? cross(dFdx(v_surface), dFdy(v_surface)) : v_surface;
+    soft = v_info.x == 2 || v_info.x == MODE_SOFT_SMOOTH;
     P = v_world;
-    // a soft body's face normal turned toward the eye (the derivatives' sign follows the
-    // screen's handedness, which a mirror pass turns over): OpenGL's two-sided lighting
-    if (soft && dot(n, v_view_eye.xyz - P * v_view_eye.w) < 0.0) n = -n;
+    n = v_surface;
+    if (soft) {{
+        // OpenGL's two-sided lighting: a face seen from behind is lit with its normal turned
+        // over. The face's normal from the derivatives, turned toward the eye (their sign
+        // follows the screen's handedness, which a mirror pass turns over); a smooth soft
+        // body's vertex normal turns with its face's (the normals MuJoCo gives a skin agree
+        // with its faces' winding)
+        vec3 face = cross(dFdx(P), dFdy(P));
+        if (dot(face, v_view_eye.xyz - P * v_view_eye.w) < 0.0) face = -face;
+        n = v_info.x == 2 ? face : (dot(n, face) < 0.0 ? -n : n);
+    }}
     X = v_object;
 #if OUTPUT_DEPTH
     depth_out = 1.0 / v_depth;  // stored as 1 / metres: 0 (a clear) is nothing hit
