@@ -545,8 +545,7 @@ class BatchRenderer:
                 # its raster and depth tests, and no cube lookup where bodies cover all.
                 cmd.resolve_framebuffer(self._framebuffer, resolved[0])
                 cmd.resolve_framebuffer(*resolved)  # the covered pixels' colour (0.8 ms)
-                cmd.bind_framebuffer(resolved[1])
-                renderer.record_resolved_sky(cmd, resolved[0])
+                renderer.record_resolved_sky(cmd, *resolved)
             cmd.end()
             sync.end()
             if kind == "batch":  # a Batch fills a field bound just now from its next call
@@ -819,7 +818,7 @@ class BatchRenderer:
         pixel = 4 + 4 * len(self.outputs)  # depth24, then rgba8 or r32f each
         samples = getattr(self, "samples", 0)
         pixel += 8 * samples  # multisampled: rgba8 and depth24 a sample
-        pixel += 8 if samples else 0  # the sky's resolve and picture (rgba8 each)
+        pixel += 24 if samples else 0  # the sky's resolve, picture (rgba8), cache (rgba32f)
         flags = getattr(self, "_flags", None)  # before the flags are read: shadows on
         maps = len(shadow_slots(model)) if flags is None or flags["mjRND_SHADOW"] else 0
         size = self._shadow_size
