@@ -77,7 +77,6 @@ def pass_programs(renderer, ctx) -> dict:
                 layer._record_sky(cmd)
         else:
             cmd.resolve_framebuffer(renderer._framebuffer, resolved[0])
-            cmd.resolve_framebuffer(*resolved)
             renderer._renderer.record_resolved_sky(cmd, *resolved)
 
     programs["main"] = program(main)
