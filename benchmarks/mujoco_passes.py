@@ -77,9 +77,7 @@ def pass_programs(renderer, ctx) -> dict:
                 layer._record_sky(cmd)
         else:
             cmd.resolve_framebuffer(renderer._framebuffer, resolved[0])
-            cmd.resolve_framebuffer(*resolved)
-            cmd.bind_framebuffer(resolved[1])
-            renderer._renderer.record_resolved_sky(cmd, resolved[0])
+            renderer._renderer.record_resolved_sky(cmd, *resolved)
 
     programs["main"] = program(main)
     if renderer._renderer._sky is not None:

@@ -268,9 +268,7 @@ def test_the_sky_after_a_resolve_is_the_multisampled_sky(gl_ctx):
     renderer.record_clear(cmd, coverage=True)
     renderer.record(cmd, sky=False)
     cmd.resolve_framebuffer(multi, resolved)
-    cmd.resolve_framebuffer(resolved, picture)  # what a pixel covered whole keeps
-    cmd.bind_framebuffer(picture)
-    renderer.record_resolved_sky(cmd, resolved)
+    renderer.record_resolved_sky(cmd, resolved, picture)
     cmd.end()
     cmd.submit()
     after = renderer.read(picture)["color"].astype(int)
@@ -284,20 +282,96 @@ def test_the_sky_after_a_resolve_is_the_multisampled_sky(gl_ctx):
     records.release()
 
 
+def resolved_sky_frame(ctx, renderer):
+    """A program of `renderer`'s frame with the sky drawn after the resolve (as
+    hypergl_mujoco's), and its framebuffers (the multisampled, the resolve, the picture)."""
+    size = renderer.framebuffer_size
+    multi = renderer.framebuffer(size)
+    resolved = ctx.framebuffer(size, depth=None)
+    picture = ctx.framebuffer(size, depth=None)
+    cmd = ctx.command_buffer()
+    cmd.bind_framebuffer(multi)
+    renderer.record_clear(cmd, coverage=True)
+    renderer.record(cmd, sky=False)
+    cmd.resolve_framebuffer(multi, resolved)
+    renderer.record_resolved_sky(cmd, resolved, picture)
+    cmd.end()
+    return cmd, (multi, resolved, picture)
+
+
+def two_views_of_a_sky(ctx, cameras):
+    """A box before a sky of random faces, seen in two 32 x 32 views, multisampled."""
+    records = InstanceRecords(ctx, 2)
+    records.write([(0.0, 0.0, 0.0)] * 2, [IDENTITY_Q] * 2, [0, 0])
+    renderer = BodyRenderer(records, max_ids=2, views=2, samples=4)
+    atlas = TextureAtlas()
+    faces = np.random.default_rng(3).integers(0, 256, (6, 8, 8, 3), dtype=np.uint8)
+    renderer.set_textures(atlas)  # (the sky's faces after a first atlas: set_textures again)
+    sky = atlas.add_cube(faces)
+    renderer.set_textures(atlas)
+    renderer.set_sky(sky, 50.0)
+    renderer.set_look(0, "box", (1.0, 1.0, 1.0), color=(0.9, 0.3, 0.1))
+    renderer.set_views(cameras, (32, 32), ranges=[(0, 1), (1, 1)])
+    return records, renderer
+
+
+def test_the_cached_sky_is_the_sky_drawn_afresh_as_cameras_turn_and_move(gl_ctx):
+    """The sky after a resolve is looked up once per view and kept (a float cache) until
+    the view's rotation or projection changes: a camera that turns gets its sky drawn
+    again, one that only moves keeps its own (the same, bit for bit: the sky's rays do not
+    depend on the eye's position), and both frames are what a fresh renderer draws."""
+    lens = perspective(60.0, 1.0, 0.1, 100.0)
+    start = [lens @ look_at((0, 0, 10), (0, 0, 0)), lens @ look_at((3, 4, 2), (0, 0, 0))]
+    # view 0 turns (to the side, the box off centre), view 1 moves 2.5 m along x, unturned
+    later = [lens @ look_at((0, 0, 10), (4, 3, 0)), lens @ look_at((5.5, 4, 2), (2.5, 0, 0))]
+    records, renderer = two_views_of_a_sky(gl_ctx, start)
+    cmd, fbs = resolved_sky_frame(gl_ctx, renderer)
+    stale = []
+    for cameras in (start, later, later):
+        renderer.set_view_matrices(np.stack(cameras))
+        renderer.update()
+        cmd.submit()
+        keys = renderer.sky_cache.read(np.uint32)[: 2 * 28].reshape(2, 28)
+        stale.append(keys[:, 24].tolist())  # each view's stale flag (after its 6 vec4 keys)
+        picture = renderer.read(fbs[2])["color"]
+        records_b, fresh = two_views_of_a_sky(gl_ctx, cameras)
+        cmd_b, fbs_b = resolved_sky_frame(gl_ctx, fresh)
+        cmd_b.submit()
+        expected = fresh.read(fbs_b[2])["color"]
+        assert (picture == expected).all()
+        for fb in fbs_b:
+            fb.release()
+        fresh.release()
+        records_b.release()
+    # the first frame draws both skies, the turn view 0's alone, the same cameras neither
+    assert stale == [[1, 1], [1, 0], [0, 0]]
+    assert (picture[:32, :32] != picture[0, 0]).any(-1).mean() > 0.5  # the sky varies
+    for fb in fbs:
+        fb.release()
+    renderer.release()
+    records.release()
+
+
 def test_the_sky_after_a_resolve_needs_a_sky_no_haze_and_a_framebuffer(gl_ctx):
     records, renderer = one_box(gl_ctx, samples=4)
     cmd = gl_ctx.command_buffer()
     resolved = gl_ctx.framebuffer((8, 8), depth=None)
     with pytest.raises(BodyError, match="record_resolved_sky needs a sky: call set_sky"):
-        renderer.record_resolved_sky(cmd, resolved)
+        renderer.record_resolved_sky(cmd, resolved, resolved)
     renderer.release()
     records.release()
     records, renderer = sky_box(gl_ctx, samples=4)
     with pytest.raises(TypeError, match=r"resolved must be the hypergl.Framebuffer .* got 3"):
-        renderer.record_resolved_sky(cmd, 3)
+        renderer.record_resolved_sky(cmd, 3, resolved)
+    with pytest.raises(TypeError, match=r"picture must be the hypergl.Framebuffer drawn into"):
+        renderer.record_resolved_sky(cmd, resolved, 3)
+    small = gl_ctx.framebuffer((4, 8), depth=None)
+    with pytest.raises(ValueError, match=r"resolved's size \(8, 8\), got \(4, 8\)"):
+        renderer.record_resolved_sky(cmd, resolved, small)
+    small.release()
     renderer.set_haze((0.0, 0.0, -100.0), (0.0, 0.0, 1.0), (0.0, 0.0, 0.0, 0.0), 0.5)
     with pytest.raises(BodyError, match="record_resolved_sky draws no haze"):
-        renderer.record_resolved_sky(cmd, resolved)
+        renderer.record_resolved_sky(cmd, resolved, resolved)
     resolved.release()
     renderer.release()
     records.release()

@@ -155,3 +155,30 @@ def test_the_shadow_pass_draws_depth_alone(gl_ctx):
         assert shadows is not None
         assert shadows.framebuffer._desc["color"] in ((), [])
         assert shadows.texture is not None  # the depth the main pass reads
+
+
+def test_a_turning_free_camera_sees_the_sky_mujoco_sees(gl_ctx):
+    """The sky after the resolve is kept per view and redrawn only when the view turns:
+    an MjvCamera turned between renders shows what a new renderer shows from there, to the
+    bit, and MuJoCo's sky (its cube's lookups are redone; a moved, unturned view's are not:
+    test_gl_bodies_shading's cached sky test)."""
+    pytest.importorskip("gymnasium")
+    model = models.gym_model("half_cheetah")  # a skybox, no haze, 4 samples
+    data = models.stepped(model, 20)
+    camera = mujoco.MjvCamera()
+    camera.azimuth, camera.elevation, camera.distance = 30.0, -10.0, 4.0
+    with hypergl_mujoco.BatchRenderer(model, 1, cameras=[camera], width=96, height=72,
+                                      outputs=("rgb",), context=gl_ctx) as renderer:  # fmt: skip
+        first = renderer.render(data).rgb[0, 0]
+        assert renderer._resolved is not None  # multisampled, a sky, no haze
+        camera.azimuth, camera.elevation = 100.0, -20.0  # turned: the sky is seen anew
+        turned = renderer.render(data).rgb[0, 0]
+    with hypergl_mujoco.BatchRenderer(model, 1, cameras=[camera], width=96, height=72,
+                                      outputs=("rgb",), context=gl_ctx) as fresh:  # fmt: skip
+        assert (fresh.render(data).rgb[0, 0] == turned).all()
+    assert (first != turned).any()
+    with mujoco.Renderer(model, 72, 96) as reference:
+        reference.update_scene(data, camera)
+        psnr, within = scores(turned, reference.render())
+    psnr_floor, within_floor = gym_floors(gl_ctx)
+    assert psnr >= psnr_floor and within >= within_floor

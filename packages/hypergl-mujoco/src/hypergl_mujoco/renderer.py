@@ -542,11 +542,10 @@ class BatchRenderer:
             if resolved is not None:
                 # The sky single-sampled under the resolved passes (MuJoCo draws it before
                 # the blended geoms; under them it adds what over it gives): a quarter of
-                # its raster and depth tests, and no cube lookup where bodies cover all.
+                # its raster and depth tests, and no cube lookup where bodies cover all nor
+                # in a view that did not turn (its sky cached). Into the second: the picture.
                 cmd.resolve_framebuffer(self._framebuffer, resolved[0])
-                cmd.resolve_framebuffer(*resolved)  # the covered pixels' colour (0.8 ms)
-                cmd.bind_framebuffer(resolved[1])
-                renderer.record_resolved_sky(cmd, resolved[0])
+                renderer.record_resolved_sky(cmd, *resolved)
             cmd.end()
             sync.end()
             if kind == "batch":  # a Batch fills a field bound just now from its next call
@@ -819,7 +818,7 @@ class BatchRenderer:
         pixel = 4 + 4 * len(self.outputs)  # depth24, then rgba8 or r32f each
         samples = getattr(self, "samples", 0)
         pixel += 8 * samples  # multisampled: rgba8 and depth24 a sample
-        pixel += 8 if samples else 0  # the sky's resolve and picture (rgba8 each)
+        pixel += 24 if samples else 0  # the sky's resolve, picture (rgba8), cache (vec4)
         flags = getattr(self, "_flags", None)  # before the flags are read: shadows on
         maps = len(shadow_slots(model)) if flags is None or flags["mjRND_SHADOW"] else 0
         size = self._shadow_size

@@ -48,6 +48,7 @@ from .shaders import (
     FRAGMENT,
     HAZE_FRAGMENT,
     REFLECTION_ADD,
+    SKY_CHECK,
     SKY_FRAGMENT,
     SKY_VERTEX,
     VERTEX,
@@ -87,6 +88,7 @@ SHADOW_UNIT = 2  # the texture unit the fragment stage reads shadow maps from
 REFLECTION_UNIT = 3  # the texture unit a reflective part reads the mirror pass's picture from
 RESOLVED_UNIT = 4  # the texture unit the sky drawn after a resolve reads the resolve from
 SKY_UNIT = 5  # the texture unit the sky reads its GL cube map from
+SKY_KEY_BYTES = 112  # a view's SkyKey (shaders.SKY_BUFFER): 6 vec4 of key, a uvec4 stale flag
 # Metres from the mirror plane within which a point counts as on it (the reflective part's
 # own surface; its interpolated points stray by float rounding, 1e-7 of their size).
 MIRROR_EPSILON = 1e-3
@@ -376,7 +378,9 @@ class BodyRenderer:
         self._bindings = {"tables": base + 2, "parts": base + 3, "shading": base + 4,
                           "commands": base + 5,
                           "instances": base + 6, "soft": base + 8, "visibility": base + 9,
-                          "tiles": base + 10, "views": base + 11}  # fmt: skip
+                          "tiles": base + 10, "views": base + 11,
+                          "sky": base + 10}  # fmt: skip
+        # (the sky cache's buffer at the depth tiles' binding: no pass binds both)
         self._camera_binding = camera_binding
         self._lod = float(lod_threshold)
 
@@ -512,6 +516,12 @@ class BodyRenderer:
         self.sky_cube: Texture | None = None  # the sky's cube map (set_sky)
         self.sky_pipeline: Pipeline | None = None
         self.resolved_sky_pipeline: Pipeline | None = None  # record_resolved_sky's
+        # record_resolved_sky's cache (shaders.SKY_BUFFER): each view's sky, looked up again
+        # only where its key changed; the size of the framebuffer it is for
+        self.sky_cache: Buffer | None = None
+        self._sky_cache_size: tuple[int, int] | None = None
+        self.sky_check_pipeline: Pipeline | None = None
+        self.sky_cache_pipeline: Pipeline | None = None
         self._sky_ground = False  # the sky pipeline tests the haze's ground
         self._haze: tuple[tuple[float, ...], ...] | None = None  # set_haze's uniforms
         self.haze_pipeline: Pipeline | None = None
@@ -528,6 +538,7 @@ class BodyRenderer:
                 "lights_block": camera_binding + 1, "shadow_unit": SHADOW_UNIT,
                 "reflection_unit": REFLECTION_UNIT, **proxy,
                 "resolved_unit": RESOLVED_UNIT, "sky_unit": SKY_UNIT,
+                "max_views": self._max_views,
                 "defines": defines + "\n#define RAY_KIND 0"}  # fmt: skip
         # The GLSL of each pipeline's stages (tests count the storage blocks each declares).
         self.shader_sources: dict[str, dict[str, str]] = {
@@ -1154,6 +1165,7 @@ class BodyRenderer:
         self._atlas_image = image
         if self._sky is not None:  # the sky's faces from the new atlas
             self._make_sky_cube(self._sky[0])
+            self._forget_sky()
 
     @serialised
     def set_sky(self, texture: int, distance: float, axes: Any = None) -> None:
@@ -1171,6 +1183,7 @@ class BodyRenderer:
             raise self.shape_error(f"sky axes must be a finite 3x3 matrix, got {axes!r}")
         self._make_sky_cube(texture)
         self._sky = (int(texture), float(distance), rotation)
+        self._forget_sky()
         self._make_sky_pipeline()
 
     def _make_sky_cube(self, texture: Any) -> None:
@@ -1349,9 +1362,10 @@ class BodyRenderer:
         return self._views["tile"][: self._view_count].copy()
 
     @serialised
-    def record_resolved_sky(self, cmd: CommandBuffer, resolved: Framebuffer) -> None:
-        """Draw the sky single-sampled into the bound framebuffer (a copy of `resolved`, of
-        its size), under what `resolved` holds: a resolve of the multisampled passes recorded
+    def record_resolved_sky(self, cmd: CommandBuffer, resolved: Framebuffer,
+                            picture: Framebuffer) -> None:  # fmt: skip
+        """Copy `resolved` into `picture` (of its size; bound here) and draw the sky
+        single-sampled under it: `resolved` a resolve of the multisampled passes recorded
         with ``sky=False`` after :meth:`record_clear` with ``coverage=True``, its colour's
         alpha the share of each pixel's samples covered. A pixel not covered whole gets its
         colour plus (1 - coverage) of the sky: the multisampled sky's picture without its
@@ -1359,23 +1373,88 @@ class BodyRenderer:
         hidden behind the sky: the multisampled pass's sky hides what lies beyond its quad
         (nearer than its cylinder), MuJoCo's what lies beyond its cylinder. No haze (it
         blends over the sky and what lies beyond its cone, by depth: draw the sky in the
-        multisampled pass)."""
+        multisampled pass).
+
+        The sky's colours come from a cache (:attr:`sky_cache`, float): a view's sky
+        depends on its camera's rotation and projection alone (not where it is), so a
+        compute pass compares each view's with those its cached sky was drawn for (on the
+        GPU, as the frame runs) and the cube is looked up again only in the views whose
+        changed (a fixed or tracking camera's: never after the first frame)."""
         if self._sky is None:
             raise self.shape_error("record_resolved_sky needs a sky: call set_sky first")
         if self._haze is not None:
             raise self.shape_error("record_resolved_sky draws no haze: record the sky in the "
                                    "multisampled pass (record with sky=True)")  # fmt: skip
-        if not isinstance(resolved, Framebuffer):
-            raise TypeError(f"resolved must be the hypergl.Framebuffer resolved into, "
-                            f"got {resolved!r}")  # fmt: skip
+        for name, target in (("resolved", resolved), ("picture", picture)):
+            if not isinstance(target, Framebuffer):
+                what = "resolved" if name == "resolved" else "drawn"
+                raise TypeError(f"{name} must be the hypergl.Framebuffer {what} into, "
+                                f"got {target!r}")  # fmt: skip
+        size = tuple(resolved.size)
+        if tuple(picture.size) != size:
+            raise ValueError(f"picture must be of resolved's size {size}, "
+                             f"got {tuple(picture.size)}")  # fmt: skip
+        self._make_sky_cache(size)
+        assert self.sky_cache is not None
+        views = self._view_count if self._max_views > 1 else 1
+        # which views' skies changed since the cache drew them
+        cmd.bind_pipeline(self.sky_check_pipeline)
+        cmd.bind_uniform_buffer(self.camera, self._camera_binding)
+        self._bind_views(cmd)
+        cmd.bind_storage_buffer(self.sky_cache, self._bindings["sky"])
+        cmd.li(0, views)
+        cmd.uniform_i(0, 0)
+        cmd.dispatch(-(-views // 64), 1)
+        cmd.barrier()  # the stale flags, before the cache pass's vertices read them
+        # their skies into the cache (the other views' quads fall outside the framebuffer;
+        # what they draw into the picture the copy below replaces)
+        cmd.bind_framebuffer(picture)
+        self._bind_sky_cache(cmd, self.sky_cache_pipeline, size)
+        cmd.draw(6, instances=views)
+        cmd.barrier()  # the cache's colours, before the sky under the resolve reads them
+        cmd.resolve_framebuffer(resolved, picture)  # what a pixel covered whole keeps
+        cmd.bind_framebuffer(picture)
+        self._bind_sky_cache(cmd, self.resolved_sky_pipeline, size)
+        cmd.bind_texture(resolved.color_texture(0), RESOLVED_UNIT)
+        cmd.draw(6, instances=views)
+
+    def _bind_sky_cache(self, cmd: CommandBuffer, pipeline: Any, size: tuple[int, int]) -> None:
+        """A sky `pipeline` bound (:meth:`_bind_sky`) with the cache and its row's width."""
+        self._bind_sky(cmd, pipeline)
+        cmd.bind_storage_buffer(self.sky_cache, self._bindings["sky"])
+        cmd.li(0, size[0])
+        cmd.uniform_i(0, 9)
+
+    def _make_sky_cache(self, size: tuple[int, int]) -> None:
+        """record_resolved_sky's pipelines and cache (for a framebuffer of `size`: made
+        again, every view's sky forgotten, for another size)."""
         if self.resolved_sky_pipeline is None:
             self.resolved_sky_pipeline = self._quad_pipeline(
                 "resolved_sky", SKY_FRAGMENT, "#define SKY_GROUND 0\n#define SKY_UNDER 1",
                 depth_test=False,
             )  # fmt: skip
-        self._bind_sky(cmd, self.resolved_sky_pipeline)
-        cmd.bind_texture(resolved.color_texture(0), RESOLVED_UNIT)
-        cmd.draw(6, instances=self._view_count if self._max_views > 1 else 1)
+            self.sky_cache_pipeline = self._quad_pipeline(
+                "sky_cache", SKY_FRAGMENT,
+                "#define SKY_GROUND 0\n#define SKY_UNDER 0\n#define SKY_CACHE 1",
+                depth_test=False,
+            )  # fmt: skip
+            source = SKY_CHECK.format(**self._fill)
+            self.shader_sources["sky_check"] = {"compute": source}
+            self.sky_check_pipeline = self._ctx.pipeline(compute_shader=source,
+                                                         name="body_sky_check")  # fmt: skip
+        if self.sky_cache is None or self._sky_cache_size != size:
+            if self.sky_cache is not None:
+                self.sky_cache.release()
+            colors = size[0] * size[1] * 16
+            self.sky_cache = self._ctx.buffer(size=self._max_views * SKY_KEY_BYTES + colors,
+                                              name="body_sky_cache")  # fmt: skip
+            self._sky_cache_size = size
+            self._forget_sky()
+
+    def _forget_sky(self) -> None:
+        """Every view's cached sky redrawn by the next frame (a new cube, axes or cache)."""
+        if self.sky_cache is not None:
+            self.sky_cache.write(np.full(self._max_views * SKY_KEY_BYTES, 0xFF, np.uint8))
 
     def _record_sky(self, cmd: CommandBuffer) -> None:
         """The multisampled pass's sky (its ground test with a haze), then the haze."""
@@ -1925,6 +2004,8 @@ class BodyRenderer:
         later calls raise ResourceError)."""
         optional = (self.depth_tiles, self.views, self.background_pipeline, self.sky_pipeline,
                     self.sky_cube, self.resolved_sky_pipeline, self.haze_pipeline,
+                    self.sky_cache, self.sky_check_pipeline,
+                    self.sky_cache_pipeline,
                     self.proxy_indices,
                     *[pipeline for pipeline, _ in self._ray_draws],
                     *self._nearest_draws)  # fmt: skip
