@@ -588,12 +588,15 @@ void main() {{
     }}
     v_surface = normal;  // (a flat soft body's: its face's, from v_world's derivatives)
     v_world = world;
+    // a mirrored part (a plane's back: a negative scale) in its unmirrored frame, so that
+    // its texture lies as its front's (MuJoCo draws a plane's back with the front's)
+    vec3 unmirror = step(0.0, s) * 2.0 - 1.0;
 #if RAY_KIND == 0
     // a soft vertex's row: (index, u, v): its texture coordinates as a plane's x and z
     v_object = mode == 2 || mode == MODE_SOFT_SMOOTH ? vec3(a_position.y, 0.0, a_position.z)
-                                                     : a_position;
+                                                     : a_position * unmirror;
 #elif RAY_KIND == 6
-    v_object = vec3(a_position.x, 0.0, a_position.z);
+    v_object = vec3(a_position.x, 0.0, a_position.z) * unmirror;
 #endif
     v_color = part.color;
     v_material = part.material;
@@ -1067,7 +1070,7 @@ vec3 lit_vertex(vec3 P, vec3 N, vec3 rgb, vec3 forward, bool look_up) {{
 }}
 vec3 light_grid(vec3 P, vec3 N, vec3 rgb, vec3 forward) {{
     // the point in the plane's frame: the quad's x, its z the plane's -y (Y_TO_Z)
-    vec2 at = vec2(v_object.x * v_size.x, -v_object.z * v_size.z);
+    vec2 at = vec2(v_object.x * abs(v_size.x), -v_object.z * abs(v_size.z));
     vec2 half_size = abs(v_size.xz);
     vec2 lo, hi;
     grid_cell(at.x, half_size.x, lo.x, hi.x);
