@@ -817,6 +817,8 @@ class BatchRenderer:
         arrays = (model.ncam * 12 + model.nbody * 3 + model.nlight * 6) * 8  # + light poses
         light_rows = lights.light_count(model) * 112  # the poses of the world's light group
         pixel = 4 + 4 * len(self.outputs)  # depth24, then rgba8 or r32f each
+        if "rgb" not in self.outputs and "depth" in self.outputs:
+            pixel -= 4  # the depth in the depth buffer (depth32f: BodyRenderer.framebuffer)
         samples = getattr(self, "samples", 0)
         pixel += 8 * samples  # multisampled: rgba8 and depth24 a sample
         pixel += 8 if samples else 0  # the sky's resolve and picture (rgba8 each)
