@@ -827,6 +827,8 @@ class BodyRenderer:
                                 "OUTPUT_ID": int(ident), "DEPTH_LOCATION": int(color),
                                 "DEPTH_BUFFER": int(self._depth_buffer),
                                 "DEPTH_SCALE": DEPTH_SCALE,
+                                # ids stored as id + 1 beside colour (its clear's red 0)
+                                "ID_OFFSET": float(color),
                                 "ID_LOCATION": int(color) + int(depth and not self._depth_buffer),
                                 "SAMPLES": self.samples}))  # fmt: skip
 
@@ -1591,8 +1593,8 @@ class BodyRenderer:
         the colour's alpha 0, so that it holds the share of each pixel the bodies cover
         after a resolve (:meth:`record_resolved_sky`)."""
         rgb = check_color(background)
-        if "color" not in self.outputs:  # depth and id alone: 0 is nothing hit, no id
-            cmd.clear(color=(0.0, 0.0, 0.0, 0.0), depth=0.0 if self._depth_buffer else 1.0)
+        if "color" not in self.outputs:  # the ids alone are colour: -1 is none, as they are
+            cmd.clear(color=(-1.0, 0.0, 0.0, 0.0), depth=0.0 if self._depth_buffer else 1.0)
             return
         cmd.clear(color=(*rgb, 0.0 if coverage else 1.0), depth=1.0)
         # The depth and id outputs are stored as 1 / metres and id + 1 (see read), so a
@@ -1613,7 +1615,7 @@ class BodyRenderer:
         for name, reader in self._staging_readers(framebuffer).items():
             source = _pixels(reader)[::-1]  # top row first, no copy
             out[name] = self._decoded(name, source, source.shape[:2], miss_depth,
-                                      self._depth_buffer)  # fmt: skip
+                                      "color" not in self.outputs)  # fmt: skip
         return out
 
     @serialised
@@ -1635,26 +1637,28 @@ class BodyRenderer:
             read = _pixels(reader)  # bottom row first
             source = tiling.grid_view(read[::-1] if tiling.origin == "top" else read)
             out[name] = self._decoded(name, source, shape, miss_depth,
-                                      self._depth_buffer)[:views]  # fmt: skip
+                                      "color" not in self.outputs)[:views]  # fmt: skip
         return out
 
     @staticmethod
     def _decoded(name: str, source: np.ndarray, shape: tuple[int, ...], miss_depth: float,
-                 scaled: bool) -> np.ndarray:  # fmt: skip
-        """Output `name` of the attachment's pixels `source` (any strides, a component axis
-        last) in a new contiguous array of `shape` (then that axis for colour): one NumPy
-        pass from `source` into it (colour as read; depth stored as 1 / metres, 0 where
-        nothing was hit, or `scaled`: the depth buffer's DEPTH_SCALE / metres; ids stored as id + 1, exact as a float below 2^24), then for depth
-        the miss value (unless inf) and for ids the 1, in place. (NumPy's SIMD loops take
-        two contiguous operands: 1 / x as a divide, a miss value as a tile-sized array and
-        the ids' cast apart from their subtraction: 0.3 of the 1 ms of 64 cheetah worlds'.)"""
+                 bare: bool) -> np.ndarray:  # fmt: skip
+        """Output `name` of the pixels `source` (any strides, a component axis last) in a
+        new contiguous array of `shape` (then that axis for colour): one NumPy pass from
+        `source` into it (colour as read; depth stored as 1 / metres, 0 where nothing was
+        hit; ids stored as id + 1, exact as a float below 2^24), then for depth the miss
+        value (unless inf) and for ids the 1, in place. `bare` (a renderer without colour):
+        the depth buffer's DEPTH_SCALE / metres, and the ids as they are (cleared to -1), in
+        the one pass. (NumPy's SIMD loops take two contiguous operands: 1 / x as a divide,
+        a miss value as a tile-sized array and the ids' cast apart from their subtraction:
+        0.3 of the 1 ms of 64 cheetah worlds'.)"""
         if name == "color":
             image = np.empty((*shape, source.shape[-1]), np.uint8)
             np.copyto(image.reshape(source.shape), source)
         elif name == "depth":
             image = np.empty(shape, np.float32)
             # the depth buffer's DEPTH_SCALE / metres (a float32 of it: exact) or 1 / metres
-            scale = np.float32(DEPTH_SCALE if scaled else 1.0)
+            scale = np.float32(DEPTH_SCALE if bare else 1.0)
             with np.errstate(divide="ignore"):
                 np.divide(scale, source, out=image.reshape(source.shape))
             if miss_depth != np.inf:  # the misses' inf, and no hit lies beyond
@@ -1662,7 +1666,8 @@ class BodyRenderer:
         else:
             image = np.empty(shape, np.int32)
             np.copyto(image.reshape(source.shape), source, casting="unsafe")
-            np.subtract(image, np.int32(1), out=image)
+            if not bare:
+                np.subtract(image, np.int32(1), out=image)
         return image
 
     def _staging_readers(self, framebuffer: Framebuffer) -> dict[str, Any]:
@@ -1744,12 +1749,14 @@ class BodyRenderer:
         ``sky`` False: no sky (nor haze) here; :meth:`record_resolved_sky` draws it after
         the multisampled framebuffer is resolved.
 
-        Without colour, the depth output (kept in the depth buffer) takes no occlusion
-        culling and no sky: their depth tests read the buffer as metres do not.
+        Without colour no sky is drawn (its pass writes the colour's encodings of depth and
+        ids), nor, with the depth output (kept in the depth buffer, DEPTH_SCALE / metres),
+        occlusion culling (its tiles read a depth buffer of clip depth).
         """
-        if self._depth_buffer and (occlusion is not None or (sky and self.has_sky)):
-            raise errors.BodyError("a renderer of the depth output without colour draws no "
-                                   "sky and takes no occlusion culling: record it with "
+        if "color" not in self.outputs and (sky and self.has_sky or
+                                            self._depth_buffer and occlusion is not None):
+            raise errors.BodyError("a renderer without colour draws no sky, nor with the "
+                                   "depth output takes occlusion culling: record it with "
                                    "sky=False, occlusion=None")  # fmt: skip
         if occlusion is not None and self._max_views > 1:
             raise errors.BodyError("occlusion culling draws one view: make the renderer "

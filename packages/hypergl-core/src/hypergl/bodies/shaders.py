@@ -1252,10 +1252,10 @@ void main() {{
     depth_blend = vec4(depth_out, 0.0, 0.0, 1.0);
 #endif
 #if OUTPUT_ID
-    id_blend = vec4(v_id + 1.0, 0.0, 0.0, 1.0);
+    id_blend = vec4(v_id + ID_OFFSET, 0.0, 0.0, 1.0);
 #endif
 #elif OUTPUT_ID
-    id_out = v_id + 1.0;  // stored as id + 1: 0 (a clear) is none
+    id_out = v_id + ID_OFFSET;  // beside colour id + 1: 0 (a clear) is none; else the id
 #endif
 #if DEPTH_BUFFER
     // the depth output without colour, in the depth buffer: DEPTH_SCALE / metres, exact
