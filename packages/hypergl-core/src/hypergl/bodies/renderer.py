@@ -1753,8 +1753,8 @@ class BodyRenderer:
         ids), nor, with the depth output (kept in the depth buffer, DEPTH_SCALE / metres),
         occlusion culling (its tiles read a depth buffer of clip depth).
         """
-        if "color" not in self.outputs and (sky and self.has_sky or
-                                            self._depth_buffer and occlusion is not None):
+        refused = (sky and self.has_sky) or (self._depth_buffer and occlusion is not None)
+        if "color" not in self.outputs and refused:
             raise errors.BodyError("a renderer without colour draws no sky, nor with the "
                                    "depth output takes occlusion culling: record it with "
                                    "sky=False, occlusion=None")  # fmt: skip
