@@ -64,7 +64,10 @@ def test_depth_and_ids_without_colour_match_those_with_it(gl_ctx, outputs):
             renderer.set_look(body, "sphere", 1.0, color=(1.0, 1.0, 1.0))
         renderer.set_camera(camera((0.0, 0.0, 10.0), (0.0, 0.0, 0.0), 64 / 48))
         fb = renderer.framebuffer((64, 48))
-        assert len(fb._desc["color"]) == len(asked)  # no colour attachment without colour
+        # no colour attachment without colour; a depth without colour in the depth buffer
+        kept = [o for o in asked if not (o == "depth" and "color" not in asked)]
+        assert len(fb._desc["color"]) == len(kept)
+        assert fb._desc["depth"] == ("depth32f" if len(kept) < len(asked) else "depth24")
         pictures.append(frame(gl_ctx, renderer, fb))
         renderer.release()
     with_colour, alone = pictures
@@ -73,6 +76,58 @@ def test_depth_and_ids_without_colour_match_those_with_it(gl_ctx, outputs):
         np.testing.assert_array_equal(alone[name], with_colour[name])
     if "id" in outputs:
         assert set(np.unique(alone["id"])) == {-1, 3, 5}
+    records.release()
+
+
+def test_depth_without_colour_is_the_depth_buffer_and_the_nearest_wins(gl_ctx):
+    """Without colour the depth output is the depth buffer (DEPTH_SCALE / metres in
+    depth32f, tested greater), and of two faces 20 um apart at 9 m (under one depth24 step
+    there, ~50 um) the nearer one's id and metres, drawn last or first."""
+    from hypergl.bodies.renderer import DEPTH_SCALE
+
+    records = InstanceRecords(gl_ctx, 4)
+    for order in ([3, 5], [5, 3]):
+        # box 5's front face 2e-5 m nearer than box 3's (z 1 + 2e-5 vs z 1)
+        centres = {3: (0.0, 0.0, 0.0), 5: (0.0, 0.0, 2e-5)}
+        records.write([centres[i] for i in order], [IDENTITY_Q] * 2, order)
+        renderer = BodyRenderer(records, max_ids=8, outputs=("depth", "id"))
+        for body in (3, 5):
+            renderer.set_look(body, "box", (1.0, 1.0, 1.0), color=(1.0, 1.0, 1.0))
+        renderer.set_camera(camera((0.0, 0.0, 10.0), (0.0, 0.0, 0.0), 64 / 48))
+        fb = renderer.framebuffer((64, 48))
+        out = frame(gl_ctx, renderer, fb)
+        assert out["id"][24, 32] == 5, order
+        assert out["depth"][24, 32] == pytest.approx(9.0 - 2e-5, rel=1e-6)
+        stored = np.empty((48, 64), np.float32)
+        fb.reader(stored, attachment="depth").read()
+        assert stored[24, 32] == np.float32(DEPTH_SCALE) / out["depth"][24, 32]
+        assert stored[0, 0] == 0.0 and np.isinf(out["depth"][0, 0])  # nothing hit
+        renderer.release()
+    records.release()
+
+
+def test_depth_without_colour_refuses_occlusion_culling_and_a_sky(gl_ctx):
+    from hypergl.bodies import TextureAtlas
+
+    records = InstanceRecords(gl_ctx, 4)
+    records.write([(0.0, 0.0, 0.0)], [IDENTITY_Q], [3])
+    renderer = BodyRenderer(records, max_ids=8, outputs=("depth",))
+    renderer.set_look(3, "box", (1.0, 1.0, 1.0))
+    renderer.set_camera(camera((0.0, 0.0, 10.0), (0.0, 0.0, 0.0), 1.0))
+    fb = renderer.framebuffer((16, 16))
+    cmd = gl_ctx.command_buffer()
+    cmd.bind_framebuffer(fb)
+    with pytest.raises(BodyError, match="occlusion=None"):
+        renderer.record(cmd, occlusion=fb)
+    atlas = TextureAtlas()
+    sky = atlas.add_cube(np.full((6, 4, 4, 3), (40, 90, 160), np.uint8))
+    renderer.set_textures(atlas)
+    renderer.set_sky(sky, 50.0)
+    with pytest.raises(BodyError, match="sky=False"):
+        renderer.record(cmd)
+    renderer.record(cmd, sky=False)  # without it: drawn
+    cmd.end()
+    renderer.release()
     records.release()
 
 

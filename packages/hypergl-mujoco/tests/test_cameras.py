@@ -222,6 +222,29 @@ def test_a_free_camera_is_read_when_used():
     np.testing.assert_allclose(ours.frames().position[0, 0], gl.pos, atol=2e-6)
 
 
+def test_projections_are_made_again_when_a_frustum_changes():
+    """The projections are kept while the frustums stay (each frame's views reuse them):
+    a new fovy, aspect or orthographic flag gives exactly a new Cameras' matrices."""
+    model = load("half_cheetah")
+    arrays = world_arrays(stepped(model, 1))
+    free = mujoco.MjvCamera()
+    mujoco.mjv_defaultFreeCamera(model, free)
+    ours = Cameras(model, ["track", free])
+    first = ours.view_projections(1.0, **arrays)
+    assert np.array_equal(ours.view_projections(1.0, **arrays), first)
+    model.cam_fovy[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, "track")] *= 0.5
+    if hasattr(free, "orthographic"):  # MuJoCo 4: a free camera's own projection
+        free.orthographic = 1
+    else:
+        model.vis.global_.orthographic = 1
+    for aspect in (1.0, 1.5):
+        seen = ours.view_projections(aspect, **arrays)
+        fresh = Cameras(model, ["track", free]).view_projections(aspect, **arrays)
+        assert np.array_equal(seen, fresh)
+        assert not np.array_equal(seen[:, 0], first[:, 0])
+        assert not np.array_equal(seen[:, 1], first[:, 1])
+
+
 def test_camera_id_resolves_names_ids_and_mjv_cameras():
     model = load("humanoid")
     assert camera_id(model, "track") == 0

@@ -187,6 +187,24 @@ def test_memory_per_world_is_what_a_world_adds(model, gl_ctx):
     assert figures[0] < 900_000  # the shared meshes alone take megabytes
 
 
+def test_depth_and_segmentation_alone_count_one_attachment_less(model, gl_ctx):
+    """Without RGB the depth is the depth buffer (depth32f, no attachment of its own): a
+    view's pixels are 4 bytes of it and 4 of the ids' r32f; nothing lit, so no shadow map."""
+    sizes, figures = [], []
+    for worlds in (2, 3):
+        datas = [models.stepped(model, 1) for _ in range(worlds)]
+        with hypergl_mujoco.BatchRenderer(model, worlds, cameras=["fixed", "tracking"],
+                                          outputs=("depth", "segmentation"),
+                                          context=gl_ctx) as renderer:  # fmt: skip
+            renderer.render(datas)
+            fb = renderer._framebuffer
+            assert fb._desc["color"] == ["r32f"] and fb._desc["depth"] == "depth32f"
+            sizes.append(buffer_bytes(gl_ctx))
+            figures.append(renderer.memory_per_world)
+    assert figures[0] == figures[1]
+    assert sizes[1] - sizes[0] == figures[0] - 2 * 84 * 84 * (4 + 4)
+
+
 def test_an_sdf_without_a_mesh_is_skipped_with_one_warning(gl_ctx):
     model = models.all_geoms()
     for name in ("box", "cylinder"):  # MuJoCo draws an SDF only through its mesh

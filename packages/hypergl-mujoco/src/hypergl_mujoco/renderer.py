@@ -813,9 +813,13 @@ class BatchRenderer:
             parts += scene.part_count(sites) if sites is not True else max(model.nsite, 1)
         per_part = list_bytes(self.primitives)  # a part's instance lists in one view
         instances = ncam * parts * per_part
-        arrays = (model.ncam * 12 + model.nbody * 3 + model.nlight * 6) * 8  # + light poses
+        # + light poses (pulled for the RGB alone: depth and segmentation light nothing)
+        lit = "rgb" in self.outputs
+        arrays = (model.ncam * 12 + model.nbody * 3 + model.nlight * 6 * lit) * 8
         light_rows = lights.light_count(model) * 112  # the poses of the world's light group
         pixel = 4 + 4 * len(self.outputs)  # depth24, then rgba8 or r32f each
+        if "rgb" not in self.outputs and "depth" in self.outputs:
+            pixel -= 4  # the depth in the depth buffer (depth32f: BodyRenderer.framebuffer)
         samples = getattr(self, "samples", 0)
         pixel += 8 * samples  # multisampled: rgba8 and depth24 a sample
         pixel += 24 if samples else 0  # the sky's resolve, picture (rgba8), cache (vec4)

@@ -18,7 +18,8 @@ shape bookkeeping; hypergl-core never imports one.
 ``views > 1`` draws many views into one framebuffer, tiled (:meth:`set_views`): each view
 has its own camera and its own range of record rows. ``outputs`` adds metric depth and the
 record id as colour attachments after the colour (:meth:`framebuffer`, :meth:`read`);
-without the colour, the depth and id alone, nothing shaded.
+without the colour, the depth and id alone, nothing shaded, and the depth kept in the depth
+buffer itself (``DEPTH_SCALE``: no attachment of its own to clear, write and read).
 """
 
 from __future__ import annotations
@@ -102,6 +103,11 @@ MAX_GROUPS = 65535  # work groups a dispatch may have along x (GL's least maximu
 MAX_BASE_VERTEX = 2**31 - 1  # a draw's base vertex and gl_VertexID are GLint
 OUTPUTS = ("color", "depth", "id")
 OUTPUT_FORMATS = {"color": "rgba8", "depth": "r32f", "id": "r32f"}
+# Depth without colour lives in the depth buffer (depth32f, every fragment's gl_FragDepth):
+# DEPTH_SCALE / metres, tested "greater" over a clear to 0 (nothing hit). A power of two,
+# so the stored float is today's attachment's 1 / metres scaled exactly, and the read's
+# DEPTH_SCALE / stored gives the same metres bit for bit; metres within 2^-62..2^62 fit.
+DEPTH_SCALE = 2.0**-64
 PALETTE = [(0.91, 0.44, 0.32), (0.96, 0.76, 0.29), (0.27, 0.62, 0.80), (0.55, 0.40, 0.75),
            (0.90, 0.90, 0.88), (0.45, 0.72, 0.42)]  # fmt: skip
 # Built-in meshes: (key, coarse key or None, bounding radius at unit scale).
@@ -349,6 +355,8 @@ class BodyRenderer:
             raise ValueError(f"max_parts must be at most {1 << VIEW_SHIFT} with views > 1 "
                              f"(a view sits above the part index), got {max_parts}")  # fmt: skip
         self.outputs: tuple[str, ...] = self._checked_outputs(outputs)
+        # the depth output in the depth buffer (DEPTH_SCALE): without colour
+        self._depth_buffer = "depth" in self.outputs and "color" not in self.outputs
         if not isinstance(primitives, str) or primitives not in PRIMITIVES:
             raise errors.BodyError(f"primitives must be 'mesh' or 'raycast', got {primitives!r}")
         self.primitives: str = primitives
@@ -779,9 +787,12 @@ class BodyRenderer:
             fragment_shader=self.shader_sources[f"{key}_nearest" if nearest else key]["fragment"],
             # a ray-cast proxy's vertices are pulled from storage (_pull_proxies): no arrays
             vertex_layout=[] if key in PULLED_PROXIES else meshes_layout,
-            depth_test=depth_test,
+            # the depth output in the depth buffer: the nearest is the greatest, every
+            # fragment's depth written (with no depth test: the last drawn, as an attachment)
+            depth_test=depth_test or self._depth_buffer,
+            depth_func=("greater" if depth_test else "always") if self._depth_buffer else "less",
             # transparent: blended over what is drawn, behind nothing (MuJoCo's depth mask)
-            depth_write=nearest or not self._transparent,
+            depth_write=nearest or not self._transparent or self._depth_buffer,
             blend="alpha" if self._transparent else "none",
             # a closed body shows half its triangles; meshes carry both sides. A reflection
             # turns the triangles' winding over (a ray-cast proxy is laid out on screen: not)
@@ -825,7 +836,11 @@ class BodyRenderer:
                                 "MIRROR_EPSILON": MIRROR_EPSILON,
                                 "OUTPUT_COLOR": int(color), "OUTPUT_DEPTH": int(depth),
                                 "OUTPUT_ID": int(ident), "DEPTH_LOCATION": int(color),
-                                "ID_LOCATION": int(color) + int(depth),
+                                "DEPTH_BUFFER": int(self._depth_buffer),
+                                "DEPTH_SCALE": DEPTH_SCALE,
+                                # ids stored as id + 1 beside colour (its clear's red 0)
+                                "ID_OFFSET": float(color),
+                                "ID_LOCATION": int(color) + int(depth and not self._depth_buffer),
                                 "SAMPLES": self.samples}))  # fmt: skip
 
     def _source_glsl(self) -> str:
@@ -1645,16 +1660,18 @@ class BodyRenderer:
     @serialised
     def framebuffer(self, size: tuple[int, int] | None = None, *, name: str | None = None
                     ) -> Framebuffer:  # fmt: skip
-        """A framebuffer with this renderer's outputs as colour attachments and depth24;
-        `size` None: :attr:`framebuffer_size`. Multisampled with :attr:`samples` (edges
+        """A framebuffer with this renderer's outputs as colour attachments and depth24
+        (without colour: the depth output in depth32f, no attachment of its own); `size`
+        None: :attr:`framebuffer_size`. Multisampled with :attr:`samples` (edges
         antialiased, resolved at each read): for the colour output alone, since a depth or
         id output would resolve to a blend of the surfaces at an edge, not one of them."""
         size = self.framebuffer_size if size is None else size
         if self.samples and self.outputs != ("color",):
             raise errors.BodyError(f"a multisampled framebuffer ({self.samples} samples) "
                                    f"takes the color output alone, not {self.outputs}")  # fmt: skip
-        color = tuple(OUTPUT_FORMATS[o] for o in self.outputs)
-        return self._ctx.framebuffer(size, color=color, depth="depth24", name=name,
+        color = tuple(OUTPUT_FORMATS[o] for o in self._attachments())
+        return self._ctx.framebuffer(size, color=color, name=name,
+                                     depth="depth32f" if self._depth_buffer else "depth24",
                                      samples=self.samples)  # fmt: skip
 
     @serialised
@@ -1664,8 +1681,8 @@ class BodyRenderer:
         the colour's alpha 0, so that it holds the share of each pixel the bodies cover
         after a resolve (:meth:`record_resolved_sky`)."""
         rgb = check_color(background)
-        if "color" not in self.outputs:  # depth and id alone: 0 is nothing hit, no id
-            cmd.clear(color=(0.0, 0.0, 0.0, 0.0), depth=1.0)
+        if "color" not in self.outputs:  # the ids alone are colour: -1 is none, as they are
+            cmd.clear(color=(-1.0, 0.0, 0.0, 0.0), depth=0.0 if self._depth_buffer else 1.0)
             return
         cmd.clear(color=(*rgb, 0.0 if coverage else 1.0), depth=1.0)
         # The depth and id outputs are stored as 1 / metres and id + 1 (see read), so a
@@ -1684,8 +1701,9 @@ class BodyRenderer:
         plane's), ``id`` (H, W) int32 (-1: none)."""
         out: dict[str, np.ndarray] = {}
         for name, reader in self._staging_readers(framebuffer).items():
-            source = reader.read()[::-1]  # top row first, no copy
-            out[name] = self._decoded(name, source, source.shape[:2], miss_depth)
+            source = _pixels(reader)[::-1]  # top row first, no copy
+            out[name] = self._decoded(name, source, source.shape[:2], miss_depth,
+                                      "color" not in self.outputs)  # fmt: skip
         return out
 
     @serialised
@@ -1704,34 +1722,40 @@ class BodyRenderer:
         shape = (tiling.rows * tiling.columns, height, width)
         out: dict[str, np.ndarray] = {}
         for name, reader in self._staging_readers(framebuffer).items():
-            read = reader.read()  # bottom row first
+            read = _pixels(reader)  # bottom row first
             source = tiling.grid_view(read[::-1] if tiling.origin == "top" else read)
-            out[name] = self._decoded(name, source, shape, miss_depth)[:views]
+            out[name] = self._decoded(name, source, shape, miss_depth,
+                                      "color" not in self.outputs)[:views]  # fmt: skip
         return out
 
     @staticmethod
-    def _decoded(name: str, source: np.ndarray, shape: tuple[int, ...], miss_depth: float
-                 ) -> np.ndarray:  # fmt: skip
-        """Output `name` of the attachment's pixels `source` (any strides, a component axis
-        last) in a new contiguous array of `shape` (then that axis for colour): one NumPy
-        pass from `source` into it (colour as read; depth stored as 1 / metres, 0 where
-        nothing was hit; ids stored as id + 1, exact as a float below 2^24), then for depth
-        the miss value (unless inf) and for ids the 1, in place. (NumPy's SIMD loops take
-        two contiguous operands: 1 / x as a divide, a miss value as a tile-sized array and
-        the ids' cast apart from their subtraction: 0.3 of the 1 ms of 64 cheetah worlds'.)"""
+    def _decoded(name: str, source: np.ndarray, shape: tuple[int, ...], miss_depth: float,
+                 bare: bool) -> np.ndarray:  # fmt: skip
+        """Output `name` of the pixels `source` (any strides, a component axis last) in a
+        new contiguous array of `shape` (then that axis for colour): one NumPy pass from
+        `source` into it (colour as read; depth stored as 1 / metres, 0 where nothing was
+        hit; ids stored as id + 1, exact as a float below 2^24), then for depth the miss
+        value (unless inf) and for ids the 1, in place. `bare` (a renderer without colour):
+        the depth buffer's DEPTH_SCALE / metres, and the ids as they are (cleared to -1), in
+        the one pass. (NumPy's SIMD loops take two contiguous operands: 1 / x as a divide,
+        a miss value as a tile-sized array and the ids' cast apart from their subtraction:
+        0.3 of the 1 ms of 64 cheetah worlds'.)"""
         if name == "color":
             image = np.empty((*shape, source.shape[-1]), np.uint8)
             np.copyto(image.reshape(source.shape), source)
         elif name == "depth":
             image = np.empty(shape, np.float32)
+            # the depth buffer's DEPTH_SCALE / metres (a float32 of it: exact) or 1 / metres
+            scale = np.float32(DEPTH_SCALE if bare else 1.0)
             with np.errstate(divide="ignore"):
-                np.divide(np.float32(1.0), source, out=image.reshape(source.shape))
+                np.divide(scale, source, out=image.reshape(source.shape))
             if miss_depth != np.inf:  # the misses' inf, and no hit lies beyond
                 np.minimum(image, np.full(shape[1:], miss_depth, np.float32), out=image)
         else:
             image = np.empty(shape, np.int32)
             np.copyto(image.reshape(source.shape), source, casting="unsafe")
-            np.subtract(image, np.int32(1), out=image)
+            if not bare:
+                np.subtract(image, np.int32(1), out=image)
         return image
 
     def _staging_readers(self, framebuffer: Framebuffer) -> dict[str, Any]:
@@ -1746,15 +1770,22 @@ class BodyRenderer:
         width, height = framebuffer.size
         floats = np.empty((height, width, 1), np.float32)
         readers = {}
-        for index, name in enumerate(self.outputs):
-            attachment = f"color{index}"
+        kept = self._attachments()
+        for name in self.outputs:
+            attachment = "depth" if name not in kept else f"color{kept.index(name)}"
             if name == "color":
                 into = np.empty((height, width, 3), np.uint8)
                 readers[name] = framebuffer.reader(into, attachment=attachment, components=3)
-            else:
-                readers[name] = framebuffer.reader(floats, attachment=attachment, components=1)
+            else:  # (the depth buffer's reads are (height, width))
+                into = floats if attachment != "depth" else floats.reshape(height, width)
+                readers[name] = framebuffer.reader(into, attachment=attachment, components=1)
         self._staging = (framebuffer, readers)
         return readers
+
+    def _attachments(self) -> list[str]:
+        """The outputs with a colour attachment each, in order (not a depth kept in the
+        depth buffer)."""
+        return [o for o in self.outputs if not (o == "depth" and self._depth_buffer)]
 
     @serialised
     def split_views(self, image: np.ndarray) -> np.ndarray:
@@ -1805,7 +1836,16 @@ class BodyRenderer:
 
         ``sky`` False: no sky (nor haze) here; :meth:`record_resolved_sky` draws it after
         the multisampled framebuffer is resolved.
+
+        Without colour no sky is drawn (its pass writes the colour's encodings of depth and
+        ids), nor, with the depth output (kept in the depth buffer, DEPTH_SCALE / metres),
+        occlusion culling (its tiles read a depth buffer of clip depth).
         """
+        refused = (sky and self.has_sky) or (self._depth_buffer and occlusion is not None)
+        if "color" not in self.outputs and refused:
+            raise errors.BodyError("a renderer without colour draws no sky, nor with the "
+                                   "depth output takes occlusion culling: record it with "
+                                   "sky=False, occlusion=None")  # fmt: skip
         if occlusion is not None and self._max_views > 1:
             raise errors.BodyError("occlusion culling draws one view: make the renderer "
                                    "with views=1 for it")  # fmt: skip
@@ -2018,3 +2058,9 @@ class BodyRenderer:
         for resource in own:
             if not resource.released:
                 resource.release()
+
+
+def _pixels(reader: Any) -> np.ndarray:
+    """A reader's pixels (height, width, components): the depth buffer's with an axis of 1."""
+    pixels = reader.read()
+    return pixels if pixels.ndim == 3 else pixels[..., None]

@@ -999,7 +999,9 @@ layout(location = 0) out vec4 color;
 // and the id replaced (alpha 1), as MuJoCo's depth and segmentation have them
 #if OUTPUT_DEPTH
 in float v_depth;
-#if TRANSPARENT
+#if DEPTH_BUFFER
+float depth_out;  // 1 / metres, kept in the depth buffer (gl_FragDepth, at the end)
+#elif TRANSPARENT
 layout(location = DEPTH_LOCATION) out vec4 depth_blend;
 float depth_out;
 #else
@@ -1272,14 +1274,20 @@ void main() {{
     // behind it (one draw of a sorted pass's layers: a)
     if (layer_once == 0) color.a = color.a * (2.0 - color.a);
 #endif
-#if OUTPUT_DEPTH
+#if OUTPUT_DEPTH && !DEPTH_BUFFER
     depth_blend = vec4(depth_out, 0.0, 0.0, 1.0);
 #endif
 #if OUTPUT_ID
-    id_blend = vec4(v_id + 1.0, 0.0, 0.0, 1.0);
+    id_blend = vec4(v_id + ID_OFFSET, 0.0, 0.0, 1.0);
 #endif
 #elif OUTPUT_ID
-    id_out = v_id + 1.0;  // stored as id + 1: 0 (a clear) is none
+    id_out = v_id + ID_OFFSET;  // beside colour id + 1: 0 (a clear) is none; else the id
+#endif
+#if DEPTH_BUFFER
+    // the depth output without colour, in the depth buffer: DEPTH_SCALE / metres, exact
+    // (a power of two), tested greater (0, a clear: nothing hit); the ray-cast parts'
+    // clip depth above is replaced
+    gl_FragDepth = depth_out * DEPTH_SCALE;
 #endif
 }}
 """
