@@ -248,8 +248,8 @@ def test_the_atlas_levels_are_the_chain_mesa_generates(gl_ctx, size):
 def test_given_mip_levels_on_every_device(device):
     with hypergl.context(device=device) as ctx:
         cube = ctx.texture(faces(4), cube=True, mipmaps=chain(4, layers=6))
-        flat = ctx.texture(np.zeros((4, 2, 1), np.float32), format="r32f",
-                           mipmaps=[np.zeros((2, 1), np.float32), np.ones((1, 1, 1), np.float32)])  # fmt: skip
+        given = [np.zeros((2, 1), np.float32), np.ones((1, 1, 1), np.float32)]
+        flat = ctx.texture(np.zeros((4, 2, 1), np.float32), format="r32f", mipmaps=given)
         assert cube.layers == 6 and flat.size == (2, 4)
         cmd = ctx.command_buffer()
         cmd.bind_texture(cube, 1)
@@ -261,7 +261,7 @@ def test_given_mip_levels_on_every_device(device):
 @pytest.mark.parametrize("device", ["trace", pytest.param("gl", marks=pytest.mark.gl)])
 def test_given_mip_levels_bad_input(device):
     with hypergl.context(device=device) as ctx:
-        with pytest.raises(ValueError, match="need 3 levels after level 0 .down to 1x1., got 2"):
+        with pytest.raises(ValueError, match=r"need 3 levels after level 0 \(down to 1x1\), got 2"):
             ctx.texture(faces()[0], mipmaps=chain(8)[:2])
         with pytest.raises(ValueError, match="need 3 levels after level 0"):
             ctx.texture(faces()[0], mipmaps=[*chain(8), chain(8)[-1]])
@@ -317,7 +317,7 @@ def test_atlas_levels_bad_index():
     atlas = TextureAtlas()
     atlas.add_2d(np.zeros((4, 2, 3), np.uint8))
     assert [level.shape for level in atlas.levels(0)] == [(4, 2, 4), (2, 1, 4), (1, 1, 4)]
-    with pytest.raises(BodyError, match="atlas image 1 out of range .1 images."):
+    with pytest.raises(BodyError, match=r"atlas image 1 out of range \(1 images\)"):
         atlas.levels(1)
     with pytest.raises(BodyError, match="atlas image index must be an int, got True"):
         atlas.levels(True)

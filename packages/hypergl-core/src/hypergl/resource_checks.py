@@ -174,7 +174,7 @@ def mip_levels(
         raise ValueError(f"texture mipmaps need {len(sizes)} levels after level 0 (down to "
                          f"1x1), got {len(given)}")  # fmt: skip
     levels = []
-    for number, (level, expected) in enumerate(zip(given, sizes), start=1):
+    for number, (level, expected) in enumerate(zip(given, sizes, strict=True), start=1):
         if not isinstance(level, np.ndarray):
             raise TypeError(f"texture mipmaps level {number} must be a NumPy array, "
                             f"got {type(level).__name__}")  # fmt: skip

@@ -222,6 +222,7 @@ def _inflate_texture(factory: ResourceFactory, d: Mapping[str, Any]) -> GPUResou
     if d.get("texture_set"):
         images = np.frombuffer(data, np.uint8).reshape(layers, height, width, 4)
         return factory.texture_set(images, **options)
+
     def image(raw: bytes, w: int, h: int) -> np.ndarray:
         dtype, channels = TEXTURE_FORMATS[d["format"]]
         shape = ((layers,) if layers else ()) + (h, w, channels)
