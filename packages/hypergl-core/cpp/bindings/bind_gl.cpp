@@ -150,19 +150,22 @@ void register_gl(nb::module_ &m) {
             "gl_texture",
             [](Context &c, const std::string &name, int width, int height, int layers,
                const std::string &format, std::optional<Bytes> pixels, bool linear,
-               uint32_t wrap, bool mipmaps, bool cube) {
+               uint32_t wrap, bool mipmaps, bool cube, const std::vector<Bytes> &levels) {
                 const TextureFormat f = format_of(format);
                 const uint8_t *bytes = pixels ? pixels->data() : nullptr;
                 const uint64_t count = pixels ? pixels->size() : 0;
+                std::vector<GLTexture::Level> given;  // the caller's levels 1, 2, ... if any
+                for (const Bytes &level : levels) given.emplace_back(level.data(), level.size());
                 return locked(c, [&] {
                     return adopted(c, GLTexture::create(gl_device(c).shared(), name, width,
                                                         height, layers, f, bytes, count, linear,
-                                                        wrap, mipmaps, cube));
+                                                        wrap, mipmaps, cube, given));
                 });
             },
             nb::arg("name"), nb::arg("width"), nb::arg("height"), nb::arg("layers"),
             nb::arg("format"), nb::arg("pixels").none(), nb::arg("linear"), nb::arg("wrap"),
-            nb::arg("mipmaps") = false, nb::arg("cube") = false)
+            nb::arg("mipmaps") = false, nb::arg("cube") = false,
+            nb::arg("levels") = std::vector<Bytes>())
         .def(
             "gl_texture_write",
             [](Context &c, GLTexture &texture, Bytes pixels) {

@@ -32,7 +32,8 @@ std::shared_ptr<GLTexture> GLTexture::create(const std::shared_ptr<GLShared> &sh
                                              const std::string &name, int width, int height,
                                              int layers, const TextureFormat &format,
                                              const uint8_t *pixels, uint64_t pixels_size,
-                                             bool linear, GLenum wrap, bool mipmaps, bool cube) {
+                                             bool linear, GLenum wrap, bool mipmaps, bool cube,
+                                             const std::vector<Level> &levels) {
     const GLApi &api = shared->api;
     if (cube && (layers != 6 || width != height))
         throw std::invalid_argument("cube texture '" + name + "' needs 6 square faces, got " +
@@ -40,13 +41,17 @@ std::shared_ptr<GLTexture> GLTexture::create(const std::shared_ptr<GLShared> &sh
                                     "x" + std::to_string(height));
     const GLenum target = cube ? gl::TEXTURE_CUBE_MAP
                                : (layers > 0 ? gl::TEXTURE_2D_ARRAY : gl::TEXTURE_2D);
-    const int levels = mipmaps ? mip_levels(width, height) : 1;
+    const int count = mipmaps ? mip_levels(width, height) : 1;
+    if (!levels.empty() && (!mipmaps || !pixels || int(levels.size()) != count - 1))
+        throw std::invalid_argument("texture '" + name + "' needs level 0 and " +
+                                    std::to_string(count - 1) + " more levels, got " +
+                                    std::to_string(levels.size()));
     GLuint texture = 0;
     api.glCreateTextures(target, 1, &texture);
     if (layers > 0 && !cube)
-        api.glTextureStorage3D(texture, levels, format.internal, width, height, layers);
+        api.glTextureStorage3D(texture, count, format.internal, width, height, layers);
     else  // a cube map's storage is one face's size; its faces are 6 layers to write
-        api.glTextureStorage2D(texture, levels, format.internal, width, height);
+        api.glTextureStorage2D(texture, count, format.internal, width, height);
     const bool smooth = linear && !format.depth;
     const GLint mag = static_cast<GLint>(smooth ? gl::LINEAR : gl::NEAREST);
     const GLint min = static_cast<GLint>(
@@ -59,38 +64,44 @@ std::shared_ptr<GLTexture> GLTexture::create(const std::shared_ptr<GLShared> &sh
     auto made = std::make_shared<GLTexture>(name, shared, texture, target, format, width,
                                             height, layers);
     made->mipmaps_ = mipmaps;
-    if (pixels) {
-        const uint64_t needed = uint64_t(width) * uint64_t(height) *
-                                uint64_t(layers > 0 ? layers : 1) * format.bytes_per_pixel;
-        if (pixels_size < needed) {
-            made->release();
-            throw std::invalid_argument("texture '" + name + "' needs " + std::to_string(needed) +
-                                        " bytes of pixels, got " + std::to_string(pixels_size));
-        }
-        made->write(pixels, needed);
+    try {
+        if (pixels) made->upload(0, pixels, pixels_size);
+        for (size_t i = 0; i < levels.size(); ++i)  // the caller's levels 1, 2, ... as given
+            made->upload(int(i) + 1, levels[i].first, levels[i].second);
+    } catch (...) {
+        made->release();
+        throw;
     }
+    if (pixels && mipmaps && levels.empty()) api.glGenerateTextureMipmap(texture);
     shared->check_errors("creating a texture");
     return made;
+}
+
+void GLTexture::upload(int level, const uint8_t *pixels, uint64_t size) {
+    const int width = std::max(width_ >> level, 1), height = std::max(height_ >> level, 1);
+    const uint64_t needed = uint64_t(width) * uint64_t(height) *
+                            uint64_t(layers_ > 0 ? layers_ : 1) * format_.bytes_per_pixel;
+    if (size != needed)
+        throw std::invalid_argument("texture '" + name() + "' level " + std::to_string(level) +
+                                    " needs " + std::to_string(needed) + " bytes of pixels, got " +
+                                    std::to_string(size));
+    const GLApi &api = shared_->api;
+    api.glPixelStorei(gl::UNPACK_ALIGNMENT, 1);
+    if (layers_ > 0)  // a 2D array's layers, or a cube map's faces (as DSA writes them)
+        api.glTextureSubImage3D(gl_, level, 0, 0, 0, width, height, layers_, format_.format,
+                                format_.type, pixels);
+    else
+        api.glTextureSubImage2D(gl_, level, 0, 0, width, height, format_.format, format_.type,
+                                pixels);
 }
 
 void GLTexture::write(const uint8_t *pixels, uint64_t size) {
     if (released()) throw std::invalid_argument("texture '" + name() + "' has been released");
     if (handle_buffer)
         throw std::invalid_argument("texture set '" + name() + "' cannot be rewritten");
-    const uint64_t needed = uint64_t(width_) * uint64_t(height_) *
-                            uint64_t(layers_ > 0 ? layers_ : 1) * format_.bytes_per_pixel;
-    if (size != needed)
-        throw std::invalid_argument("texture '" + name() + "' needs " + std::to_string(needed) +
-                                    " bytes of pixels, got " + std::to_string(size));
     const GLApi &api = shared_->api;
-    api.glPixelStorei(gl::UNPACK_ALIGNMENT, 1);
-    if (layers_ > 0)  // a 2D array's layers, or a cube map's faces (as DSA writes them)
-        api.glTextureSubImage3D(gl_, 0, 0, 0, 0, width_, height_, layers_, format_.format,
-                                format_.type, pixels);
-    else
-        api.glTextureSubImage2D(gl_, 0, 0, 0, width_, height_, format_.format, format_.type,
-                                pixels);
-    if (mipmaps_) api.glGenerateTextureMipmap(gl_);
+    upload(0, pixels, size);
+    if (mipmaps_) api.glGenerateTextureMipmap(gl_);  // caller-given levels too: remade
     shared_->check_errors("writing a texture");
 }
 

@@ -157,7 +157,7 @@ class Context(WindowControls):
         filter: str = "linear",
         wrap: str = "repeat",
         name: str | None = None,
-        mipmaps: bool = False,
+        mipmaps: bool | Sequence[Any] = False,
         cube: bool = False,
     ) -> Texture:
         """A 2D texture (or 2D array with `layers`), from a NumPy array or empty.
@@ -170,6 +170,10 @@ class Context(WindowControls):
         ``(6, S, S, C)`` in GL's order +x, -x, +y, -y, +z, -z. ``mipmaps=True``: the
         full chain of levels, remade from level 0 at every write, sampled trilinearly
         (LINEAR_MIPMAP_LINEAR) with ``filter="linear"``; colour formats that filter only.
+        ``mipmaps=[level1, level2, ...]``: the chain given instead of made (no
+        glGenerateTextureMipmap): every level after `data`'s, each half the last (sizes
+        rounded down, at least 1) down to 1x1, shaped and typed as `data` (a cube map's
+        ``(6, s, s, C)``). A later ``write`` replaces level 0 and remakes the chain from it.
         """
         return self._factory.texture(
             data, size=size, format=format, layers=layers, filter=filter, wrap=wrap, name=name,

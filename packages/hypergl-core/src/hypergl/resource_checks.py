@@ -106,17 +106,21 @@ def texture_args(
     limits: Limits,
     mipmaps: Any = False,
     cube: Any = False,
-) -> tuple[dict[str, Any], np.ndarray | None]:
-    """(description, the pixels as bytes or None). A cube texture's 6 faces are its
-    layers; `mipmaps` needs a colour format that filters (not depth, not integer)."""
+) -> tuple[dict[str, Any], np.ndarray | None, list[np.ndarray]]:
+    """(description, the pixels as bytes or None, the caller's mip levels 1.. as bytes).
+    A cube texture's 6 faces are its layers; `mipmaps` (True, or the levels after 0 as
+    a list of arrays) needs a colour format that filters (not depth, not integer)."""
     if format not in TEXTURE_FORMATS:
         raise ValueError(f"unknown texture format {format!r}; expected one of "
                          f"{sorted(TEXTURE_FORMATS)}")  # fmt: skip
     _sampler(filter, wrap)
-    for label, flag in (("mipmaps", mipmaps), ("cube", cube)):
-        if not isinstance(flag, (bool, np.bool_)):
-            raise TypeError(f"texture {label} must be True or False, got {flag!r}")
-    mipmaps, cube = bool(mipmaps), bool(cube)
+    given = mipmaps if isinstance(mipmaps, (list, tuple)) else None
+    if given is None and not isinstance(mipmaps, (bool, np.bool_)):
+        raise TypeError("texture mipmaps must be True, False or a list of the levels "
+                        f"after level 0, got {mipmaps!r}")  # fmt: skip
+    if not isinstance(cube, (bool, np.bool_)):
+        raise TypeError(f"texture cube must be True or False, got {cube!r}")
+    mipmaps, cube = given is not None or bool(mipmaps), bool(cube)
     layers = check_count(layers, "layers", minimum=0)
     integer = any(f.name == format and f.gl[1].endswith("_INTEGER") for f in FORMAT_TABLE)
     if mipmaps and (format in DEPTH_FORMATS or integer):
@@ -133,6 +137,8 @@ def texture_args(
         pixels, (width, height) = check_pixels(data, format, layers)
         if size is not None and tuple(size) != (width, height):
             raise ValueError(f"texture size {size!r} disagrees with data of {width}x{height}")
+    elif given is not None:
+        raise ValueError("texture mipmaps given as levels need the data of level 0")
     elif size is None:
         raise ValueError("texture needs data or size")
     else:
@@ -140,6 +146,7 @@ def texture_args(
     if cube and width != height:
         raise ValueError(f"a cube texture's faces must be square, got {width}x{height}")
     texture_size_within(limits, width, height, layers)
+    levels = [] if given is None else mip_levels(given, format, layers, width, height)
     desc = {"width": width, "height": height, "format": format, "layers": layers,
             "filter": filter, "wrap": wrap}  # fmt: skip
     if mipmaps:
@@ -148,7 +155,38 @@ def texture_args(
         desc["cube"] = True
     if pixels is not None:
         desc["data"] = pixels.tobytes()
-    return desc, pixels
+    if levels:
+        desc["mip_levels"] = [level.tobytes() for level in levels]
+    return desc, pixels, levels
+
+
+def mip_levels(
+    given: list | tuple, format: str, layers: int, width: int, height: int
+) -> list[np.ndarray]:
+    """The caller's levels 1, 2, ... of a `width` x `height` level 0 checked, as bytes:
+    each half the last (rounded down, at least 1) down to 1x1, of level 0's layers,
+    dtype and channels."""
+    sizes = []
+    while width > 1 or height > 1:
+        width, height = max(width // 2, 1), max(height // 2, 1)
+        sizes.append((width, height))
+    if len(given) != len(sizes):
+        raise ValueError(f"texture mipmaps need {len(sizes)} levels after level 0 (down to "
+                         f"1x1), got {len(given)}")  # fmt: skip
+    levels = []
+    for number, (level, expected) in enumerate(zip(given, sizes, strict=True), start=1):
+        if not isinstance(level, np.ndarray):
+            raise TypeError(f"texture mipmaps level {number} must be a NumPy array, "
+                            f"got {type(level).__name__}")  # fmt: skip
+        try:
+            pixels, got = check_pixels(level, format, layers)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"texture mipmaps level {number}: {exc}") from None
+        if got != expected:
+            raise ValueError(f"texture mipmaps level {number} must be {expected[0]}x"
+                             f"{expected[1]}, got {got[0]}x{got[1]}")  # fmt: skip
+        levels.append(pixels)
+    return levels
 
 
 @argument_check

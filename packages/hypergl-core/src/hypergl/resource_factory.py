@@ -114,11 +114,11 @@ class ResourceFactory:
         filter: str = "linear",
         wrap: str = "repeat",
         name: str | None = None,
-        mipmaps: bool = False,
+        mipmaps: bool | Sequence[Any] = False,
         cube: bool = False,
     ) -> Texture:
         """A 2D texture (2D array: `layers`; cube map: `cube`), from a NumPy array or empty."""
-        desc, pixels = resource_checks.texture_args(
+        desc, pixels, levels = resource_checks.texture_args(
             data, size, format, layers, filter, wrap, self.limits, mipmaps, cube
         )
         width, height, layers = desc["width"], desc["height"], desc["layers"]
@@ -130,7 +130,7 @@ class ResourceFactory:
             desc,
             lambda n: self._native.gl_texture(
                 n, width, height, layers, format, pixels, filter == "linear", WRAP_MODES[wrap],
-                mipmaps, cube,
+                mipmaps, cube, levels,
             ),
         )  # fmt: skip
 

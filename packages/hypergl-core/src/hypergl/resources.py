@@ -180,7 +180,9 @@ class Texture(GPUResource):
         return self._desc.get("layers") or 0
 
     def write(self, data: Any) -> None:
-        """Replace every pixel (same shape and dtype as at creation); seen by the next submit."""
+        """Replace every pixel (same shape and dtype as at creation); seen by the next submit.
+        A mipmapped texture's chain is remade from the new pixels, even levels given at
+        creation (``mipmaps=[...]``)."""
         self._check_live()
         desc = self._desc
         if desc.get("texture_set"):
@@ -196,6 +198,7 @@ class Texture(GPUResource):
             with translated_errors():
                 self._link.native.gl_texture_write(self._native, pixels)
         desc["data"] = pixels.tobytes()
+        desc.pop("mip_levels", None)  # the chain is made from level 0 now
 
 
 class TextureSet(Texture):

@@ -222,12 +222,18 @@ def _inflate_texture(factory: ResourceFactory, d: Mapping[str, Any]) -> GPUResou
     if d.get("texture_set"):
         images = np.frombuffer(data, np.uint8).reshape(layers, height, width, 4)
         return factory.texture_set(images, **options)
-    pixels = None
-    if data is not None:
+
+    def image(raw: bytes, w: int, h: int) -> np.ndarray:
         dtype, channels = TEXTURE_FORMATS[d["format"]]
-        shape = ((layers,) if layers else ()) + (height, width, channels)
-        pixels = np.frombuffer(data, dtype).reshape(shape)
+        shape = ((layers,) if layers else ()) + (h, w, channels)
+        return np.frombuffer(raw, dtype).reshape(shape)
+
+    pixels = None if data is None else image(data, width, height)
+    mipmaps: bool | list[np.ndarray] = bool(d.get("mipmaps"))
+    if d.get("mip_levels") is not None:  # the levels the caller gave, each half the last
+        mipmaps = [image(raw, max(width >> i, 1), max(height >> i, 1))
+                   for i, raw in enumerate(d["mip_levels"], start=1)]  # fmt: skip
     return factory.texture(
         pixels, size=(width, height), format=d["format"], layers=layers,
-        mipmaps=bool(d.get("mipmaps")), cube=bool(d.get("cube")), **options,
+        mipmaps=mipmaps, cube=bool(d.get("cube")), **options,
     )  # fmt: skip

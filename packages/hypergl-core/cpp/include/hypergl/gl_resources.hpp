@@ -86,13 +86,17 @@ class GLTexture final : public Resource {
     // A 2D texture (or a 2D array of `layers` > 0, or with `cube` a cube map whose
     // 6 `layers` are its faces in GL's order +x -x +y -y +z -z), with `pixels` if
     // given. `mipmaps`: the full chain of levels, made from level 0 at every write,
-    // sampled trilinearly (LINEAR_MIPMAP_LINEAR) when `linear`.
+    // sampled trilinearly (LINEAR_MIPMAP_LINEAR) when `linear`; at creation `levels`
+    // (each (pixels, bytes), every level after 0, each half the last down to 1x1)
+    // give the chain instead of glGenerateTextureMipmap making it.
+    using Level = std::pair<const uint8_t *, uint64_t>;
     static std::shared_ptr<GLTexture> create(const std::shared_ptr<GLShared> &shared,
                                              const std::string &name, int width, int height,
                                              int layers, const TextureFormat &format,
                                              const uint8_t *pixels, uint64_t pixels_size,
                                              bool linear, GLenum wrap, bool mipmaps = false,
-                                             bool cube = false);
+                                             bool cube = false,
+                                             const std::vector<Level> &levels = {});
     // N same-sized images sampled by index: bindless handles in a storage
     // buffer where the driver has them, a 2D array texture otherwise.
     static std::shared_ptr<GLTexture> create_set(const std::shared_ptr<GLShared> &shared,
@@ -100,7 +104,8 @@ class GLTexture final : public Resource {
                                                  int width, int height, int count,
                                                  const TextureFormat &format,
                                                  const uint8_t *pixels, bool linear, GLenum wrap);
-    // Replaces every pixel (all layers); `size` is checked.
+    // Replaces every pixel of level 0 (all layers; `size` is checked) and remakes
+    // the mip chain from it, even one the caller gave at creation.
     void write(const uint8_t *pixels, uint64_t size);
     void release() override;
     GLuint gl() const { return gl_; }
@@ -123,6 +128,8 @@ class GLTexture final : public Resource {
     TextureFormat format_;
     int width_, height_, layers_;
     bool mipmaps_ = false;
+    // Writes one level's pixels (all layers); `size` is checked against that level.
+    void upload(int level, const uint8_t *pixels, uint64_t size);
 };
 
 struct VertexAttribute {

@@ -519,7 +519,7 @@ class BodyRenderer:
         self.atlas: Texture = ctx.texture(np.zeros((1, 1, 4), np.uint8), filter="nearest",
                                           name="body_atlas")  # fmt: skip
         self._textures = 0
-        self._atlas_image = np.zeros((1, 1, 4), np.uint8)  # set_textures's: the sky's faces
+        self._atlas = TextureAtlas()  # set_textures's: the sky's faces and their levels
         self._sky: tuple[int, float, np.ndarray] | None = None  # set_sky's
         self.sky_cube: Texture | None = None  # the sky's cube map (set_sky)
         self.sky_pipeline: Pipeline | None = None
@@ -1177,7 +1177,7 @@ class BodyRenderer:
         self.atlas = self._ctx.texture(image, filter="linear", wrap="clamp", name="body_atlas")
         self._texture_rects[:] = atlas.table()
         self._textures = len(atlas)
-        self._atlas_image = image
+        self._atlas = atlas
         if self._sky is not None:  # the sky's faces from the new atlas
             self._make_sky_cube(self._sky[0])
             self._forget_sky()
@@ -1202,25 +1202,25 @@ class BodyRenderer:
         self._make_sky_pipeline()
 
     def _make_sky_cube(self, texture: Any) -> None:
-        """The sky's GL cube map: the atlas's six faces from `texture` on (their level 0),
-        sampled as MuJoCo samples its skybox (glGenerateMipmap, LINEAR_MIPMAP_LINEAR,
-        clamped to the edge, seamless): one sampler lookup a sky pixel, not the atlas's
-        hand-written face choice and trilinear reads (256 cheetah worlds at 84x84 on
-        llvmpipe: the sky 67 -> 60 ms CPU of a ~280 ms frame, 94 of 170 picture views
-        closer to MuJoCo's, none farther)."""
+        """The sky's GL cube map: the atlas's six faces from `texture` on with the mip
+        chains the atlas built (mip_chain: as Mesa's glGenerateMipmap makes them, which
+        llvmpipe took 150-350 ms a cube for), sampled as MuJoCo samples its skybox
+        (LINEAR_MIPMAP_LINEAR, clamped to the edge, seamless): one sampler lookup a sky
+        pixel, not the atlas's hand-written face choice and trilinear reads (256 cheetah
+        worlds at 84x84 on llvmpipe: the sky 67 -> 60 ms CPU of a ~280 ms frame, 94 of 170
+        picture views closer to MuJoCo's, none farther)."""
         rects = self._texture_rects[texture : texture + 6] if self._valid_sky(texture) else None
         if rects is None or not (rects[:, 2:] == rects[0, 2]).all():
             raise self.shape_error(
                 f"sky texture {texture!r} is not a cube map of the atlas "
                 f"({self._textures} images: set_textures first)"
             )
-        size = int(rects[0, 2])  # each face's column: level 0 inside a one-texel border
-        faces = np.stack([self._atlas_image[y + 1 : y + 1 + size, x + 1 : x + 1 + size]
-                          for x, y, _, _ in rects.astype(np.int64)])  # fmt: skip
+        faces = [self._atlas.levels(texture + f) for f in range(6)]
+        levels = [np.stack(level) for level in zip(*faces, strict=True)]  # each (6, s, s, 4)
         if self.sky_cube is not None:
             self.sky_cube.release()
-        self.sky_cube = self._ctx.texture(faces, cube=True, mipmaps=True, wrap="clamp",
-                                          name="body_sky")  # fmt: skip
+        self.sky_cube = self._ctx.texture(levels[0], cube=True, mipmaps=levels[1:],
+                                          wrap="clamp", name="body_sky")  # fmt: skip
 
     def _valid_sky(self, texture: Any) -> bool:
         return (
@@ -1495,7 +1495,7 @@ class BodyRenderer:
     def _bind_sky(self, cmd: CommandBuffer, pipeline: Pipeline) -> tuple[float, ...]:
         """A sky `pipeline` bound with its buffers, cube map and uniforms; the `sky` uniform."""
         assert self._sky is not None and self.sky_cube is not None
-        texture, distance, rotation = self._sky
+        _, distance, rotation = self._sky
         cmd.bind_pipeline(pipeline)
         cmd.bind_uniform_buffer(self.camera, self._camera_binding)
         self._bind_views(cmd)
@@ -1504,7 +1504,7 @@ class BodyRenderer:
         # comes along the view within 60 degrees of it.
         near = SKY_NEAREST * distance
         haze_near = near * (1.0 - self._haze[3][0]) if self._haze is not None else near
-        sky = (float(texture), distance, near, haze_near)
+        sky = (0.0, distance, near, haze_near)  # x unused
         cmd.uniform_const(0, sky, "vec4")
         cmd.li(0, 0)
         cmd.uniform_i(0, 8)

@@ -1386,7 +1386,7 @@ flat in uint v_view;
 // The sky's GL cube map (mipmapped, LINEAR_MIPMAP_LINEAR, seamless: MuJoCo's skybox).
 layout(binding = {sky_unit}) uniform samplerCube sky_cube;
 #endif
-layout(location = 0) uniform vec4 sky;  // x: the cube's first face in the atlas, y: the distance
+layout(location = 0) uniform vec4 sky;  // y: the distance (x unused)
 layout(location = 1) uniform vec4 sky_x;  // rows of the world-to-cube rotation
 layout(location = 2) uniform vec4 sky_y;
 layout(location = 3) uniform vec4 sky_z;

@@ -147,10 +147,12 @@ def default_lights(direction: Sequence[float]) -> np.ndarray:
 
 
 def _resampled(image: np.ndarray, axis: int) -> np.ndarray:
-    """`image` halved (floored) along `axis` as Mesa's glGenerateMipmap does on llvmpipe: a
-    bilinear blit, each new texel read at its centre's place in the old level (for an even
-    size the 2 x 2 box; for an odd one not a box: 25 -> 12 keeps a checker's edges sharp,
-    where folding the last row blurred them and moved every far edge by a line)."""
+    """`image` (int64 texels) halved (floored) along `axis` as Mesa's glGenerateMipmap does
+    on llvmpipe: a bilinear blit, each new texel read at its centre's place in the old
+    level (for an even size the 2 x 2 box; for an odd one not a box: 25 -> 12 keeps a
+    checker's edges sharp, where folding the last row blurred them and moved every far edge
+    by a line), in llvmpipe's 8-bit fixed point: ``a + ((b - a) * round(256 w) + 128) >> 8``
+    (a rounding that leans up: a box mean of the rounded 8-bit mean, 0.5 a level low)."""
     old = image.shape[axis]
     if old == 1:
         return image
@@ -158,18 +160,19 @@ def _resampled(image: np.ndarray, axis: int) -> np.ndarray:
     at = (np.arange(new) + 0.5) * (old / new) - 0.5  # in the old level's texel centres
     low = np.clip(np.floor(at).astype(np.int64), 0, old - 1)
     high = np.minimum(low + 1, old - 1)
-    weight = (at - low).reshape([-1 if k == axis else 1 for k in range(image.ndim)])
+    weight = np.rint((at - low) * 256).astype(np.int64)
+    weight = weight.reshape([-1 if k == axis else 1 for k in range(image.ndim)])
     first, second = np.take(image, low, axis), np.take(image, high, axis)
-    return first + (second - first) * weight
+    return first + (((second - first) * weight + 128) >> 8)
 
 
 def mip_chain(image: np.ndarray) -> list[np.ndarray]:
-    """(H, W, 4) float levels, level 0 first, down to 1 x 1; each level from the one above
-    rounded to 8 bits, as GL stores it."""
-    levels = [image.astype(np.float32)]
+    """(H, W, 4) uint8 levels, level 0 first, down to 1 x 1, bit for bit those Mesa's
+    glGenerateMipmap makes on llvmpipe: each level from the one above, along x then y."""
+    levels = [np.asarray(image, np.uint8)]
     while max(levels[-1].shape[:2]) > 1:
-        stored = np.clip(np.rint(levels[-1]), 0, 255)
-        levels.append(_resampled(_resampled(stored, 0), 1).astype(np.float32))
+        texels = levels[-1].astype(np.int64)
+        levels.append(_resampled(_resampled(texels, 1), 0).astype(np.uint8))
     return levels
 
 
@@ -211,8 +214,7 @@ class TextureAtlas:
         column = np.zeros((sum(level.shape[0] + 2 for level in levels), w + 2, 4), np.uint8)
         y = 0
         for level in levels:
-            texels = np.clip(np.rint(level), 0, 255).astype(np.uint8)
-            bordered = np.pad(texels, ((1, 1), (1, 1), (0, 0)), mode="wrap" if repeat else "edge")
+            bordered = np.pad(level, ((1, 1), (1, 1), (0, 0)), mode="wrap" if repeat else "edge")
             column[y : y + bordered.shape[0], : bordered.shape[1]] = bordered
             y += bordered.shape[0]
         return column
@@ -270,6 +272,21 @@ class TextureAtlas:
             x, y = corners[block]
             out[k] = (x + dx, y, w, h)
         return out
+
+    def levels(self, index: int) -> list[np.ndarray]:
+        """Image `index`'s mip chain as the atlas holds it: (H, W, 4) uint8 levels, level 0
+        first, down to 1 x 1 (a GL texture's levels given, not generated, as the sky's)."""
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
+            raise BodyError(f"atlas image index must be an int, got {index!r}")
+        if not 0 <= index < len(self._images):
+            raise BodyError(f"atlas image {index} out of range ({len(self._images)} images)")
+        block, dx, w, h = self._images[index]
+        column, y, out = self._blocks[block], 0, []
+        while True:  # each level inside its one-texel border, the next below it
+            out.append(column[y + 1 : y + 1 + h, dx + 1 : dx + 1 + w])
+            if w == 1 and h == 1:
+                return out
+            y, w, h = y + h + 2, max(w // 2, 1), max(h // 2, 1)
 
     def image(self) -> np.ndarray:
         """The packed atlas, (H, W, 4) uint8."""
