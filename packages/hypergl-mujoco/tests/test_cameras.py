@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from hypergl_mujoco.cameras import (
+    FREE_CAMERA_PROJECTION,
     CameraError,
     Cameras,
     camera_id,
@@ -233,7 +234,7 @@ def test_projections_are_made_again_when_a_frustum_changes():
     first = ours.view_projections(1.0, **arrays)
     assert np.array_equal(ours.view_projections(1.0, **arrays), first)
     model.cam_fovy[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, "track")] *= 0.5
-    if hasattr(free, "orthographic"):  # MuJoCo 4: a free camera's own projection
+    if FREE_CAMERA_PROJECTION:  # MuJoCo 4: a free camera's own (3.x has the field, unread)
         free.orthographic = 1
     else:
         model.vis.global_.orthographic = 1
