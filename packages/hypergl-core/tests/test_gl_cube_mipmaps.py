@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -240,8 +242,13 @@ def test_the_atlas_levels_are_the_chain_mesa_generates(gl_ctx, size):
     assert np.array_equal(levels[0], image)
     given = fetch_levels(gl_ctx, gl_ctx.texture(levels[0], mipmaps=levels[1:]))
     generated = fetch_levels(gl_ctx, gl_ctx.texture(image, mipmaps=True))
+    # mip_chain is the box filter of llvmpipe from Mesa 22 on (read back here: Mesa 22.3):
+    # bit for bit there. Other drivers round theirs otherwise (Mesa 20.3.5, Debian 11's:
+    # up to 8 units off at the small levels of a 256 x 256 image, as measured there)
+    found = re.search(r"Mesa (\d+)\.", gl_ctx.info["version"])
+    tolerance = 0 if found and int(found[1]) >= 22 else 10
     for mine, mesa in zip(given, generated, strict=True):
-        assert np.array_equal(mine, mesa)  # bit for bit
+        assert np.abs(mine.astype(int) - mesa).max() <= tolerance
 
 
 @pytest.mark.parametrize("device", ["trace", "null", pytest.param("gl", marks=pytest.mark.gl)])
