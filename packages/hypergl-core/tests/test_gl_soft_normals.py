@@ -19,6 +19,7 @@ from hypergl.bodies import (
     meshes,
     pack_normals,
 )
+from hypergl.testing import draw_bodies
 from hypergl.transforms import look_at, perspective
 
 # Each normal packed by the shaders' pack_soft_normal and unpacked by soft_normal.
@@ -93,10 +94,10 @@ def test_pack_normals_names_a_bad_normal(bad, message):
         pack_normals(bad)
 
 
-def soft_quad(gl_ctx, smooth: bool, eye_z: float, lean: float) -> np.ndarray:
+def soft_quad(gl_ctx, smooth: bool, lean: float) -> np.ndarray:
     """A 2 x 2 m square of two soft triangles in z = 0 (wound toward +z), its vertices'
     normals leaning out along x by `lean` (left and right: 0 is the face's normal), seen
-    from (0, 0, eye_z): the frame's colour."""
+    from (0, 0, 6): the frame's colour."""
     records = InstanceRecords(gl_ctx, 1)
     records.write([(0.0, 0.0, 0.0)], [(0.0, 0.0, 0.0, 1.0)], [1])
     renderer = BodyRenderer(records, max_ids=2, outputs=("color",), max_soft_vertices=4)
@@ -109,16 +110,10 @@ def soft_quad(gl_ctx, smooth: bool, eye_z: float, lean: float) -> np.ndarray:
     rows = meshes.indexed_rows(4, np.array([0, 1, 2, 0, 2, 3]))
     renderer.set_parts(1, [Part("quad_soft", mode=MODE_SOFT, smooth=smooth)],
                        {"quad_soft": rows}, color=(0.8, 0.8, 0.8))  # fmt: skip
-    eye = (0.0, 0.0, eye_z)
+    eye = (0.0, 0.0, 6.0)
     renderer.set_camera(perspective(40.0, 1.0, 0.1, 100.0) @ look_at(eye, (0.0, 0.0, 0.0)))
     fb = renderer.framebuffer((64, 64))
-    cmd = gl_ctx.command_buffer()
-    cmd.bind_framebuffer(fb)
-    renderer.record_clear(cmd, (0.0, 0.0, 0.0))
-    renderer.record(cmd)
-    cmd.end()
-    cmd.submit()
-    color = renderer.read(fb)["color"].astype(int)
+    color = draw_bodies(renderer, fb)["color"].astype(int)
     fb.release()
     renderer.release()
     records.release()
@@ -130,12 +125,11 @@ def test_a_smooth_soft_part_is_lit_by_its_vertices_normals(gl_ctx):
     """Flat: one shade over the square (its face's normal). Smooth with the face's normal
     at every vertex: the same picture. Smooth with normals leaning out: a shade that
     changes across the square."""
-    eye_z = 6.0
-    flat = soft_quad(gl_ctx, False, eye_z, 1.7)
+    flat = soft_quad(gl_ctx, False, 1.7)
     square = (slice(20, 44), slice(20, 44))  # inside the square's 18..46
     assert np.ptp(flat[square].sum(-1)) <= 3  # one shade (dithering aside)
-    assert np.abs(soft_quad(gl_ctx, True, eye_z, 0.0) - flat).max() <= 2
-    leaning = soft_quad(gl_ctx, True, eye_z, 1.7)[square].sum(-1)
+    assert np.abs(soft_quad(gl_ctx, True, 0.0) - flat).max() <= 2
+    leaning = soft_quad(gl_ctx, True, 1.7)[square].sum(-1)
     assert np.ptp(leaning.mean(axis=0)) > 30  # left to right across the square
     assert (np.abs(np.diff(leaning.mean(axis=0))) > 0).mean() > 0.5  # smooth: a ramp
 
