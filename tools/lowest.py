@@ -28,6 +28,7 @@ our wheels. Run by the development environment's Python (tools/dev.py lowest).
 from __future__ import annotations
 
 import argparse
+import functools
 import glob
 import hashlib
 import json
@@ -38,7 +39,6 @@ import sys
 import tarfile
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from packaging.requirements import Requirement
@@ -46,7 +46,8 @@ from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import Version
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import dist as dist_tool  # tools/ is not a package
+import concurrent_runs  # tools/ is not a package
+import dist as dist_tool
 import distributions
 from reporting import Reporter
 
@@ -238,14 +239,11 @@ def prepare(dist: distributions.Distribution, out: Path) -> tuple[Path, list[str
 
 
 def test(dist: distributions.Distribution, target: Path, out: Path,
-         pytest_args: list[str]) -> tuple[str, bool, float]:  # fmt: skip
-    """``dist``'s tests in its floors environment: what they printed, passed, seconds."""
-    begun = time.monotonic()
+         pytest_args: list[str]) -> tuple[str, bool]:  # fmt: skip
+    """``dist``'s tests in its floors environment: what they printed, and whether they passed."""
     command = [target, ROOT / "tools" / "test_installed.py", dist.name, "--from", dist.folder,
                *(pytest_args or DEFAULT_PYTEST)]  # fmt: skip
-    done = subprocess.run([str(c) for c in command], cwd=out, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True)  # fmt: skip
-    return done.stdout.rstrip(), done.returncode == 0, time.monotonic() - begun
+    return concurrent_runs.captured([str(c) for c in command], cwd=out)
 
 
 def main(argv: list[str]) -> int:
@@ -271,16 +269,15 @@ def main(argv: list[str]) -> int:
                 failed.append(dist.name)
         say(f"environments ready in {time.monotonic() - started:.0f} s; testing "
             f"{min(len(chosen), os.cpu_count() or 1)} distributions at a time")  # fmt: skip
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-            runs = {pool.submit(test, d, t, Path(work), args.pytest_args): d for d, t in prepared}
-            for finished in as_completed(runs):
-                name = runs[finished].name
-                output, passed, seconds = finished.result()
-                print(output, flush=True)
-                say(f"  {name}: tests {'passed' if passed else 'failed'} at the floors "
-                    f"({seconds:.0f} s)")  # fmt: skip
-                if not passed and name not in failed:
-                    failed.append(name)
+        runs = {d.name: functools.partial(test, d, t, Path(work), args.pytest_args)
+                for d, t in prepared}  # fmt: skip
+        order = concurrent_runs.heaviest_first({d.name: d.folder / "tests" for d, _ in prepared})
+        runs = {name: runs[name] for name in order}
+        for name, passed, seconds in concurrent_runs.each(runs):
+            say(f"  {name}: tests {'passed' if passed else 'failed'} at the floors "
+                f"({seconds:.0f} s)")  # fmt: skip
+            if not passed and name not in failed:
+                failed.append(name)
     elapsed = time.monotonic() - started
     if failed:
         fail(f"at their floors, {', '.join(failed)} failed ({elapsed:.0f} s)")

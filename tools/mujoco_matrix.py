@@ -8,7 +8,8 @@ distributions into it: hypergl-compiler, hypergl-core and hypergl-mujoco as whee
 the suite's dist test left in ``$HYPERGL_DIST_OUT`` (CI) or else built from the checkout
 (the engine in a folder of its own, build/mujoco-matrix: another interpreter in the
 development environment's folder would reconfigure it); then ``pytest
-packages/hypergl-mujoco/tests`` in it. The legs:
+packages/hypergl-mujoco/tests`` in it, the legs a core each (tools/concurrent_runs.py). The
+legs:
 
 - ``floor``: ``mujoco`` 3.5.0 (hypergl_mujoco.versions.MINIMUM) with dm_control 1.0.37,
   the dm_control release made for it;
@@ -23,6 +24,7 @@ packages/hypergl-mujoco/tests`` in it. The legs:
 
 from __future__ import annotations
 
+import functools
 import glob
 import hashlib
 import os
@@ -31,6 +33,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import concurrent_runs  # tools/ is not a package
+from virtual_display import virtual_display_command
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = "packages/hypergl-mujoco/tests"
@@ -144,22 +150,18 @@ def environment(leg: str) -> Path:
     return python
 
 
-def test_leg(leg: str, pytest_args: list[str]) -> int:
-    started = time.monotonic()
-    python = environment(leg)
+def test_leg(leg: str, python: Path, pytest_args: list[str]) -> tuple[str, bool]:
+    """The leg's suite in its environment: what it printed (its MuJoCo and Python first), and
+    whether it passed."""
     probe = "import mujoco, sys; print(mujoco.__version__, sys.version.split()[0])"
     versions = subprocess.run([str(python), "-c", probe], capture_output=True, text=True)
-    say(f"{leg}: MuJoCo {versions.stdout.strip() or versions.stderr.strip()} (Python second)")
+    found = versions.stdout.strip() or versions.stderr.strip()
     paths = [a for a in pytest_args if (ROOT / a.split("::")[0]).exists()]
     command = [str(python), "-m", "pytest", "-p", "no:cacheprovider", *pytest_args,
                *([] if paths else SUITES.get(leg, [SUITE]))]  # fmt: skip
-    sys.path.insert(0, str(ROOT / "tools"))
-    from virtual_display import virtual_display_command  # tools/ is not a package
-
     env = dict(os.environ, MUJOCO_GL="egl")
-    code = subprocess.run(virtual_display_command(command), cwd=ROOT, env=env).returncode
-    say(f"{leg}: exit {code} in {time.monotonic() - started:.0f} s")
-    return code
+    output, passed = concurrent_runs.captured(virtual_display_command(command), cwd=ROOT, env=env)
+    return f"[mujoco-matrix] {leg}: MuJoCo {found} (Python second)\n{output}", passed
 
 
 def main(args: list[str]) -> int:
@@ -172,7 +174,13 @@ def main(args: list[str]) -> int:
                              f"got {chosen!r}")  # fmt: skip
         legs = [chosen]
         args = args[:at] + args[at + 2 :]
-    failed = [leg for leg in legs if test_leg(leg, args) not in (0,)]
+    # The environments one after another (pip), then the legs' suites a core each.
+    runs = {leg: functools.partial(test_leg, leg, environment(leg), args) for leg in legs}
+    failed = []
+    for leg, passed, seconds in concurrent_runs.each(runs):
+        say(f"{leg}: {'passed' if passed else 'failed'} in {seconds:.0f} s")
+        if not passed:
+            failed.append(leg)
     say("every leg passed" if not failed else f"failed: {', '.join(failed)}")
     return 1 if failed else 0
 

@@ -12,10 +12,11 @@ does the same in a Debian 11 root made here, with nothing of this machine's newe
 2. Every run: the wheels in DIR (``tools/dev.py dist --build-only`` when absent) are copied
    in, a venv installs them with ``--only-binary :all:`` and their test extras, and each
    distribution's tests (from its sdist, through tools/test_installed.py) run there on Mesa
-   20.3's llvmpipe through headless EGL. The venv is kept while what decides its third-party
-   packages is the same (the wheels' names and declared requirements, the extras, the
-   interpreter): then only wheels whose bytes changed are reinstalled (``--no-deps``), and
-   none while the wheels' SHA-256 are the same.
+   20.3's llvmpipe through headless EGL, a distribution per core (tools/concurrent_runs.py).
+   The venv is kept while what decides its third-party packages is the same (the wheels'
+   names and declared requirements, the extras, the interpreter): then only wheels whose
+   bytes changed are reinstalled (``--no-deps``), and none while the wheels' SHA-256 are the
+   same.
 
 Needs root (chroot, bind mounts) and Debian's debootstrap. Standard library only.
 """
@@ -23,6 +24,7 @@ Needs root (chroot, bind mounts) and Debian's debootstrap. Standard library only
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import os
@@ -35,7 +37,8 @@ import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import distributions  # tools/ is not a package
+import concurrent_runs  # tools/ is not a package
+import distributions
 import free_threaded  # the CPython source comes from there
 from reporting import Reporter
 
@@ -214,6 +217,12 @@ def install(wheels: list[Path], requirements: str) -> str:
     return f"installed the {len(wheels)} wheels with --only-binary :all: (pip took no sdist)"
 
 
+def tested(script: str) -> tuple[str, bool]:
+    """``script``'s output inside the root and whether it passed: a run for concurrent_runs."""
+    done = in_root(script, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return done.stdout.rstrip(), done.returncode == 0
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="tools/dev.py old-glibc",
                                      description=__doc__.split("\n")[0])  # fmt: skip
@@ -249,20 +258,25 @@ def main(argv: list[str]) -> int:
         began = time.monotonic()
         say(install(sorted(dist_dir.glob("*.whl")), requirements))
         times.append(f"venv {time.monotonic() - began:.0f} s")
+        runs, tests = {}, {}
         for dist in only:
-            began = time.monotonic()
             sdist = next(dist_dir.glob(f"{dist.replace('-', '_')}-*.tar.gz"))
             with tarfile.open(sdist) as archive:
                 archive.extractall(work / "sdists", filter="data")
             unpacked = work / "sdists" / sdist.name.removesuffix(".tar.gz")
             shutil.rmtree(unpacked / "src")  # the tests import the wheel
-            say(f"testing {dist} on Debian 11 against the installed wheels")
             pytest = " ".join(f"'{a}'" for a in args.pytest_args)
-            inside = f"/work/sdists/{unpacked.name}"
-            if in_root(f"cd /work && {VENV}/bin/python /work/tools/test_installed.py {dist} "
-                       f"--from {inside} {pytest}").returncode != 0:  # fmt: skip
+            script = (f"cd /work && {VENV}/bin/python /work/tools/test_installed.py {dist} "
+                      f"--from /work/sdists/{unpacked.name} {pytest}")  # fmt: skip
+            runs[dist] = functools.partial(tested, script)
+            tests[dist] = unpacked / "tests"
+        runs = {dist: runs[dist] for dist in concurrent_runs.heaviest_first(tests)}
+        say(f"testing {', '.join(only)} on Debian 11 against the installed wheels, "
+            f"{os.cpu_count() or 1} at a time")  # fmt: skip
+        for dist, passed, seconds in concurrent_runs.each(runs):
+            if not passed:
                 failed.append(dist)
-            times.append(f"{dist} {time.monotonic() - began:.0f} s")
+            times.append(f"{dist} {seconds:.0f} s")
     elapsed = time.monotonic() - started
     say("times: " + ", ".join(times))
     if failed:
