@@ -317,6 +317,39 @@ def test_a_saved_program_keeps_its_given_mip_levels(gl_ctx, tmp_path):
         assert np.allclose(texels[12, 0], 120, atol=0.5)
 
 
+@pytest.mark.gl
+@pytest.mark.parametrize("change, why", [
+    (lambda d: {"mip_levels": d["mip_levels"][:-1]},
+     "need 3 levels after level 0 (down to 1x1), got 2"),
+    (lambda d: {"mip_levels": [d["mip_levels"][0][:-4], *d["mip_levels"][1:]]},
+     "its mip level 1 has 60 bytes, a 4x4 rgba8 image takes 64"),
+    (lambda d: {"mip_levels": [d["mip_levels"][0], 7, d["mip_levels"][2]]},
+     "its mip level 2 must be bytes, got int"),
+    (lambda d: {"mip_levels": b"levels"}, "its mip_levels must be a list, got bytes"),
+    (lambda d: {"data": d["data"] + b"\0"}, "its data has 257 bytes, a 8x8 rgba8 image takes 256"),
+])  # fmt: skip
+def test_a_file_with_malformed_texture_levels_is_refused_naming_the_texture(gl_ctx, tmp_path,
+                                                                            change, why):  # fmt: skip
+    """A .hgb written by something else (or damaged) whose texture bytes do not make the
+    texture or its chain is refused at load with a ResourceError naming the texture, and
+    the bad bytes never reach GL."""
+    import dataclasses
+
+    from hypergl_compiler import hgb
+
+    flat = gl_ctx.texture(np.full((8, 8, 4), 200, np.uint8), mipmaps=chain(8), name="flat")
+    cmd = gl_ctx.command_buffer()
+    cmd.bind_texture(flat, 1)
+    cmd.end()
+    hypergl.save(cmd, tmp_path / "good.hgb")
+    program = hgb.load(tmp_path / "good.hgb")
+    resources = tuple(dataclasses.replace(r, desc={**r.desc, **change(dict(r.desc))})
+                      if r.name == "flat" else r for r in program.resources)  # fmt: skip
+    hgb.save(dataclasses.replace(program, resources=resources), tmp_path / "bad.hgb")
+    with pytest.raises(hypergl.ResourceError, match=rf"resource 'flat' .*{re.escape(why)}"):
+        gl_ctx.load(tmp_path / "bad.hgb")
+
+
 def test_atlas_levels_bad_index():
     from hypergl.bodies import TextureAtlas
     from hypergl.errors import BodyError

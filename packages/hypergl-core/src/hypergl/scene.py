@@ -223,16 +223,25 @@ def _inflate_texture(factory: ResourceFactory, d: Mapping[str, Any]) -> GPUResou
         images = np.frombuffer(data, np.uint8).reshape(layers, height, width, 4)
         return factory.texture_set(images, **options)
 
-    def image(raw: bytes, w: int, h: int) -> np.ndarray:
+    def image(raw: Any, w: int, h: int, what: str) -> np.ndarray:
         dtype, channels = TEXTURE_FORMATS[d["format"]]
         shape = ((layers,) if layers else ()) + (h, w, channels)
+        if not isinstance(raw, bytes):
+            raise TypeError(f"{what} must be bytes, got {type(raw).__name__}")
+        if len(raw) != (expected := int(np.prod(shape)) * np.dtype(dtype).itemsize):
+            raise ValueError(f"{what} has {len(raw)} bytes, a {w}x{h} {d['format']} image "
+                             f"{'of ' + str(layers) + ' layers ' if layers else ''}takes "
+                             f"{expected}")  # fmt: skip
         return np.frombuffer(raw, dtype).reshape(shape)
 
-    pixels = None if data is None else image(data, width, height)
+    pixels = None if data is None else image(data, width, height, "its data")
     mipmaps: bool | list[np.ndarray] = bool(d.get("mipmaps"))
-    if d.get("mip_levels") is not None:  # the levels the caller gave, each half the last
-        mipmaps = [image(raw, max(width >> i, 1), max(height >> i, 1))
-                   for i, raw in enumerate(d["mip_levels"], start=1)]  # fmt: skip
+    if (given := d.get("mip_levels")) is not None:  # the caller's levels, each half the last
+        if not isinstance(given, list):
+            raise TypeError(f"its mip_levels must be a list, got {type(given).__name__}")
+        # the texture's own checks then say whether the levels make its chain
+        mipmaps = [image(raw, max(width >> i, 1), max(height >> i, 1), f"its mip level {i}")
+                   for i, raw in enumerate(given, start=1)]  # fmt: skip
     return factory.texture(
         pixels, size=(width, height), format=d["format"], layers=layers,
         mipmaps=mipmaps, cube=bool(d.get("cube")), **options,
