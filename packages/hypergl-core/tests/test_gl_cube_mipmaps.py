@@ -350,6 +350,30 @@ def test_a_file_with_malformed_texture_levels_is_refused_naming_the_texture(gl_c
         gl_ctx.load(tmp_path / "bad.hgb")
 
 
+@pytest.mark.gl
+def test_a_saved_texture_set_loads_with_its_layers_and_a_damaged_one_is_refused(gl_ctx, tmp_path):
+    import dataclasses
+
+    from hypergl_compiler import hgb
+
+    images = np.arange(3 * 4 * 2 * 4, dtype=np.uint8).reshape(3, 4, 2, 4)
+    textures = gl_ctx.texture_set(images, name="set")
+    cmd = gl_ctx.command_buffer()
+    cmd.bind_texture(textures, 1)
+    cmd.end()
+    hypergl.save(cmd, tmp_path / "set.hgb")
+    with hypergl.context() as fresh:
+        loaded = fresh.load(tmp_path / "set.hgb")["set"]
+        assert (loaded.layers, loaded.size) == (3, (2, 4))
+    program = hgb.load(tmp_path / "set.hgb")
+    resources = tuple(dataclasses.replace(r, desc={**r.desc, "data": r.desc["data"][:-1]})
+                      if r.name == "set" else r for r in program.resources)  # fmt: skip
+    hgb.save(dataclasses.replace(program, resources=resources), tmp_path / "bad.hgb")
+    with pytest.raises(hypergl.ResourceError,
+                       match=r"resource 'set' .*its data has 95 bytes, a 2x4 rgba8 image of 3 la"):  # fmt: skip
+        gl_ctx.load(tmp_path / "bad.hgb")
+
+
 def test_atlas_levels_bad_index():
     from hypergl.bodies import TextureAtlas
     from hypergl.errors import BodyError

@@ -219,9 +219,6 @@ def _inflate_texture(factory: ResourceFactory, d: Mapping[str, Any]) -> GPUResou
     width, height, layers = d["width"], d["height"], d.get("layers") or 0
     data = d.get("data")
     options = {"filter": d.get("filter", "linear"), "wrap": d.get("wrap", "repeat")}
-    if d.get("texture_set"):
-        images = np.frombuffer(data, np.uint8).reshape(layers, height, width, 4)
-        return factory.texture_set(images, **options)
 
     def image(raw: Any, w: int, h: int, what: str) -> np.ndarray:
         dtype, channels = TEXTURE_FORMATS[d["format"]]
@@ -234,6 +231,8 @@ def _inflate_texture(factory: ResourceFactory, d: Mapping[str, Any]) -> GPUResou
                              f"{expected}")  # fmt: skip
         return np.frombuffer(raw, dtype).reshape(shape)
 
+    if d.get("texture_set"):  # rgba8 layers
+        return factory.texture_set(image(data, width, height, "its data"), **options)
     pixels = None if data is None else image(data, width, height, "its data")
     mipmaps: bool | list[np.ndarray] = bool(d.get("mipmaps"))
     if (given := d.get("mip_levels")) is not None:  # the caller's levels, each half the last
