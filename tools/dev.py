@@ -264,7 +264,9 @@ def command_test(python: Path, args: list[str]) -> int:
         except sanitize.SanitizeError as exc:
             fail(str(exc))
         say("running the suite on the engine built with AddressSanitizer + UBSan")
-    pytest = [str(python), "-m", "pytest", *worker_args(args), *args]
+    # the slowest tests named at the end: where a run's time goes (CI's budget)
+    durations = [] if any(a.startswith("--durations") for a in args) else ["--durations=15"]
+    pytest = [str(python), "-m", "pytest", *worker_args(args), *durations, *args]
     code = run(virtual_display_command(pytest), cwd=ROOT, env=env).returncode
     if code == 5:  # pytest: no tests collected
         say("pytest collected no tests")
