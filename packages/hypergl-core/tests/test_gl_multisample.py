@@ -224,3 +224,13 @@ def test_sample_texture_needs_a_multisampled_framebuffer_and_an_attachment(gl_ct
             multi.sample_texture(index)
     single.release()
     multi.release()
+
+
+def test_a_sample_texture_stands_in_off_the_gl_device(trace_ctx):
+    multi = trace_ctx.framebuffer(SIZE, samples=4)
+    texture = multi.sample_texture(0)
+    assert isinstance(texture, hypergl.Texture) and multi.sample_texture(0) is texture
+    cmd = trace_ctx.command_buffer()
+    cmd.bind_texture(texture, 0)  # a program may bind it as any attachment's texture
+    cmd.end()
+    multi.release()
