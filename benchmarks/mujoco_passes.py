@@ -11,8 +11,8 @@ each followed by ``ctx.finish()`` (llvmpipe draws on the CPU: the wall time is t
   reflection   the mirror pass (a reflective floor, reflections on)
   main         the clear, every layer's expansion and draws, without the sky
   sky          the sky's and the haze's quads, over what main drew; multisampled without a
-               haze: the resolve, then the sky single-sampled under it (drawn after the
-               transparent pass, which this times alone before it)
+               haze: the resolve and the sky single-sampled under it in one pass (drawn
+               after the transparent pass, which this times alone before it)
   transparent  the transparent geoms' blended pass (a model with some)
   read         reading the framebuffer's outputs back into NumPy, split into the views
   frame        ``renderer.render(data)`` whole (its sum, and what binds them together)
@@ -76,8 +76,7 @@ def pass_programs(renderer, ctx) -> dict:
             for _, _, layer in renderer._layers:
                 layer._record_sky(cmd)
         else:
-            cmd.resolve_framebuffer(renderer._framebuffer, resolved[0])
-            renderer._renderer.record_resolved_sky(cmd, *resolved)
+            renderer._renderer.record_resolved_sky(cmd, renderer._framebuffer, resolved)
 
     programs["main"] = program(main)
     if renderer._renderer._sky is not None:
@@ -131,7 +130,7 @@ def main() -> None:
             calls = {"snapshot": lambda r=renderer, d=datas: r.snapshot(d)}
             for key, cmd in pass_programs(renderer, ctx).items():
                 calls[key] = lambda c=cmd, g=ctx: (c.submit(), g.finish())
-            picture = renderer._framebuffer if renderer._resolved is None else renderer._resolved[1]
+            picture = renderer._framebuffer if renderer._resolved is None else renderer._resolved
             calls["read"] = lambda r=renderer, f=picture: r._renderer.read_views(
                 f, miss_depth=r._far
             )

@@ -115,6 +115,48 @@ def test_a_texture_of_the_atlas_on_a_box_face(gl_ctx):
     records.release()
 
 
+def textured_box(ctx, image, others):
+    """one_box lit by an ambient light, `image` box-mapped on it, `others` 2D images
+    before it in the atlas (a cube map too: not a 2D image)."""
+    records, renderer = one_box(ctx, max_lights=1)
+    rows = lights(1)
+    set_light(rows[0], kind=LIGHT_HEAD, ambient=(1, 1, 1), diffuse=(0, 0, 0))
+    renderer.set_lights(rows)
+    atlas = TextureAtlas()
+    atlas.add_cube(np.zeros((6, 4, 4, 3), np.uint8))
+    for other in others:
+        atlas.add_2d(other)
+    index = atlas.add_2d(image)
+    renderer.set_textures(atlas)
+    renderer.set_parts(0, renderer_parts(), color=(1.0, 1.0, 1.0),
+                       material=Material(texture=index, mapping=TEXTURE_BOX,
+                                         uv_map=(3.0, 3.0, 0.0, 0.0)))  # fmt: skip
+    return records, renderer
+
+
+def test_the_atlas_s_one_2d_image_is_sampled_as_the_atlas_samples_it(gl_ctx):
+    """An atlas with one 2D image gives it a GL texture of its own (the GL sampler's
+    trilinear lookup, repeated), drawn as the atlas's own lookup draws it (an atlas with
+    two), minified across its mip levels."""
+    image = np.random.default_rng(5).integers(0, 256, (48, 40, 3), dtype=np.uint8)
+    assert TextureAtlas().flat_images() == []
+    pictures = []
+    for others in ([], [image[:8, :8]]):
+        records, renderer = textured_box(gl_ctx, image, others)
+        assert (renderer.flat_texture is not None) == (not others)
+        assert len(renderer._atlas.flat_images()) == 1 + len(others)
+        pictures.append(shot(renderer))
+        renderer.release()
+        records.release()
+    own, atlas = pictures
+    assert (own[32, 32] != own[0, 0]).any()  # the face shows the texture
+    apart = np.abs(own - atlas).max(-1)
+    # the samplers' rounding apart, but where a pixel quad's uv steps over the face's edge
+    # (the atlas clamps a level's lookup inside its column, the GL sampler wraps)
+    assert (apart > 3).sum() <= 4
+    assert apart.mean() < 0.5
+
+
 def test_bad_lights_materials_and_textures_are_refused(gl_ctx):
     records, renderer = one_box(gl_ctx, max_lights=2)
     with pytest.raises(BodyError, match="lights must be shaped"):
@@ -278,6 +320,39 @@ def test_the_sky_after_a_resolve_is_the_multisampled_sky(gl_ctx):
     assert np.abs(after - before).max() <= 2  # an 8-bit rounding of the resolve apart
     for fb in (multi, resolved, picture):
         fb.release()
+    renderer.release()
+    records.release()
+
+
+def test_the_sky_under_the_samples_is_the_sky_after_a_resolve(gl_ctx):
+    """Given the multisampled framebuffer itself, record_resolved_sky resolves its samples
+    and draws the sky under them in one pass: the picture of a resolve then the sky (each
+    pixel's average kept unrounded before the sky is added: one 8-bit step apart at most)."""
+    records, renderer = sky_box(gl_ctx, samples=4)
+    size = (64, 64)
+    pictures = []
+    for fused in (False, True):
+        multi = renderer.framebuffer(size)
+        resolved = gl_ctx.framebuffer(size, depth=None)
+        picture = gl_ctx.framebuffer(size, depth=None)
+        cmd = gl_ctx.command_buffer()
+        cmd.bind_framebuffer(multi)
+        renderer.record_clear(cmd, coverage=True)
+        renderer.record(cmd, sky=False)
+        if fused:
+            renderer.record_resolved_sky(cmd, multi, picture)
+        else:
+            cmd.resolve_framebuffer(multi, resolved)
+            renderer.record_resolved_sky(cmd, resolved, picture)
+        cmd.end()
+        cmd.submit()
+        pictures.append(renderer.read(picture)["color"].astype(int))
+        for fb in (multi, resolved, picture):
+            fb.release()
+    before, fused = pictures
+    assert (fused[0, 0] == (40, 90, 160)).all()  # the sky where no box is
+    assert (before != fused).any(-1).sum() < 0.05 * before[..., 0].size
+    assert np.abs(before - fused).max() <= 1
     renderer.release()
     records.release()
 

@@ -170,3 +170,67 @@ def test_resolve_framebuffer_is_a_device_call(trace_ctx):
     cmd.submit()
     assert trace_ctx.trace.calls() == ["resolve_framebuffer"]
     assert "single" in str(trace_ctx.trace[0]) and "multi" in str(trace_ctx.trace[0])
+
+
+SAMPLES_VS = """#version 430
+const vec2 CORNERS[3] = vec2[3](vec2(-1, -1), vec2(3, -1), vec2(-1, 3));
+void main() { gl_Position = vec4(CORNERS[gl_VertexID], 0.0, 1.0); }
+"""
+SAMPLES_FS = """#version 430
+layout(binding = 0) uniform sampler2DMS samples;
+out vec4 color;
+void main() {
+    vec4 sum = vec4(0.0);
+    for (int i = 0; i < 4; ++i) sum += texelFetch(samples, ivec2(gl_FragCoord.xy), i);
+    color = sum * 0.25;
+}
+"""
+
+
+@pytest.mark.gl
+def test_a_pass_reads_the_samples_themselves(gl_ctx):
+    """sample_texture: the multisampled colour itself, its samples unresolved; a pass that
+    averages them draws what a read's resolve gives (an 8-bit rounding apart)."""
+    multi = gl_ctx.framebuffer(SIZE, samples=4)
+    single = gl_ctx.framebuffer(SIZE, depth=None)
+    assert (multi.samples, single.samples) == (4, 0)
+    draw_triangle(gl_ctx, multi).submit()
+    average = gl_ctx.pipeline(vertex_shader=SAMPLES_VS, fragment_shader=SAMPLES_FS)
+    cmd = gl_ctx.command_buffer()
+    cmd.bind_framebuffer(single)
+    cmd.bind_pipeline(average)
+    cmd.bind_texture(multi.sample_texture(0), 0)
+    cmd.draw(3)
+    cmd.end()
+    cmd.submit()
+    expected = multi.read().astype(int)
+    edge = (expected[..., 0] > 0) & (expected[..., 0] < 255)
+    assert edge.sum() >= SIZE[0] - 2  # partly covered pixels: their samples differ
+    assert np.abs(single.read().astype(int) - expected).max() <= 1
+    assert multi.sample_texture(0) is multi.sample_texture()  # one view, kept
+    multi.release()
+    with pytest.raises(ResourceError):  # released with the framebuffer
+        multi.sample_texture(0)
+
+
+@pytest.mark.gl
+def test_sample_texture_needs_a_multisampled_framebuffer_and_an_attachment(gl_ctx):
+    single = gl_ctx.framebuffer(SIZE)
+    with pytest.raises(ResourceError, match="is single-sampled: it has no sample textures"):
+        single.sample_texture(0)
+    multi = gl_ctx.framebuffer(SIZE, samples=4)
+    for index in (1, -1, True, "0"):
+        with pytest.raises(ResourceError, match=f"has no colour attachment {index!r}"):
+            multi.sample_texture(index)
+    single.release()
+    multi.release()
+
+
+def test_a_sample_texture_stands_in_off_the_gl_device(trace_ctx):
+    multi = trace_ctx.framebuffer(SIZE, samples=4)
+    texture = multi.sample_texture(0)
+    assert isinstance(texture, hypergl.Texture) and multi.sample_texture(0) is texture
+    cmd = trace_ctx.command_buffer()
+    cmd.bind_texture(texture, 0)  # a program may bind it as any attachment's texture
+    cmd.end()
+    multi.release()

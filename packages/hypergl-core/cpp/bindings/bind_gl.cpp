@@ -317,6 +317,23 @@ void register_gl(nb::module_ &m) {
                     framebuffer);
             },
             nb::arg("framebuffer"), nb::arg("index"))
+        // A multisampled framebuffer's colour attachment itself (None: none such, or
+        // single-sampled), kept and released as the others: a pass reads its samples.
+        .def(
+            "gl_sample_texture",
+            [](Context &c, GLFramebuffer &framebuffer, size_t index) {
+                return guarded_with(
+                    c,
+                    [&] {
+                        const auto &colors = framebuffer.sample_colors();
+                        std::shared_ptr<GLTexture> color =
+                            index < colors.size() ? colors[index] : nullptr;
+                        if (color) color->set_owner(&c);
+                        return color;
+                    },
+                    framebuffer);
+            },
+            nb::arg("framebuffer"), nb::arg("index"))
         .def("collect", [](Context &c) { locked(c, [&] { gl_device(c).collect(); }); })
         .def("check_errors",
              [](Context &c) { locked(c, [&] { gl_device(c).check_errors("(checked)"); }); })

@@ -98,7 +98,16 @@ std::shared_ptr<GLFramebuffer> GLFramebuffer::create_multisampled(
     std::vector<GLenum> draw_buffers;
     for (size_t i = 0; i < colors.size(); ++i) {
         draw_buffers.push_back(gl::COLOR_ATTACHMENT0 + static_cast<GLenum>(i));
-        attach(draw_buffers.back(), colors[i]);
+        // a texture, not a renderbuffer: a pass may read its samples (a resolve fused
+        // with what is drawn under it)
+        GLuint texture = 0;
+        api.glCreateTextures(gl::TEXTURE_2D_MULTISAMPLE, 1, &texture);
+        framebuffer->sample_colors_.push_back(std::make_shared<GLTexture>(
+            name + "#samples" + std::to_string(i), shared, texture, gl::TEXTURE_2D_MULTISAMPLE,
+            colors[i], width, height, 0));
+        api.glTextureStorage2DMultisample(texture, samples, colors[i].internal, width, height,
+                                          1);
+        api.glNamedFramebufferTexture(fbo, draw_buffers.back(), texture, 0);
     }
     if (depth) attach(gl::DEPTH_ATTACHMENT, *depth);
     if (draw_buffers.empty()) draw_buffers.push_back(gl::NONE);
@@ -187,6 +196,7 @@ void GLFramebuffer::release() {
         shared_->api.glDeleteRenderbuffers(static_cast<GLsizei>(renderbuffers_.size()),
                                            renderbuffers_.data());
     if (resolved_) resolved_->release();
+    for (auto &color : sample_colors_) color->release();
     for (auto &color : colors_) color->release();
     if (depth_) depth_->release();
 }

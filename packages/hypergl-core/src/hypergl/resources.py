@@ -241,6 +241,7 @@ class Framebuffer(GPUResource):
     kind = ResourceKind.FRAMEBUFFER
     _depth_view: AttachmentTexture | None = None
     _color_views: dict[int, AttachmentTexture] | None = None
+    _sample_views: dict[int, AttachmentTexture] | None = None
 
     @property
     def depth_texture(self) -> Texture:
@@ -303,9 +304,48 @@ class Framebuffer(GPUResource):
         views[index] = view = AttachmentTexture(self._link, native, desc)
         return view
 
+    @property
+    def samples(self) -> int:
+        """Samples a pixel (0: single-sampled)."""
+        return int(self._desc.get("samples", 0))
+
+    def sample_texture(self, index: int = 0) -> Texture:
+        """A multisampled framebuffer's colour attachment `index` itself, its samples
+        unresolved, for a shader's ``sampler2DMS`` (``texelFetch(s, pixel, sample)``): a
+        pass that resolves and draws at once. Read it as :meth:`color_texture` (only while
+        nothing draws into the framebuffer); ResourceError on a single-sampled one."""
+        self._check_live()
+        formats = tuple(self._desc.get("color") or ())
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(formats):
+            raise ResourceError(f"framebuffer '{self.name}' has no colour attachment "
+                                f"{index!r} ({len(formats)} of them)")  # fmt: skip
+        samples = self.samples
+        if not samples:
+            raise ResourceError(f"framebuffer '{self.name}' is single-sampled: it has no "
+                                "sample textures (color_texture reads its colours)")  # fmt: skip
+        if self._sample_views is None:
+            self._sample_views = {}
+        views = self._sample_views
+        if index in views:
+            return views[index]
+        native = None
+        if self._link.gl:
+            with translated_errors():
+                native = self._link.native.gl_sample_texture(self._native, index)
+        desc = {"width": self._desc["width"], "height": self._desc["height"],
+                "format": formats[index], "layers": 0, "samples": samples, "linked": True,
+                "attachment_of": self.name}  # fmt: skip
+        if native is None:  # trace and null: a plain texture stands in
+            self._link.enter()
+            with translated_errors():
+                native = self._link.native.resource(int(ResourceKind.TEXTURE),
+                                                    f"{self.name}#samples{index}")  # fmt: skip
+        views[index] = view = AttachmentTexture(self._link, native, desc)
+        return view
+
     def release(self) -> None:
         view = self._depth_view
-        colors = list((self._color_views or {}).values())
+        colors = [*(self._color_views or {}).values(), *(self._sample_views or {}).values()]
         super().release()  # on gl this releases the attachments' textures too
         for attached in [view, *colors]:
             if attached is not None and not attached.released:  # a plain stand-in

@@ -260,9 +260,9 @@ class BatchRenderer:
         # (element, records, body renderer) per element kind drawn: geoms, then sites if any
         self._layers: list[tuple[str, GeomRecords, BodyRenderer]] = []
         self._framebuffer: hypergl.Framebuffer | None = None
-        # multisampled with a sky and no haze: the passes resolved into the first, the sky
-        # drawn single-sampled under them into the second (read)
-        self._resolved: tuple[hypergl.Framebuffer, hypergl.Framebuffer] | None = None
+        # multisampled with a sky and no haze: the samples resolved and the sky drawn
+        # single-sampled under them in one pass, into this one (read)
+        self._resolved: hypergl.Framebuffer | None = None
         self._fed: _Fed | None = None  # the data the program syncs, and its sources
         self._snapshot_taken = False  # draw() shows a snapshot of the data bound now
         self._shadows: ShadowMaps | None = None
@@ -543,9 +543,8 @@ class BatchRenderer:
                 # The sky single-sampled under the resolved passes (MuJoCo draws it before
                 # the blended geoms; under them it adds what over it gives): a quarter of
                 # its raster and depth tests, and no cube lookup where bodies cover all nor
-                # in a view that did not turn (its sky cached). Into the second: the picture.
-                cmd.resolve_framebuffer(self._framebuffer, resolved[0])
-                renderer.record_resolved_sky(cmd, *resolved)
+                # in a view that did not turn (its sky cached), resolved in the same pass.
+                renderer.record_resolved_sky(cmd, self._framebuffer, resolved)
             cmd.end()
             sync.end()
             if kind == "batch":  # a Batch fills a field bound just now from its next call
@@ -611,12 +610,8 @@ class BatchRenderer:
         self._framebuffer = framebuffer
         if self.samples and self._renderer.has_sky and not self._renderer.has_haze:
             size = self._renderer.framebuffer_size
-            self._resolved = (
-                self.context.framebuffer(size, color=("rgba8",), depth=None,
-                                         name="mujoco_resolved"),
-                self.context.framebuffer(size, color=("rgba8",), depth=None,
-                                         name="mujoco_picture"),
-            )  # fmt: skip
+            self._resolved = self.context.framebuffer(size, color=("rgba8",), depth=None,
+                                                      name="mujoco_picture")  # fmt: skip
         if self._shadow_lights:
             # a height field at half the map's texels a side: what the map resolves (its
             # library sized for those, not the main pass's)
@@ -822,7 +817,7 @@ class BatchRenderer:
             pixel -= 4  # the depth in the depth buffer (depth32f: BodyRenderer.framebuffer)
         samples = getattr(self, "samples", 0)
         pixel += 8 * samples  # multisampled: rgba8 and depth24 a sample
-        pixel += 24 if samples else 0  # the sky's resolve, picture (rgba8), cache (vec4)
+        pixel += 20 if samples else 0  # the sky's picture (rgba8), cache (vec4)
         flags = getattr(self, "_flags", None)  # before the flags are read: shadows on
         maps = len(shadow_slots(model)) if flags is None or flags["mjRND_SHADOW"] else 0
         size = self._shadow_size
@@ -949,7 +944,7 @@ class BatchRenderer:
                             "render(data), which does both)")  # fmt: skip
         fed.cmd.submit()
         # nothing hit: the far plane, as MuJoCo
-        picture = self._framebuffer if self._resolved is None else self._resolved[1]
+        picture = self._framebuffer if self._resolved is None else self._resolved
         images = renderer.read_views(picture, miss_depth=self._far)
         shape = (self.num_worlds, len(self._cameras), self.height, self.width)
         out: dict[str, np.ndarray] = {}
@@ -1042,7 +1037,7 @@ class BatchRenderer:
         if context is None or context.closed:
             return
         fed, self._fed = self._fed, None
-        parts = [fed.arrays if fed else None, self._framebuffer, *(self._resolved or ()),
+        parts = [fed.arrays if fed else None, self._framebuffer, self._resolved,
                  self._shadows, self._reflections, self._transparent]  # fmt: skip
         parts += getattr(self, "_elements", [])
         self._shadows = self._reflections = self._transparent = None

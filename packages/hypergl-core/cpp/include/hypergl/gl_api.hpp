@@ -81,6 +81,7 @@ constexpr GLbitfield MAP_READ_BIT = 0x0001, MAP_WRITE_BIT = 0x0002,
                      MAP_PERSISTENT_BIT = 0x0040, MAP_COHERENT_BIT = 0x0080,
                      DYNAMIC_STORAGE_BIT = 0x0100, CLIENT_STORAGE_BIT = 0x0200;
 constexpr GLenum TEXTURE_2D = 0x0DE1, TEXTURE_2D_ARRAY = 0x8C1A, TEXTURE_CUBE_MAP = 0x8513,
+                 TEXTURE_2D_MULTISAMPLE = 0x9100,
                  TEXTURE_CUBE_MAP_SEAMLESS = 0x884F;
 constexpr GLenum TEXTURE_MIN_FILTER = 0x2801, TEXTURE_MAG_FILTER = 0x2800,
                  TEXTURE_WRAP_S = 0x2802, TEXTURE_WRAP_T = 0x2803, TEXTURE_WRAP_R = 0x8072,
@@ -152,6 +153,9 @@ constexpr GLbitfield CLIENT_MAPPED_BUFFER_BARRIER_BIT = 0x00004000,
     X(void, glDeleteTextures, (GLsizei n, const GLuint *textures))                           \
     X(void, glTextureStorage2D,                                                              \
       (GLuint texture, GLsizei levels, GLenum format, GLsizei w, GLsizei h))                 \
+    X(void, glTextureStorage2DMultisample,                                                   \
+      (GLuint texture, GLsizei samples, GLenum format, GLsizei w, GLsizei h,                 \
+       GLboolean fixed_locations))                                                           \
     X(void, glTextureStorage3D,                                                              \
       (GLuint texture, GLsizei levels, GLenum format, GLsizei w, GLsizei h, GLsizei d))      \
     X(void, glTextureSubImage2D,                                                             \

@@ -202,7 +202,7 @@ class GLFramebuffer final : public Resource {
           depth_(std::move(depth)) {}
     // Colour textures of `colors` plus an optional depth texture; throws
     // std::invalid_argument when the driver finds it incomplete. `samples` > 0: drawn
-    // into multisampled renderbuffers, resolved into single-sampled textures (those of
+    // into multisampled textures (colour) and a renderbuffer (depth), resolved into single-sampled textures (those of
     // colors() and depth()) by resolve(), which every read of its pixels runs first.
     static std::shared_ptr<GLFramebuffer> create(const std::shared_ptr<GLShared> &shared,
                                                  const std::string &name, int width, int height,
@@ -220,6 +220,11 @@ class GLFramebuffer final : public Resource {
     int samples() const { return samples_; }
     const std::vector<std::shared_ptr<GLTexture>> &colors() const { return colors_; }
     const std::shared_ptr<GLTexture> &depth() const { return depth_; }
+    // Multisampled: the colour attachments drawn into, multisampled textures (a shader
+    // reads their samples with texelFetch on a sampler2DMS); empty otherwise.
+    const std::vector<std::shared_ptr<GLTexture>> &sample_colors() const {
+        return sample_colors_;
+    }
     // Multisampled: resolves `attachment` (0-3 colour, 4 depth) into the single-sampled
     // framebuffer and returns that one's name, what a read reads; else fbo().
     GLuint resolve(uint32_t attachment);
@@ -244,7 +249,8 @@ class GLFramebuffer final : public Resource {
     std::vector<std::shared_ptr<GLTexture>> colors_;
     std::shared_ptr<GLTexture> depth_;
     int samples_ = 0;
-    std::vector<GLuint> renderbuffers_;  // the multisampled attachments
+    std::vector<GLuint> renderbuffers_;  // the multisampled depth attachment
+    std::vector<std::shared_ptr<GLTexture>> sample_colors_;  // the multisampled colours
     std::shared_ptr<GLFramebuffer> resolved_;  // where they resolve to (samples_ > 0)
 };
 

@@ -89,6 +89,7 @@ SHADOW_UNIT = 2  # the texture unit the fragment stage reads shadow maps from
 REFLECTION_UNIT = 3  # the texture unit a reflective part reads the mirror pass's picture from
 RESOLVED_UNIT = 4  # the texture unit the sky drawn after a resolve reads the resolve from
 SKY_UNIT = 5  # the texture unit the sky reads its GL cube map from
+FLAT_UNIT = 6  # the texture unit the fragment stage reads the atlas's one 2D image from
 SKY_KEY_BYTES = 112  # a view's SkyKey (shaders.SKY_BUFFER): 6 vec4 of key, a uvec4 stale flag
 # Metres from the mirror plane within which a point counts as on it (the reflective part's
 # own surface; its interpolated points stray by float rounding, 1e-7 of their size).
@@ -519,6 +520,11 @@ class BodyRenderer:
         self.atlas: Texture = ctx.texture(np.zeros((1, 1, 4), np.uint8), filter="nearest",
                                           name="body_atlas")  # fmt: skip
         self._textures = 0
+        # the atlas's 2D image where it has one alone: a GL texture of its own, sampled by
+        # the GL sampler (its mip chain the atlas's, repeated), not the atlas's hand-written
+        # trilinear lookup (256 cheetah worlds' floor at 84x84 on llvmpipe: ~9 ms of a
+        # tuned frame's 36 ms main pass was that lookup)
+        self.flat_texture: Texture | None = None
         self._atlas = TextureAtlas()  # set_textures's: the sky's faces and their levels
         self._sky: tuple[int, float, np.ndarray] | None = None  # set_sky's
         self.sky_cube: Texture | None = None  # the sky's cube map (set_sky)
@@ -530,6 +536,9 @@ class BodyRenderer:
         self._sky_cache_size: tuple[int, int] | None = None
         self.sky_check_pipeline: Pipeline | None = None
         self.sky_cache_pipeline: Pipeline | None = None
+        # record_resolved_sky's resolve and sky in one pass, for its samples a pixel
+        self.fused_sky_pipeline: Pipeline | None = None
+        self._fused_samples = 0
         self._sky_ground = False  # the sky pipeline tests the haze's ground
         self._haze: tuple[tuple[float, ...], ...] | None = None  # set_haze's uniforms
         self.haze_pipeline: Pipeline | None = None
@@ -545,7 +554,7 @@ class BodyRenderer:
                 "atlas_unit": ATLAS_UNIT, "max_textures": MAX_TEXTURES,
                 "lights_block": camera_binding + 1, "shadow_unit": SHADOW_UNIT,
                 "reflection_unit": REFLECTION_UNIT, **proxy,
-                "resolved_unit": RESOLVED_UNIT, "sky_unit": SKY_UNIT,
+                "resolved_unit": RESOLVED_UNIT, "sky_unit": SKY_UNIT, "flat_unit": FLAT_UNIT,
                 "max_views": self._max_views,
                 "defines": defines + "\n#define RAY_KIND 0"}  # fmt: skip
         # The GLSL of each pipeline's stages (tests count the storage blocks each declares).
@@ -678,11 +687,13 @@ class BodyRenderer:
         its parts and the lights take: a light's kind and pass are constants of its call (no
         light loop), a mapping, a specular term or a reflection no part of the pipeline has
         is not there."""
-        wanted = (self._light_kinds(), self._fragment_needs(), self._reflective())
+        # (and whether the atlas's 2D image is a texture of its own: set_textures before it)
+        wanted = (self._light_kinds(), self._fragment_needs(), self._reflective(),
+                  self.flat_texture is not None)  # fmt: skip
         if wanted == self._specialised:
             return
-        kinds, needs, reflective = wanted
-        calls, shadows = [], []
+        kinds, needs, reflective, _ = wanted
+        calls, shadows, points = [], [], []
         for slot, (kind, own_pass) in enumerate(kinds):
             if kind == 0:
                 continue  # off: adds nothing
@@ -692,11 +703,19 @@ class BodyRenderer:
             calls.append(f"add_light({slot}, {kind}, {shadow_map}, {str(own_pass).lower()}, "
                          "P, N, V, rgb, material, forward, two_sided, total, passes, "
                          "look_up);")  # fmt: skip
-            if shadow_map >= 0:  # LIT_GRID 3: its shadowed share of the vertex colours
+            if shadow_map >= 0 and kind == 2:  # LIT_GRID 3, directional: its shadowed share
+                # of the vertex colours, its map's point interpolated from the vertices'
+                # (the plane's shadow lookups: ~9% of a 256-cheetah frame, most of it this)
+                points.append(f"v_shadow_point[{shadow_map}] = shadow_point({shadow_map}, "
+                              f"world, N, -v_light_direction[{slot}].xyz);")  # fmt: skip
+                shadows.append(f"lit += shadow_test({shadow_map}, v_shadow_point"
+                               f"[{shadow_map}]) * v_lit[{1 + shadow_map}];")  # fmt: skip
+            elif shadow_map >= 0:  # LIT_GRID 3: its shadowed share of the vertex colours
                 shadows.append(f"lit += shadow_of({slot}, {kind}, {shadow_map}, P, N, "
                                f"forward) * v_lit[{1 + shadow_map}];")  # fmt: skip
         defines = (self._defines() + "\n#define LIGHT_CALLS " + " ".join(calls)
-                   + "\n#define SHADOW_TERMS " + " ".join(shadows))  # fmt: skip
+                   + "\n#define SHADOW_TERMS " + " ".join(shadows)
+                   + "\n#define SHADOW_POINTS " + " ".join(points))  # fmt: skip
         made: list[Pipeline] = []
         variants = (False, True) if self._nearest else (False,)
         try:
@@ -712,6 +731,8 @@ class BodyRenderer:
                          "SPECULAR": "specular" in used,
                          "LIT_GRID": lit_grid,
                          "REFLECTION": key in reflective,
+                         # every 2D image a part may show is the atlas's one: its own texture
+                         "FLAT_TEXTURE": self.flat_texture is not None,
                          "TRANSPARENT_NEAREST": nearest}  # fmt: skip
                 text = "".join(f"\n#define {k} {int(v)}" for k, v in flags.items())
                 fill = {
@@ -753,7 +774,7 @@ class BodyRenderer:
                            "rank at a time, for as many as it held then; record the frame "
                            "again")  # fmt: skip
             return
-        kinds, needs, reflective = self._specialised
+        kinds, needs, reflective, _ = self._specialised
         wanted = self._fragment_needs()
         if (self._light_kinds() != kinds
                 or any(not wanted[k] <= drawn_by(needs[k]) for k in wanted)
@@ -1175,6 +1196,15 @@ class BodyRenderer:
                                    f"above the context's max_texture_size {limit}")  # fmt: skip
         self.atlas.release()
         self.atlas = self._ctx.texture(image, filter="linear", wrap="clamp", name="body_atlas")
+        if self.flat_texture is not None:
+            self.flat_texture.release()
+            self.flat_texture = None
+        flat = atlas.flat_images()
+        if len(flat) == 1:
+            levels = atlas.levels(flat[0])
+            self.flat_texture = self._ctx.texture(
+                levels[0], mipmaps=levels[1:] or False, wrap="repeat", name="body_flat_texture"
+            )
         self._texture_rects[:] = atlas.table()
         self._textures = len(atlas)
         self._atlas = atlas
@@ -1388,7 +1418,9 @@ class BodyRenderer:
         hidden behind the sky: the multisampled pass's sky hides what lies beyond its quad
         (nearer than its cylinder), MuJoCo's what lies beyond its cylinder. No haze (it
         blends over the sky and what lies beyond its cone, by depth: draw the sky in the
-        multisampled pass).
+        multisampled pass). `resolved` may be the multisampled framebuffer itself (its
+        :meth:`~hypergl.Framebuffer.sample_texture`): then one pass averages each pixel's
+        samples and adds the sky under them, with no resolve and no copy.
 
         The sky's colours come from a cache (:attr:`sky_cache`, float): a view's sky
         depends on its camera's rotation and projection alone (not where it is), so a
@@ -1409,7 +1441,8 @@ class BodyRenderer:
         if tuple(picture.size) != size:
             raise ValueError(f"picture must be of resolved's size {size}, "
                              f"got {tuple(picture.size)}")  # fmt: skip
-        self._make_sky_cache(size)
+        fused = resolved.samples > 0  # the samples themselves: resolved by the sky's pass
+        self._make_sky_cache(size, resolved.samples)
         assert self.sky_cache is not None
         views = self._view_count if self._max_views > 1 else 1
         # which views' skies changed since the cache drew them
@@ -1427,6 +1460,12 @@ class BodyRenderer:
         self._bind_sky_cache(cmd, self.sky_cache_pipeline, size)
         cmd.draw(6, instances=views)
         cmd.barrier()  # the cache's colours, before the sky under the resolve reads them
+        if fused:  # every pixel written: the samples averaged, the sky under them
+            cmd.bind_framebuffer(picture)
+            self._bind_sky_cache(cmd, self.fused_sky_pipeline, size)
+            cmd.bind_texture(resolved.sample_texture(0), RESOLVED_UNIT)
+            cmd.draw(6, instances=views)
+            return
         cmd.resolve_framebuffer(resolved, picture)  # what a pixel covered whole keeps
         cmd.bind_framebuffer(picture)
         self._bind_sky_cache(cmd, self.resolved_sky_pipeline, size)
@@ -1440,9 +1479,19 @@ class BodyRenderer:
         cmd.li(0, size[0])
         cmd.uniform_i(0, 9)
 
-    def _make_sky_cache(self, size: tuple[int, int]) -> None:
+    def _make_sky_cache(self, size: tuple[int, int], samples: int = 0) -> None:
         """record_resolved_sky's pipelines and cache (for a framebuffer of `size`: made
-        again, every view's sky forgotten, for another size)."""
+        again, every view's sky forgotten, for another size); `samples` > 0: the pipeline
+        that resolves that many samples a pixel with the sky under them."""
+        if samples and self._fused_samples != samples:
+            if self.fused_sky_pipeline is not None:
+                self.fused_sky_pipeline.release()
+            self.fused_sky_pipeline = self._quad_pipeline(
+                "fused_sky", SKY_FRAGMENT,
+                f"#define SKY_GROUND 0\n#define SKY_UNDER 2\n#define SKY_SAMPLES {samples}",
+                depth_test=False,
+            )  # fmt: skip
+            self._fused_samples = samples
         if self.resolved_sky_pipeline is None:
             self.resolved_sky_pipeline = self._quad_pipeline(
                 "resolved_sky", SKY_FRAGMENT, "#define SKY_GROUND 0\n#define SKY_UNDER 1",
@@ -2006,6 +2055,8 @@ class BodyRenderer:
         cmd.bind_storage_buffer(self.shading, self._bindings["shading"])
         cmd.bind_uniform_buffer(self.light_block, self._camera_binding + 1)
         cmd.bind_texture(self.atlas, ATLAS_UNIT)
+        if self.flat_texture is not None:
+            cmd.bind_texture(self.flat_texture, FLAT_UNIT)
         if self.shadow_map is not None:
             cmd.bind_texture(self.shadow_map, SHADOW_UNIT)
         if key not in PULLED_PROXIES:
@@ -2045,7 +2096,7 @@ class BodyRenderer:
         optional = (self.depth_tiles, self.views, self.background_pipeline, self.sky_pipeline,
                     self.sky_cube, self.resolved_sky_pipeline, self.haze_pipeline,
                     self.sky_cache, self.sky_check_pipeline,
-                    self.sky_cache_pipeline,
+                    self.sky_cache_pipeline, self.flat_texture, self.fused_sky_pipeline,
                     self.proxy_indices,
                     *[pipeline for pipeline, _ in self._ray_draws],
                     *self._nearest_draws)  # fmt: skip

@@ -389,6 +389,10 @@ VERTEX = (
 #define VERTEX_LIT (RAY_KIND == 6 && LIT_GRID == 3 && OUTPUT_COLOR && SHADE)
 #if VERTEX_LIT
 out vec3 v_lit[1 + SHADOW_MAPS];
+#if SHADOW_MAPS
+// each directional shadow light's shadow_point (SHADOW_POINTS): affine over the plane
+out vec4 v_shadow_point[SHADOW_MAPS];
+#endif
 VERTEX_LIGHTING
 #endif
 #if RAY_KIND && RAY_KIND != 6
@@ -644,6 +648,8 @@ void main() {{
             v_lit[1 + k] = light_surface(world, N, V, part.color.rgb, part.material, v_forward,
                                          false, false) - v_lit[0];
         }}
+        for (int k = 0; k < SHADOW_MAPS; ++k) v_shadow_point[k] = vec4(0.0, 0.0, 0.0, 1.0);
+        SHADOW_POINTS
 #endif
     }}
 #endif
@@ -869,7 +875,10 @@ layout(binding = {shadow_unit}) uniform sampler2D body_shadow_map;
 // texels out along its normal N, which is nearer the light than its own surface anywhere in
 // that texel; a constant depth bias would be metres in a directional map of a large
 // extent, and a floor's contact shadows and thin casters' shadows would vanish in it.
-float shadow_light(int k, vec3 P, vec3 N, vec3 L) {{
+// shadow_light's point in map k's clip space, moved out by its bias (shadow_test's input).
+// Affine in P where N and L are constant (a plane's, a directional light's): the vertex
+// stage gives a plane's (v_shadow_point), interpolated.
+vec4 shadow_point(int k, vec3 P, vec3 N, vec3 L) {{
     mat4 m = v_shadow[k];
     vec4 s = m * vec4(P, 1.0);
     ivec2 size = textureSize(body_shadow_map, 0);
@@ -885,7 +894,11 @@ float shadow_light(int k, vec3 P, vec3 N, vec3 L) {{
     float c = dot(N, L);
     vec3 out_n = c < 0.0 ? -N : N;  // toward the light: either side of a two-sided surface
     float sine = sqrt(max(1.0 - c * c, 0.0));
-    s += m * vec4(out_n * (texel * (SHADOW_SLOPE_BIAS * sine + SHADOW_BIAS)), 0.0);
+    return s + m * vec4(out_n * (texel * (SHADOW_SLOPE_BIAS * sine + SHADOW_BIAS)), 0.0);
+}}
+float shadow_test(int k, vec4 s) {{
+    ivec2 size = textureSize(body_shadow_map, 0);
+    float texels = v_shadow_tile[k].x * float(size.x);
     vec3 q = s.xyz / s.w;
     // outside the view, or on its tile's border texels (MuJoCo's map, drawn one texel inset,
     // holds its cleared depth there: lit)
@@ -896,6 +909,9 @@ float shadow_light(int k, vec3 P, vec3 N, vec3 L) {{
     ivec2 texel_at = clamp(ivec2(uv * vec2(size)), ivec2(0), size - 1);
     float nearest = texelFetch(body_shadow_map, texel_at, 0).r;
     return outside || 0.5 * q.z + 0.5 <= nearest ? 1.0 : 0.0;
+}}
+float shadow_light(int k, vec3 P, vec3 N, vec3 L) {{
+    return shadow_test(k, shadow_point(k, P, N, L));
 }}
 #endif
 
@@ -1045,6 +1061,7 @@ vec3 rotate(vec4 q, vec3 v) {{ return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q
 #if RAY_KIND == 6 && OUTPUT_COLOR && SHADE && LIT_GRID == 3
 in vec3 v_lit[1 + SHADOW_MAPS];  // the vertex stage's lighting (see VERTEX_LIT)
 #if SHADOW_MAPS
+in vec4 v_shadow_point[SHADOW_MAPS];  // a directional light's shadow_point, interpolated
 // Light i's (kind, shadow map k) shadow at P: 1 lit, 0 in its shadow (shadow_light).
 float shadow_of(int i, int kind, int k, vec3 P, vec3 N, vec3 forward) {{
     vec3 L = kind == LIGHT_KIND_HEAD ? -forward
@@ -1100,6 +1117,9 @@ layout(location = 1) uniform vec4 mirror_look;
 #if REFLECTION
 layout(binding = {reflection_unit}) uniform sampler2D body_reflection;
 #endif
+#if FLAT_TEXTURE && (TEXTURE_PLANAR || TEXTURE_BOX)
+layout(binding = {flat_unit}) uniform sampler2D body_flat_texture;
+#endif
 // The texel at unit-shape coordinates X (the part's frame), as the part's mapping says.
 // TEXTURE_PLANAR, TEXTURE_BOX, TEXTURE_CUBE (0 or 1): whether a part this pipeline draws has
 // that mapping (the pipeline is made for its parts' mappings: every path is run here).
@@ -1125,7 +1145,13 @@ vec4 surface_texel(vec3 X) {{
         uv = (face * 0.5 + 0.5) * v_uv_map.xy;
     }}
 #endif
+#if FLAT_TEXTURE
+    // the atlas's one 2D image, its own GL texture (repeat, LINEAR_MIPMAP_LINEAR): the
+    // sampler's level of detail from uv's derivatives is atlas_sample's
+    vec4 flat_texel = texture(body_flat_texture, uv);
+#else
     vec4 flat_texel = atlas_sample(v_texture_rect, uv, dFdx(uv), dFdy(uv), true);
+#endif
     if (mapping == 1 || mapping == 2) texel = flat_texel;
 #endif
     return index < 0 ? vec4(1.0) : texel;
@@ -1394,7 +1420,10 @@ layout(location = 3) uniform vec4 sky_z;
 layout(location = 4) uniform vec4 haze_plane;  // the ground (see HAZE_FRAGMENT)
 layout(location = 5) uniform vec4 haze_normal;
 #endif
-#if SKY_UNDER
+#if SKY_UNDER == 2
+// The multisampled passes' samples themselves (SKY_SAMPLES a pixel), resolved here.
+layout(binding = {resolved_unit}) uniform sampler2DMS sample_color;
+#elif SKY_UNDER
 // The multisampled passes resolved: colour with its coverage in alpha (cleared to 0, the
 // bodies' 1, blended layers' accumulated).
 layout(binding = {resolved_unit}) uniform sampler2D resolved_color;
@@ -1409,7 +1438,18 @@ layout(location = DEPTH_LOCATION) out float depth_out;
 layout(location = ID_LOCATION) out float id_out;
 #endif
 void main() {{
-#if SKY_UNDER
+#if SKY_UNDER == 2
+    // The resolve and the sky under it in one pass: each pixel's samples averaged (as the
+    // resolve's blit averages them), plus (1 - coverage) of the cached sky. Every pixel is
+    // written (no copy of the resolve beneath): llvmpipe's blit resolve, the copy and the
+    // sky pass over it were ~52 ms CPU of a 256-cheetah 84x84 frame.
+    ivec2 at = ivec2(gl_FragCoord.xy);
+    vec4 front = vec4(0.0);
+    for (int i = 0; i < SKY_SAMPLES; ++i) front += texelFetch(sample_color, at, i);
+    front *= 1.0 / float(SKY_SAMPLES);
+    vec3 under = front.a < 1.0 ? sky_colors[at.y * sky_width + at.x].rgb : vec3(0.0);
+    color = vec4(front.rgb + (1.0 - front.a) * under, 1.0);
+#elif SKY_UNDER
     // Single-sampled, after the resolve: the sky under what the samples hold, (1 - coverage)
     // of it. A pixel covered whole keeps its colour (the framebuffer holds the resolve's
     // copy): discarded, so that llvmpipe skips the rest for blocks of them (an `if` runs

@@ -273,6 +273,11 @@ class TextureAtlas:
             out[k] = (x + dx, y, w, h)
         return out
 
+    def flat_images(self) -> list[int]:
+        """The indices of the 2D images (not a cube map's faces), in the order added."""
+        return [k for k, (block, _, w, _) in enumerate(self._images)
+                if self._blocks[block].shape[1] == w + 2]  # fmt: skip
+
     def levels(self, index: int) -> list[np.ndarray]:
         """Image `index`'s mip chain as the atlas holds it: (H, W, 4) uint8 levels, level 0
         first, down to 1 x 1 (a GL texture's levels given, not generated, as the sky's)."""
