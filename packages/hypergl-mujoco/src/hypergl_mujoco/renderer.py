@@ -402,6 +402,15 @@ class BatchRenderer:
                 raise SizeError(f"{what} {value} is above the context's max_texture_size "
                                 f"{limit}")  # fmt: skip
         views = self.num_worlds * len(self._cameras)
+        # With depth or segmentation: one column of views upside down, where it fits, so
+        # that a read holds them as render() returns them (each output's one NumPy pass
+        # contiguous: 0.3 ms of a 5 ms frame of 64 cheetah worlds on llvmpipe, against a
+        # grid's turned over and split), the RGB beside them too (drawn as they are: the
+        # depth and ids alone are those of the RGB's passes to the bit). The RGB alone
+        # (multisampled) keeps the square grid.
+        if self.outputs != ("rgb",) and views * self.height <= limit:
+            self._tiling = Tiling.grid(views, (self.width, self.height), 1, "bottom")
+            return
         self._tiling = Tiling.fitted(
             views,
             (self.width, self.height),
@@ -773,7 +782,8 @@ class BatchRenderer:
             identity = [np.eye(4)] * (worlds * ncam)
             light_groups = [w for w in range(worlds) for _ in range(ncam)]  # each world's lights
             renderer.set_views(identity, (self.width, self.height), ranges=ranges,
-                               columns=self._tiling.columns, light_groups=light_groups)  # fmt: skip
+                               columns=self._tiling.columns, light_groups=light_groups,
+                               origin=self._tiling.origin)  # fmt: skip
             renderer.set_camera(np.eye(4), light=LIGHT)
         except BaseException:
             renderer.release()
