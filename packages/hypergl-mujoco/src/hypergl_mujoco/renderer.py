@@ -123,7 +123,9 @@ def _positive_int(value: Any, what: str, error: type[Exception]) -> int:
 class _Fed(NamedTuple):
     """What the recorded program syncs: the data (its kind: 'data', 'sequence' or
     'batch'; a sequence's MjData objects), the camera arrays read from it, the drawing
-    program and the snapshot's (the geom sync, :meth:`BatchRenderer.snapshot`)."""
+    program and the snapshot's (the geom sync, :meth:`BatchRenderer.snapshot`), each
+    also prepared once (``CommandBuffer.prepare``: a frame's submits skip resolving
+    their resources again, 0.1 ms of a 5 ms frame of 64 cheetah worlds on llvmpipe)."""
 
     kind: str
     data: Any
@@ -131,6 +133,8 @@ class _Fed(NamedTuple):
     arrays: WorldArrays
     cmd: hypergl.CommandBuffer
     sync: hypergl.CommandBuffer
+    draw: Any  # cmd's hypergl.replay.PreparedSubmit
+    snapshot: Any  # sync's
 
 
 def _release(part: Any) -> None:
@@ -557,6 +561,7 @@ class BatchRenderer:
                 renderer.record_resolved_sky(cmd, *resolved)
             cmd.end()
             sync.end()
+            prepared = (cmd.prepare(), sync.prepare())
             if kind == "batch":  # a Batch fills a field bound just now from its next call
                 data.forward()
         except BaseException:
@@ -567,7 +572,7 @@ class BatchRenderer:
             raise
         old = self._fed
         items = tuple(data) if kind == "sequence" else ()
-        self._fed = _Fed(kind, data, items, arrays, cmd, sync)
+        self._fed = _Fed(kind, data, items, arrays, cmd, sync, *prepared)
         self._snapshot_taken = False
         for _, source in previous:
             _release(source)
@@ -944,7 +949,7 @@ class BatchRenderer:
         if self._transparent is not None:
             self._transparent.set_view_matrices(matrices, depth)
             self._transparent.update()
-        fed.sync.submit()
+        fed.snapshot.submit()
         self._check_poses()
         self._snapshot_taken = True
 
@@ -957,7 +962,7 @@ class BatchRenderer:
         if renderer is None or fed is None or not self._snapshot_taken:
             raise DataError("draw() shows the last snapshot(data): take one first (or call "
                             "render(data), which does both)")  # fmt: skip
-        fed.cmd.submit()
+        fed.draw.submit()
         # nothing hit: the far plane, as MuJoCo
         picture = self._framebuffer if self._resolved is None else self._resolved[1]
         images = renderer.read_views(picture, miss_depth=self._far)
