@@ -394,3 +394,64 @@ def test_a_body_rotation_from_matrix_records_turns_ray_cast_parts(gl_ctx, shape)
     assert np.allclose(by_part["depth"][both], by_body["depth"][both], rtol=1e-4)
     for resource in (fb, renderer, records):
         resource.release()
+
+
+@pytest.mark.parametrize("outputs", [("depth", "id"), ("color", "depth", "id")])
+def test_views_tiled_from_the_bottom_draw_as_from_the_top(gl_ctx, outputs):
+    # One column of views upside down (origin "bottom"): each view's pixels as on a grid
+    # from the top, every draw's winding turned over with its culling (a floor's back, a
+    # box's far faces: culled), and the read in the views' order as it comes.
+    records = InstanceRecords(gl_ctx, 4)
+    records.write([(10.0 * k, 0.0, 0.0) for k in range(4)], [IDENTITY_Q] * 4, [1, 2, 3, 4])
+    floor = [Part("quad", offset=(0.0, -1.0, 0.0), scale=(3.0, 1.0, 3.0)),
+             Part("quad", offset=(0.0, -1.0, 0.0), scale=(-3.0, 1.0, 3.0))]  # fmt: skip
+    looks = {1: SHAPES["sphere"], 2: SHAPES["capsule"], 3: SHAPES["cylinder"],
+             4: [Part("box", rotation=ROTATED, scale=(0.6, 0.5, 0.4))]}  # fmt: skip
+    cameras = [view_proj((10.0 * k + 1.0, 2.0, 4.0), (10.0 * k, 0.0, 0.0), 4 / 3)
+               for k in range(4)]  # fmt: skip
+    read = {}
+    for origin, columns in (("top", 2), ("bottom", 1)):
+        renderer = BodyRenderer(records, max_ids=8, max_parts=16, views=4, outputs=outputs,
+                                primitives="raycast")  # fmt: skip
+        for body_id, parts in looks.items():
+            renderer.set_parts(body_id, [*parts, *floor], color=(0.8, 0.6, 0.4))
+        renderer.set_views(cameras, (40, 30), ranges=[(k, 1) for k in range(4)],
+                           columns=columns, origin=origin)  # fmt: skip
+        assert renderer.tiling.origin == origin
+        fb = renderer.framebuffer()
+        draw_bodies(renderer, fb)
+        read[origin] = renderer.read_views(fb, miss_depth=100.0)
+        for resource in (fb, renderer):
+            resource.release()
+    records.release()
+    top, bottom = read["top"], read["bottom"]
+    for k in range(4):
+        assert set(np.unique(top["id"][k])) == {-1, k + 1}
+    # the same pixels; a ray-cast depth as near as to the analytic distance (its ray
+    # through a point the rasterizer interpolates elsewhere on the framebuffer)
+    np.testing.assert_array_equal(bottom["id"], top["id"])
+    np.testing.assert_allclose(bottom["depth"], top["depth"], rtol=1e-4)
+    if "color" in outputs:
+        assert np.abs(bottom["color"].astype(int) - top["color"]).max() <= 2
+
+
+def test_a_bad_tiling_origin_is_refused_and_a_new_one_needs_a_new_recording(gl_ctx):
+    records = InstanceRecords(gl_ctx, 2)
+    records.write([(0.0, 0.0, 0.0)] * 2, [IDENTITY_Q] * 2, [1, 1])
+    renderer = BodyRenderer(records, max_ids=4, views=2, outputs=("depth", "id"),
+                            primitives="raycast")  # fmt: skip
+    renderer.set_parts(1, SHAPES["sphere"])
+    cameras = [view_proj((0.0, 1.0, 5.0))] * 2
+    with pytest.raises(BodyError, match=r"origin must be one of \('top', 'bottom'\), got 'up'"):
+        renderer.set_views(cameras, (16, 16), origin="up")
+    renderer.set_views(cameras, (16, 16), ranges=[(0, 1), (1, 1)], columns=1)
+    fb = renderer.framebuffer()
+    draw_bodies(renderer, fb)
+    renderer.set_views(cameras, (16, 16), ranges=[(0, 1), (1, 1)], columns=1, origin="bottom")
+    stale = r"origin='bottom'\) after record\(\).*record the frame again"
+    with pytest.raises(BodyError, match=stale):
+        renderer.update()
+    draw_bodies(renderer, fb)  # recorded again: its pipelines cull for the new origin
+    assert (renderer.read_views(fb)["id"] == 1).any()
+    for resource in (fb, renderer, records):
+        resource.release()

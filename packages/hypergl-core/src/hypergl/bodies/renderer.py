@@ -687,12 +687,13 @@ class BodyRenderer:
         its parts and the lights take: a light's kind and pass are constants of its call (no
         light loop), a mapping, a specular term or a reflection no part of the pipeline has
         is not there."""
-        # (and whether the atlas's 2D image is a texture of its own: set_textures before it)
+        # (and whether the atlas's 2D image is a texture of its own: set_textures before it;
+        # and the views' origin, which decides the faces culled)
         wanted = (self._light_kinds(), self._fragment_needs(), self._reflective(),
-                  self.flat_texture is not None)  # fmt: skip
+                  self.flat_texture is not None, self._origin())  # fmt: skip
         if wanted == self._specialised:
             return
-        kinds, needs, reflective, _ = wanted
+        kinds, needs, reflective, _, _ = wanted
         calls, shadows, points = [], [], []
         for slot, (kind, own_pass) in enumerate(kinds):
             if kind == 0:
@@ -774,7 +775,7 @@ class BodyRenderer:
                            "rank at a time, for as many as it held then; record the frame "
                            "again")  # fmt: skip
             return
-        kinds, needs, reflective, _ = self._specialised
+        kinds, needs, reflective, *_ = self._specialised
         wanted = self._fragment_needs()
         if (self._light_kinds() != kinds
                 or any(not wanted[k] <= drawn_by(needs[k]) for k in wanted)
@@ -815,12 +816,22 @@ class BodyRenderer:
             # transparent: blended over what is drawn, behind nothing (MuJoCo's depth mask)
             depth_write=nearest or not self._transparent or self._depth_buffer,
             blend="alpha" if self._transparent else "none",
-            # a closed body shows half its triangles; meshes carry both sides. A reflection
-            # turns the triangles' winding over (a ray-cast proxy is laid out on screen: not)
-            cull="front" if self._mirror and key in ("draw", "ray_plane") else "back",
+            cull="front" if self._turned(key) else "back",
             clip_distances=4 if self._max_views > 1 else 0,  # each view to its tile
             name="body_draw" if key == "draw" else f"body_draw_{key}",
         )
+
+    def _origin(self) -> str:
+        """The tiling's origin the draw pipelines are made for ("top" before set_views)."""
+        return "top" if self.tiling is None else self.tiling.origin
+
+    def _turned(self, key: str) -> bool:
+        """Whether pipeline `key` culls front faces: a closed body shows half its
+        triangles (meshes carry both sides). A reflection turns the triangles' winding over
+        (a ray-cast proxy is laid out on screen: not), and so do views tiled upside down
+        (origin "bottom": every draw's, the proxies' too)."""
+        turned = self._mirror and key in ("draw", "ray_plane")
+        return turned != (self._origin() == "bottom")
 
     # --- checks ----------------------------------------------------------------------------
     @staticmethod
@@ -1600,11 +1611,16 @@ class BodyRenderer:
         ranges: Sequence[tuple[int, int]] | None = None,
         columns: int | None = None,
         light_groups: Sequence[int] | None = None,
+        origin: str = "top",
     ) -> None:
         """Tile ``len(cameras)`` views of ``tile = (width, height)`` pixels into one
         framebuffer (:meth:`framebuffer_size`); view k draws record rows
         ``ranges[k] = (first, count)`` (None: all rows) with ``cameras[k]`` (a 4x4
-        view-projection matrix). Needs ``views=`` at least that many at construction."""
+        view-projection matrix). Needs ``views=`` at least that many at construction.
+        ``origin`` (:class:`~hypergl.bodies.views.Tiling`'s): "top", or "bottom" (each view
+        upside down, row 0 at the bottom: in one column a read holds the views as
+        :meth:`read_views` returns them, with no rearranging pass); another origin than
+        the recorded program's pipelines were made for needs a new recording."""
         if self._max_views == 1:
             raise errors.BodyError("set_views needs a renderer made with views > 1 "
                                    "(this one draws one view: set_camera)")  # fmt: skip
@@ -1629,7 +1645,7 @@ class BodyRenderer:
                                        f"{capacity} rows")  # fmt: skip
             checked.append((first, rows))
         width, height = (_positive_int(v, "tile size") for v in tile)
-        tiling = Tiling.grid(count, (width, height), columns)
+        tiling = Tiling.grid(count, (width, height), columns, origin)
         widest = max(rows for _, rows in checked)
         recorded = self._recorded_views
         if recorded is not None and (count > recorded[0] or widest > recorded[1]):
@@ -1652,6 +1668,10 @@ class BodyRenderer:
         self._views[count:] = np.zeros(1, VIEW_DTYPE)
         self._view_count, self._view_rows = count, widest
         self.tiling = tiling
+        if recorded is not None and self._specialised and self._specialised[4] != origin:
+            self._stale = (f"set_views(origin={origin!r}) after record(): the recorded "
+                           "pipelines cull for the other origin; record the frame "
+                           "again")  # fmt: skip
         self._regions_dirty = True
         self._layout_regions()
 
@@ -1763,7 +1783,9 @@ class BodyRenderer:
         into an array kept for `framebuffer` (checked once), then turned over, split and
         converted by one NumPy pass into the views' own layout: a read, a flip, a
         conversion and a split copy took 4 passes (1.9 of a 7 ms depth and segmentation
-        frame of 64 tiled cheetah worlds on llvmpipe)."""
+        frame of 64 tiled cheetah worlds on llvmpipe). One column tiled from the bottom
+        (:meth:`set_views`' ``origin``) is read in that layout already: the pass runs over
+        contiguous rows (its 0.5 ms there 0.3)."""
         if self.tiling is None:
             raise errors.BodyError("read_views: call set_views first")
         tiling = self.tiling
