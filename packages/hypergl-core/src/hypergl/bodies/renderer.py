@@ -25,7 +25,7 @@ buffer itself (``DEPTH_SCALE``: no attachment of its own to clear, write and rea
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -207,6 +207,16 @@ def drawn_by(used: frozenset[int | str]) -> frozenset[int | str]:
     """What a pipeline made for the needs `used` draws: those, and every way of lighting
     its LIT_GRID draws."""
     return used | LIT_GRID_WAYS[lit_grid_variant(used)]
+
+
+class _Specialisation(NamedTuple):
+    """What the draw pipelines are made for (see BodyRenderer._specialise)."""
+
+    light_kinds: tuple[tuple[int, bool], ...]  # each slot's kind, whether in its own pass
+    needs: dict[str, frozenset[int | str]]  # pipeline key -> what its parts' fragments need
+    reflective: frozenset[str]  # the pipelines that read the mirror pass's picture
+    flat_texture: bool  # the atlas's lone 2D image is a texture of its own
+    origin: str  # the views' origin ("top" or "bottom"): which faces are culled
 
 
 class BodyRenderer:
@@ -571,7 +581,7 @@ class BodyRenderer:
         # The draw pipelines (the meshes', and one per ray-cast kind with its one command),
         # made for the lights and for what the parts they draw need (see _specialise).
         self._depth_test = depth_test
-        self._specialised: tuple[Any, ...] | None = None  # what they are made for
+        self._specialised: _Specialisation | None = None  # what they are made for
         self._stale: str | None = None  # why the recorded program no longer draws right
         self.pipeline: Pipeline
         self._ray_draws: list[tuple[Pipeline, int]] = []
@@ -687,13 +697,11 @@ class BodyRenderer:
         its parts and the lights take: a light's kind and pass are constants of its call (no
         light loop), a mapping, a specular term or a reflection no part of the pipeline has
         is not there."""
-        # (and whether the atlas's 2D image is a texture of its own: set_textures before it;
-        # and the views' origin, which decides the faces culled)
-        wanted = (self._light_kinds(), self._fragment_needs(), self._reflective(),
-                  self.flat_texture is not None, self._origin())  # fmt: skip
+        wanted = _Specialisation(self._light_kinds(), self._fragment_needs(), self._reflective(),
+                                 self.flat_texture is not None, self._origin())  # fmt: skip
         if wanted == self._specialised:
             return
-        kinds, needs, reflective, _, _ = wanted
+        kinds, needs, reflective = wanted.light_kinds, wanted.needs, wanted.reflective
         calls, shadows, points = [], [], []
         for slot, (kind, own_pass) in enumerate(kinds):
             if kind == 0:
@@ -775,7 +783,8 @@ class BodyRenderer:
                            "rank at a time, for as many as it held then; record the frame "
                            "again")  # fmt: skip
             return
-        kinds, needs, reflective, *_ = self._specialised
+        made = self._specialised
+        kinds, needs, reflective = made.light_kinds, made.needs, made.reflective
         wanted = self._fragment_needs()
         if (self._light_kinds() != kinds
                 or any(not wanted[k] <= drawn_by(needs[k]) for k in wanted)
@@ -1121,7 +1130,7 @@ class BodyRenderer:
         own per-frame bookkeeping; call once per frame, before ``submit``."""
         if (self._stale is None and self._recorded_views is not None
                 and self._specialised is not None
-                and self._light_kinds() != self._specialised[0]):  # fmt: skip
+                and self._light_kinds() != self._specialised.light_kinds):  # fmt: skip
             self._stale = ("the lights' kinds changed after record(): the recorded pipelines "
                            "were made for the kinds before; record the frame again")  # fmt: skip
         if self._stale is not None:
@@ -1668,7 +1677,7 @@ class BodyRenderer:
         self._views[count:] = np.zeros(1, VIEW_DTYPE)
         self._view_count, self._view_rows = count, widest
         self.tiling = tiling
-        if recorded is not None and self._specialised and self._specialised[4] != origin:
+        if recorded is not None and self._specialised and self._specialised.origin != origin:
             self._stale = (f"set_views(origin={origin!r}) after record(): the recorded "
                            "pipelines cull for the other origin; record the frame "
                            "again")  # fmt: skip
@@ -2091,9 +2100,11 @@ class BodyRenderer:
         self._commands.bind(cmd)
         # the mirror's uniforms, in the pipelines that declare them (MIRROR, REFLECTION)
         assert self._specialised is not None
-        if self.reflection is not None and key in self._specialised[2]:
+        if self.reflection is not None and key in self._specialised.reflective:
             cmd.bind_texture(self.reflection, REFLECTION_UNIT)
-        if self._mirror_uniforms is not None and (self._mirror or key in self._specialised[2]):
+        if self._mirror_uniforms is not None and (
+            self._mirror or key in self._specialised.reflective
+        ):
             plane, look = self._mirror_uniforms
             cmd.uniform_const(0, plane, "vec4")
             cmd.uniform_const(1, look, "vec4")
