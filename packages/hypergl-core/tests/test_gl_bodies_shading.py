@@ -329,25 +329,12 @@ def test_the_sky_under_the_samples_is_the_sky_after_a_resolve(gl_ctx):
     and draws the sky under them in one pass: the picture of a resolve then the sky (each
     pixel's average kept unrounded before the sky is added: one 8-bit step apart at most)."""
     records, renderer = sky_box(gl_ctx, samples=4)
-    size = (64, 64)
     pictures = []
     for fused in (False, True):
-        multi = renderer.framebuffer(size)
-        resolved = gl_ctx.framebuffer(size, depth=None)
-        picture = gl_ctx.framebuffer(size, depth=None)
-        cmd = gl_ctx.command_buffer()
-        cmd.bind_framebuffer(multi)
-        renderer.record_clear(cmd, coverage=True)
-        renderer.record(cmd, sky=False)
-        if fused:
-            renderer.record_resolved_sky(cmd, multi, picture)
-        else:
-            cmd.resolve_framebuffer(multi, resolved)
-            renderer.record_resolved_sky(cmd, resolved, picture)
-        cmd.end()
+        cmd, framebuffers = resolved_sky_frame(gl_ctx, renderer, (64, 64), fused=fused)
         cmd.submit()
-        pictures.append(renderer.read(picture)["color"].astype(int))
-        for fb in (multi, resolved, picture):
+        pictures.append(renderer.read(framebuffers[-1])["color"].astype(int))
+        for fb in framebuffers:
             fb.release()
     before, fused = pictures
     assert (fused[0, 0] == (40, 90, 160)).all()  # the sky where no box is
@@ -357,10 +344,12 @@ def test_the_sky_under_the_samples_is_the_sky_after_a_resolve(gl_ctx):
     records.release()
 
 
-def resolved_sky_frame(ctx, renderer):
-    """A program of `renderer`'s frame with the sky drawn after the resolve (as
-    hypergl_mujoco's), and its framebuffers (the multisampled, the resolve, the picture)."""
-    size = renderer.framebuffer_size
+def resolved_sky_frame(ctx, renderer, size=None, *, fused=False):
+    """A program of `renderer`'s frame with the sky drawn after the resolve, and its
+    framebuffers (the multisampled, the resolve, the picture); `fused`: the resolve and the
+    sky in one pass over the samples (as hypergl_mujoco's), the resolve framebuffer unused;
+    `size`: the framebuffers' (default: the views' tiling)."""
+    size = size or renderer.framebuffer_size
     multi = renderer.framebuffer(size)
     resolved = ctx.framebuffer(size, depth=None)
     picture = ctx.framebuffer(size, depth=None)
@@ -368,8 +357,11 @@ def resolved_sky_frame(ctx, renderer):
     cmd.bind_framebuffer(multi)
     renderer.record_clear(cmd, coverage=True)
     renderer.record(cmd, sky=False)
-    cmd.resolve_framebuffer(multi, resolved)
-    renderer.record_resolved_sky(cmd, resolved, picture)
+    if fused:
+        renderer.record_resolved_sky(cmd, multi, picture)
+    else:
+        cmd.resolve_framebuffer(multi, resolved)
+        renderer.record_resolved_sky(cmd, resolved, picture)
     cmd.end()
     return cmd, (multi, resolved, picture)
 

@@ -45,6 +45,16 @@ std::shared_ptr<T> adopted(Context &context, std::shared_ptr<T> resource) {
     return resource;
 }
 
+// One of a framebuffer's colour textures (nullptr past the last), owned by the context
+// from then on: kept and released as any texture it made.
+std::shared_ptr<GLTexture> owned_color(Context &context,
+                                       const std::vector<std::shared_ptr<GLTexture>> &colors,
+                                       size_t index) {
+    std::shared_ptr<GLTexture> color = index < colors.size() ? colors[index] : nullptr;
+    if (color) color->set_owner(&context);
+    return color;
+}
+
 // On a context the engine makes current (`engine`: EGL, or the hidden window of the
 // fallback), the device is created with it current and every later call makes it
 // current on the calling thread; on a window's context (`load`), the window keeps it
@@ -307,13 +317,7 @@ void register_gl(nb::module_ &m) {
             [](Context &c, GLFramebuffer &framebuffer, size_t index) {
                 return guarded_with(
                     c,
-                    [&] {
-                        const auto &colors = framebuffer.colors();
-                        std::shared_ptr<GLTexture> color =
-                            index < colors.size() ? colors[index] : nullptr;
-                        if (color) color->set_owner(&c);
-                        return color;
-                    },
+                    [&] { return owned_color(c, framebuffer.colors(), index); },
                     framebuffer);
             },
             nb::arg("framebuffer"), nb::arg("index"))
@@ -324,13 +328,7 @@ void register_gl(nb::module_ &m) {
             [](Context &c, GLFramebuffer &framebuffer, size_t index) {
                 return guarded_with(
                     c,
-                    [&] {
-                        const auto &colors = framebuffer.sample_colors();
-                        std::shared_ptr<GLTexture> color =
-                            index < colors.size() ? colors[index] : nullptr;
-                        if (color) color->set_owner(&c);
-                        return color;
-                    },
+                    [&] { return owned_color(c, framebuffer.sample_colors(), index); },
                     framebuffer);
             },
             nb::arg("framebuffer"), nb::arg("index"))
