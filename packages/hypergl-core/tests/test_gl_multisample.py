@@ -222,6 +222,9 @@ def test_sample_texture_needs_a_multisampled_framebuffer_and_an_attachment(gl_ct
     for index in (1, -1, True, "0"):
         with pytest.raises(ResourceError, match=f"has no colour attachment {index!r}"):
             multi.sample_texture(index)
+    samples = multi.sample_texture(0)
+    with pytest.raises(ResourceError, match=r"holds framebuffer '.*''s samples: draw into"):
+        samples.write(np.zeros((SIZE[1], SIZE[0], 4), np.uint8))
     single.release()
     multi.release()
 

@@ -187,6 +187,10 @@ class Texture(GPUResource):
         desc = self._desc
         if desc.get("texture_set"):
             raise ResourceError(f"texture set '{self.name}' cannot be rewritten")
+        if desc.get("samples"):  # GL writes no pixels into a multisampled texture
+            raise ResourceError(f"texture '{self.name}' holds framebuffer "
+                                f"'{desc['attachment_of']}''s samples: draw into the "
+                                "framebuffer to change them")  # fmt: skip
         if desc["format"] in DEPTH_FORMATS:
             raise ValueError(f"depth texture '{self.name}' takes no pixel data")
         pixels, size = check_pixels(data, desc["format"], desc["layers"])

@@ -202,8 +202,9 @@ class GLFramebuffer final : public Resource {
           depth_(std::move(depth)) {}
     // Colour textures of `colors` plus an optional depth texture; throws
     // std::invalid_argument when the driver finds it incomplete. `samples` > 0: drawn
-    // into multisampled textures (colour) and a renderbuffer (depth), resolved into single-sampled textures (those of
-    // colors() and depth()) by resolve(), which every read of its pixels runs first.
+    // into multisampled textures (colour, sample_colors()) and a renderbuffer (depth),
+    // resolved into single-sampled textures (those of colors() and depth()) by resolve(),
+    // which every read of its pixels runs first.
     static std::shared_ptr<GLFramebuffer> create(const std::shared_ptr<GLShared> &shared,
                                                  const std::string &name, int width, int height,
                                                  const std::vector<TextureFormat> &colors,
