@@ -244,8 +244,8 @@ class Framebuffer(GPUResource):
 
     kind = ResourceKind.FRAMEBUFFER
     _depth_view: AttachmentTexture | None = None
-    _color_views: dict[int, AttachmentTexture] | None = None
-    _sample_views: dict[int, AttachmentTexture] | None = None
+    # (index, sampled) -> color_texture's (False) or sample_texture's (True) view
+    _color_views: dict[tuple[int, bool], AttachmentTexture] | None = None
 
     @property
     def depth_texture(self) -> Texture:
@@ -280,33 +280,7 @@ class Framebuffer(GPUResource):
         """Colour attachment `index` as a texture for shaders to read (``texelFetch``), as
         :attr:`depth_texture`: read it only while nothing draws into the framebuffer (a
         draw into another framebuffer: a mirror's picture on the floor that reflects it)."""
-        self._check_live()
-        formats = tuple(self._desc.get("color") or ())
-        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(formats):
-            raise ResourceError(f"framebuffer '{self.name}' has no colour attachment "
-                                f"{index!r} ({len(formats)} of them)")  # fmt: skip
-        if self._color_views is None:
-            self._color_views = {}
-        views = self._color_views
-        if index in views:
-            return views[index]
-        native = None
-        if self._link.gl:
-            with translated_errors():
-                native = self._link.native.gl_color_texture(self._native, index)
-            if native is None:
-                raise ResourceError(f"framebuffer '{self.name}' has no colour texture "
-                                    f"{index} (a window's own framebuffer)")  # fmt: skip
-        desc = {"width": self._desc["width"], "height": self._desc["height"],
-                "format": formats[index], "layers": 0, "linked": True,
-                "attachment_of": self.name}  # fmt: skip
-        if native is None:  # trace and null: a plain texture stands in
-            self._link.enter()
-            with translated_errors():
-                native = self._link.native.resource(int(ResourceKind.TEXTURE),
-                                                    f"{self.name}#color{index}")  # fmt: skip
-        views[index] = view = AttachmentTexture(self._link, native, desc)
-        return view
+        return self._color_view(index, sampled=False)
 
     @property
     def samples(self) -> int:
@@ -318,38 +292,54 @@ class Framebuffer(GPUResource):
         unresolved, for a shader's ``sampler2DMS`` (``texelFetch(s, pixel, sample)``): a
         pass that resolves and draws at once. Read it as :meth:`color_texture` (only while
         nothing draws into the framebuffer); ResourceError on a single-sampled one."""
+        return self._color_view(index, sampled=True)
+
+    def _color_view(self, index: int, *, sampled: bool) -> Texture:
+        """color_texture's view of colour attachment `index` (`sampled`: sample_texture's,
+        its multisampled texture), made once and kept."""
         self._check_live()
         formats = tuple(self._desc.get("color") or ())
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(formats):
             raise ResourceError(f"framebuffer '{self.name}' has no colour attachment "
                                 f"{index!r} ({len(formats)} of them)")  # fmt: skip
         samples = self.samples
-        if not samples:
+        if sampled and not samples:
             raise ResourceError(f"framebuffer '{self.name}' is single-sampled: it has no "
                                 "sample textures (color_texture reads its colours)")  # fmt: skip
-        if self._sample_views is None:
-            self._sample_views = {}
-        views = self._sample_views
-        if index in views:
-            return views[index]
+        if self._color_views is None:
+            self._color_views = {}
+        views = self._color_views
+        if (index, sampled) in views:
+            return views[index, sampled]
         native = None
         if self._link.gl:
+            fetch = (
+                self._link.native.gl_sample_texture
+                if sampled
+                else self._link.native.gl_color_texture
+            )
             with translated_errors():
-                native = self._link.native.gl_sample_texture(self._native, index)
+                native = fetch(self._native, index)
+            if native is None:
+                raise ResourceError(f"framebuffer '{self.name}' has no colour texture "
+                                    f"{index} (a window's own framebuffer)")  # fmt: skip
         desc = {"width": self._desc["width"], "height": self._desc["height"],
-                "format": formats[index], "layers": 0, "samples": samples, "linked": True,
+                "format": formats[index], "layers": 0, "linked": True,
                 "attachment_of": self.name}  # fmt: skip
+        if sampled:
+            desc["samples"] = samples
         if native is None:  # trace and null: a plain texture stands in
             self._link.enter()
             with translated_errors():
-                native = self._link.native.resource(int(ResourceKind.TEXTURE),
-                                                    f"{self.name}#samples{index}")  # fmt: skip
-        views[index] = view = AttachmentTexture(self._link, native, desc)
+                native = self._link.native.resource(
+                    int(ResourceKind.TEXTURE),
+                    f"{self.name}#{'samples' if sampled else 'color'}{index}")  # fmt: skip
+        views[index, sampled] = view = AttachmentTexture(self._link, native, desc)
         return view
 
     def release(self) -> None:
         view = self._depth_view
-        colors = [*(self._color_views or {}).values(), *(self._sample_views or {}).values()]
+        colors = list((self._color_views or {}).values())
         super().release()  # on gl this releases the attachments' textures too
         for attached in [view, *colors]:
             if attached is not None and not attached.released:  # a plain stand-in
