@@ -1442,7 +1442,7 @@ class BodyRenderer:
         :meth:`~hypergl.Framebuffer.sample_texture`): then one pass averages each pixel's
         samples and adds the sky under them, with no resolve and no copy.
 
-        The sky's colours come from a cache (:attr:`sky_cache`, float): a view's sky
+        The sky's colours come from a cache (:attr:`sky_cache`, rgba8): a view's sky
         depends on its camera's rotation and projection alone (not where it is), so a
         compute pass compares each view's with those its cached sky was drawn for (on the
         GPU, as the frame runs) and the cube is looked up again only in the views whose
@@ -1529,7 +1529,7 @@ class BodyRenderer:
         if self.sky_cache is None or self._sky_cache_size != size:
             if self.sky_cache is not None:
                 self.sky_cache.release()
-            colors = size[0] * size[1] * 16
+            colors = size[0] * size[1] * 4  # rgba8 a pixel
             self.sky_cache = self._ctx.buffer(size=self._max_views * SKY_KEY_BYTES + colors,
                                               name="body_sky_cache")  # fmt: skip
             self._sky_cache_size = size
