@@ -1,5 +1,6 @@
 """Per-world looks: colours, materials, light and camera poses of each world, set between
-frames; world A and world B differ exactly where asked, and nothing is recorded again."""
+frames; world A and world B differ exactly where asked, and nothing is recorded again (but
+once, for a material of a kind a geom had not shown)."""
 
 from __future__ import annotations
 
@@ -117,14 +118,31 @@ def test_looks_set_before_the_first_render_are_drawn(picture, gl_ctx):
     assert (other[:, 1] > other[:, 0] + 40).mean() < 0.5
 
 
-def test_a_shiny_material_given_to_a_matte_geom_keeps_its_specular_term(picture, gl_ctx):
-    """The box's own material has no specular, the marble has: the box's pipeline is made
-    with the term, so a world that gives it the marble shines."""
+def test_a_shiny_material_given_to_a_matte_geom_records_its_pipelines_once(picture, gl_ctx):
+    """The box's own material has no specular, the marble has, and a cube texture: the
+    box's pipeline is made without them (no world pays for a path none takes) until a world
+    gives it the marble; then the frame is recorded again once, with them."""
     data = models.stepped(picture, 1)
+    box = _geom(picture, "box")
     with _two_worlds(picture, gl_ctx) as renderer:
-        renderer.render([data, data])
-        needs = renderer._renderer._specialised[1]["draw"]  # the box: the mesh pipeline's
-        assert "specular" in needs and 3 in needs  # and the marble's cube mapping
+        before = renderer.render([data, data])
+        needs = renderer._renderer._specialised.needs["draw"]  # the box: the mesh pipeline's
+        assert "specular" not in needs and 3 not in needs
+        program = renderer._fed.cmd
+        renderer.set_geom_material("marble", worlds=1, geoms=box)
+        shiny = renderer.render([data, data])
+        assert renderer._fed.cmd is not program  # recorded again, once
+        needs = renderer._renderer._specialised.needs["draw"]
+        assert "specular" in needs and 3 in needs
+        program = renderer._fed.cmd
+        renderer.set_geom_material("marble", worlds=0, geoms=box)  # nothing new: as it is
+        renderer.set_geom_material(-1, worlds=[0, 1], geoms=box)
+        plain = renderer.render([data, data])
+        assert renderer._fed.cmd is program
+    on_box = before.segmentation[1] == box
+    assert (shiny.rgb[1][on_box] != before.rgb[1][on_box]).any()
+    assert np.array_equal(shiny.rgb[0], before.rgb[0])  # world 0 as it was
+    assert np.array_equal(plain.segmentation, before.segmentation)
 
 
 @pytest.mark.parametrize(

@@ -268,6 +268,8 @@ class BatchRenderer:
         # single-sampled under them in one pass, into this one (read)
         self._resolved: hypergl.Framebuffer | None = None
         self._fed: _Fed | None = None  # the data the program syncs, and its sources
+        # a world was given a material the program's pipelines lack: record it again
+        self._looks_grew = False
         self._snapshot_taken = False  # draw() shows a snapshot of the data bound now
         self._shadows: ShadowMaps | None = None
         self._reflections: Reflections | None = None
@@ -485,7 +487,7 @@ class BatchRenderer:
         sequence of the same MjData objects, in order (a list is a container: an env that
         makes a fresh MjData on reset puts it in the list the renderer was given)."""
         fed = self._fed
-        if fed is None:
+        if fed is None or self._looks_grew:
             return False
         if fed.kind != "sequence":
             return data is fed.data
@@ -572,6 +574,7 @@ class BatchRenderer:
         old = self._fed
         items = tuple(data) if kind == "sequence" else ()
         self._fed = _Fed(kind, data, items, arrays, cmd, sync, *prepared)
+        self._looks_grew = False
         self._snapshot_taken = False
         for _, source in previous:
             _release(source)
@@ -982,8 +985,12 @@ class BatchRenderer:
         """Give `geoms` in `worlds` the model's `material` (an id or name, -1: none; or an
         array of them broadcast to (worlds, geoms)), as if each world's
         ``model.geom_matid`` were its own: its specular, shininess, emission,
-        reflectance, texture and, where the geom's rgba is MuJoCo's default, its rgba."""
-        self._world_looks.set_geom_material(material, worlds, geoms)
+        reflectance, texture and, where the geom's rgba is MuJoCo's default, its rgba.
+        A material unlike any the geom was drawn with so far (another texture mapping, a
+        specular term) has the frame recorded again once, at the next render or snapshot
+        (its pipelines made with that path: until then no world pays for it)."""
+        if self._world_looks.set_geom_material(material, worlds, geoms):
+            self._looks_grew = True
 
     @serialised
     def set_light_pose(self, position: Any, direction: Any, worlds: Any = None,

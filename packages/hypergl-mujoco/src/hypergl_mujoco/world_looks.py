@@ -1,6 +1,7 @@
 """Per-world looks, for visual domain randomisation: each world's geom colours and
 materials, light poses and camera poses, changed between frames without recording anything
-again.
+again (but once, for a material of a kind a geom was not drawn with: the pipelines are made
+for the materials the worlds show, :attr:`WorldLooks.fragment_needs`).
 
 MuJoCo's model fields as if each world had its own copy (what MJWarp's batched model fields
 are): ``geom_rgba`` and ``geom_matid`` per (world, geom), drawn as ``mjr_render`` draws
@@ -58,7 +59,8 @@ DEFAULT_SURFACE = (0.5, 0.5, 0.0, 0.0)  # mjv_updateScene's without a material
 class LookRecords(GeomRecords):
     """Geom records with a look row each (:data:`LOOK_DTYPE`, same row order: world *
     ngeom + geom), :attr:`looks` mapped; `fragment_needs`: geom -> the texture mappings
-    (and "specular") its rows may switch to (the draw pipelines are made with them)."""
+    (and "specular") its rows may switch to (the draw pipelines are made with them):
+    :attr:`WorldLooks.fragment_needs`, which grows as worlds are given other materials."""
 
     def __init__(self, ctx: hypergl.Context, ngeom: int, worlds: int,
                  fragment_needs: dict[int, frozenset[int | str]]) -> None:  # fmt: skip
@@ -150,13 +152,15 @@ class WorldLooks:
         self._texture = np.zeros((ngeom, model.nmat + 1, 4), np.float32)
         self._texture[..., 0] = -1.0
         self._uv_map = np.zeros((ngeom, model.nmat + 1, 4), np.float32)
-        self.fragment_needs: dict[int, frozenset[int | str]] = {}
+        # per geom, per material + 1: what drawing the geom with it needs of the pipelines
+        self._needs: dict[int, list[frozenset[int | str]]] = {}
         shares = {look.geom: PLANE_BACK_ALPHA if shows_its_back_transparent(model, look) else 1.0
                   for look in looks}  # fmt: skip
         halves = {look.geom: look.parts[0].scale for look in looks if look.parts}
         for geom in self._drawn:
-            needs: set[int | str] = set()
+            self._needs[int(geom)] = []
             for material in range(-1, model.nmat):
+                needs: set[int | str] = set()
                 if self._surface[material + 1, 0] != 0.0:
                     needs.add("specular")
                 chosen = textures.material(int(geom), DEFAULT_MATERIAL, material)
@@ -170,7 +174,16 @@ class WorldLooks:
                 self._uv_map[geom, material + 1] = chosen.uv_map
                 if chosen.texture >= 0:
                     needs.add(int(chosen.mapping))
-            self.fragment_needs[int(geom)] = frozenset(needs)
+                self._needs[int(geom)].append(frozenset(needs))
+        # What each drawn geom's rows need of the draw pipelines: its own material's, and
+        # every material a world was given since (it only grows; the geom records hold
+        # this dict). Not every material it could be given: a path no world takes is
+        # still paid on llvmpipe (its fragments run every path their pipeline has; the
+        # cube lookup of a material the half_cheetah's capsules never show was ~11% of a
+        # 256-world frame with shadows, reflection and MSAA off).
+        self.fragment_needs: dict[int, frozenset[int | str]] = {
+            int(g): self._needs[int(g)][int(model.geom_matid[g]) + 1] for g in self._drawn
+        }
         self._rows: np.ndarray | None = None
         self._light_pose: np.ndarray | None = None  # (worlds, nlight, 6), NaN: the data's
         self._camera_pose: np.ndarray | None = None  # (worlds, cameras, 12), NaN: the data's
@@ -216,7 +229,9 @@ class WorldLooks:
         self.rgba[np.ix_(w, g)] = values
         self._write(w, g)
 
-    def set_geom_material(self, material: Any, worlds: Any = None, geoms: Any = None) -> None:
+    def set_geom_material(self, material: Any, worlds: Any = None, geoms: Any = None) -> bool:
+        """Whether the materials given need more of the draw pipelines than they were made
+        with (:attr:`fragment_needs` grew: the frame is to be recorded again)."""
         w, g = self._worlds(worlds), self._geoms(geoms)
         items = np.asarray(material, object) if not isinstance(material, str) else None
         if items is None or items.ndim == 0:
@@ -236,6 +251,14 @@ class WorldLooks:
                                     f"texture atlas: geom {int(geom)} cannot take it")  # fmt: skip
         self.matid[np.ix_(w, g)] = ids
         self._write(w, g)
+        grew = False
+        for geom in (int(x) for x in g if int(x) in self._needs):
+            needs = self.fragment_needs[geom].union(
+                *(self._needs[geom][int(m) + 1] for m in np.unique(self.matid[:, geom]))
+            )
+            grew = grew or needs != self.fragment_needs[geom]
+            self.fragment_needs[geom] = needs
+        return grew
 
     def _material(self, value: Any) -> int:
         if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value == -1:
