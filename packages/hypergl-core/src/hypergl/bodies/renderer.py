@@ -1296,11 +1296,12 @@ class BodyRenderer:
         )  # fmt: skip
         self._sky_ground = ground
 
-    def _quad_pipeline(self, key: str, fragment: str, defines: str, **state: Any) -> Pipeline:
-        """A pipeline of the sky's quads (SKY_VERTEX) with `fragment` and `defines`, its
-        sources in :attr:`shader_sources` under `key`; no depth written."""
+    def _quad_pipeline(self, key: str, fragment: str, defines: str, *, vertex: str = SKY_VERTEX,
+                       **state: Any) -> Pipeline:  # fmt: skip
+        """A pipeline of the sky's quads (SKY_VERTEX, or `vertex`) with `fragment` and
+        `defines`, its sources in :attr:`shader_sources` under `key`; no depth written."""
         fill = {**self._fill, "defines": self._defines() + "\n#define RAY_KIND 0\n" + defines}
-        sources = {"vertex": SKY_VERTEX.format(**fill), "fragment": fragment.format(**fill)}
+        sources = {"vertex": vertex.format(**fill), "fragment": fragment.format(**fill)}
         self.shader_sources[key] = sources
         return self._ctx.pipeline(vertex_shader=sources["vertex"],
                                   fragment_shader=sources["fragment"], depth_write=False,
@@ -1480,21 +1481,33 @@ class BodyRenderer:
         self._bind_sky_cache(cmd, self.sky_cache_pipeline, size)
         cmd.draw(6, instances=views)
         cmd.barrier()  # the cache's colours, before the sky under the resolve reads them
+        # The sky under the resolve: one full-screen triangle, not a quad a view (its
+        # fragments need no view's data, only their pixel's): 256 quads' triangles cost
+        # llvmpipe ~4 of the fused pass's ~28 ms CPU in a 256-cheetah frame (their edges'
+        # blocks, shaded once a triangle; their vertex stage's inverses).
         if fused:  # every pixel written: the samples averaged, the sky under them
             cmd.bind_framebuffer(picture)
-            self._bind_sky_cache(cmd, self.fused_sky_pipeline, size)
+            self._bind_sky_cache(cmd, self.fused_sky_pipeline, size, quads=False)
             cmd.bind_texture(resolved.sample_texture(0), RESOLVED_UNIT)
-            cmd.draw(6, instances=views)
+            cmd.draw(3)
             return
         cmd.resolve_framebuffer(resolved, picture)  # what a pixel covered whole keeps
         cmd.bind_framebuffer(picture)
-        self._bind_sky_cache(cmd, self.resolved_sky_pipeline, size)
+        self._bind_sky_cache(cmd, self.resolved_sky_pipeline, size, quads=False)
         cmd.bind_texture(resolved.color_texture(0), RESOLVED_UNIT)
-        cmd.draw(6, instances=views)
+        cmd.draw(3)
 
-    def _bind_sky_cache(self, cmd: CommandBuffer, pipeline: Any, size: tuple[int, int]) -> None:
-        """A sky `pipeline` bound (:meth:`_bind_sky`) with the cache and its row's width."""
-        self._bind_sky(cmd, pipeline)
+    def _bind_sky_cache(self, cmd: CommandBuffer, pipeline: Any, size: tuple[int, int], *,
+                        quads: bool = True) -> None:  # fmt: skip
+        """A sky `pipeline` bound with the cache and its row's width: the sky's quads' with
+        their buffers, cube map and uniforms (:meth:`_bind_sky`), or (`quads` False) a
+        full-screen triangle's, which has none of those: a location its program does not
+        declare may be one GL gave another uniform (the quads' haze_pass, 8, was the fused
+        pass's sampler: set to 0, it read unit 0, and the picture lost every body)."""
+        if quads:
+            self._bind_sky(cmd, pipeline)
+        else:
+            cmd.bind_pipeline(pipeline)
         cmd.bind_storage_buffer(self.sky_cache, self._bindings["sky"])
         cmd.li(0, size[0])
         cmd.uniform_i(0, 9)
@@ -1509,13 +1522,13 @@ class BodyRenderer:
             self.fused_sky_pipeline = self._quad_pipeline(
                 "fused_sky", SKY_FRAGMENT,
                 f"#define SKY_GROUND 0\n#define SKY_UNDER 2\n#define SKY_SAMPLES {samples}",
-                depth_test=False,
+                vertex=BACKGROUND_VERTEX, depth_test=False,
             )  # fmt: skip
             self._fused_samples = samples
         if self.resolved_sky_pipeline is None:
             self.resolved_sky_pipeline = self._quad_pipeline(
                 "resolved_sky", SKY_FRAGMENT, "#define SKY_GROUND 0\n#define SKY_UNDER 1",
-                depth_test=False,
+                vertex=BACKGROUND_VERTEX, depth_test=False,
             )  # fmt: skip
             self.sky_cache_pipeline = self._quad_pipeline(
                 "sky_cache", SKY_FRAGMENT,

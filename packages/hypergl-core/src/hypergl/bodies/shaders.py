@@ -1402,9 +1402,11 @@ SKY_FRAGMENT = (
 """
     + COMMON
     + """
+#if !SKY_UNDER  // (SKY_UNDER: a full-screen triangle, BACKGROUND_VERTEX, gives no view ray)
 in vec3 v_direction;
 in vec3 v_origin;
 flat in uint v_view;
+#endif
 #if SKY_UNDER || defined(SKY_CACHE)
 """
     + SKY_BUFFER
