@@ -97,12 +97,12 @@ def test_parts_thinner_than_a_pixel_keep_their_coverage(gl_ctx):
     model = mujoco.MjModel.from_xml_string(THIN)
     data = mujoco.MjData(model)
     mujoco.mj_forward(model, data)
-    reference = theirs(model, data).astype(np.float64)
+    reference = theirs(model, data)
     multi = ours(model, data, gl_ctx)
-    psnr, within = scores(multi, reference.astype(np.uint8))
-    light = multi.astype(np.float64).sum() / reference.sum()
+    psnr, within = scores(multi, reference)
+    light = multi.sum(dtype=np.float64) / reference.sum(dtype=np.float64)
     if not (0.95 < light < 1.05 and psnr >= 32.0):
-        path = write_rgb("msaa_thin", multi, reference.astype(np.uint8))
+        path = write_rgb("msaa_thin", multi, reference)
         pytest.fail(f"thin parts: {light:.3f} of MuJoCo's light, {psnr:.1f} dB, "
                     f"{100 * within:.1f}% within 16/255 (picture: {path})")  # fmt: skip
 
