@@ -1221,25 +1221,24 @@ void main() {{
 #endif
     int covered = 0;
     vec2 shift = vec2(0.0);
+    vec4 hit = vec4(0.0, 0.0, 0.0, 1e30);  // xyz: the local normal, w: the step to the surface
 #if RAY_KIND == 3 || RAY_KIND == 4
-    vec3 miss_slope = ray_miss(v_local, local_dx, local_dy);
-    float miss = miss_slope.x;
-    vec2 slope = miss_slope.yz;
-    for (int i = SAMPLES - 1; i >= 0; --i)
-        if (miss + dot(slope, sample_offset(i)) <= 0.0) {{
-            covered |= 1 << i;
-            if (miss > 0.0) shift = sample_offset(i);
-        }}
+    vec3 miss_slope = ray_miss(v_local, local_dx, local_dy);  // (hit: solved below)
+    bool centre = miss_slope.x <= 0.0;
+    for (int i = SAMPLES - 1; i >= 0; --i) {{
+        vec2 o = sample_offset(i);
+        if (miss_slope.x + dot(miss_slope.yz, o) <= 0.0) {{
 #else
-    bool centre = ray_hit(local_at).w < 1e29;
+    hit = ray_hit(local_at);  // the centre's, kept where it hits
+    bool centre = hit.w < 1e29;
     for (int i = SAMPLES - 1; i >= 0; --i) {{
         vec2 o = sample_offset(i);
         if (ray_hit(v_local + local_dx * o.x + local_dy * o.y).w < 1e29) {{
+#endif
             covered |= 1 << i;
             if (!centre) shift = o;
         }}
     }}
-#endif
     if (covered == 0) discard;
     gl_SampleMask[0] = covered;
     local_at += local_dx * shift.x + local_dy * shift.y;
@@ -1248,8 +1247,10 @@ void main() {{
 #if OUTPUT_DEPTH
     depth_at += depth_dx * shift.x + depth_dy * shift.y;
 #endif
-#endif
+    if (!(hit.w < 1e29)) hit = ray_hit(local_at);  // at the covered sample, or a sphere's
+#else
     vec4 hit = ray_hit(local_at);  // xyz: the local normal, w: the step to the surface
+#endif
     if (!(hit.w < 1e29)) discard;  // a miss (or NaN: never a depth)
     vec2 zw = clip_at + hit.w * (v_eye.w * clip_at - v_eye_zw);
     // Nearer than the near plane (the eye inside the part too) or beyond the far one:
