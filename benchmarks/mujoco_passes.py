@@ -25,9 +25,12 @@ views pays per sample, and ``read`` includes the resolve, unless ``sky`` did it)
 a machine others load.
 ``--tuned``: mujoco_pixels.py's ours_tuned (shadows, reflection and skybox off, and
 single-sampled unless ``--samples`` says otherwise): the frame of the tuned-vs-tuned goal.
+``--without planes`` (or ``shapes``: every other geom): those geoms hidden (alpha 0, which
+MuJoCo does not draw either), so that the difference from a run without it is what they
+cost each pass (the ground plane is half the frame: see docs/guide/mujoco.md).
 
     python benchmarks/mujoco_passes.py [--repeat N] [--worlds N] [--outputs rgb]
-        [--samples N] [--cpu] [--tuned] [--json FILE]
+        [--samples N] [--cpu] [--tuned] [--without planes|shapes] [--json FILE]
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ os.environ.setdefault("MUJOCO_GL", "egl")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import interleaved, median, parser, write_json
-from mujoco_pixels import MODELS, SIZE, TUNED_FLAGS, load_model, worlds
+from mujoco_pixels import MODELS, SIZE, TUNED_FLAGS, load_model, without, worlds
 
 
 def pass_programs(renderer, ctx) -> dict:
@@ -108,6 +111,8 @@ def main() -> None:
     )
     p.add_argument("--tuned", action="store_true",
                    help="shadows, reflection, skybox off (samples 0 by default)")  # fmt: skip
+    p.add_argument("--without", choices=("planes", "shapes"),
+                   help="hide the planes, or every other geom (alpha 0)")  # fmt: skip
     args = p.parse_args()
     per_pixel_samples = 0 if args.tuned and args.samples is None else args.samples
     flags = TUNED_FLAGS if args.tuned else None
@@ -116,7 +121,7 @@ def main() -> None:
     outputs = tuple(args.outputs.split(","))
     results = {}
     for label, name in MODELS.items():
-        model = load_model(name)
+        model = load_model(name) if not args.without else without(load_model(name), args.without)
         datas = worlds(model, args.worlds)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -146,7 +151,8 @@ def main() -> None:
               + "  ".join(f"{k} {v:.1f}" for k, v in ms.items())
               + f"  (passes' sum {parts:.1f}) ms", flush=True)  # fmt: skip
     write_json(args.json, {"worlds": args.worlds, "outputs": outputs, "samples": per_pixel_samples,
-                           "cpu": args.cpu, "tuned": args.tuned, "results": results})  # fmt: skip
+                           "cpu": args.cpu, "tuned": args.tuned, "without": args.without,
+                           "results": results})  # fmt: skip
 
 
 if __name__ == "__main__":

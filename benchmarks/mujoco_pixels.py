@@ -88,12 +88,14 @@ def worlds(model, count: int) -> list:
     return out
 
 
-def without_planes(model):
-    """A copy of `model` whose planes (the ground) are not drawn: what they cost us."""
+def without(model, kind: str = "planes"):
+    """A copy of `model` whose planes (the ground; `kind` "shapes": every other geom) are
+    not drawn (alpha 0, which MuJoCo does not draw either): what they cost us."""
     import mujoco
 
     model = copy.copy(model)
-    model.geom_rgba[model.geom_type == mujoco.mjtGeom.mjGEOM_PLANE, 3] = 0.0
+    planes = model.geom_type == mujoco.mjtGeom.mjGEOM_PLANE
+    model.geom_rgba[planes if kind == "planes" else ~planes, 3] = 0.0
     return model
 
 
@@ -181,7 +183,7 @@ def main() -> None:
         datas = worlds(model, WORLDS)
         ours = BatchRenderer(model, WORLDS, ["track"], SIZE, SIZE, ("rgb",))
         one = BatchRenderer(model, 1, ["track"], SIZE, SIZE, ("rgb",))
-        floorless = BatchRenderer(without_planes(model), WORLDS, ["track"], SIZE, SIZE, ("rgb",))
+        floorless = BatchRenderer(without(model), WORLDS, ["track"], SIZE, SIZE, ("rgb",))
         # MSAA off too, as in mujoco_tuned; ours_single: the default picture without it
         tuned = BatchRenderer(model, WORLDS, ["track"], SIZE, SIZE, ("rgb",),
                               scene_flags=TUNED_FLAGS, samples=0)  # fmt: skip
