@@ -455,3 +455,48 @@ def test_a_bad_tiling_origin_is_refused_and_a_new_one_needs_a_new_recording(gl_c
     assert (renderer.read_views(fb)["id"] == 1).any()
     for resource in (fb, renderer, records):
         resource.release()
+
+
+def plane_edges(ctx, single_sampled_planes):
+    """The red of a multisampled view of a square plane whose edges cross pixels, a
+    sphere before it, over a black clear."""
+    records = InstanceRecords(ctx, 2)
+    records.write([(0.0, 0.0, 0.0), (0.3, 0.0, 0.0)], [IDENTITY_Q] * 2, [1, 2])
+    renderer = BodyRenderer(records, max_ids=8, primitives="raycast", samples=4,
+                            single_sampled_planes=single_sampled_planes)  # fmt: skip
+    tilt = quaternion((0.3, 1.0, 0.2), 25.0)
+    renderer.set_parts(1, [Part("quad", rotation=tilt, scale=(1.0, 1.0, 1.0))],
+                       color=(0.5, 0.5, 0.5))  # fmt: skip
+    renderer.set_parts(2, SHAPES["sphere"], color=(0.9, 0.9, 0.9))
+    renderer.set_camera(view_proj((0.4, 3.0, 1.0)))
+    fb = renderer.framebuffer((SIZE, SIZE))
+    out = draw_bodies(renderer, fb)["color"][..., 0].astype(int)
+    for resource in (fb, renderer, records):
+        resource.release()
+    return out
+
+
+def test_single_sampled_planes_keep_the_bodies_edges_antialiased(gl_ctx):
+    # The plane rasterized as one sample, written to every sample: its own edges over the
+    # clear lose their partly covered pixels; away from the clear (the sphere's edges over
+    # the plane, drawn after it, with their own samples) the picture is the multisampled
+    # planes' to the bit.
+    multi, single = plane_edges(gl_ctx, False), plane_edges(gl_ctx, True)
+    half = np.median(single[single > 0]) // 2
+    dim = [((out > 0) & (out < half)).sum() for out in (multi, single)]
+    assert dim[0] >= dim[1] + SIZE // 2, dim
+    covered = single > 0
+    inner = covered.copy()  # 3 x 3 neighbourhoods all covered: away from the clear
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            inner &= np.roll(np.roll(covered, dy, 0), dx, 1)
+    assert inner.mean() > 0.5 and np.array_equal(single[inner], multi[inner])
+
+
+def test_single_sampled_planes_must_be_a_bool(gl_ctx):
+    records = InstanceRecords(gl_ctx, 1)
+    with pytest.raises(BodyError, match="single_sampled_planes must be True or False, got 1"):
+        BodyRenderer(records, single_sampled_planes=1)
+    with pytest.raises(BodyError, match="a transparent pass blends its planes"):
+        BodyRenderer(records, single_sampled_planes=True, transparent=True)
+    records.release()

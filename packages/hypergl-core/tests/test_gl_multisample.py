@@ -13,11 +13,11 @@ from hypergl import ResourceError, ResourceTypeError
 SIZE = (16, 16)
 
 
-def draw_triangle(ctx, fb):
+def draw_triangle(ctx, fb, **state):
     """A white triangle over the lower right half of `fb` (its diagonal edge crosses
     pixels: there a multisampled pixel is partly covered), at window depth 0.6."""
     draw = ctx.pipeline(vertex_shader=VS_2D, fragment_shader=FS_2D, vertex_layout=LAYOUT_2D,
-                        depth_test=True)  # fmt: skip
+                        depth_test=True, **state)  # fmt: skip
     cmd = ctx.command_buffer()
     cmd.bind_framebuffer(fb)
     cmd.clear(color=(0, 0, 0, 1), depth=1.0)
@@ -42,6 +42,25 @@ def test_a_read_resolves_the_samples(gl_ctx):
     assert np.array_equal(resolved[~edge] == 255, plain[~edge] == 255)
     depth = multi.read(attachment="depth")  # depth: one sample's, never a blend
     assert np.all(np.isclose(depth, 0.6, atol=1e-5) | (depth == 1.0))
+
+
+@pytest.mark.gl
+def test_a_pipeline_without_multisample_writes_one_sample_to_all(gl_ctx):
+    # multisample=False: rasterized as one sample, every sample written: no pixel between
+    single, multi = gl_ctx.framebuffer(SIZE), gl_ctx.framebuffer(SIZE, samples=4)
+    draw_triangle(gl_ctx, single).submit()
+    draw_triangle(gl_ctx, multi, multisample=False).submit()
+    assert np.array_equal(multi.read(), single.read())
+    draw_triangle(gl_ctx, multi).submit()  # the next pipeline's multisampled again
+    resolved = multi.read()[..., 0]
+    assert ((resolved > 0) & (resolved < 255)).sum() >= SIZE[0] - 2
+
+
+def test_multisample_is_recorded_only_when_off(trace_ctx):
+    on = trace_ctx.pipeline(vertex_shader=VS_2D, fragment_shader=FS_2D, vertex_layout=LAYOUT_2D)
+    off = trace_ctx.pipeline(vertex_shader=VS_2D, fragment_shader=FS_2D,
+                             vertex_layout=LAYOUT_2D, multisample=False)  # fmt: skip
+    assert "multisample" not in on.describe() and off.describe()["multisample"] is False
 
 
 @pytest.mark.gl

@@ -133,6 +133,7 @@ def test_shader_errors_carry_the_driver_log(gl_ctx):
          "location of attribute"),
         ({"clip_distances": 9}, r"clip_distances 9 is not an int in 0..8"),
         ({"clip_distances": True}, r"clip_distances True is not an int"),
+        ({"multisample": 1}, "multisample must be True or False, got 1"),
     ],
 )  # fmt: skip
 def test_pipeline_state_is_validated(gl_ctx, state, message):

@@ -87,7 +87,7 @@ std::shared_ptr<Context> make_gl_context(nb::object load, bool indirect_count,
 
 PipelineState pipeline_state(uint32_t topology, bool depth_test, bool depth_write,
                              uint32_t depth_func, bool blend, uint32_t cull, uint32_t front_face,
-                             uint32_t clip_distances,
+                             uint32_t clip_distances, bool multisample,
                              const std::vector<AttributePart> &attributes,
                              const std::vector<BindingPart> &bindings) {
     PipelineState state;
@@ -99,6 +99,7 @@ PipelineState pipeline_state(uint32_t topology, bool depth_test, bool depth_writ
     state.cull = cull;
     state.front_face = front_face;
     state.clip_distances = clip_distances;
+    state.multisample = multisample;
     for (const auto &[location, binding, components, type, normalized, integer, offset] :
          attributes)
         state.attributes.push_back(
@@ -224,10 +225,12 @@ void register_gl(nb::module_ &m) {
                uint32_t depth_func, bool blend, uint32_t cull, uint32_t front_face,
                const std::vector<AttributePart> &attributes,
                const std::vector<BindingPart> &bindings,
-               const std::vector<VertexInputPart> &inputs, uint32_t clip_distances) {
+               const std::vector<VertexInputPart> &inputs, uint32_t clip_distances,
+               bool multisample) {
                 PipelineState state =
                     pipeline_state(topology, depth_test, depth_write, depth_func, blend, cull,
-                                   front_face, clip_distances, attributes, bindings);
+                                   front_face, clip_distances, multisample, attributes,
+                                   bindings);
                 std::vector<VertexInput> parsed = vertex_inputs(inputs);
                 return locked(c, [&] {
                     return adopted(c, GLPipeline::create(gl_device(c).shared(), name, vs, fs, cs,
@@ -239,7 +242,7 @@ void register_gl(nb::module_ &m) {
             nb::arg("depth_write"), nb::arg("depth_func"), nb::arg("blend"), nb::arg("cull"),
             nb::arg("front_face"), nb::arg("attributes"), nb::arg("bindings"),
             nb::arg("vertex_inputs") = std::vector<VertexInputPart>{},
-            nb::arg("clip_distances") = 0)
+            nb::arg("clip_distances") = 0, nb::arg("multisample") = true)
         .def(
             "gl_framebuffer",
             [](Context &c, const std::string &name, int width, int height,

@@ -119,6 +119,7 @@ void GLDevice::reset_state() {
         api.glDisable(gl::CULL_FACE);
         api.glDisable(gl::PROGRAM_POINT_SIZE);
         set_clip_distances(0);
+        set_multisample(true);
     }
     each(enabled_attributes_, [&](GLuint i) { api.glDisableVertexArrayAttrib(vao_, i); });
     each(touched_.vertex, [&](GLuint i) { api.glVertexArrayVertexBuffer(vao_, i, 0, 0, 0); });
@@ -233,7 +234,18 @@ void GLDevice::bind_pipeline(Resource &resource) {
     else
         api.glDisable(gl::PROGRAM_POINT_SIZE);
     set_clip_distances(s.clip_distances);
+    set_multisample(s.multisample);
     apply_vertex_layout(pipeline);
+}
+
+void GLDevice::set_multisample(bool on) {
+    // Switched only when it changes (a pipeline rasterized as one sample is rare).
+    if (on == multisample_) return;
+    if (on)
+        shared_->api.glEnable(gl::MULTISAMPLE);
+    else
+        shared_->api.glDisable(gl::MULTISAMPLE);
+    multisample_ = on;
 }
 
 void GLDevice::set_clip_distances(GLuint count) {

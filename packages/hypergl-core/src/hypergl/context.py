@@ -220,8 +220,9 @@ class Context(WindowControls):
         State keywords: vertex_layout, topology, depth_test, depth_write,
         depth_func, blend ('none' | 'alpha'), cull ('none' | 'front' | 'back'),
         front_face, clip_distances (n: gl_ClipDistance[0 .. n - 1] enabled, n <= 8),
-        texture_set_unit. Compile and link errors raise ShaderError
-        with the driver's log.
+        multisample (False: rasterized as one sample in a multisampled framebuffer, its
+        depth and colour written to every sample), texture_set_unit. Compile and link
+        errors raise ShaderError with the driver's log.
         """
         return self._factory.pipeline(
             vertex_shader=vertex_shader, fragment_shader=fragment_shader,

@@ -1,8 +1,8 @@
 """Pipeline state, validated once at creation: every bad value is named.
 
-A pipeline is immutable: shaders, vertex layout, topology, depth, blend, cull
-and clip-distance state are checked here (on every device) before any GL object exists, and
-the GL device compiles and links with the driver's log on failure.
+A pipeline is immutable: shaders, vertex layout, topology, depth, blend, cull,
+clip-distance and multisample state are checked here (on every device) before any GL
+object exists, and the GL device compiles and links with the driver's log on failure.
 
 Vertex layouts are a list of vertex buffer bindings::
 
@@ -71,6 +71,7 @@ PIPELINE_STATE_KEYS = (
     "cull",
     "front_face",
     "clip_distances",
+    "multisample",
     "texture_set_unit",
 )
 # GL guarantees at least 8 clip distances (GL_MAX_CLIP_DISTANCES); a vertex shader that
@@ -114,6 +115,7 @@ class PipelineState:
     cull: str = "none"
     front_face: str = "ccw"
     clip_distances: int = 0
+    multisample: bool = True
     attributes: tuple[VertexAttribute, ...] = ()
     bindings: tuple[VertexBinding, ...] = ()
     texture_set_unit: int | None = None
@@ -146,6 +148,8 @@ class PipelineState:
         }
         if self.clip_distances:
             out["clip_distances"] = self.clip_distances
+        if not self.multisample:
+            out["multisample"] = False
         if self.texture_set_unit is not None:
             out["texture_set_unit"] = self.texture_set_unit
         return out
@@ -172,6 +176,7 @@ class PipelineState:
             "cull": CULL_MODES[self.cull],
             "front_face": FRONT_FACES[self.front_face],
             "clip_distances": self.clip_distances,
+            "multisample": self.multisample,
             "attributes": [a.native() for a in self.attributes],
             "bindings": [b.native() for b in self.bindings],
             "vertex_inputs": self.vertex_inputs(),
@@ -264,6 +269,7 @@ def pipeline_state(state: Mapping[str, Any]) -> PipelineState:
         cull=_choice(state.get("cull", "none"), CULL_MODES, "cull"),
         front_face=_choice(state.get("front_face", "ccw"), FRONT_FACES, "front_face"),
         clip_distances=_index(state.get("clip_distances", 0), "clip_distances", MAX_CLIP_DISTANCES),
+        multisample=_flag(state.get("multisample", True), "multisample"),
         attributes=attributes,
         bindings=bindings,
         texture_set_unit=None

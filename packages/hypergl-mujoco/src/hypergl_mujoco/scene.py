@@ -291,6 +291,30 @@ def geom_name(model: mujoco.MjModel, geom: int) -> str:
     return f"geom {geom}" + (f" ({name!r})" if name else "")
 
 
+def planes_single_sampled(model: mujoco.MjModel) -> bool:
+    """Whether the planes may be rasterized as one sample a pixel (BodyRenderer's
+    ``single_sampled_planes``): each is fixed in the world, and no other geom fixed there
+    lies across one (a height field at the ground's height, an arena's border sunk in it:
+    the line where it meets the plane would be antialiased by the plane's samples, each at
+    the depth of the pixel's centre). Moving bodies cross a ground where they touch it."""
+    types = np.asarray(model.geom_type)
+    planes = np.flatnonzero(types == GEOM.mjGEOM_PLANE)
+    bodies = np.asarray(model.geom_bodyid)
+    welded = np.asarray(model.body_weldid)[bodies] == 0
+    fixed = welded & (np.asarray(model.body_mocapid)[bodies] < 0)
+    if not planes.size or not fixed[planes].all():
+        return False
+    data = mujoco.MjData(model)
+    mujoco.mj_kinematics(model, data)  # the fixed geoms' poses: the same for every qpos
+    others = np.flatnonzero(fixed & (types != GEOM.mjGEOM_PLANE))
+    for plane in planes:
+        normal = data.geom_xmat[plane].reshape(3, 3)[:, 2]
+        heights = np.abs((data.geom_xpos[others] - data.geom_xpos[plane]) @ normal)
+        if (heights < np.asarray(model.geom_rbound)[others]).any():
+            return False
+    return True
+
+
 def shows_its_back_transparent(model: mujoco.MjModel, look: GeomLook) -> bool:
     """Whether `look` is an opaque plane whose back (its second part) ``mjr_render`` draws
     transparent, with PLANE_BACK_ALPHA of its alpha."""

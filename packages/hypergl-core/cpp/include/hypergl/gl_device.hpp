@@ -91,6 +91,7 @@ class GLDevice final : public Device {
     void forget_gpu_writes();
     void apply_vertex_layout(const GLPipeline &pipeline);
     void set_clip_distances(GLuint count);
+    void set_multisample(bool on);
     void rebind_vertex_buffer(GLuint binding);
     void reset_state();
     GLenum topology() const;
@@ -116,6 +117,7 @@ class GLDevice final : public Device {
     Buffer *vertex_buffers_[isa::kMaxBindingIndex + 1] = {};
     uint64_t enabled_attributes_ = 0;
     GLuint clip_distances_ = 0;  // GL_CLIP_DISTANCE0 .. this - 1 are enabled
+    bool multisample_ = true;    // GL_MULTISAMPLE (GL's default: enabled)
     bool gpu_wrote_ = false;  // draws or dispatches since the CPU last synchronised
     // Bindings this run made (bit i: binding or unit i), undone at its end.
     struct Touched {

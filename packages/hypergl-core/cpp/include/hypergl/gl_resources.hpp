@@ -157,6 +157,7 @@ struct PipelineState {
     GLenum cull = 0;  // 0: none, else GL_FRONT / GL_BACK
     GLenum front_face = 0x0901;
     GLuint clip_distances = 0;  // GL_CLIP_DISTANCE0 .. this - 1 enabled (gl_ClipDistance[])
+    bool multisample = true;    // false: rasterized as one sample, written to every one
     std::vector<VertexAttribute> attributes;
     std::vector<VertexBinding> bindings;
 };
