@@ -77,9 +77,10 @@ def test_the_readback_ring_reads_resolved_pixels(gl_ctx):
 
 
 @pytest.mark.gl
-def test_a_saved_program_keeps_the_samples(gl_ctx, tmp_path):
+@pytest.mark.parametrize("multisample", [True, False])
+def test_a_saved_program_keeps_the_samples(gl_ctx, tmp_path, multisample):
     multi = gl_ctx.framebuffer(SIZE, samples=4, name="target")
-    cmd = draw_triangle(gl_ctx, multi)
+    cmd = draw_triangle(gl_ctx, multi, multisample=multisample)
     cmd.submit()
     expected = multi.read()
     path = tmp_path / "msaa.hgb"
