@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from hypergl.bodies import MODE_CAPSULE, BodyError, BodyRenderer, InstanceRecords, Part
+from hypergl.multisample_probe import writes_every_sample
 from hypergl.testing import draw_bodies
 from hypergl.transforms import look_at, perspective
 
@@ -482,6 +483,9 @@ def test_single_sampled_planes_keep_the_bodies_edges_antialiased(gl_ctx):
     # the plane, drawn after it, with their own samples) the picture is the multisampled
     # planes' to the bit.
     multi, single = plane_edges(gl_ctx, False), plane_edges(gl_ctx, True)
+    if not writes_every_sample(gl_ctx):  # a driver that writes one sample: multisampled
+        assert np.array_equal(single, multi)
+        return
     half = np.median(single[single > 0]) // 2
     dim = [((out > 0) & (out < half)).sum() for out in (multi, single)]
     assert dim[0] >= dim[1] + SIZE // 2, dim

@@ -35,6 +35,7 @@ from ..finite import check_within
 from ..indirect_draws import INDEXED_COMMAND, IndirectCommands, mapped_records
 from ..memory_budget import check_memory
 from ..memory_budget import memory_limit as checked_memory_limit
+from ..multisample_probe import writes_every_sample
 from ..resources import Buffer, Fence, Framebuffer, Pipeline, Texture
 from ..serialised import Guard, closing, serialised
 from ..shader_prelude import CAMERA_BYTES, camera_block, camera_record
@@ -261,7 +262,8 @@ class BodyRenderer:
     Not where another surface lies in a plane (a height field at the ground's height): its
     samples would fight the plane's one depth a pixel. The planes are drawn first (a plane
     of one sample drawn over a nearer sample would be refused whole); not in a transparent
-    pass.
+    pass; multisampled where the driver writes one sample of them
+    (:func:`hypergl.multisample_probe.writes_every_sample`: Mesa 20.3's llvmpipe).
     ``memory_limit``: the bytes its buffers may take together, added up from the sizes above
     before the first is made (None: ``hypergl.memory_budget.default_memory_limit()``); more
     is a BodyError naming the buffer that passes it.
@@ -409,6 +411,8 @@ class BodyRenderer:
             )
         ctx = source.context
         self._ctx, self._source = ctx, source
+        if self._single_sampled_planes and samples > 1 and not writes_every_sample(ctx):
+            self._single_sampled_planes = False  # (a driver that writes one sample of them)
         base = source.binding
         self._bindings = {"tables": base + 2, "parts": base + 3, "shading": base + 4,
                           "commands": base + 5,

@@ -1,0 +1,56 @@
+"""Whether a context's driver honours a pipeline made with ``multisample=False``.
+
+GL asks that a primitive rasterized without multisampling in a multisampled framebuffer
+write every sample it covers; Mesa 20.3's llvmpipe (Debian 11) writes one of four. One
+draw into a 2 x 2 framebuffer of 4 samples a pixel says which, once per context.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import Any
+
+_VERTEX = """#version 430
+void main() {  // a triangle over the whole framebuffer
+    vec2 corner = vec2(float((gl_VertexID & 1) << 2), float((gl_VertexID & 2) << 1)) - 1.0;
+    gl_Position = vec4(corner, 0.0, 1.0);
+}
+"""
+_FRAGMENT = """#version 430
+layout(location = 0) out vec4 color;
+void main() { color = vec4(1.0); }
+"""
+_verdicts: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+
+
+def writes_every_sample(ctx: Any) -> bool:
+    """True where `ctx` draws a ``multisample=False`` pipeline into every sample (off
+    the GL device, which draws nothing: True)."""
+    with _lock:
+        if ctx in _verdicts:
+            return _verdicts[ctx]
+        verdict = True
+        if ctx.device == "gl" and ctx.limits.get("max_samples", 0) >= 4:
+            verdict = _probe(ctx)
+        _verdicts[ctx] = verdict
+        return verdict
+
+
+def _probe(ctx: Any) -> bool:
+    target = ctx.framebuffer((2, 2), samples=4, depth=None, name="multisample_probe")
+    pipeline = ctx.pipeline(vertex_shader=_VERTEX, fragment_shader=_FRAGMENT,
+                            multisample=False, name="multisample_probe")  # fmt: skip
+    try:
+        cmd = ctx.command_buffer()
+        cmd.bind_framebuffer(target)
+        cmd.clear(color=(0, 0, 0, 0))
+        cmd.bind_pipeline(pipeline)
+        cmd.draw(3)
+        cmd.end()
+        cmd.submit()
+        return bool((target.read()[..., 0] == 255).all())  # resolved: every sample white
+    finally:
+        pipeline.release()
+        target.release()
