@@ -263,3 +263,9 @@ def test_a_sample_texture_stands_in_off_the_gl_device(trace_ctx):
 
 def test_the_multisample_probe_draws_nothing_off_the_gl_device(trace_ctx):
     assert writes_every_sample(trace_ctx) and writes_every_sample(trace_ctx)  # (cached)
+
+
+@pytest.mark.parametrize("bad", [None, "gl", object()])
+def test_the_multisample_probe_names_what_is_not_a_context(bad):
+    with pytest.raises(TypeError, match="writes_every_sample needs a hypergl context"):
+        writes_every_sample(bad)

@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 import hypergl
+from hypergl.shader_prelude import FULL_SCREEN_VERTEX
 
 pytestmark = pytest.mark.gl
 
@@ -36,10 +37,6 @@ void main() {
     color = vec4(x, 0.0, 0.0, 1.0);
 }
 """
-FULL_SCREEN = (
-    "#version 430\nvoid main() { gl_Position = vec4(vec2(gl_VertexID == 1, "
-    "gl_VertexID == 2) * 4.0 - 1.0, 0.0, 1.0); }"
-)
 SIZE = 1024
 LAYERS = 16
 
@@ -48,7 +45,9 @@ def record_heavy_frame(ctx, cmd, fb):
     """Draws LAYERS full-screen triangles whose every fragment loops 2**31 - 1 times (on
     llvmpipe about 65535: it caps loops)."""
     cmd.bind_framebuffer(fb)
-    cmd.bind_pipeline(ctx.pipeline(vertex_shader=FULL_SCREEN, fragment_shader=HEAVY_FRAGMENT))
+    cmd.bind_pipeline(
+        ctx.pipeline(vertex_shader=FULL_SCREEN_VERTEX, fragment_shader=HEAVY_FRAGMENT)
+    )
     cmd.bind_texture(ctx.texture(np.zeros((4, 4, 4), np.uint8), name="seed"), 0)
     cmd.uniform_const(0, 2**31 - 1, "int")
     cmd.draw(3, instances=LAYERS)
@@ -123,7 +122,9 @@ def gpu_works_after_submit(gl_ctx):
     fence = gl_ctx.fence()
     cmd = gl_ctx.command_buffer()
     cmd.bind_framebuffer(fb)
-    cmd.bind_pipeline(gl_ctx.pipeline(vertex_shader=FULL_SCREEN, fragment_shader=HEAVY_FRAGMENT))
+    cmd.bind_pipeline(
+        gl_ctx.pipeline(vertex_shader=FULL_SCREEN_VERTEX, fragment_shader=HEAVY_FRAGMENT)
+    )
     cmd.bind_texture(gl_ctx.texture(np.zeros((4, 4, 4), np.uint8)), 0)
     cmd.uniform_const(0, 2**31 - 1, "int")
     cmd.draw(3)

@@ -10,6 +10,8 @@ import time
 
 import pytest
 
+from hypergl.shader_prelude import FULL_SCREEN_VERTEX
+
 
 @pytest.fixture
 def sigint_raises():
@@ -105,10 +107,6 @@ void main() {
     color = vec4(x, 0.0, 0.0, 1.0);
 }
 """
-FULL_SCREEN = (
-    "#version 430\nvoid main() { gl_Position = vec4(vec2(gl_VertexID == 1, "
-    "gl_VertexID == 2) * 4.0 - 1.0, 0.0, 1.0); }"
-)
 
 
 @pytest.mark.gl
@@ -123,7 +121,7 @@ def test_ctrl_c_during_a_long_gpu_wait_stops_the_run(gl_ctx, sigint_raises, wait
     only with the frame, or between slices of the wait), so the marker is never written.
     """
     fb = gl_ctx.framebuffer((256, 256), depth=None)
-    pipe = gl_ctx.pipeline(vertex_shader=FULL_SCREEN, fragment_shader=HEAVY_FRAGMENT)
+    pipe = gl_ctx.pipeline(vertex_shader=FULL_SCREEN_VERTEX, fragment_shader=HEAVY_FRAGMENT)
     data = gl_ctx.buffer(size=16)
     marker = gl_ctx.buffer(size=16)
     fence = gl_ctx.fence()

@@ -201,6 +201,14 @@ def test_planes_are_single_sampled_where_nothing_fixed_lies_across_one(fixed, as
     assert scene.planes_single_sampled(edges()[0]) is False  # its rod lies across the floor
 
 
+@pytest.mark.parametrize("bad", [None, "model.xml", mujoco.MjData])
+def test_planes_single_sampled_names_what_is_not_a_model(bad):
+    from hypergl_mujoco import DataError, scene
+
+    with pytest.raises(DataError, match=r"model must be a mujoco\.MjModel, got"):
+        scene.planes_single_sampled(bad)
+
+
 def test_a_ground_of_one_sample_stays_mujocos_picture(gl_ctx):
     # EDGES with its rod lifted off the floor: the floor drawn with one sample a pixel
     # (its edges over the sky aliased), the bodies' edges over it antialiased as MuJoCo's

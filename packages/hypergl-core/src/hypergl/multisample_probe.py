@@ -11,16 +11,14 @@ import threading
 import weakref
 from typing import Any
 
-_VERTEX = """#version 430
-void main() {  // a triangle over the whole framebuffer
-    vec2 corner = vec2(float((gl_VertexID & 1) << 2), float((gl_VertexID & 2) << 1)) - 1.0;
-    gl_Position = vec4(corner, 0.0, 1.0);
-}
-"""
-_FRAGMENT = """#version 430
-layout(location = 0) out vec4 color;
+from .shader_prelude import FULL_SCREEN_VERTEX, VERSION
+
+_FRAGMENT = (
+    VERSION
+    + """layout(location = 0) out vec4 color;
 void main() { color = vec4(1.0); }
 """
+)
 _verdicts: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 
@@ -28,6 +26,10 @@ _lock = threading.Lock()
 def writes_every_sample(ctx: Any) -> bool:
     """True where `ctx` draws a ``multisample=False`` pipeline into every sample (off
     the GL device, which draws nothing: True)."""
+    from .context import Context
+
+    if not isinstance(ctx, Context):
+        raise TypeError(f"writes_every_sample needs a hypergl context, got {ctx!r}")
     with _lock:
         if ctx in _verdicts:
             return _verdicts[ctx]
@@ -40,7 +42,7 @@ def writes_every_sample(ctx: Any) -> bool:
 
 def _probe(ctx: Any) -> bool:
     target = ctx.framebuffer((2, 2), samples=4, depth=None, name="multisample_probe")
-    pipeline = ctx.pipeline(vertex_shader=_VERTEX, fragment_shader=_FRAGMENT,
+    pipeline = ctx.pipeline(vertex_shader=FULL_SCREEN_VERTEX, fragment_shader=_FRAGMENT,
                             multisample=False, name="multisample_probe")  # fmt: skip
     try:
         cmd = ctx.command_buffer()

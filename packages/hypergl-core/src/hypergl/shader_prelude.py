@@ -3,8 +3,9 @@
 Every GLSL builder of the project (the body renderer, draw lists, texture sets, the py_gpu
 backend, hypergl-rl's batch renderer, the Culverin demo) starts its stages with
 :data:`VERSION` and :func:`defines`, inserts includes after a caller's ``#version`` and
-``#extension`` lines with :func:`insert_after_directives`, and declares a camera with
-:func:`camera_block`, whose std140 layout :data:`CAMERA_DTYPE` mirrors. One place says which
+``#extension`` lines with :func:`insert_after_directives`, declares a camera with
+:func:`camera_block`, whose std140 layout :data:`CAMERA_DTYPE` mirrors, and draws a pass
+over every pixel with :data:`FULL_SCREEN_VERTEX`. One place says which
 GLSL the engine speaks (4.30: compute shaders, storage buffers, multi-draw-indirect) and
 what a camera is on the GPU.
 
@@ -28,6 +29,17 @@ from typing import Any
 import numpy as np
 
 VERSION = "#version 430\n"
+
+# One triangle over the whole framebuffer (no vertex buffer: draw 3 vertices), for passes
+# that touch every pixel: backgrounds, resolves, probes.
+FULL_SCREEN_VERTEX = (
+    VERSION
+    + """void main() {
+    vec2 corner = vec2(float((gl_VertexID & 1) << 2), float((gl_VertexID & 2) << 1)) - 1.0;
+    gl_Position = vec4(corner, 0.0, 1.0);
+}
+"""
+)
 
 # std140 (and std430) bytes of the camera block above: four vec4 rows after the matrix
 CAMERA_DTYPE = np.dtype([("view_proj", np.float32, 16), ("eye", np.float32, 4),

@@ -26,7 +26,7 @@ import numpy as np
 from hypergl.bodies import MODE_CAPSULE, Material, Part, meshes
 from hypergl.bodies.shading import DEFAULT_MATERIAL
 
-from .errors import OutputError
+from .errors import DataError, OutputError
 
 # The quaternion (x, y, z, w) of +90 degrees about x: the unit meshes' y axis onto z.
 Y_TO_Z = (float(np.sqrt(0.5)), 0.0, 0.0, float(np.sqrt(0.5)))
@@ -297,6 +297,8 @@ def planes_single_sampled(model: mujoco.MjModel) -> bool:
     lies across one (a height field at the ground's height, an arena's border sunk in it:
     the line where it meets the plane would be antialiased by the plane's samples, each at
     the depth of the pixel's centre). Moving bodies cross a ground where they touch it."""
+    if not isinstance(model, mujoco.MjModel):
+        raise DataError(f"model must be a mujoco.MjModel, got {type(model).__name__}")
     types = np.asarray(model.geom_type)
     planes = np.flatnonzero(types == GEOM.mjGEOM_PLANE)
     bodies = np.asarray(model.geom_bodyid)

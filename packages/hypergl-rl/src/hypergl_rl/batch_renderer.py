@@ -34,10 +34,10 @@ from hypergl import transforms
 from hypergl.bodies.views import Tiling
 from hypergl.errors import ResourceError
 from hypergl.serialised import Guard, closing, serialised
+from hypergl.shader_prelude import FULL_SCREEN_VERTEX
 
 from .errors import ObservationArrayError, ObservationDtypeError, RLConfigError, positive_int
 from .shaders import (
-    BACKGROUND_VERTEX,
     HEADER_ROWS,
     OBJECT_ROWS,
     background_fragment,
@@ -230,7 +230,7 @@ class BatchRenderer:
             ]
             self._stack_index = {start: i for i, (start, _) in enumerate(self.stacks)}
             self._background = make(
-                vertex_shader=BACKGROUND_VERTEX,
+                vertex_shader=FULL_SCREEN_VERTEX,
                 fragment_shader=background_fragment(fbw),
                 topology="triangles",
                 depth_test=False,

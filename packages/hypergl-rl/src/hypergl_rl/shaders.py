@@ -264,17 +264,6 @@ void main() {
     return head + scene_functions(width, height, max_objects) + body
 
 
-BACKGROUND_VERTEX = (
-    VERSION
-    + """// One triangle covering the whole stack.
-void main() {
-    vec2 p = vec2(float((gl_VertexID & 1) << 2) - 1.0, float((gl_VertexID & 2) << 1) - 1.0);
-    gl_Position = vec4(p, 0.0, 1.0);
-}
-"""
-)
-
-
 def _background_fetch(framebuffer_width: int) -> str:
     return """
 layout(binding = 0) uniform sampler2D cached;  // this stack's background, texel for texel

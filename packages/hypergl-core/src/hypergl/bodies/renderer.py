@@ -38,13 +38,12 @@ from ..memory_budget import memory_limit as checked_memory_limit
 from ..multisample_probe import writes_every_sample
 from ..resources import Buffer, Fence, Framebuffer, Pipeline, Texture
 from ..serialised import Guard, closing, serialised
-from ..shader_prelude import CAMERA_BYTES, camera_block, camera_record
+from ..shader_prelude import CAMERA_BYTES, FULL_SCREEN_VERTEX, camera_block, camera_record
 from ..shader_prelude import defines as glsl_defines
 from . import meshes
 from .parts import MODE_SOFT, RAYCAST, Part, check_color, named_parts
 from .shaders import (
     BACKGROUND_FRAGMENT,
-    BACKGROUND_VERTEX,
     DEPTH_TILES,
     EXPAND,
     FRAGMENT,
@@ -610,7 +609,7 @@ class BodyRenderer:
         # a plain clear writes one colour to every attachment
         if "color" in self.outputs and len(self.outputs) > 1:
             self.background_pipeline = ctx.pipeline(
-                vertex_shader=BACKGROUND_VERTEX.format(),
+                vertex_shader=FULL_SCREEN_VERTEX,
                 fragment_shader=BACKGROUND_FRAGMENT.format(defines=defines),
                 depth_test=False,
                 name="body_background",
@@ -1317,12 +1316,14 @@ class BodyRenderer:
         )  # fmt: skip
         self._sky_ground = ground
 
-    def _quad_pipeline(self, key: str, fragment: str, defines: str, *, vertex: str = SKY_VERTEX,
+    def _quad_pipeline(self, key: str, fragment: str, defines: str, *, vertex: str | None = None,
                        **state: Any) -> Pipeline:  # fmt: skip
-        """A pipeline of the sky's quads (SKY_VERTEX, or `vertex`) with `fragment` and
-        `defines`, its sources in :attr:`shader_sources` under `key`; no depth written."""
+        """A pipeline of the sky's quads (SKY_VERTEX, or the finished source `vertex`) with
+        `fragment` and `defines`, its sources in :attr:`shader_sources` under `key`; no
+        depth written."""
         fill = {**self._fill, "defines": self._defines() + "\n#define RAY_KIND 0\n" + defines}
-        sources = {"vertex": vertex.format(**fill), "fragment": fragment.format(**fill)}
+        sources = {"vertex": SKY_VERTEX.format(**fill) if vertex is None else vertex,
+                   "fragment": fragment.format(**fill)}  # fmt: skip
         self.shader_sources[key] = sources
         return self._ctx.pipeline(vertex_shader=sources["vertex"],
                                   fragment_shader=sources["fragment"], depth_write=False,
@@ -1543,13 +1544,13 @@ class BodyRenderer:
             self.fused_sky_pipeline = self._quad_pipeline(
                 "fused_sky", SKY_FRAGMENT,
                 f"#define SKY_GROUND 0\n#define SKY_UNDER 2\n#define SKY_SAMPLES {samples}",
-                vertex=BACKGROUND_VERTEX, depth_test=False,
+                vertex=FULL_SCREEN_VERTEX, depth_test=False,
             )  # fmt: skip
             self._fused_samples = samples
         if self.resolved_sky_pipeline is None:
             self.resolved_sky_pipeline = self._quad_pipeline(
                 "resolved_sky", SKY_FRAGMENT, "#define SKY_GROUND 0\n#define SKY_UNDER 1",
-                vertex=BACKGROUND_VERTEX, depth_test=False,
+                vertex=FULL_SCREEN_VERTEX, depth_test=False,
             )  # fmt: skip
             self.sky_cache_pipeline = self._quad_pipeline(
                 "sky_cache", SKY_FRAGMENT,

@@ -1445,7 +1445,7 @@ SKY_FRAGMENT = (
 """
     + COMMON
     + """
-#if !SKY_UNDER  // (SKY_UNDER: a full-screen triangle, BACKGROUND_VERTEX, gives no view ray)
+#if !SKY_UNDER  // (SKY_UNDER: a full-screen triangle, FULL_SCREEN_VERTEX, gives no view ray)
 in vec3 v_direction;
 in vec3 v_origin;
 flat in uint v_view;
@@ -1629,17 +1629,8 @@ void main() {{
 """
 )
 
-# A full-screen triangle that sets the background of the extra outputs (a plain clear
+# The background of the extra outputs, drawn with FULL_SCREEN_VERTEX (a plain clear
 # writes one colour to every attachment): colour, depth +inf (nothing hit), id -1.
-BACKGROUND_VERTEX = (
-    VERSION
-    + """void main() {{
-    vec2 corner = vec2(float((gl_VertexID & 1) << 2) - 1.0, float((gl_VertexID & 2) << 1) - 1.0);
-    gl_Position = vec4(corner, 0.0, 1.0);
-}}
-"""
-)
-
 BACKGROUND_FRAGMENT = (
     VERSION
     + """{defines}
