@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import threading
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .shader_prelude import FULL_SCREEN_VERTEX, VERSION
+
+if TYPE_CHECKING:
+    from .context import Context
 
 _FRAGMENT = (
     VERSION
@@ -19,11 +22,11 @@ _FRAGMENT = (
 void main() { color = vec4(1.0); }
 """
 )
-_verdicts: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+_verdicts: weakref.WeakKeyDictionary[Context, bool] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 
 
-def writes_every_sample(ctx: Any) -> bool:
+def writes_every_sample(ctx: Context) -> bool:
     """True where `ctx` draws a ``multisample=False`` pipeline into every sample (off
     the GL device, which draws nothing: True)."""
     from .context import Context
@@ -40,7 +43,7 @@ def writes_every_sample(ctx: Any) -> bool:
         return verdict
 
 
-def _probe(ctx: Any) -> bool:
+def _probe(ctx: Context) -> bool:
     target = ctx.framebuffer((2, 2), samples=4, depth=None, name="multisample_probe")
     pipeline = ctx.pipeline(vertex_shader=FULL_SCREEN_VERTEX, fragment_shader=_FRAGMENT,
                             multisample=False, name="multisample_probe")  # fmt: skip
